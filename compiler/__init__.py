@@ -1,0 +1,1 @@
+"""spec compiler: spec text -> parse tree -> typed AST -> checks -> expansion -> compiled suite."""

@@ -1,0 +1,1 @@
+"""spec runner: compiled suite -> plan -> cached model calls -> results -> scores -> reports."""

@@ -1,0 +1,53 @@
+"""The results contract: one results.jsonl line and run.json, as pydantic models."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ResultRow(BaseModel):
+    """One answer of one (item, sample): appended and flushed to results.jsonl as it arrives."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    item_id: str = Field(description="The suite row's id.")
+    sample: int = Field(ge=0, description="0-based sample index within the row's `samples`.")
+    model: str = Field(description="litellm model string that answered.")
+    params: dict[str, Any] = Field(description="Decode settings actually sent.")
+    response: str | None = Field(default=None, description="Raw text of the final answer turn.")
+    answer: str | None = Field(default=None, description="Parsed answer token, null for an abstention.")
+    outcome: str | None = Field(default=None, description="The answer mapped to its analysis outcome.")
+    logprobs: dict[str, float] | None = Field(
+        default=None, description="logprob mode: probabilities over the valid answer tokens (sum to 1)."
+    )
+    error: str | None = Field(default=None, description="Null, or a short reason the item failed.")
+    usage: dict[str, int] | None = Field(default=None, description="Token usage summed over the calls.")
+    latency_s: float | None = Field(default=None, description="Wall time of the item's calls.")
+    reasks: int = Field(default=0, description="Re-asks after an invalid first answer.")
+    first_answer: str | None = Field(default=None, description="The parsed first answer, before re-asks.")
+    turns: list[dict[str, Any]] | None = Field(
+        default=None, description="Generated assistant turns and follow-up replies, in order."
+    )
+    followups: dict[str, Any] | None = Field(
+        default=None, description="Follow-up name -> {response, label} (label from the judge)."
+    )
+    cached: bool = Field(default=False, description="True when every call came from the response cache.")
+
+
+class RunInfo(BaseModel):
+    """run.json: what was run, how, and how far it got."""
+
+    model_config = ConfigDict(extra="allow")
+
+    suite_dir: str
+    suite_manifest_sha256: str
+    model: str
+    mode: str
+    settings: dict[str, Any]
+    started: str
+    ended: str | None = None
+    planned: int
+    done: int
+    failed: int
