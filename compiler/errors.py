@@ -1,0 +1,101 @@
+"""Diagnostics that point at the spec: file:line:column, the source line, a caret, and a hint."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Span:
+    """Where a node sits in its spec file (1-based lines and columns, end exclusive)."""
+
+    file: str
+    line: int
+    column: int
+    end_line: int | None = None
+    end_column: int | None = None
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One user-facing error about a spec."""
+
+    span: Span
+    message: str
+    hint: str | None = None
+
+    def render(self, source: str | None = None) -> str:
+        head = f"{self.span.file}:{self.span.line}:{self.span.column}: error: {self.message}"
+        lines = [head]
+        text = source if source is not None else _read(self.span.file)
+        if text is not None:
+            lines.extend(_excerpt(text, self.span))
+        if self.hint:
+            lines.append(f"  hint: {self.hint}")
+        return "\n".join(lines)
+
+
+@dataclass
+class SpecError(Exception):
+    """Every diagnostic found in a spec; raised once so that `spec check` reports them all."""
+
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return self.render()
+
+    def render(self) -> str:
+        ordered = sorted(self.diagnostics, key=lambda d: (d.span.file, d.span.line, d.span.column))
+        parts = [d.render(self.sources.get(d.span.file)) for d in ordered]
+        count = len(ordered)
+        parts.append(f"{count} error{'s' if count != 1 else ''} found.")
+        return "\n\n".join(parts)
+
+
+class ErrorCollector:
+    """Collects diagnostics across a stage and raises them together."""
+
+    def __init__(self) -> None:
+        self.diagnostics: list[Diagnostic] = []
+
+    def add(self, span: Span, message: str, hint: str | None = None) -> None:
+        self.diagnostics.append(Diagnostic(span, message, hint))
+
+    def raise_if_any(self, sources: dict[str, str] | None = None) -> None:
+        if self.diagnostics:
+            raise SpecError(list(self.diagnostics), dict(sources or {}))
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
+    """A 'did you mean' hint for a misspelt name, or a list of the valid names."""
+    options = sorted(set(candidates))
+    close = difflib.get_close_matches(name, options, n=1, cutoff=0.6)
+    if close:
+        return f"did you mean '{close[0]}'?"
+    if options and len(options) <= 12:
+        return "valid names: " + ", ".join(f"'{o}'" for o in options)
+    return None
+
+
+def _read(path: str) -> str | None:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError:
+        return None
+
+
+def _excerpt(source: str, span: Span) -> list[str]:
+    source_lines = source.splitlines()
+    if not 1 <= span.line <= len(source_lines):
+        return []
+    line = source_lines[span.line - 1]
+    width = 1
+    if span.end_line == span.line and span.end_column and span.end_column > span.column:
+        width = span.end_column - span.column
+    gutter = f"{span.line:>5} | "
+    caret = " " * (len(gutter) - 2) + "| " + " " * (span.column - 1) + "^" * width
+    return [gutter + line, caret]

@@ -1,0 +1,245 @@
+"""Stage 2: the typed AST. Every node carries the span of the spec text it came from."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from compiler.errors import Span
+
+Scalar = str | int | float
+
+
+class Node(BaseModel):
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    span: Span
+
+
+class Text(Node):
+    """A string literal; `body_line` is the spec line of the text's first line (for template errors)."""
+
+    value: str
+    body_line: int
+
+
+class Ref(Node):
+    """A name that refers to something declared elsewhere in the spec."""
+
+    name: str
+
+
+# ---- expressions ----------------------------------------------------------
+class Name(Node):
+    parts: tuple[str, ...]
+
+    @property
+    def dotted(self) -> str:
+        return ".".join(self.parts)
+
+
+class Literal_(Node):
+    value: Scalar
+
+
+class Compare(Node):
+    left: Expr
+    op: str
+    right: Expr
+
+
+class BoolOp(Node):
+    op: Literal["and", "or"]
+    operands: tuple[Expr, ...]
+
+
+class Not(Node):
+    operand: Expr
+
+
+Expr = Name | Literal_ | Compare | BoolOp | Not
+
+
+# ---- header and vocabulary ------------------------------------------------
+class Level(Node):
+    group: str | None
+    name: str
+    forms: dict[str, str]
+
+
+class Factor(Node):
+    name: str
+    levels: tuple[Level, ...]
+
+
+class TemplateDef(Node):
+    """A named text: `template` or `system` (kind says which)."""
+
+    kind: Literal["template", "system"]
+    name: str
+    text: Text
+
+
+class Position(Node):
+    kind: Literal["system", "prepend", "append", "after_line", "turns", "unknown"]
+    line: int | None = None
+    count: int | None = None
+    template: Ref | None = None
+    where: Expr | None = None
+    answer: Expr | None = None
+    unknown: str | None = None
+
+
+class Influence(Node):
+    name: str
+    position: Position
+    brackets: tuple[str, str] | None
+    text: Text | None
+
+
+class DataSource(Node):
+    name: str
+    path: Text
+    key: str | None = None
+    where: Expr | None = None
+    sample: int | None = None
+    sample_per: str | None = None
+    sample_seed: int | None = None
+    mapping: dict[str, str] = {}
+
+
+class Turn(Node):
+    role: Literal["user", "assistant"]
+    text: Text | None = None
+    template: Ref | None = None
+    generate: bool = False
+
+
+class Conversation(Node):
+    name: str
+    turns: tuple[Turn, ...]
+
+
+class JudgeDef(Node):
+    labels: tuple[str, ...]
+    model: str | None = None
+    prompt: Text | None = None
+
+
+class FollowUpDef(Node):
+    name: str
+    text: Text
+    judge: JudgeDef | None = None
+
+
+class PuzzleClause(Node):
+    """One clause of a puzzle block, kept generic: the puzzle pass interprets it."""
+
+    keyword: str
+    args: tuple[Scalar | tuple[Scalar, ...], ...]
+
+
+class PuzzleDef(Node):
+    name: str
+    clauses: tuple[PuzzleClause, ...]
+
+
+# ---- designs ----------------------------------------------------------------
+class Selection(Node):
+    names: tuple[Ref, ...] | None  # None means '*'
+
+
+class ConditionRef(Node):
+    name: str
+    toward: str | None = None
+    args: tuple[Scalar, ...] = ()
+    shared: bool = False
+
+    @property
+    def key(self) -> str:
+        return f"toward_{self.toward}" if self.toward else self.name
+
+
+class SizeAxis(Node):
+    name: str
+    low: int
+    high: int
+
+
+class Samples(Node):
+    count: int
+    split_by: str | None = None
+
+
+class AnswerSpec(Node):
+    kind: Literal["choice", "options", "yesno", "scale", "solution"]
+    tokens: tuple[str, ...] = ()
+    low: int | None = None
+    high: int | None = None
+    puzzle: Ref | None = None
+
+
+class Axis(Node):
+    name: str
+    count: int | None = None
+    values: tuple[Scalar, ...] = ()
+
+
+class Probe(Node):
+    name: str
+    variable: str
+    first: Scalar
+    last: Scalar
+    answer: AnswerSpec
+
+
+class Option(Node):
+    name: str
+    value: Scalar
+
+
+class Clause(Node):
+    """One design clause; `keyword` names it and `value` holds its parsed content."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    keyword: str
+    value: object
+
+
+class Design(Node):
+    name: str
+    clauses: tuple[Clause, ...]
+
+    def get(self, keyword: str) -> Clause | None:
+        return next((c for c in self.clauses if c.keyword == keyword), None)
+
+
+class Header(Node):
+    name: str
+    title: str | None = None
+
+
+class Spec(Node):
+    """A whole spec file (imports already merged in by the loader)."""
+
+    file: str
+    header: Header | None = None
+    version: str | None = None
+    seed: int | None = None
+    description: str | None = None
+    citation: str | None = None
+    imports: tuple[Text, ...] = ()
+    factors: tuple[Factor, ...] = ()
+    texts: tuple[TemplateDef, ...] = ()
+    influences: tuple[Influence, ...] = ()
+    data: tuple[DataSource, ...] = ()
+    conversations: tuple[Conversation, ...] = ()
+    followups: tuple[FollowUpDef, ...] = ()
+    puzzles: tuple[PuzzleDef, ...] = ()
+    designs: tuple[Design, ...] = ()
+
+
+for _model in (Compare, BoolOp, Not, Position, DataSource):
+    _model.model_rebuild()

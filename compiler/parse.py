@@ -1,0 +1,132 @@
+"""Stage 1: spec text -> lark parse tree, with syntax errors that point at the spec."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from lark import Lark, Token, Tree
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from compiler.errors import Diagnostic, SpecError, Span, did_you_mean
+
+GRAMMAR_PATH = Path(__file__).resolve().parent.parent / "grammars" / "spec.lark"
+
+# Friendly names for the grammar's named terminals.
+_TERMINAL_NAMES = {
+    "NAME": "a name",
+    "WORD": "a word",
+    "NUMBER": "a number",
+    "STRING": "a string",
+    "LONG_STRING": "a string",
+    "COMP_OP": "a comparison (==, !=, <, <=, >, >=)",
+    "ROLE": "'user' or 'assistant'",
+    "SHARED": "'shared'",
+    "$END": "the end of the file",
+}
+
+# Known mistakes: (the token that was found, what the parser wanted) -> a message that says what to do.
+_KNOWN_MISTAKES: tuple[tuple[str, str, str], ...] = (
+    ("NAME", "COLON", "a block's name must be followed by ':' (e.g. 'factor gender:')"),
+    ("NUMBER", "NAME", "a name was expected here, not a number"),
+    ("STRING", "NAME", "a name was expected here, not a quoted string; drop the quotes"),
+    ("$END", "STRING", "the file ends where a string was expected"),
+)
+
+
+@lru_cache(maxsize=1)
+def spec_parser() -> Lark:
+    """The LALR parser for grammars/spec.lark (built once per process)."""
+    return Lark(
+        GRAMMAR_PATH.read_text(encoding="utf-8"),
+        parser="lalr",
+        propagate_positions=True,
+        maybe_placeholders=False,
+    )
+
+
+def parse_text(text: str, file: str) -> Tree:
+    """Parse spec text; raise SpecError with one located diagnostic on a syntax error."""
+    try:
+        return spec_parser().parse(text)
+    except UnexpectedInput as err:
+        raise SpecError([_diagnose(err, text, file)], {file: text}) from None
+
+
+def _diagnose(err: UnexpectedInput, text: str, file: str) -> Diagnostic:
+    if isinstance(err, UnexpectedCharacters):
+        return _bad_character(err, text, file)
+    if isinstance(err, UnexpectedToken):
+        return _bad_token(err, file)
+    if isinstance(err, UnexpectedEOF):
+        expected = _describe_expected(set(err.expected))
+        line = text.count("\n") + 1
+        column = len(text.rsplit("\n", 1)[-1]) + 1
+        return Diagnostic(Span(file, line, column), f"unexpected end of file; expected {expected}")
+    return Diagnostic(Span(file, err.line, err.column), str(err))
+
+
+def _bad_character(err: UnexpectedCharacters, text: str, file: str) -> Diagnostic:
+    char = text[err.pos_in_stream] if err.pos_in_stream < len(text) else ""
+    span = Span(file, err.line, err.column, err.line, err.column + 1)
+    if char == '"':
+        return Diagnostic(
+            span,
+            "unterminated string",
+            'close the string with " on the same line, or use """ ... """ for text over several lines',
+        )
+    allowed = _describe_expected(set(err.allowed or ()))
+    return Diagnostic(span, f"unexpected character {char!r}; expected {allowed}")
+
+
+def _bad_token(err: UnexpectedToken, file: str) -> Diagnostic:
+    token: Token = err.token
+    expected = set(err.expected)
+    span = _token_span(token, file)
+    found = "end of file" if token.type == "$END" else f"{token.value!r}"
+    message = f"unexpected {found}; expected {_describe_expected(expected)}"
+    hint = _known_mistake(token.type, expected)
+    if hint is None and token.type in ("NAME", "WORD"):
+        hint = did_you_mean(str(token.value), _keywords(expected))
+    return Diagnostic(span, message, hint)
+
+
+def _token_span(token: Token, file: str) -> Span:
+    if token.type == "$END" or token.line is None:
+        return Span(file, max(token.line or 1, 1), max(token.column or 1, 1))
+    return Span(file, token.line, token.column, token.end_line, token.end_column)
+
+
+def _known_mistake(found: str, expected: set[str]) -> str | None:
+    for token_type, wanted, message in _KNOWN_MISTAKES:
+        if found == token_type and wanted in expected:
+            return message
+    return None
+
+
+def _keywords(expected: set[str]) -> list[str]:
+    terminals = {t.name: t for t in spec_parser().terminals}
+    words = []
+    for name in expected:
+        term = terminals.get(name)
+        if term is not None and term.pattern.type == "str" and term.pattern.value.isidentifier():
+            words.append(term.pattern.value)
+    return words
+
+
+def _describe_expected(expected: set[str]) -> str:
+    terminals = {t.name: t for t in spec_parser().terminals}
+    names: set[str] = set()
+    for name in expected:
+        if name in _TERMINAL_NAMES:
+            names.add(_TERMINAL_NAMES[name])
+        elif name in terminals and terminals[name].pattern.type == "str":
+            names.add(f"'{terminals[name].pattern.value}'")
+        else:
+            names.add(name.lower())
+    ordered = sorted(names)
+    if len(ordered) > 8:
+        return ", ".join(ordered[:8]) + f" or one of {len(ordered) - 8} more"
+    if len(ordered) == 1:
+        return ordered[0]
+    return ", ".join(ordered[:-1]) + " or " + ordered[-1]

@@ -1,0 +1,430 @@
+"""Stage 2: lark parse tree -> typed AST (one transformer method per grammar rule)."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from typing import Any
+
+from lark import Token, Transformer, Tree, v_args
+
+from compiler import nodes as n
+from compiler.errors import ErrorCollector, Span
+
+_ESCAPE = re.compile(r'\\(["\\nt])')
+_ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}
+
+
+def token_span(token: Token, file: str) -> Span:
+    return Span(file, token.line, token.column, token.end_line, token.end_column)
+
+
+def number(token: Token) -> int | float:
+    text = str(token)
+    return float(text) if "." in text else int(text)
+
+
+@v_args(meta=True)
+class ToAst(Transformer):
+    """Builds AST nodes; the top-level `start` returns the list of statements."""
+
+    def __init__(self, file: str) -> None:
+        super().__init__()
+        self.file = file
+
+    def _span(self, meta: Any) -> Span:
+        if getattr(meta, "empty", True):
+            return Span(self.file, 1, 1)
+        return Span(self.file, meta.line, meta.column, meta.end_line, meta.end_column)
+
+    def _ref(self, token: Token) -> n.Ref:
+        return n.Ref(span=token_span(token, self.file), name=str(token))
+
+    # ---- literals ----------------------------------------------------------
+    def text(self, meta: Any, children: list[Token]) -> n.Text:
+        token = children[0]
+        value, first_line = _unquote(token)
+        return n.Text(span=self._span(meta), value=value, body_line=first_line)
+
+    def value_list(self, meta: Any, children: list[Any]) -> tuple[n.Scalar, ...]:
+        return tuple(_scalar(c) for c in children)
+
+    # ---- statements ------------------------------------------------------------
+    def start(self, meta: Any, children: list[Any]) -> list[Any]:
+        return children
+
+    def suite_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
+        title = children[1].value if len(children) > 1 else None
+        return ("header", n.Header(span=self._span(meta), name=str(children[0]), title=title))
+
+    def version_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
+        return ("version", (self._span(meta), children[0].value))
+
+    def seed_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
+        return ("seed", (self._span(meta), number(children[0])))
+
+    def description_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
+        return ("description", (self._span(meta), children[0].value))
+
+    def citation_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
+        return ("citation", (self._span(meta), children[0].value))
+
+    def import_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
+        return ("import", children[0])
+
+    def factor_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
+        levels = tuple(children[1:])
+        return ("factor", n.Factor(span=self._span(meta), name=str(children[0]), levels=levels))
+
+    def level(self, meta: Any, children: list[Any]) -> n.Level:
+        names = [c for c in children if isinstance(c, Token)]
+        texts = [c for c in children if isinstance(c, n.Text)]
+        extra = next((c for c in children if isinstance(c, dict)), {})
+        group, name = (str(names[0]), str(names[1])) if len(names) == 2 else (None, str(names[0]))
+        forms = {"plural": texts[0].value}
+        if len(texts) > 1:
+            forms["singular"] = texts[1].value
+        forms.update(extra)
+        return n.Level(span=self._span(meta), group=group, name=name, forms=forms)
+
+    def form_list(self, meta: Any, children: list[tuple[str, str]]) -> dict[str, str]:
+        return dict(children)
+
+    def form(self, meta: Any, children: list[Any]) -> tuple[str, str]:
+        return (str(children[0]), children[1].value)
+
+    def system_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
+        return ("text", n.TemplateDef(span=self._span(meta), kind="system", name=str(children[0]), text=children[1]))
+
+    def template_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
+        node = n.TemplateDef(span=self._span(meta), kind="template", name=str(children[0]), text=children[1])
+        return ("text", node)
+
+    # ---- influences ----------------------------------------------------------
+    def influence_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
+        position = children[1]
+        brackets = next((c for c in children[2:] if isinstance(c, tuple)), None)
+        text = next((c for c in children[2:] if isinstance(c, n.Text)), None)
+        node = n.Influence(span=self._span(meta), name=str(children[0]), position=position,
+                           brackets=brackets, text=text)
+        return ("influence", node)
+
+    def pos_system(self, meta: Any, children: list[Any]) -> n.Position:
+        return n.Position(span=self._span(meta), kind="system")
+
+    def pos_prepend(self, meta: Any, children: list[Any]) -> n.Position:
+        return n.Position(span=self._span(meta), kind="prepend")
+
+    def pos_append(self, meta: Any, children: list[Any]) -> n.Position:
+        return n.Position(span=self._span(meta), kind="append")
+
+    def pos_after_line(self, meta: Any, children: list[Any]) -> n.Position:
+        return n.Position(span=self._span(meta), kind="after_line", line=number(children[0]))
+
+    def pos_turns(self, meta: Any, children: list[Any]) -> n.Position:
+        where = children[2] if len(children) == 4 else None
+        return n.Position(span=self._span(meta), kind="turns", count=number(children[0]),
+                          template=self._ref(children[1]), where=where, answer=children[-1])
+
+    def pos_unknown(self, meta: Any, children: list[Any]) -> n.Position:
+        return n.Position(span=self._span(meta), kind="unknown", unknown=str(children[0]))
+
+    def bracket(self, meta: Any, children: list[n.Text]) -> tuple[str, str]:
+        return (children[0].value, children[1].value) if children else ("(", ")")
+
+    # ---- data, conversations, follow-ups -------------------------------------------
+    def data_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
+        fields: dict[str, Any] = {}
+        for clause in children[2:]:
+            fields.update(clause)
+        node = n.DataSource(span=self._span(meta), name=str(children[0]), path=children[1], **fields)
+        return ("data", node)
+
+    def data_key(self, meta: Any, children: list[Any]) -> dict[str, Any]:
+        return {"key": str(children[0])}
+
+    def data_where(self, meta: Any, children: list[Any]) -> dict[str, Any]:
+        return {"where": children[0]}
+
+    def data_sample(self, meta: Any, children: list[Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {"sample": number(children[0])}
+        for child in children[1:]:
+            if child.type == "NAME":
+                out["sample_per"] = str(child)
+            else:
+                out["sample_seed"] = number(child)
+        return out
+
+    def data_map(self, meta: Any, children: list[tuple[str, str]]) -> dict[str, Any]:
+        return {"mapping": dict(children)}
+
+    def mapping(self, meta: Any, children: list[Token]) -> tuple[str, str]:
+        return (str(children[0]), str(children[1]))
+
+    def conversation_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
+        node = n.Conversation(span=self._span(meta), name=str(children[0]), turns=tuple(children[1:]))
+        return ("conversation", node)
+
+    def turn(self, meta: Any, children: list[Any]) -> n.Turn:
+        return n.Turn(span=self._span(meta), role=str(children[0]), **children[1])
+
+    def turn_text(self, meta: Any, children: list[Any]) -> dict[str, Any]:
+        return {"text": children[0]}
+
+    def turn_template(self, meta: Any, children: list[Any]) -> dict[str, Any]:
+        return {"template": self._ref(children[0])}
+
+    def turn_generate(self, meta: Any, children: list[Any]) -> dict[str, Any]:
+        return {"generate": True}
+
+    def followup_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
+        judge = children[2] if len(children) > 2 else None
+        node = n.FollowUpDef(span=self._span(meta), name=str(children[0]), text=children[1], judge=judge)
+        return ("followup", node)
+
+    def judge(self, meta: Any, children: list[Any]) -> n.JudgeDef:
+        fields: dict[str, Any] = {}
+        for option in children[1:]:
+            fields.update(option)
+        return n.JudgeDef(span=self._span(meta), labels=tuple(str(v) for v in children[0]), **fields)
+
+    def judge_model(self, meta: Any, children: list[Any]) -> dict[str, Any]:
+        return {"model": children[0].value}
+
+    def judge_prompt(self, meta: Any, children: list[Any]) -> dict[str, Any]:
+        return {"prompt": children[0]}
+
+    # ---- puzzles ---------------------------------------------------------------
+    def puzzle_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
+        node = n.PuzzleDef(span=self._span(meta), name=str(children[0]), clauses=tuple(children[1:]))
+        return ("puzzle", node)
+
+    def _clause(self, meta: Any, keyword: str, args: list[Any]) -> n.PuzzleClause:
+        return n.PuzzleClause(span=self._span(meta), keyword=keyword, args=tuple(_scalar(a) for a in args))
+
+    def pz_kind(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
+        return self._clause(meta, "kind", c)
+
+    def pz_people(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
+        return self._clause(meta, "people", c)
+
+    def pz_attribute(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
+        return self._clause(meta, "attribute", c)
+
+    def pz_shape(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
+        return self._clause(meta, "shape", c)
+
+    def pz_clues(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
+        return self._clause(meta, "clues", c)
+
+    def pz_bands(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
+        return self._clause(meta, "bands", c)
+
+    def pz_reuse(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
+        return self._clause(meta, "reuse", c)
+
+    def pz_phrasing(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
+        return self._clause(meta, "phrasing", c)
+
+    def pz_timeout(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
+        return self._clause(meta, "timeout", c)
+
+    def pz_minimal(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
+        return self._clause(meta, "minimal", c)
+
+    def assignment(self, meta: Any, c: list[Any]) -> tuple[n.Scalar, ...]:
+        return tuple(_scalar(x) for x in c)
+
+    def weight(self, meta: Any, c: list[Any]) -> tuple[n.Scalar, ...]:
+        return (str(c[0]), number(c[1]))
+
+    def band(self, meta: Any, c: list[Any]) -> tuple[n.Scalar, ...]:
+        return (str(c[0]), str(c[1]), number(c[2]))
+
+    # ---- designs -----------------------------------------------------------------
+    def design_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
+        return ("design", n.Design(span=self._span(meta), name=str(children[0]), clauses=tuple(children[1:])))
+
+    def _design_clause(self, meta: Any, keyword: str, value: object) -> n.Clause:
+        return n.Clause(span=self._span(meta), keyword=keyword, value=value)
+
+    def d_factors(self, meta: Any, c: list[Any]) -> n.Clause:
+        return self._design_clause(meta, "factors", c[0])
+
+    def d_influences(self, meta: Any, c: list[Any]) -> n.Clause:
+        return self._design_clause(meta, "influences", c[0])
+
+    def d_conditions(self, meta: Any, c: list[Any]) -> n.Clause:
+        return self._design_clause(meta, "conditions", tuple(c))
+
+    def d_sizes(self, meta: Any, c: list[Any]) -> n.Clause:
+        return self._design_clause(meta, "sizes", tuple(c))
+
+    def d_order(self, meta: Any, c: list[Any]) -> n.Clause:
+        return self._design_clause(meta, "order", self._ref(c[0]))
+
+    def d_samples(self, meta: Any, c: list[Any]) -> n.Clause:
+        split = self._ref(c[1]) if len(c) > 1 else None
+        samples = n.Samples(span=self._span(meta), count=number(c[0]), split_by=split.name if split else None)
+        return self._design_clause(meta, "samples", samples)
+
+    def d_where(self, meta: Any, c: list[Any]) -> n.Clause:
+        return self._design_clause(meta, "where", c[0])
+
+    def d_cross(self, meta: Any, c: list[Any]) -> n.Clause:
+        return self._design_clause(meta, "cross", self._ref(c[0]))
+
+    def d_sample(self, meta: Any, c: list[Any]) -> n.Clause:
+        seed = number(c[1]) if len(c) > 1 else None
+        return self._design_clause(meta, "sample", (number(c[0]), seed))
+
+    def d_answer(self, meta: Any, c: list[Any]) -> n.Clause:
+        return self._design_clause(meta, "answer", c[0])
+
+    def d_decode(self, meta: Any, c: list[Any]) -> n.Clause:
+        return self._design_clause(meta, "decode", tuple(c))
+
+    def d_mode(self, meta: Any, c: list[Any]) -> n.Clause:
+        return self._design_clause(meta, "mode", self._ref(c[0]))
+
+    def d_analysis(self, meta: Any, c: list[Any]) -> n.Clause:
+        return self._design_clause(meta, "analysis", (self._ref(c[0]), tuple(c[1:])))
+
+    def d_system(self, meta: Any, c: list[Any]) -> n.Clause:
+        return self._design_clause(meta, "system", self._ref(c[0]))
+
+    def d_prompt(self, meta: Any, c: list[Any]) -> n.Clause:
+        return self._design_clause(meta, "prompt", self._ref(c[0]))
+
+    def d_followups(self, meta: Any, c: list[Any]) -> n.Clause:
+        return self._design_clause(meta, "followups", tuple(self._ref(t) for t in c))
+
+    def d_conversation(self, meta: Any, c: list[Any]) -> n.Clause:
+        return self._design_clause(meta, "conversation", self._ref(c[0]))
+
+    def d_over(self, meta: Any, c: list[Any]) -> n.Clause:
+        return self._design_clause(meta, "over", tuple(c))
+
+    def d_probes(self, meta: Any, c: list[Any]) -> n.Clause:
+        return self._design_clause(meta, "probes", tuple(c))
+
+    def select_all(self, meta: Any, c: list[Any]) -> n.Selection:
+        return n.Selection(span=self._span(meta), names=None)
+
+    def select_names(self, meta: Any, c: list[Token]) -> n.Selection:
+        return n.Selection(span=self._span(meta), names=tuple(self._ref(t) for t in c))
+
+    def cond_toward(self, meta: Any, c: list[Token]) -> n.ConditionRef:
+        return n.ConditionRef(span=self._span(meta), name="toward", toward=str(c[0]))
+
+    def cond_named(self, meta: Any, c: list[Any]) -> n.ConditionRef:
+        args = next((x for x in c[1:] if isinstance(x, tuple)), ())
+        shared = any(isinstance(x, Token) and x.type == "SHARED" for x in c[1:])
+        return n.ConditionRef(span=self._span(meta), name=str(c[0]), args=args, shared=shared)
+
+    def size_axis(self, meta: Any, c: list[Token]) -> n.SizeAxis:
+        return n.SizeAxis(span=self._span(meta), name=str(c[0]), low=number(c[1]), high=number(c[2]))
+
+    def axis(self, meta: Any, c: list[Any]) -> n.Axis:
+        count = number(c[1]) if len(c) > 1 and isinstance(c[1], Token) else None
+        values = c[1] if len(c) > 1 and isinstance(c[1], tuple) else ()
+        return n.Axis(span=self._span(meta), name=str(c[0]), count=count, values=values)
+
+    def probe(self, meta: Any, c: list[Any]) -> n.Probe:
+        return n.Probe(span=self._span(meta), name=str(c[0]), variable=str(c[1]),
+                       first=_scalar(c[2]), last=_scalar(c[3]), answer=c[4])
+
+    def ans_choice(self, meta: Any, c: list[n.Text]) -> n.AnswerSpec:
+        return n.AnswerSpec(span=self._span(meta), kind="choice", tokens=tuple(t.value for t in c))
+
+    def ans_options(self, meta: Any, c: list[n.Text]) -> n.AnswerSpec:
+        return n.AnswerSpec(span=self._span(meta), kind="options", tokens=tuple(t.value for t in c))
+
+    def ans_yesno(self, meta: Any, c: list[Any]) -> n.AnswerSpec:
+        return n.AnswerSpec(span=self._span(meta), kind="yesno", tokens=("yes", "no"))
+
+    def ans_scale(self, meta: Any, c: list[Token]) -> n.AnswerSpec:
+        low, high = number(c[0]), number(c[1])
+        return n.AnswerSpec(span=self._span(meta), kind="scale", low=low, high=high)
+
+    def ans_solution(self, meta: Any, c: list[Token]) -> n.AnswerSpec:
+        return n.AnswerSpec(span=self._span(meta), kind="solution", puzzle=self._ref(c[0]))
+
+    def option(self, meta: Any, c: list[Any]) -> n.Option:
+        return n.Option(span=self._span(meta), name=str(c[0]), value=_scalar(c[1]))
+
+    # ---- expressions -------------------------------------------------------------------
+    def or_expr(self, meta: Any, c: list[n.Expr]) -> n.BoolOp:
+        return n.BoolOp(span=self._span(meta), op="or", operands=tuple(c))
+
+    def and_expr(self, meta: Any, c: list[n.Expr]) -> n.BoolOp:
+        return n.BoolOp(span=self._span(meta), op="and", operands=tuple(c))
+
+    def negate(self, meta: Any, c: list[n.Expr]) -> n.Not:
+        return n.Not(span=self._span(meta), operand=c[0])
+
+    def comparison(self, meta: Any, c: list[Any]) -> n.Compare:
+        return n.Compare(span=self._span(meta), left=c[0], op=str(c[1]), right=c[2])
+
+    def dotted(self, meta: Any, c: list[Token]) -> n.Name:
+        return n.Name(span=self._span(meta), parts=tuple(str(t) for t in c))
+
+    def number(self, meta: Any, c: list[Token]) -> n.Literal_:
+        return n.Literal_(span=self._span(meta), value=number(c[0]))
+
+    def string(self, meta: Any, c: list[n.Text]) -> n.Literal_:
+        return n.Literal_(span=self._span(meta), value=c[0].value)
+
+
+def _scalar(item: Any) -> Any:
+    if isinstance(item, n.Text):
+        return item.value
+    if isinstance(item, Token):
+        return number(item) if item.type == "NUMBER" else str(item)
+    if isinstance(item, tuple):
+        return tuple(_scalar(x) for x in item)
+    return item
+
+
+def _unquote(token: Token) -> tuple[str, int]:
+    """The text of a string token and the spec line its first text line sits on."""
+    raw = str(token)
+    line = token.line
+    if token.type == "LONG_STRING":
+        body = raw[3:-3]
+        if body.startswith("\n"):
+            body, line = body[1:], line + 1
+        body = textwrap.dedent(body).rstrip(" \t").removesuffix("\n")
+    else:
+        body = raw[1:-1]
+    return _ESCAPE.sub(lambda m: _ESCAPES[m.group(1)], body), line
+
+
+def build_spec(tree: Tree, file: str, errors: ErrorCollector) -> n.Spec:
+    """Assemble the statements of one file into a Spec, reporting repeated header statements."""
+    statements = ToAst(file).transform(tree)
+    fields: dict[str, Any] = {"file": file}
+    seen: dict[str, Span] = {}
+    lists: dict[str, list[Any]] = {k: [] for k in _LIST_FIELDS.values()}
+    for kind, value in statements:
+        if kind in _LIST_FIELDS:
+            lists[_LIST_FIELDS[kind]].append(value)
+            continue
+        span, payload = (value.span, value) if kind == "header" else value
+        if kind in seen:
+            errors.add(span, f"'{_KEYWORD[kind]}' is given twice (first at line {seen[kind].line})",
+                       "keep one of them")
+            continue
+        seen[kind] = span
+        fields[kind] = payload
+    fields.update({k: tuple(v) for k, v in lists.items()})
+    return n.Spec(span=Span(file, 1, 1), **fields)
+
+
+_LIST_FIELDS = {
+    "import": "imports", "factor": "factors", "text": "texts", "influence": "influences",
+    "data": "data", "conversation": "conversations", "followup": "followups",
+    "puzzle": "puzzles", "design": "designs",
+}
+_KEYWORD = {"header": "suite", "version": "version", "seed": "seed",
+            "description": "description", "citation": "citation"}
