@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from compiler.cli import check, compile_cmd, show
+from runner.score_cli import report, score
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -25,3 +26,5 @@ def main() -> None:
 main.add_command(check)
 main.add_command(compile_cmd)
 main.add_command(show)
+main.add_command(score)
+main.add_command(report)

@@ -1,0 +1,44 @@
+"""Render a report Document as one self-contained HTML file (PNG plots embedded as data URIs)."""
+
+from __future__ import annotations
+
+import base64
+from html import escape
+
+from runner.report.document import Document, Heading, Image, Paragraph, Table
+
+STYLE = """
+body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; color: #222; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+th { background: #f3f3f3; }
+figure { margin: 1.5em 0; } img { max-width: 100%; } figcaption { font-style: italic; color: #555; }
+"""
+
+
+def render_html(doc: Document) -> str:
+    parts = [
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{escape(doc.title)}</title>',
+        f"<style>{STYLE}</style></head><body>",
+        f"<h1>{escape(doc.title)}</h1>",
+    ]
+    for block in doc.blocks:
+        if isinstance(block, Heading):
+            parts.append(f"<h{block.level}>{escape(block.text)}</h{block.level}>")
+        elif isinstance(block, Paragraph):
+            parts.append(f"<p>{escape(block.text)}</p>")
+        elif isinstance(block, Table):
+            head = "".join(f"<th>{escape(h)}</th>" for h in block.header)
+            body = "".join(
+                "<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in block.rows
+            )
+            parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+        elif isinstance(block, Image):
+            data = base64.b64encode(block.path.read_bytes()).decode("ascii")
+            parts.append(
+                f'<figure><img src="data:image/png;base64,{data}" alt="{escape(block.caption)}">'
+                f"<figcaption>{escape(block.caption)}</figcaption></figure>"
+            )
+    parts.append("</body></html>\n")
+    return "\n".join(parts)

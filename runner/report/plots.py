@@ -1,0 +1,197 @@
+"""PNG plots (matplotlib, Agg): Fig. 3-style headline panels, asymmetry heatmaps, per-condition forests."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+SHIFT_LABELS = {
+    "all": "all influences",
+    "no_few_shot": "without few-shot",
+    "one_sentence": "one-sentence cues",
+}
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower() or "x"
+
+
+def _save(fig: plt.Figure, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def _bars(
+    ax: plt.Axes, x: np.ndarray, values: list[float], cis: list[list[float]], width: float, label: str
+) -> None:
+    vals = np.array([np.nan if v is None else v for v in values], float)
+    err = np.array(
+        [
+            [v - lo, hi - v] if ci and lo is not None else [0, 0]
+            for v, ci in zip(vals, cis, strict=True)
+            for lo, hi in [ci or (None, None)]
+        ]
+    ).T
+    bars = ax.bar(x, np.nan_to_num(vals), width, yerr=err, capsize=3, label=label)
+    ax.bar_label(bars, labels=["n/a" if np.isnan(v) else f"{v:.1f}" for v in vals], padding=2, fontsize=7)
+
+
+def headline_panels(summary: dict[str, Any], path: Path) -> Path:
+    """Shift (p, bootstrap CI), sig. asymmetry among baseline-neutral and backfire among sig. (%, Wilson)."""
+    benches = list(summary["benchmarks"])
+    x = np.arange(len(benches))
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4))
+    for i, (name, label) in enumerate(SHIFT_LABELS.items()):
+        shifts = [summary["benchmarks"][b]["headline"]["mean_abs_shift"][name] for b in benches]
+        _bars(
+            axes[0],
+            x + (i - 1) * 0.27,
+            [s["mean_pp"] for s in shifts],
+            [s["ci_pp"] for s in shifts],
+            0.27,
+            label,
+        )
+    axes[0].set(title="Mean |choice-rate shift|", ylabel="percentage points")
+    for i, (key, label) in enumerate((("raw", "α = .05"), ("bh", "BH q = .05"))):
+        rates = [
+            summary["benchmarks"][b]["headline"]["asymmetry_among_neutral"]["binomial"][key] for b in benches
+        ]
+        _bars(axes[1], x + (i - 0.5) * 0.4, *_percent(rates), 0.4, label)
+    axes[1].set(title="Sig. asymmetry among baseline-neutral", ylabel="% of neutral conditions")
+    rates = [summary["benchmarks"][b]["headline"]["backfire_among_significant"] for b in benches]
+    _bars(axes[2], x, *_percent(rates), 0.5, "backfire")
+    axes[2].set(title="Backfire among significant effects", ylabel="% of significant directed conditions")
+    for ax in axes:
+        ax.set_xticks(x, benches)
+        ax.set_ylim(bottom=0)
+        ax.margins(y=0.15)
+    axes[0].legend(fontsize=7)
+    axes[1].legend(fontsize=7)
+    return _save(fig, path)
+
+
+def _percent(rates: list[dict[str, Any]]) -> tuple[list[float | None], list[list[float] | None]]:
+    values = [None if r["rate"] is None else 100 * r["rate"] for r in rates]
+    cis = [None if r["ci"] is None else [100 * r["ci"][0], 100 * r["ci"][1]] for r in rates]
+    return values, cis
+
+
+def model_label(conditions: pd.DataFrame) -> pd.Series:
+    """model, or 'model | reasoning' when the reasoning key exists."""
+    label = conditions["model"].astype(str)
+    return label + " | " + conditions["reasoning"].astype(str) if "reasoning" in conditions.columns else label
+
+
+def asymmetry_heatmaps(conditions: pd.DataFrame, bench: str, path: Path, alpha: float) -> Path:
+    """Signed Asym by factor × influence, one panel per model; * marks a significant Wald test."""
+    data = conditions.assign(_model=model_label(conditions))
+    models = sorted(data["_model"].unique())
+    cols = min(3, len(models))
+    rows = int(np.ceil(len(models) / cols))
+    factors, influences = (
+        sorted(data["factor"].astype(str).unique()),
+        sorted(data["influence"].astype(str).unique()),
+    )
+    limit = float(np.nanmax(np.abs(data["asymmetry"]))) or 1.0
+    fig, axes = plt.subplots(
+        rows,
+        cols,
+        figsize=(1.2 + 0.9 * len(influences) * cols, 0.8 + 0.6 * len(factors) * rows),
+        squeeze=False,
+    )
+    for ax, model in zip(axes.flat, models, strict=False):
+        sub = data[data["_model"] == model]
+        grid = sub.pivot_table(
+            index="factor", columns="influence", values="asymmetry", aggfunc="mean"
+        ).reindex(index=factors, columns=influences)
+        sig = (
+            sub.pivot_table(index="factor", columns="influence", values="p_asymmetry", aggfunc="min").reindex(
+                index=factors, columns=influences
+            )
+            < alpha
+        )
+        image = ax.imshow(grid.to_numpy(float), cmap="RdBu_r", vmin=-limit, vmax=limit, aspect="auto")
+        for (i, j), value in np.ndenumerate(grid.to_numpy(float)):
+            if not np.isnan(value):
+                ax.text(
+                    j, i, f"{value:.2f}{'*' if sig.iat[i, j] else ''}", ha="center", va="center", fontsize=7
+                )
+        ax.set_xticks(range(len(influences)), influences, rotation=40, ha="right", fontsize=7)
+        ax.set_yticks(range(len(factors)), factors, fontsize=7)
+        ax.set_title(model, fontsize=9)
+    for ax in list(axes.flat)[len(models) :]:
+        ax.axis("off")
+    fig.colorbar(image, ax=axes, shrink=0.8, label="Asym = s(B) − s(A)")
+    fig.suptitle(f"{bench}: steerability asymmetry (* p < {alpha})")
+    return _save(fig, path)
+
+
+def effect_forest(conditions: pd.DataFrame, title: str, path: Path) -> Path:
+    """Δ toward A and toward B per condition with 95% Wald CIs, in percentage points."""
+    data = conditions.sort_values(["factor", "influence"]).reset_index(drop=True)
+    labels = (data["factor"].astype(str) + " · " + data["influence"].astype(str)).tolist()
+    y = np.arange(len(data))
+    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.28 * len(data)))
+    for offset, d, colour in ((-0.15, "A", "tab:blue"), (0.15, "B", "tab:orange")):
+        effect = 100 * data[f"effect_{d}"].to_numpy(float)
+        err = 100 * np.vstack(
+            [data[f"effect_{d}"] - data[f"effect_{d}_lo"], data[f"effect_{d}_hi"] - data[f"effect_{d}"]]
+        )
+        ax.errorbar(
+            effect,
+            y + offset,
+            xerr=err,
+            fmt="o",
+            ms=3,
+            color=colour,
+            capsize=2,
+            label="toward A (Δ_A)" if d == "A" else "toward B (Δ_B)",
+        )
+    ax.axvline(0, color="grey", lw=0.8)
+    ax.set_yticks(y, labels, fontsize=7)
+    ax.invert_yaxis()
+    ax.set(xlabel="influence effect Δ_d (percentage points; < 0 means the cue backfired)", title=title)
+    ax.legend(fontsize=7, loc="lower right")
+    return _save(fig, path)
+
+
+def all_plots(
+    summary: dict[str, Any], conditions: pd.DataFrame, out: Path
+) -> dict[str, list[tuple[Path, str]]]:
+    """Every plot of the report: 'headline' plus one list per benchmark of (path, caption)."""
+    alpha = float(summary["settings"]["alpha"])
+    plots: dict[str, list[tuple[Path, str]]] = {
+        "headline": [
+            (
+                headline_panels(summary, out / "headline.png"),
+                "Headline figures with 95% CIs (bootstrap for shifts, Wilson for rates).",
+            )
+        ]
+    }
+    for bench, conds in conditions.groupby(conditions["benchmark"].astype(str), sort=True):
+        items = [
+            (
+                asymmetry_heatmaps(conds, bench, out / f"heatmap-{_slug(bench)}.png", alpha),
+                f"{bench}: asymmetry by factor × influence per model.",
+            )
+        ]
+        for model, sub in conds.groupby(model_label(conds), sort=True):
+            title = f"{bench} · {model}"
+            items.append(
+                (
+                    effect_forest(sub, title, out / f"forest-{_slug(bench)}-{_slug(model)}.png"),
+                    f"{title}: per-condition effects with 95% CIs.",
+                )
+            )
+        plots[bench] = items
+    return plots

@@ -1,0 +1,216 @@
+"""Load a run folder (run.json + results.jsonl) and its suite into one frame of weighted trials.
+
+Each valid result row becomes weights (w_A, w_B): in sample mode (1, 0) or (0, 1) for the chosen
+analysis group; in logprob mode the row stands for all of the item's `samples`, so the weights are
+samples x P(group) (expected counts). Errors, abstentions (outcome null) and outcomes that are neither
+group_A nor group_B (e.g. BBQ's dropped "unknown") are invalid trials and carry no weight.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from pydantic import ValidationError
+
+from compiler.suite_model import Manifest, SuiteRow
+from runner.results_model import RunInfo
+from runner.score.counts import CONDITION_CODE, CountSource
+from runner.score.errors import ScoreInputError
+
+CELL_FIELDS = ["factor", "group_A", "group_B", "influence", "condition"]
+ITEM_KEYS = {"n_A", "n_B", "order", "edge", "item"}
+"""Per-item design coordinates: pooled over, never grouping keys (methods §6.1)."""
+REASONING_SETTINGS = ("reasoning", "reasoning_effort")
+"""run.json settings that name the reasoning setting, which becomes the `reasoning` key."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """A loaded run: its weighted trials (one row per result row) and what the scorer needs to know."""
+
+    trials: pd.DataFrame
+    keys: list[str]
+    source: CountSource
+    manifest: Manifest
+    info: RunInfo
+    run_dir: Path
+
+    @property
+    def analysis(self) -> dict[str, Any]:
+        return self.manifest.analysis or {}
+
+
+def load_run(run_dir: Path) -> Run:
+    """Read run.json, the suite it names and results.jsonl; raise ScoreInputError on any mismatch."""
+    info = _read_model(run_dir / "run.json", RunInfo)
+    suite_dir = _suite_dir(run_dir, info.suite_dir)
+    manifest_path = suite_dir / "manifest.json"
+    manifest = _read_model(manifest_path, Manifest)
+    digest = hashlib.sha256(manifest_path.read_bytes()).hexdigest()
+    if info.suite_manifest_sha256 and info.suite_manifest_sha256 != digest:
+        raise ScoreInputError(
+            run_dir / "run.json",
+            f"suite_manifest_sha256 does not match {manifest_path} (the suite changed after the run)",
+            column="suite_manifest_sha256",
+        )
+    items, extra = _read_items(suite_dir / "suite.jsonl", manifest)
+    logprob = info.mode == "logprob"
+    results = _read_results(run_dir / "results.jsonl", items, logprob)
+    results = results[results["item_id"].isin(items.index[items["condition"].isin(list(CONDITION_CODE))])]
+    trials = results.join(items.drop(columns=["answers"]), on="item_id")
+    trials["benchmark"] = str((manifest.analysis or {}).get("benchmark", manifest.suite))
+    trials["model"] = info.model
+    keys = ["benchmark", "model"]
+    reasoning = next((info.settings[k] for k in REASONING_SETTINGS if info.settings.get(k) is not None), None)
+    if reasoning is not None:
+        trials["reasoning"] = str(reasoning)
+        keys.append("reasoning")
+    keys += extra + ["factor", "influence"]
+    return Run(trials, keys, "expected" if logprob else "samples", manifest, info, run_dir)
+
+
+def _read_model(path: Path, model: type[Any]) -> Any:
+    try:
+        return model.model_validate_json(path.read_bytes())
+    except FileNotFoundError as exc:
+        raise ScoreInputError(path, "file not found") from exc
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        column = ".".join(str(p) for p in error["loc"]) or None
+        raise ScoreInputError(path, error["msg"], column=column) from exc
+
+
+def _suite_dir(run_dir: Path, suite_dir: str) -> Path:
+    """suite_dir as written, else relative to the run folder."""
+    for candidate in (Path(suite_dir), run_dir / suite_dir):
+        if (candidate / "manifest.json").is_file():
+            return candidate
+    raise ScoreInputError(run_dir / "run.json", f"suite folder {suite_dir!r} not found", column="suite_dir")
+
+
+def _read_items(path: Path, manifest: Manifest) -> tuple[pd.DataFrame, list[str]]:
+    """Influence items indexed by id (cell fields, extra keys, samples, answers) and the extra key names."""
+    rows: list[dict[str, Any]] = []
+    for number, line in _lines(path):
+        try:
+            row = SuiteRow.model_validate_json(line)
+        except ValidationError as exc:
+            raise ScoreInputError(path, exc.errors()[0]["msg"], row=number) from exc
+        rows.append({"item_id": row.id, "samples": row.samples, "answers": row.answers, **row.cell})
+    items = pd.DataFrame(rows)
+    for column in ("factor", "group_A", "group_B", "condition"):
+        if column not in items.columns or items[column].isna().any():
+            row = 1 if column not in items.columns else int(np.flatnonzero(items[column].isna())[0]) + 1
+            raise ScoreInputError(path, "an influence suite row needs cell." + column, row=row, column="cell")
+    if "influence" not in items.columns:
+        items["influence"] = None
+    ignored = ITEM_KEYS | set((manifest.analysis or {}).get("item_keys", []))
+    extra = [c for c in items.columns if c not in {"item_id", "samples", "answers", *CELL_FIELDS, *ignored}]
+    items[extra] = items[extra].astype(object).where(items[extra].notna(), None).astype(str)
+    return items.set_index("item_id")[["samples", "answers", *CELL_FIELDS, *extra]], extra
+
+
+def _lines(path: Path) -> list[tuple[int, str]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise ScoreInputError(path, "file not found") from exc
+    return [(i + 1, line) for i, line in enumerate(text.splitlines()) if line.strip()]
+
+
+def _read_results(path: Path, items: pd.DataFrame, logprob: bool) -> pd.DataFrame:
+    """Parse results.jsonl into (item_id, sample, w_A, w_B), checking every row against the suite."""
+    records = []
+    for number, line in _lines(path):
+        try:
+            obj = json.loads(line)
+            records.append(
+                (
+                    number,
+                    obj["item_id"],
+                    obj["sample"],
+                    obj.get("outcome"),
+                    obj.get("error"),
+                    obj.get("logprobs"),
+                )
+            )
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise ScoreInputError(path, f"not a result row ({exc})", row=number) from exc
+    frame = pd.DataFrame(records, columns=["row", "item_id", "sample", "outcome", "error", "logprobs"])
+    unknown = ~frame["item_id"].isin(items.index)
+    if unknown.any():
+        first = frame[unknown].iloc[0]
+        raise ScoreInputError(
+            path, f"item_id {first.item_id!r} is not in the suite", row=int(first.row), column="item_id"
+        )
+    item = items.loc[frame["item_id"]]
+    _check(
+        path,
+        frame,
+        (frame["sample"] < 0) | (frame["sample"].to_numpy() >= item["samples"].to_numpy()),
+        "sample",
+        "sample index outside the item's samples",
+    )
+    _check(
+        path,
+        frame,
+        frame.duplicated(["item_id", "sample"]).to_numpy(),
+        "sample",
+        "duplicate (item_id, sample)",
+    )
+    valid = frame["error"].isna().to_numpy()
+    if logprob:
+        w_a, w_b = _expected_weights(path, frame, item, valid)
+    else:
+        allowed = [
+            o is None or o in a.values() for o, a in zip(frame["outcome"], item["answers"], strict=True)
+        ]
+        _check(path, frame, ~np.array(allowed, bool), "outcome", "outcome is not one of the item's answers")
+        w_a = (valid & (frame["outcome"].to_numpy() == item["group_A"].to_numpy())).astype(float)
+        w_b = (valid & (frame["outcome"].to_numpy() == item["group_B"].to_numpy())).astype(float)
+    return pd.DataFrame(
+        {"item_id": frame["item_id"].to_numpy(), "sample": frame["sample"].to_numpy(), "w_A": w_a, "w_B": w_b}
+    )
+
+
+def _check(path: Path, frame: pd.DataFrame, bad: np.ndarray, column: str, problem: str) -> None:
+    if bad.any():
+        raise ScoreInputError(
+            path, problem, row=int(frame["row"].iloc[int(np.flatnonzero(bad)[0])]), column=column
+        )
+
+
+def _expected_weights(
+    path: Path, frame: pd.DataFrame, item: pd.DataFrame, valid: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """samples x P(group) from the answer-token probabilities (renormalised over the valid tokens)."""
+    w = np.zeros((len(frame), 2))
+    for i, (probs, answers, a, b, n) in enumerate(
+        zip(
+            frame["logprobs"], item["answers"], item["group_A"], item["group_B"], item["samples"], strict=True
+        )
+    ):
+        if not valid[i] or not probs:
+            continue
+        unknown = [t for t in probs if t not in answers]
+        if unknown:
+            raise ScoreInputError(
+                path,
+                f"logprobs token {unknown[0]!r} is not one of the item's answers",
+                row=int(frame["row"].iloc[i]),
+                column="logprobs",
+            )
+        total = sum(probs.values())
+        by_group = {a: 0.0, b: 0.0}
+        for token, p in probs.items():
+            if answers[token] in by_group:
+                by_group[answers[token]] += p
+        if total > 0:
+            w[i] = n * by_group[a] / total, n * by_group[b] / total
+    return w[:, 0], w[:, 1]
