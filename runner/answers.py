@@ -1,0 +1,66 @@
+"""Parse a model's reply into one of the row's valid answer tokens: strict first, then tolerant forms."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+# Markdown emphasis, quotes and brackets that models wrap around a bare answer.
+_WRAPPERS = "*_`\"'()[]{}<>"
+_TRAILING = ".,;:!?"
+_LEAD_INS = (
+    r"(?:final\s+)?answer\s*(?:is)?\s*[:\-]?",
+    r"(?:my\s+)?(?:choice|selection|pick)\s*(?:is)?\s*[:\-]?",
+    r"i\s+(?:would\s+|will\s+|'d\s+)?(?:choose|pick|select|prefer|go\s+with)",
+    r"(?:label|classification|category)\s*(?:is)?\s*[:\-]?",
+    r"option",
+)
+
+
+def _bare(text: str) -> str:
+    text = text.strip()
+    prev = None
+    while prev != text:
+        prev = text
+        text = text.strip().strip(_WRAPPERS).rstrip(_TRAILING).strip()
+    return text
+
+
+@lru_cache(maxsize=4096)
+def _tolerant_patterns(tokens: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(token after a lead-in such as "I choose", token opening the reply as in "A) coffee")."""
+    alternatives = "|".join(re.escape(t) for t in sorted(tokens, key=len, reverse=True))
+    lead = "|".join(_LEAD_INS)
+    token = rf"[*_`\"'(\[]*(?P<tok>{alternatives})[*_`\"')\]]*"
+    after_lead = re.compile(rf"\b(?:{lead})\s*(?:option\s*)?{token}(?=$|[\s.,;:!?)])", re.IGNORECASE)
+    opening = re.compile(rf"^{token}\s*[.):\-]", re.IGNORECASE)
+    return after_lead, opening
+
+
+def _casefold_lookup(tokens: tuple[str, ...]) -> dict[str, str] | None:
+    """Folded token -> token, or None when folding would make two tokens collide."""
+    folded = {t.casefold(): t for t in tokens}
+    return folded if len(folded) == len(tokens) else None
+
+
+def parse_answer(text: str | None, tokens: tuple[str, ...]) -> str | None:
+    """The valid token `text` gives, or None (an abstention).
+
+    Strict: the reply is exactly a token. Tolerant: the token wrapped in markdown or punctuation
+    ("**A**", "A."), or introduced as "Option A", "Answer: A", "I choose A", or leading "A) ...".
+    A reply naming more than one distinct token is an abstention."""
+    if text is None:
+        return None
+    if text.strip() in tokens:
+        return text.strip()
+    bare = _bare(text)
+    if bare in tokens:
+        return bare
+    folded = _casefold_lookup(tokens)
+    if folded is None:
+        return None
+    if bare.casefold() in folded:
+        return folded[bare.casefold()]
+    matches = [m for pattern in _tolerant_patterns(tokens) for m in pattern.finditer(text.strip())]
+    found = {folded[m.group("tok").casefold()] for m in matches}
+    return found.pop() if len(found) == 1 else None

@@ -1,0 +1,71 @@
+"""The response cache: sqlite, shared across runs, keyed by everything that determines a call's answer."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from runner.suite_io import canonical
+
+CACHE_ENV = "SPEC_CACHE_DIR"
+RESPONSE_CACHE_ENV = "SPEC_RESPONSE_CACHE"
+
+
+def cache_dir() -> Path:
+    """The user cache folder: $SPEC_CACHE_DIR, else $XDG_CACHE_HOME/spec, else ~/.cache/spec."""
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "spec"
+
+
+def default_cache_path() -> Path:
+    return Path(os.environ.get(RESPONSE_CACHE_ENV) or cache_dir() / "responses.sqlite")
+
+
+def call_key(
+    model: str, api_base: str | None, params: dict[str, Any], messages: list[dict], slot: str
+) -> str:
+    """The identity of one call. `slot` names the sample (and re-ask / turn) it belongs to, so that
+    independent samples of the same prompt are cached separately."""
+    body = {"model": model, "api_base": api_base, "params": params, "messages": messages, "slot": slot}
+    return hashlib.sha256(canonical(body).encode()).hexdigest()
+
+
+class ResponseCache:
+    """key -> JSON response. Only successful responses are stored."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._db = sqlite3.connect(path, timeout=30, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        found = self._db.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
+        return json.loads(found[0]) if found else None
+
+    def put(self, key: str, value: dict[str, Any]) -> None:
+        self._db.execute("INSERT OR REPLACE INTO responses VALUES (?, ?)", (key, json.dumps(value)))
+
+    def close(self) -> None:
+        self._db.close()
+
+
+class NoCache:
+    """Stands in for ResponseCache under --no-cache."""
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        return None
+
+    def put(self, key: str, value: dict[str, Any]) -> None:
+        return None
+
+    def close(self) -> None:
+        return None

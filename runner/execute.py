@@ -1,0 +1,423 @@
+"""Run a suite: plan -> resume state -> concurrent cached calls -> results.jsonl and run.json."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import re
+import sys
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from compiler.suite_model import FollowUp, Judge, SuiteRow
+from runner.answers import parse_answer
+from runner.cache import NoCache, ResponseCache, default_cache_path
+from runner.call import CallFailed, CallSettings, FatalError, ModelClient, Reply, is_local
+from runner.plan import Shard, WorkItem, plan
+from runner.results_io import (
+    RESULTS_FILE,
+    ResultsWriter,
+    final_rows,
+    prepare_resume,
+    read_results,
+    read_run_info,
+    write_run_info,
+)
+from runner.results_model import ResultRow, RunInfo
+from runner.suite_io import Suite, load_suite
+
+DEFAULT_MODEL = "local/gemma-3-270m"
+TOP_LOGPROBS = 20
+# Seeds of successive re-asks of one sample are this far apart, so they never meet another sample's seed.
+_RESEED = 1_000_003
+_REPLY_SLOT = re.compile(r"\{\{\s*reply\s*\}\}")
+
+
+class RunError(ValueError):
+    """A run that cannot start as asked (e.g. its output folder holds another run)."""
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything that defines a run; `settings()` is what run.json records (never any key)."""
+
+    suite_dir: Path
+    out: Path
+    model: str = DEFAULT_MODEL
+    api_base: str | None = None
+    mode: str | None = None
+    limit: int | None = None
+    seed: int = 0
+    shard: Shard | None = None
+    concurrency: int = 8
+    timeout_s: float = 120.0
+    max_retries: int = 6
+    retry_base_s: float = 1.0
+    rpm: float | None = None
+    tpm: float | None = None
+    reasks: int = 0
+    judge_model: str | None = None
+    max_tokens: int | None = None
+    reasoning_effort: str | None = None
+    cache_path: Path | None = None
+    use_cache: bool = True
+    retry_failed: bool = False
+    progress: bool = True
+
+    def settings(self) -> dict[str, Any]:
+        recorded = asdict(self)
+        for name in ("suite_dir", "out", "progress"):
+            recorded.pop(name)
+        recorded["shard"] = f"{self.shard.index}/{self.shard.count}" if self.shard else None
+        recorded["cache_path"] = str(self.cache_path) if self.cache_path else None
+        return recorded
+
+
+@dataclass
+class RunSummary:
+    run_dir: Path
+    mode: str
+    planned: int
+    done: int
+    failed: int
+    resumed: int
+    calls: int
+    cache_hits: int
+    notes: list[str] = field(default_factory=list)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def answer_probabilities(top: list[dict[str, Any]], tokens: list[str]) -> dict[str, float] | None:
+    """Probabilities of the valid tokens, normalised over the valid set (None if none was seen)."""
+    mass = dict.fromkeys(tokens, 0.0)
+    for entry in top:
+        token = entry["token"].strip()
+        if token in mass:
+            mass[token] += math.exp(entry["logprob"])
+    total = sum(mass.values())
+    return {t: m / total for t, m in mass.items()} if total > 0 else None
+
+
+def judge_prompt(judge: Judge, reply: str) -> str:
+    return _REPLY_SLOT.sub(lambda _: reply, judge.prompt)
+
+
+@dataclass
+class _Item:
+    """The state of one (item, sample) while its calls are made."""
+
+    work: WorkItem
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    usage: Counter[str] = field(default_factory=Counter)
+    latency_s: float = 0.0
+    cached: bool = True
+    turns: list[dict[str, Any]] = field(default_factory=list)
+
+    def take(self, reply: Reply) -> Reply:
+        self.usage.update(reply.usage)
+        self.latency_s += reply.latency_s
+        self.cached = self.cached and reply.cached
+        return reply
+
+
+class Runner:
+    """Turns work items into ResultRows; one instance per run."""
+
+    def __init__(self, config: RunConfig, mode: str, cache: ResponseCache | NoCache) -> None:
+        self.config = config
+        self.mode = mode
+        self.client = ModelClient(self._call_settings(config.model, config.api_base), cache)
+        judge = config.judge_model
+        self.judges: dict[str, ModelClient] = {}
+        self._cache = cache
+        if judge:
+            self.judges[judge] = ModelClient(self._call_settings(judge, None), cache)
+
+    def _call_settings(self, model: str, api_base: str | None) -> CallSettings:
+        c = self.config
+        return CallSettings(model, api_base, c.timeout_s, c.max_retries, c.retry_base_s, rpm=c.rpm, tpm=c.tpm)
+
+    def judge_client(self, judge: Judge) -> ModelClient | None:
+        name = judge.model or self.config.judge_model
+        if name and name not in self.judges:
+            self.judges[name] = ModelClient(self._call_settings(name, None), self._cache)
+        return self.judges.get(name) if name else None
+
+    def decode(self, row: SuiteRow, sample: int, attempt: int, model: str) -> dict[str, Any]:
+        """The decode settings sent: the row's, CLI overrides, and a per-sample seed where seeds apply."""
+        params = dict(row.decode)
+        if self.config.max_tokens is not None:
+            params["max_tokens"] = self.config.max_tokens
+        if self.config.reasoning_effort is not None:
+            params["reasoning_effort"] = self.config.reasoning_effort
+        if "seed" in params or is_local(model):
+            params["seed"] = int(params.get("seed") or 0) + sample + _RESEED * attempt
+        return params
+
+    def choice_extras(self, tokens: list[str], model: str) -> dict[str, Any]:
+        """The local base model needs a grammar over the valid tokens to give a forced-choice answer."""
+        return {"answer_tokens": tokens, "forced_choice": True} if is_local(model) else {}
+
+    async def process(self, work: WorkItem) -> ResultRow:
+        item = _Item(work)
+        row = work.row
+        params = self.decode(row, work.sample, 0, self.config.model)
+        result: dict[str, Any] = {}
+        try:
+            await self._prefix(item)
+            if self.mode == "logprob":
+                params, result = await self._score(item)
+            else:
+                params, result = await self._sample(item)
+            if row.followups:
+                result["followups"] = await self._followups(item, result.get("response"), row.followups)
+            error = None
+        except CallFailed as err:
+            error = str(err) or "failed"
+        return ResultRow(
+            item_id=row.id,
+            sample=work.sample,
+            model=self.config.model,
+            params=params,
+            error=error,
+            usage=dict(item.usage) or None,
+            latency_s=round(item.latency_s, 4),
+            turns=item.turns or None,
+            cached=item.cached,
+            **result,
+        )
+
+    async def _prefix(self, item: _Item) -> None:
+        """Fill the conversation up to the answer, generating assistant turns in order."""
+        work = item.work
+        messages = work.row.messages
+        if messages[-1].generate:
+            messages = messages[:-1]  # a trailing generate turn is the answer itself
+        for index, message in enumerate(messages):
+            if not message.generate:
+                item.messages.append({"role": message.role, "content": message.content or ""})
+                continue
+            params = self.decode(work.row, work.sample, 0, self.config.model)
+            reply = item.take(await self.client.call(item.messages, params, f"{work.sample}/turn{index}", {}))
+            item.messages.append({"role": "assistant", "content": reply.text or ""})
+            item.turns.append({"turn": index, "content": reply.text})
+
+    async def _sample(self, item: _Item) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Draw the answer; re-ask an invalid one up to `reasks` times."""
+        work = item.work
+        tokens = list(work.row.answers)
+        first: str | None = None
+        for attempt in range(self.config.reasks + 1):
+            params = self.decode(work.row, work.sample, attempt, self.config.model)
+            extras = self.choice_extras(tokens, self.config.model)
+            slot = f"{work.sample}/answer{attempt}"
+            reply = item.take(await self.client.call(item.messages, params, slot, extras))
+            answer = parse_answer(reply.text, tuple(tokens))
+            if attempt == 0:
+                first = answer
+            if answer is not None:
+                break
+        outcome = work.row.answers.get(answer) if answer else None
+        result = {
+            "response": reply.text,
+            "answer": answer,
+            "outcome": outcome,
+            "reasks": attempt,
+            "first_answer": first,
+        }
+        return params, result
+
+    async def _logprob_call(self, item: _Item) -> tuple[dict[str, Any], Reply]:
+        work = item.work
+        params = {
+            **self.decode(work.row, 0, 0, self.config.model),
+            "max_tokens": 1,
+            "logprobs": True,
+            "top_logprobs": TOP_LOGPROBS,
+        }
+        extras = {"answer_tokens": list(work.row.answers)} if is_local(self.config.model) else {}
+        return params, item.take(await self.client.call(item.messages, params, "logprob", extras))
+
+    async def _score(self, item: _Item) -> tuple[dict[str, Any], dict[str, Any]]:
+        """One call giving the valid tokens' probabilities; the expected rate stands in for K samples."""
+        params, reply = await self._logprob_call(item)
+        answers = item.work.row.answers
+        probs = answer_probabilities(reply.top_logprobs or [], list(answers))
+        if probs is None:
+            raise CallFailed(f"no valid answer token among the top {TOP_LOGPROBS} logprobs")
+        answer = max(probs, key=probs.__getitem__)
+        result = {
+            "response": reply.text,
+            "answer": answer,
+            "outcome": answers[answer],
+            "logprobs": probs,
+            "first_answer": answer,
+        }
+        return params, result
+
+    async def _followups(
+        self, item: _Item, answer_text: str | None, followups: list[FollowUp]
+    ) -> dict[str, Any]:
+        work = item.work
+        item.messages.append({"role": "assistant", "content": answer_text or ""})
+        replies: dict[str, Any] = {}
+        for followup in followups:
+            item.messages.append({"role": "user", "content": followup.content})
+            params = self.decode(work.row, work.sample, 0, self.config.model)
+            slot = f"{work.sample}/followup:{followup.name}"
+            reply = item.take(await self.client.call(item.messages, params, slot, {}))
+            item.messages.append({"role": "assistant", "content": reply.text or ""})
+            label = await self._judge(item, followup, reply.text or "") if followup.judge else None
+            replies[followup.name] = {"response": reply.text, "label": label}
+        return replies
+
+    async def _judge(self, item: _Item, followup: FollowUp, reply_text: str) -> str | None:
+        assert followup.judge is not None
+        client = self.judge_client(followup.judge)
+        if client is None:
+            return None
+        labels = followup.judge.labels
+        messages = [{"role": "user", "content": judge_prompt(followup.judge, reply_text)}]
+        params = {"temperature": 0.0, "max_tokens": 16}
+        slot = f"{item.work.sample}/judge:{followup.name}"
+        reply = item.take(
+            await client.call(messages, params, slot, self.choice_extras(labels, client.settings.model))
+        )
+        return parse_answer(reply.text, tuple(labels))
+
+    async def supports_logprobs(self, work: WorkItem) -> bool:
+        """Probe with one real (cached) call whether the model returns log-probabilities."""
+        probe = _Item(work)
+        try:
+            await self._prefix(probe)
+            _, reply = await self._logprob_call(probe)
+        except CallFailed:
+            return False
+        return reply.top_logprobs is not None
+
+
+def _check_out_dir(config: RunConfig, suite: Suite, requested_mode: str) -> RunInfo | None:
+    """An output folder may only be resumed by the same suite, model and mode."""
+    info = read_run_info(config.out)
+    if info is None:
+        return None
+    same = (info.suite_manifest_sha256, info.model, info.settings.get("mode"))
+    if same != (suite.manifest_sha256, config.model, requested_mode):
+        raise RunError(
+            f"{config.out} holds a run of {info.suite_dir} with {info.model} ({info.mode}); "
+            "use another --out to start a new run"
+        )
+    return info
+
+
+def _progress(total: int, initial: int, enabled: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(
+        total=total,
+        initial=initial,
+        unit="ans",
+        disable=not enabled,
+        dynamic_ncols=True,
+        file=sys.stderr,
+        smoothing=0.1,
+    )
+
+
+async def _execute(runner: Runner, todo: list[WorkItem], writer: ResultsWriter, bar: Any) -> None:
+    """Run `todo` with `concurrency` workers; a FatalError cancels every worker and propagates."""
+    pending = iter(todo)
+    failed = 0
+
+    async def worker() -> None:
+        nonlocal failed
+        for work in pending:
+            row = await runner.process(work)
+            writer.append(row)
+            failed += row.error is not None
+            bar.set_postfix(hits=runner.client.hits, failed=failed, refresh=False)
+            bar.update()
+
+    try:
+        async with asyncio.TaskGroup() as group:
+            for _ in range(min(runner.config.concurrency, len(todo))):
+                group.create_task(worker())
+    except* FatalError as errors:
+        raise errors.exceptions[0] from None
+
+
+def _open_cache(config: RunConfig) -> ResponseCache | NoCache:
+    return ResponseCache(config.cache_path or default_cache_path()) if config.use_cache else NoCache()
+
+
+def _warn(message: str) -> None:
+    print(f"spec run: {message}", file=sys.stderr)
+
+
+async def _run(config: RunConfig) -> RunSummary:
+    suite = load_suite(config.suite_dir)
+    requested = config.mode or suite.manifest.mode
+    previous = _check_out_dir(config, suite, requested)
+    cache = _open_cache(config)
+    runner = Runner(config, requested, cache)
+    notes: list[str] = []
+    items = plan(suite.rows, mode=requested, limit=config.limit, seed=config.seed, shard=config.shard)
+    results_path = config.out / RESULTS_FILE
+    state = prepare_resume(results_path, retry_failed=config.retry_failed)
+    if requested == "logprob" and items and not await runner.supports_logprobs(items[0]):
+        notes.append(f"{config.model} returns no logprobs: sampling instead")
+        _warn(notes[-1])
+        runner.mode = "sample"
+        items = plan(suite.rows, mode="sample", limit=config.limit, seed=config.seed, shard=config.shard)
+    todo = [work for work in items if work.key not in state.rows]
+    info = RunInfo(
+        suite_dir=str(suite.path),
+        suite_manifest_sha256=suite.manifest_sha256,
+        model=config.model,
+        mode=runner.mode,
+        settings={**config.settings(), "mode": requested},
+        notes=notes,
+        started=previous.started if previous else _now(),
+        planned=len(items),
+        done=0,
+        failed=0,
+    )
+    config.out.mkdir(parents=True, exist_ok=True)
+    write_run_info(config.out, info)
+    writer = ResultsWriter(results_path)
+    bar = _progress(len(items), len(items) - len(todo), config.progress)
+    try:
+        await _execute(runner, todo, writer, bar)
+    finally:
+        bar.close()
+        writer.close()
+        cache.close()
+        planned = {work.key for work in items}
+        rows = [row for key, row in final_rows(read_results(results_path)).items() if key in planned]
+        info.done = sum(row.error is None for row in rows)
+        info.failed = len(rows) - info.done
+        info.ended = _now()
+        write_run_info(config.out, info)
+    calls = runner.client.calls + sum(j.calls for j in runner.judges.values())
+    return RunSummary(
+        config.out,
+        runner.mode,
+        len(items),
+        info.done,
+        info.failed,
+        len(items) - len(todo),
+        calls,
+        runner.client.hits,
+        notes,
+    )
+
+
+def run_suite(config: RunConfig) -> RunSummary:
+    """Run (or resume) a suite as `config` says; raises SuiteError, RunError or FatalError."""
+    return asyncio.run(_run(config))

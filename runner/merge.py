@@ -1,0 +1,76 @@
+"""Merge the results of shard runs of one suite into one run folder, with no duplicates."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from runner.results_io import (
+    RESULTS_FILE,
+    ResultsWriter,
+    final_rows,
+    read_results,
+    read_run_info,
+    write_run_info,
+)
+from runner.results_model import ResultRow, RunInfo
+
+
+class MergeError(ValueError):
+    """Runs that cannot be merged (different suites, models or modes; missing run.json)."""
+
+
+def _infos(run_dirs: list[Path]) -> list[RunInfo]:
+    infos = []
+    for run_dir in run_dirs:
+        info = read_run_info(run_dir)
+        if info is None:
+            raise MergeError(f"{run_dir}: no run.json (not a spec run folder)")
+        infos.append(info)
+    first = infos[0]
+    for run_dir, info in zip(run_dirs, infos, strict=True):
+        if (info.suite_manifest_sha256, info.model, info.mode) != (
+            first.suite_manifest_sha256,
+            first.model,
+            first.mode,
+        ):
+            raise MergeError(
+                f"{run_dir}: a run of {info.suite_dir} with {info.model} ({info.mode}) cannot merge with "
+                f"{run_dirs[0]}: {first.suite_dir} with {first.model} ({first.mode})"
+            )
+    return infos
+
+
+def merge_runs(run_dirs: list[Path], out: Path) -> RunInfo:
+    """Write OUT/results.jsonl (one row per (item, sample), answers beating failures, sorted) and run.json."""
+    if not run_dirs:
+        raise MergeError("nothing to merge")
+    infos = _infos(run_dirs)
+    rows: list[ResultRow] = [row for run_dir in run_dirs for row in read_results(run_dir / RESULTS_FILE)]
+    merged = final_rows(rows)
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / RESULTS_FILE
+    if target.exists():
+        raise MergeError(f"{target} exists; merge into an empty folder")
+    writer = ResultsWriter(target)
+    try:
+        for key in sorted(merged):
+            writer.append(merged[key])
+    finally:
+        writer.close()
+    done = sum(row.error is None for row in merged.values())
+    first = infos[0]
+    info = RunInfo(
+        suite_dir=first.suite_dir,
+        suite_manifest_sha256=first.suite_manifest_sha256,
+        model=first.model,
+        mode=first.mode,
+        settings={**first.settings, "shard": None, "merged_from": [str(d) for d in run_dirs]},
+        started=min(i.started for i in infos),
+        ended=datetime.now(UTC).isoformat(timespec="seconds"),
+        planned=sum(i.planned for i in infos),
+        done=done,
+        failed=len(merged) - done,
+    )
+    write_run_info(out, info)
+    return info

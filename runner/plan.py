@@ -1,0 +1,153 @@
+"""Work items of a run: every (row, sample), or a seeded subset stratified over cells, or one shard."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections import defaultdict
+from dataclasses import dataclass
+
+from compiler.suite_model import SuiteRow
+from runner.suite_io import canonical
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    """One answer to obtain: sample `sample` of suite row `row`."""
+
+    row: SuiteRow
+    sample: int
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.row.id, self.sample)
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Shard `index` (1-based) of `count`: a deterministic split of the suite by item id."""
+
+    index: int
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        try:
+            i, n = (int(part) for part in text.split("/"))
+        except ValueError:
+            raise ValueError(f"--shard must look like i/n (e.g. 1/4), got {text!r}") from None
+        if not 1 <= i <= n:
+            raise ValueError(f"--shard {text}: need 1 <= i <= n")
+        return cls(i, n)
+
+    def owns(self, item_id: str) -> bool:
+        digest = hashlib.sha256(item_id.encode()).digest()
+        return int.from_bytes(digest[:8], "big") % self.count == self.index - 1
+
+
+def stratified_subset(rows: list[SuiteRow], limit: int, seed: int) -> list[SuiteRow]:
+    """`limit` rows spread evenly over cells: cells visited round-robin in a seeded order,
+    rows within a cell in a seeded order; returned in suite order."""
+    by_cell: dict[str, list[SuiteRow]] = defaultdict(list)
+    for row in rows:
+        by_cell[canonical(row.cell)].append(row)
+    rng = random.Random(seed)
+    queues = [by_cell[key] for key in sorted(by_cell)]
+    rng.shuffle(queues)
+    for queue in queues:
+        rng.shuffle(queue)
+    picked: set[str] = set()
+    depth = 0
+    while len(picked) < min(limit, len(rows)):
+        for queue in queues:
+            if depth < len(queue) and len(picked) < limit:
+                picked.add(queue[depth].id)
+        depth += 1
+    return [row for row in rows if row.id in picked]
+
+
+def plan(
+    rows: list[SuiteRow],
+    *,
+    mode: str,
+    limit: int | None = None,
+    seed: int = 0,
+    shard: Shard | None = None,
+) -> list[WorkItem]:
+    """The run's work items. In logprob mode one call per row stands in for its samples."""
+    if limit is not None:
+        rows = stratified_subset(rows, limit, seed)
+    if shard is not None:
+        rows = [row for row in rows if shard.owns(row.id)]
+    if mode == "logprob":
+        return [WorkItem(row, 0) for row in rows]
+    return [WorkItem(row, s) for row in rows for s in range(row.samples)]
+
+
+@dataclass
+class Estimate:
+    """Dry-run figures for one model: an upper bound on completion tokens (max_tokens per call)."""
+
+    model: str
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+
+
+def _tokens(text: str | None) -> int:
+    return len(text or "") // 4 + 1  # ~4 characters per token; no tokenizer needed for an estimate
+
+
+def _add_item(main: Estimate, judge: Estimate | None, row: SuiteRow, mode: str) -> None:
+    max_tokens = 1 if mode == "logprob" else int(row.decode.get("max_tokens") or 256)
+    context = 0
+    messages = row.messages[:-1] if row.messages[-1].generate else row.messages
+    for message in messages:
+        if message.generate:
+            main.calls += 1
+            main.prompt_tokens += context
+            main.completion_tokens += max_tokens
+            context += max_tokens
+        else:
+            context += _tokens(message.content)
+    main.calls += 1
+    main.prompt_tokens += context
+    main.completion_tokens += max_tokens
+    for followup in row.followups or []:
+        context += max_tokens + _tokens(followup.content)
+        main.calls += 1
+        main.prompt_tokens += context
+        main.completion_tokens += max_tokens
+        if followup.judge and judge is not None:
+            judge.calls += 1
+            judge.prompt_tokens += _tokens(followup.judge.prompt) + max_tokens
+            judge.completion_tokens += 16
+
+
+def _cost(estimate: Estimate) -> float | None:
+    import litellm
+
+    if estimate.model.startswith("local/"):
+        return 0.0
+    try:
+        prompt, completion = litellm.cost_per_token(
+            model=estimate.model,
+            prompt_tokens=estimate.prompt_tokens,
+            completion_tokens=estimate.completion_tokens,
+        )
+    except Exception:  # noqa: BLE001 - litellm raises assorted errors for models missing from its map
+        return None
+    return prompt + completion
+
+
+def estimate(items: list[WorkItem], *, mode: str, model: str, judge_model: str | None) -> list[Estimate]:
+    """Calls, tokens and cost per model for `items`, without calling anything (re-asks not included)."""
+    main = Estimate(model)
+    judge = Estimate(judge_model) if judge_model else None
+    for work in items:
+        _add_item(main, judge, work.row, mode)
+    estimates = [main] + ([judge] if judge and judge.calls else [])
+    for entry in estimates:
+        entry.cost_usd = _cost(entry)
+    return estimates

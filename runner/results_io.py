@@ -1,0 +1,111 @@
+"""results.jsonl and run.json: an append-and-flush writer, a torn-line-safe reader, and resume state."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from runner.results_model import ResultRow, RunInfo
+
+RESULTS_FILE = "results.jsonl"
+RUN_FILE = "run.json"
+
+Key = tuple[str, int]
+
+
+def _parse_lines(data: bytes) -> tuple[list[ResultRow], bool]:
+    """Valid rows, and whether anything (a torn last line, a corrupt line) was dropped."""
+    rows: list[ResultRow] = []
+    lines = data.split(b"\n")
+    dropped = lines[-1] != b""  # no final newline: the last write was cut short
+    for line in lines[:-1]:
+        try:
+            rows.append(ResultRow.model_validate_json(line))
+        except ValidationError:
+            dropped = True
+    return rows, dropped
+
+
+def read_results(path: Path) -> list[ResultRow]:
+    """Every complete, valid row of a results file (a missing file has none)."""
+    return _parse_lines(path.read_bytes())[0] if path.is_file() else []
+
+
+def _rewrite(path: Path, rows: list[ResultRow]) -> None:
+    partial = path.with_suffix(".jsonl.partial")
+    partial.write_bytes(b"".join(row.model_dump_json().encode() + b"\n" for row in rows))
+    os.replace(partial, path)
+
+
+def final_rows(rows: list[ResultRow]) -> dict[Key, ResultRow]:
+    """One row per (item, sample): the last answer, which beats any failure."""
+    kept: dict[Key, ResultRow] = {}
+    for row in rows:
+        key = (row.item_id, row.sample)
+        if key not in kept or row.error is None or kept[key].error is not None:
+            kept[key] = row
+    return kept
+
+
+@dataclass(frozen=True)
+class ResumeState:
+    """What an earlier, possibly killed, run of the same command already wrote."""
+
+    rows: dict[Key, ResultRow]
+
+    @property
+    def done(self) -> set[Key]:
+        return {key for key, row in self.rows.items() if row.error is None}
+
+    @property
+    def failed(self) -> set[Key]:
+        return {key for key, row in self.rows.items() if row.error is not None}
+
+
+def prepare_resume(path: Path, *, retry_failed: bool) -> ResumeState:
+    """Repair the results file so appending is safe, and return what it holds.
+
+    A torn last line (the process died mid-write) or any duplicate is removed by rewriting the file;
+    with `retry_failed`, failed rows are removed too so that their retry is the only row for that pair."""
+    if not path.is_file():
+        return ResumeState({})
+    rows, dropped = _parse_lines(path.read_bytes())
+    kept = final_rows(rows)
+    if retry_failed:
+        kept = {key: row for key, row in kept.items() if row.error is None}
+    if dropped or len(kept) != len(rows):
+        _rewrite(path, list(kept.values()))
+    return ResumeState(kept)
+
+
+class ResultsWriter:
+    """Appends one row per answer; each row goes to the OS in one write, so a kill leaves at most
+    one torn last line, which the next run drops."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+
+    def append(self, row: ResultRow) -> None:
+        data = row.model_dump_json().encode() + b"\n"
+        while data:
+            data = data[os.write(self._fd, data) :]
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+
+def write_run_info(run_dir: Path, info: RunInfo) -> None:
+    """Write run.json atomically."""
+    path = run_dir / RUN_FILE
+    partial = path.with_suffix(".json.partial")
+    partial.write_text(info.model_dump_json(indent=2) + "\n")
+    os.replace(partial, path)
+
+
+def read_run_info(run_dir: Path) -> RunInfo | None:
+    path = run_dir / RUN_FILE
+    return RunInfo.model_validate_json(path.read_bytes()) if path.is_file() else None
