@@ -27,15 +27,18 @@ def forced_choice_rows(n: int, samples: int, **extra: Any) -> list[SuiteRow]:
         body: dict[str, Any] = {
             "messages": [
                 {"role": "system", "content": "Answer with a single letter."},
-                {"role": "user", "content": f"Prompt {i}. Which do you prefer? A: {first} B: {second}. "
-                 "Respond with only 'A' or 'B'."},
+                {
+                    "role": "user",
+                    "content": f"Prompt {i}. Which do you prefer? A: {first} B: {second}. "
+                    "Respond with only 'A' or 'B'.",
+                },
             ],
             "samples": samples,
             "cell": {"influence": ["none", "survey"][(i // 2) % 2], "order": order, "condition": "baseline"},
             "answers": {"A": first, "B": second},
             "decode": {"temperature": 1.0, "max_tokens": 2},
             **extra,
-        }  # fmt: skip
+        }
         rows.append(SuiteRow(id=_row_id(body), **body))
     return sorted(rows, key=lambda r: r.id)
 
@@ -46,10 +49,18 @@ def write_suite(folder: Path, rows: list[SuiteRow], mode: str = "sample") -> Pat
     suite = "".join(row.model_dump_json(exclude_none=True) + "\n" for row in rows).encode()
     (folder / "suite.jsonl").write_bytes(suite)
     manifest = Manifest(
-        suite=folder.name, spec_file="tests.spec", spec_sha256="0" * 64, compiler_version="test",
-        schema_version="1", seed=0, mode=mode, rows=len(rows), trials=sum(r.samples for r in rows),
-        cells={"influence": 2, "order": 2}, files={"suite.jsonl": hashlib.sha256(suite).hexdigest()},
-    )  # fmt: skip
+        suite=folder.name,
+        spec_file="tests.spec",
+        spec_sha256="0" * 64,
+        compiler_version="test",
+        schema_version="1",
+        seed=0,
+        mode=mode,
+        rows=len(rows),
+        trials=sum(r.samples for r in rows),
+        cells={"influence": 2, "order": 2},
+        files={"suite.jsonl": hashlib.sha256(suite).hexdigest()},
+    )
     (folder / "manifest.json").write_text(manifest.model_dump_json(indent=2))
     return folder
 

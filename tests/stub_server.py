@@ -1,0 +1,153 @@
+"""A loopback OpenAI-compatible chat server for tests and benchmarks, with injected faults.
+
+Binds 127.0.0.1 only and lives at most `lifetime_s`. Answers "A" or "B" (by a hash of the request),
+with logprobs when asked. A fraction `fault_rate` of requests instead gets one of `faults`:
+429, 500, timeout (hangs past the client's timeout), malformed (invalid JSON), empty (no content),
+drop (connection closed without a reply). Prompts containing TOO_LONG get a 400 context error.
+
+Run alone (for benchmarks): python tests/stub_server.py --latency 0.05  -> prints the port.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import math
+import random
+import threading
+from collections import Counter
+from dataclasses import dataclass, field
+
+from aiohttp import web
+
+FAULTS = ("429", "500", "timeout", "malformed", "empty", "drop")
+
+
+@dataclass
+class StubConfig:
+    fault_rate: float = 0.0
+    faults: tuple[str, ...] = FAULTS
+    latency_s: float = 0.0
+    hang_s: float = 5.0
+    reject_all: int | None = None  # e.g. 401: every request gets this status
+    seed: int = 0
+    lifetime_s: float = 600.0
+
+
+@dataclass
+class StubStats:
+    requests: int = 0
+    faults: Counter[str] = field(default_factory=Counter)
+    auth_headers: set[str] = field(default_factory=set)
+
+
+def _answer(body: dict) -> str:
+    digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).digest()
+    return "AB"[digest[0] % 2]
+
+
+def _completion(body: dict, content: str | None) -> dict:
+    choice: dict = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+    if body.get("logprobs") and content:
+        p_a = 0.7 if content == "A" else 0.3
+        top = [{"token": "A", "logprob": math.log(p_a)}, {"token": "B", "logprob": math.log(1 - p_a)}]
+        entry = {"token": content, "logprob": top[0 if content == "A" else 1]["logprob"], "top_logprobs": top}
+        choice["logprobs"] = {"content": [entry]}
+    return {
+        "id": "stub",
+        "object": "chat.completion",
+        "created": 0,
+        "model": body.get("model", "stub"),
+        "choices": [choice],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11},
+    }
+
+
+class StubServer:
+    """Start with `start()` (returns the base URL, ending in /v1); stop with `stop()`."""
+
+    def __init__(self, config: StubConfig | None = None) -> None:
+        self.config = config or StubConfig()
+        self.stats = StubStats()
+        self._rng = random.Random(self.config.seed)
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        self.stats.requests += 1
+        self.stats.auth_headers.add(request.headers.get("Authorization", ""))
+        body = await request.json()
+        if self.config.reject_all:
+            return web.json_response(
+                {"error": {"message": "rejected by the stub"}}, status=self.config.reject_all
+            )
+        if "TOO_LONG" in json.dumps(body["messages"]):
+            error = {
+                "message": "This model's maximum context length is 8 tokens",
+                "code": "context_length_exceeded",
+            }
+            return web.json_response({"error": error}, status=400)
+        if self.config.latency_s:
+            await asyncio.sleep(self.config.latency_s)
+        if self._rng.random() < self.config.fault_rate:
+            return await self._fault(request, body)
+        return web.json_response(_completion(body, _answer(body)))
+
+    async def _fault(self, request: web.Request, body: dict) -> web.StreamResponse:
+        fault = self._rng.choice(self.config.faults)
+        self.stats.faults[fault] += 1
+        if fault in ("429", "500"):
+            return web.json_response({"error": {"message": f"injected {fault}"}}, status=int(fault))
+        if fault == "timeout":
+            await asyncio.sleep(self.config.hang_s)
+        if fault == "malformed":
+            return web.Response(text='{"id": "stub", "choices": [', content_type="application/json")
+        if fault == "drop" and request.transport is not None:
+            request.transport.abort()
+        return web.json_response(_completion(body, ""))
+
+    async def _start(self) -> None:
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", self._handle)
+        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.1)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self._loop.call_later(self.config.lifetime_s, lambda: asyncio.ensure_future(self._stop()))
+
+    async def _stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    def start(self) -> str:
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(timeout=10)
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def stop(self) -> None:
+        asyncio.run_coroutine_threadsafe(self._stop(), self._loop).result(timeout=10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--fault-rate", type=float, default=0.0)
+    parser.add_argument("--lifetime", type=float, default=600.0)
+    args = parser.parse_args()
+    server = StubServer(
+        StubConfig(fault_rate=args.fault_rate, latency_s=args.latency, lifetime_s=args.lifetime)
+    )
+    print(server.start(), flush=True)
+    server._thread.join(timeout=args.lifetime + 5)
+
+
+if __name__ == "__main__":
+    main()
