@@ -1,0 +1,189 @@
+"""The clue AST of both puzzle families: JSON form, truth on a solution, and value relabelling.
+
+A solution maps each person (a letter, or a position "1".."N" for zebra grids) to its attribute values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+Solution = Mapping[str, Mapping[str, str]]
+Relabel = Callable[[str, str], str]  # (attribute, value) -> new value
+
+
+@dataclass(frozen=True)
+class Lit:
+    """`person` has `value` for `attribute`."""
+
+    person: str
+    attribute: str
+    value: str
+
+    def holds(self, solution: Solution) -> bool:
+        return solution[self.person][self.attribute] == self.value
+
+
+@dataclass(frozen=True)
+class Unary:
+    """direct (the literal) or negation (its negation)."""
+
+    type: str
+    lit: Lit
+
+    def holds(self, solution: Solution) -> bool:
+        return self.lit.holds(solution) == (self.type == "direct")
+
+
+BINARY_TRUTH: dict[str, Callable[[bool, bool], bool]] = {
+    "conjunction": lambda x, y: x and y,
+    "disjunction": lambda x, y: x or y,
+    "implication": lambda x, y: (not x) or y,
+    "biconditional": lambda x, y: x == y,
+}
+
+
+@dataclass(frozen=True)
+class Binary:
+    """A connective over two literals; disjunction is inclusive ("or both")."""
+
+    type: str
+    left: Lit
+    right: Lit
+
+    def holds(self, solution: Solution) -> bool:
+        return BINARY_TRUTH[self.type](self.left.holds(solution), self.right.holds(solution))
+
+
+@dataclass(frozen=True)
+class Same:
+    """Two people have the same value of an attribute."""
+
+    people: tuple[str, str]
+    attribute: str
+    type: str = "same"
+
+    def holds(self, solution: Solution) -> bool:
+        p, q = self.people
+        return solution[p][self.attribute] == solution[q][self.attribute]
+
+
+@dataclass(frozen=True)
+class Count:
+    """Exactly n people have the value."""
+
+    attribute: str
+    value: str
+    n: int
+    type: str = "count"
+
+    def holds(self, solution: Solution) -> bool:
+        return sum(row[self.attribute] == self.value for row in solution.values()) == self.n
+
+
+@dataclass(frozen=True)
+class Item:
+    """Zebra: the person holding `value` of `attribute`."""
+
+    attribute: str
+    value: str
+
+    def position(self, solution: Solution) -> int:
+        for index, row in enumerate(solution.values()):
+            if row[self.attribute] == self.value:
+                return index + 1
+        raise KeyError(f"{self.attribute}={self.value} is not in the solution")
+
+
+@dataclass(frozen=True)
+class At:
+    """Zebra: the item is (at) or is not (not_at) in a 1-based position."""
+
+    type: str
+    item: Item
+    position: int
+
+    def holds(self, solution: Solution) -> bool:
+        return (self.item.position(solution) == self.position) == (self.type == "at")
+
+
+PAIR_TRUTH: dict[str, Callable[[int, int], bool]] = {
+    "same": lambda a, b: a == b,
+    "not_same": lambda a, b: a != b,
+    "left_of": lambda a, b: a < b,
+    "directly_left": lambda a, b: a + 1 == b,
+    "next_to": lambda a, b: abs(a - b) == 1,
+}
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Zebra: a positional relation between two items."""
+
+    type: str
+    first: Item
+    second: Item
+
+    def holds(self, solution: Solution) -> bool:
+        return PAIR_TRUTH[self.type](self.first.position(solution), self.second.position(solution))
+
+
+Clue = Unary | Binary | Same | Count | At | Pair
+
+
+def to_json(clue: Clue) -> dict[str, Any]:
+    """The clue as a plain JSON-able dict (the suite row's structured form)."""
+    if isinstance(clue, Unary):
+        return {"type": clue.type, **_lit_json(clue.lit)}
+    if isinstance(clue, Binary):
+        return {"type": clue.type, "left": _lit_json(clue.left), "right": _lit_json(clue.right)}
+    if isinstance(clue, Same):
+        return {"type": "same", "people": list(clue.people), "attribute": clue.attribute}
+    if isinstance(clue, Count):
+        return {"type": "count", "attribute": clue.attribute, "value": clue.value, "n": clue.n}
+    if isinstance(clue, At):
+        return {"type": clue.type, "item": _item_json(clue.item), "position": clue.position}
+    return {"type": clue.type, "first": _item_json(clue.first), "second": _item_json(clue.second)}
+
+
+def from_json(data: Mapping[str, Any]) -> Clue:
+    """Inverse of `to_json`; raises KeyError or ValueError on a malformed clue."""
+    kind = data["type"]
+    if kind in ("direct", "negation"):
+        return Unary(kind, Lit(data["person"], data["attribute"], data["value"]))
+    if kind in BINARY_TRUTH:
+        return Binary(kind, Lit(**data["left"]), Lit(**data["right"]))
+    if kind == "same" and "people" in data:
+        p, q = data["people"]
+        return Same((p, q), data["attribute"])
+    if kind == "count":
+        return Count(data["attribute"], data["value"], int(data["n"]))
+    if kind in ("at", "not_at"):
+        return At(kind, Item(**data["item"]), int(data["position"]))
+    if kind in PAIR_TRUTH:
+        return Pair(kind, Item(**data["first"]), Item(**data["second"]))
+    raise ValueError(f"unknown clue type {kind!r}")
+
+
+def relabel(clue: Clue, new: Relabel) -> Clue:
+    """The clue with every attribute value replaced by `new(attribute, value)`."""
+    if isinstance(clue, Unary):
+        return replace(clue, lit=_relabel_lit(clue.lit, new))
+    if isinstance(clue, Binary):
+        return replace(clue, left=_relabel_lit(clue.left, new), right=_relabel_lit(clue.right, new))
+    if isinstance(clue, Count):
+        return replace(clue, value=new(clue.attribute, clue.value))
+    return clue
+
+
+def _relabel_lit(lit: Lit, new: Relabel) -> Lit:
+    return replace(lit, value=new(lit.attribute, lit.value))
+
+
+def _lit_json(lit: Lit) -> dict[str, str]:
+    return {"person": lit.person, "attribute": lit.attribute, "value": lit.value}
+
+
+def _item_json(item: Item) -> dict[str, str]:
+    return {"attribute": item.attribute, "value": item.value}

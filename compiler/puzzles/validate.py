@@ -1,0 +1,130 @@
+"""Checks on a puzzle configuration that pydantic cannot express; each failure is a PuzzleError."""
+
+from __future__ import annotations
+
+import math
+
+from compiler.puzzles.bands import band_interval, check_bands
+from compiler.puzzles.model import (
+    AttributeConfig,
+    PropositionalConfig,
+    PuzzleConfig,
+    PuzzleError,
+    ShapeConfig,
+    ZebraConfig,
+)
+
+MAX_ASSIGNMENTS = 1 << 16  # the exhaustive (bitmask) generator's domain limit
+DEPTHS = (1, 2, 3)  # zebra deduction depths: propagation, one trial level, search
+
+
+def validate_config(config: PuzzleConfig) -> None:
+    """Raise PuzzleError with a clear reason if no puzzle can be generated from `config`."""
+    _check_attributes(config.attributes)
+    check_bands(config.bands)
+    if not config.clues:
+        raise PuzzleError("no clue types declared")
+    if isinstance(config, ZebraConfig):
+        _check_zebra(config)
+    else:
+        _check_propositional(config)
+
+
+def _check_attributes(attributes: list[AttributeConfig]) -> None:
+    names = [a.name for a in attributes]
+    if not attributes or len(set(names)) != len(names):
+        raise PuzzleError(f"attributes must be declared once each, got {names}")
+    for attribute in attributes:
+        if len(set(attribute.values)) != len(attribute.values):
+            raise PuzzleError(f"attribute {attribute.name!r} lists a value twice: {attribute.values}")
+
+
+def _check_propositional(config: PropositionalConfig) -> None:
+    people = config.people
+    if not people or len(set(people)) != len(people):
+        raise PuzzleError(f"people must be named once each, got {people}")
+    for attribute in config.attributes:
+        if attribute.pick > len(attribute.values):
+            raise PuzzleError(
+                f"attribute {attribute.name!r} picks {attribute.pick} of only {len(attribute.values)} values"
+            )
+    prefixes = [a.prefix for a in config.attributes]
+    if len(set(prefixes)) != len(prefixes):
+        raise PuzzleError(f"attribute symbols clash: {prefixes}; set `symbol` to tell them apart")
+    size = math.prod(a.pick for a in config.attributes) ** len(people)
+    if size > MAX_ASSIGNMENTS:
+        raise PuzzleError(
+            f"the domain has {size:,} assignments, more than the {MAX_ASSIGNMENTS:,} this generator "
+            "can certify within its time limit; use fewer people or values"
+        )
+    unknown = set(config.protect or []) - set(people)
+    if unknown:
+        raise PuzzleError(f"protect names unknown people: {sorted(unknown)}")
+    _check_shape(config.shape, people, config.attributes)
+    for band in config.bands:
+        _check_reachable(config, band.name)
+
+
+def _check_shape(shape: ShapeConfig, people: list[str], attributes: list[AttributeConfig]) -> None:
+    if shape.kind == "random":
+        needed = max(a.pick for a in attributes)
+        if len(people) < needed:
+            raise PuzzleError(f"a random shape over {len(people)} people cannot use all {needed} values")
+        return
+    if set(shape.cells) != set(people):
+        raise PuzzleError(f"shape assigns {sorted(shape.cells)} but the people are {people}")
+    for person, symbols in shape.cells.items():
+        parse_cell(person, symbols, attributes)
+
+
+def parse_cell(person: str, symbols: list[str], attributes: list[AttributeConfig]) -> dict[str, int]:
+    """`A = G1 R2` -> {gender: 0, race: 1} (0-based symbol indices); PuzzleError if outside the domain."""
+    cell: dict[str, int] = {}
+    by_prefix = {a.prefix: a for a in attributes}
+    for symbol in symbols:
+        prefix, digits = symbol.rstrip("0123456789"), symbol[len(symbol.rstrip("0123456789")) :]
+        attribute = by_prefix.get(prefix)
+        if (
+            attribute is None
+            or not digits
+            or not 1 <= int(digits) <= attribute.pick
+            or attribute.name in cell
+        ):
+            raise PuzzleError(f"shape cell {person} = {' '.join(symbols)} is outside the domain ({symbol!r})")
+        cell[attribute.name] = int(digits) - 1
+    if len(cell) != len(attributes):
+        missing = [a.name for a in attributes if a.name not in cell]
+        raise PuzzleError(f"shape cell {person} = {' '.join(symbols)} gives no value for {missing}")
+    return cell
+
+
+def _check_reachable(config: PropositionalConfig, band: str) -> None:
+    """A mean of clue weights lies between the lightest and the heaviest declared weight."""
+    low, high = band_interval(config.bands, band)
+    weights = [c.weight for c in config.clues.values()]
+    if max(weights) <= low or min(weights) > high:
+        raise PuzzleError(
+            f"difficulty band {band!r} needs a mean clue weight in ({low:g}, {high:g}], but the declared "
+            f"clue weights range from {min(weights):g} to {max(weights):g}"
+        )
+
+
+def _check_zebra(config: ZebraConfig) -> None:
+    for attribute in config.attributes:
+        if len(attribute.values) < config.positions:
+            raise PuzzleError(
+                f"attribute {attribute.name!r} has {len(attribute.values)} values for {config.positions} "
+                "positions; each position needs its own value"
+            )
+    target = config.target
+    if target is not None:
+        pools = {a.name: a.values for a in config.attributes}
+        if target.value not in pools.get(target.attribute, []):
+            raise PuzzleError(f"target {target.attribute}={target.value} is not a declared value")
+    for band in config.bands:
+        low, high = band_interval(config.bands, band.name)
+        if not any(low < level <= high for level in DEPTHS):
+            raise PuzzleError(
+                f"difficulty band {band.name!r} ({low:g}, {high:g}] contains no deduction depth; "
+                f"depths are {', '.join(map(str, DEPTHS))}"
+            )
