@@ -22,6 +22,7 @@ class Text(Node):
 
     value: str
     body_line: int
+    indent: int = 0  # columns removed by dedenting a triple-quoted text
 
 
 class Ref(Node):

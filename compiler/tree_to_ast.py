@@ -43,8 +43,8 @@ class ToAst(Transformer):
     # ---- literals ----------------------------------------------------------
     def text(self, meta: Any, children: list[Token]) -> n.Text:
         token = children[0]
-        value, first_line = _unquote(token)
-        return n.Text(span=self._span(meta), value=value, body_line=first_line)
+        value, first_line, indent = _unquote(token)
+        return n.Text(span=self._span(meta), value=value, body_line=first_line, indent=indent)
 
     def value_list(self, meta: Any, children: list[Any]) -> tuple[n.Scalar, ...]:
         return tuple(_scalar(c) for c in children)
@@ -386,18 +386,20 @@ def _scalar(item: Any) -> Any:
     return item
 
 
-def _unquote(token: Token) -> tuple[str, int]:
-    """The text of a string token and the spec line its first text line sits on."""
+def _unquote(token: Token) -> tuple[str, int, int]:
+    """The text of a string token, the spec line its first text line sits on, and its dedent width."""
     raw = str(token)
-    line = token.line
+    line, indent = token.line, 0
     if token.type == "LONG_STRING":
         body = raw[3:-3]
         if body.startswith("\n"):
             body, line = body[1:], line + 1
-        body = textwrap.dedent(body).rstrip(" \t").removesuffix("\n")
+        dedented = textwrap.dedent(body)
+        indent = _leading_width(body) - _leading_width(dedented)
+        body = dedented.rstrip(" \t").removesuffix("\n")
     else:
         body = raw[1:-1]
-    return _ESCAPE.sub(lambda m: _ESCAPES[m.group(1)], body), line
+    return _ESCAPE.sub(lambda m: _ESCAPES[m.group(1)], body), line, indent
 
 
 def build_spec(tree: Tree, file: str, errors: ErrorCollector) -> n.Spec:
@@ -428,3 +430,9 @@ _LIST_FIELDS = {
 }
 _KEYWORD = {"header": "suite", "version": "version", "seed": "seed",
             "description": "description", "citation": "citation"}
+
+
+def _leading_width(text: str) -> int:
+    """Indentation of the first non-blank line."""
+    first = next((line for line in text.split("\n") if line.strip()), "")
+    return len(first) - len(first.lstrip())

@@ -1,0 +1,98 @@
+"""The compiler's front door: spec file -> checked designs -> compiled suite folder."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from compiler import nodes as n
+from compiler.check import check_spec
+from compiler.emit import DuplicateRowError, Tally, balance_report, publish, write_manifest, write_rows, write_schema
+from compiler.errors import ErrorCollector, SpecError
+from compiler.expand_pairs import CompiledPairs, expand, prepare
+from compiler.load import display_path, load_spec
+from compiler.suite_model import Manifest
+from compiler.version import COMPILER_VERSION, SCHEMA_VERSION
+
+BALANCE_KEYS = ("factor", "influence", "condition")
+
+
+@dataclass
+class Checked:
+    """A spec that passed every check, ready to expand."""
+
+    path: Path
+    spec: n.Spec
+    sources: dict[str, str]
+    seed: int
+    designs: list[CompiledPairs]
+
+
+def check_file(path: Path, seed: int | None = None) -> Checked:
+    """Parse, check and prepare every design; raise SpecError listing every mistake found."""
+    spec, sources = load_spec(path)
+    errors = ErrorCollector()
+    resolved = check_spec(spec, errors, seed)
+    errors.raise_if_any(sources)
+    final_seed = seed if seed is not None else int(spec.seed or 0)
+    prepared = [prepare(design, final_seed, errors) for design in resolved]
+    errors.raise_if_any(sources)
+    return Checked(path, spec, sources, final_seed, [p for p in prepared if p is not None])
+
+
+def compile_file(path: Path, out_dir: Path, seed: int | None = None) -> Manifest:
+    """Compile a spec into out_dir (suite.jsonl, schema.json, manifest.json), atomically."""
+    checked = check_file(path, seed)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=out_dir.parent))
+    try:
+        manifest = _write(checked, staging)
+        publish(staging, out_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return manifest
+
+
+def _write(checked: Checked, folder: Path) -> Manifest:
+    tally = Tally()
+    rows = (row for design in checked.designs for row in expand(design))
+    try:
+        write_rows(rows, folder, tally, BALANCE_KEYS)
+    except DuplicateRowError as err:
+        errors = ErrorCollector()
+        errors.add(checked.designs[0].design.design.span, f"the design produces the same row twice (id {err})",
+                   "two conditions or influences render identical prompts with identical cells")
+        errors.raise_if_any(checked.sources)
+    write_schema(folder)
+    return write_manifest(folder, _manifest_fields(checked, tally))
+
+
+def _manifest_fields(checked: Checked, tally: Tally) -> dict[str, object]:
+    spec = checked.spec
+    first = checked.designs[0].design
+    influences = sorted({inf.name for d in checked.designs for inf in d.design.influences})
+    return {
+        "suite": spec.header.name if spec.header else checked.path.stem,
+        "title": spec.header.title if spec.header else None,
+        "description": spec.description,
+        "citation": spec.citation,
+        "spec_file": display_path(checked.path),
+        "spec_sha256": hashlib.sha256(checked.path.read_bytes()).hexdigest(),
+        "compiler_version": COMPILER_VERSION,
+        "schema_version": SCHEMA_VERSION,
+        "seed": checked.seed,
+        "mode": first.mode,
+        "analysis": first.analysis,
+        "rows": tally.rows,
+        "trials": tally.trials,
+        "cells": {key: len(values) for key, values in sorted(tally.axes.items())},
+        "balance": balance_report(tally, BALANCE_KEYS, _shared(checked), {"influence": influences}),
+    }
+
+
+def _shared(checked: Checked) -> dict[str, str]:
+    return {c.key: "influence" for d in checked.designs for c in d.design.conditions if c.shared}

@@ -1,0 +1,155 @@
+"""Compiler commands: spec check, spec compile, spec show."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import click
+
+from compiler.build import check_file, compile_file
+from compiler.errors import SpecError
+
+
+class SpecFailed(click.ClickException):
+    """A spec with mistakes: the rendered diagnostics, exit status 1."""
+
+    def format_message(self) -> str:
+        return self.message
+
+    def show(self, file: Any = None) -> None:
+        click.echo(self.message, err=True)
+
+
+def _fail(err: SpecError) -> SpecFailed:
+    return SpecFailed(err.render())
+
+
+@click.command()
+@click.argument("spec_file", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--seed", type=int, default=None, help="Override the spec's seed.")
+def check(spec_file: Path, seed: int | None) -> None:
+    """Check a spec for mistakes without writing anything.
+
+    Reports every error at once, each with file:line:column, the line, a caret
+    and a hint. Exit status 0 when the spec is clean, 1 otherwise.
+
+    \b
+    Example:
+      spec check specs/triage.spec
+    """
+    try:
+        checked = check_file(spec_file, seed)
+    except SpecError as err:
+        raise _fail(err) from None
+    for prepared in checked.designs:
+        design = prepared.design
+        comparisons = sum(len(v) for v in prepared.comparisons.values())
+        click.echo(f"{spec_file}: design '{design.name}' is valid: {len(design.factors)} factors, "
+                   f"{len(design.influences)} influences, {len(design.conditions)} conditions, "
+                   f"{comparisons} comparisons, {len(design.orders)} display orders")
+
+
+@click.command("compile")
+@click.argument("spec_file", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("-o", "--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Output folder [default: generated/<suite name>].")
+@click.option("--seed", type=int, default=None, help="Override the spec's seed.")
+def compile_cmd(spec_file: Path, out_dir: Path | None, seed: int | None) -> None:
+    """Compile a spec into a frozen, hashed stimulus suite.
+
+    Writes suite.jsonl (one row per unique prompt, sorted by id), schema.json and
+    manifest.json. The same spec, seed and compiler version always give
+    byte-identical files. The folder is replaced atomically: a failed compile
+    never leaves a half-written suite behind.
+
+    \b
+    Example:
+      spec compile specs/triage.spec -o generated/triage
+    """
+    try:
+        target = out_dir or Path("generated") / _suite_name(spec_file, seed)
+        manifest = compile_file(spec_file, target, seed)
+    except SpecError as err:
+        raise _fail(err) from None
+    click.echo(f"compiled {manifest.suite}: {manifest.rows} prompts, {manifest.trials} trials -> {target}")
+    for balance in manifest.balance:
+        keys = " x ".join(balance.keys)
+        click.echo(f"balanced: {balance.cells} cells ({keys}), {balance.trials_per_cell} trials each")
+
+
+def _suite_name(spec_file: Path, seed: int | None) -> str:
+    checked = check_file(spec_file, seed)
+    return checked.spec.header.name if checked.spec.header else spec_file.stem
+
+
+@click.command()
+@click.argument("suite_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.option("-n", "--items", default=3, show_default=True, help="How many rendered items to print.")
+@click.option("--cell", "cell_filter", multiple=True, metavar="KEY=VALUE",
+              help="Only show items whose cell matches, e.g. --cell influence=few_shot.")
+def show(suite_dir: Path, items: int, cell_filter: tuple[str, ...]) -> None:
+    """Show a compiled suite: trials per cell and items exactly as the model sees them.
+
+    \b
+    Example:
+      spec show generated/triage -n 2 --cell influence=user_preference
+    """
+    manifest, rows = _load_suite(suite_dir)
+    click.echo(f"suite {manifest['suite']}: {manifest['rows']} prompts, {manifest['trials']} trials, "
+               f"seed {manifest['seed']}, compiler {manifest['compiler_version']}")
+    _print_cells(rows)
+    wanted = dict(_split_filter(f) for f in cell_filter)
+    chosen = [r for r in rows if all(str(r["cell"].get(k)) == v for k, v in wanted.items())]
+    if not chosen:
+        raise click.ClickException(f"no item matches {', '.join(cell_filter)}")
+    step = max(len(chosen) // max(items, 1), 1)
+    for row in chosen[::step][:items]:
+        _print_item(row)
+
+
+def _load_suite(suite_dir: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    manifest_path, suite_path = suite_dir / "manifest.json", suite_dir / "suite.jsonl"
+    for path in (manifest_path, suite_path):
+        if not path.exists():
+            raise click.ClickException(f"{path}: missing; is {suite_dir} a compiled suite? (spec compile writes one)")
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise click.ClickException(f"{manifest_path}:{err.lineno}:{err.colno}: invalid JSON: {err.msg}") from None
+    rows = []
+    with suite_path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as err:
+                raise click.ClickException(f"{suite_path}:{number}:{err.colno}: invalid JSON: {err.msg}") from None
+    return manifest, rows
+
+
+def _split_filter(text: str) -> tuple[str, str]:
+    if "=" not in text:
+        raise click.BadParameter(f"'{text}' is not KEY=VALUE", param_hint="--cell")
+    key, value = text.split("=", 1)
+    return key, value
+
+
+def _print_cells(rows: list[dict[str, Any]]) -> None:
+    trials: Counter[tuple[str, str, str]] = Counter()
+    for row in rows:
+        cell = row["cell"]
+        key = (str(cell.get("factor", "-")), str(cell.get("influence") or "(shared)"), str(cell.get("condition", "-")))
+        trials[key] += row["samples"]
+    click.echo(f"\n{'factor':<14}{'influence':<20}{'condition':<12}{'trials':>8}")
+    for (factor, influence, condition), count in sorted(trials.items()):
+        click.echo(f"{factor:<14}{influence:<20}{condition:<12}{count:>8}")
+
+
+def _print_item(row: dict[str, Any]) -> None:
+    cell = ", ".join(f"{k}={v}" for k, v in row["cell"].items())
+    click.echo(f"\n=== item {row['id']}  ({cell})  samples={row['samples']}  answers={row['answers']}")
+    for message in row["messages"]:
+        content = "<generated by the model>" if message.get("generate") else message["content"]
+        click.echo(f"--- {message['role']}\n{content}")

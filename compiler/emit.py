@@ -1,0 +1,133 @@
+"""Stage 5: stream rows to disk, sort them by id, hash everything, and publish the folder atomically."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import mmap
+import os
+import shutil
+from array import array
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from compiler.suite_model import Balance, Manifest, SuiteRow
+
+ID_HEX = 16
+
+
+def row_id(canonical_without_id: str) -> str:
+    return hashlib.sha256(canonical_without_id.encode()).hexdigest()[:ID_HEX]
+
+
+@dataclass
+class Tally:
+    """Counts gathered while rows stream past: totals, distinct values per axis, trials per cell."""
+
+    rows: int = 0
+    trials: int = 0
+    axes: dict[str, set[Any]] = field(default_factory=lambda: defaultdict(set))
+    cell_trials: dict[tuple[Any, ...], int] = field(default_factory=lambda: defaultdict(int))
+
+    def add(self, row: dict[str, Any], balance_keys: tuple[str, ...]) -> None:
+        self.rows += 1
+        self.trials += row["samples"]
+        cell = row["cell"]
+        for key, value in cell.items():
+            self.axes[key].add(value)
+        self.cell_trials[tuple(cell.get(k) for k in balance_keys)] += row["samples"]
+
+
+class DuplicateRowError(Exception):
+    """Two rows serialised to the same content: the design repeats a stimulus."""
+
+
+def write_rows(rows: Iterable[dict[str, Any]], folder: Path, tally: Tally, balance_keys: tuple[str, ...]) -> None:
+    """Write suite.jsonl sorted by id, holding only 16 bytes per row in memory."""
+    scratch = folder / "unsorted.jsonl"
+    keys, offsets = array("Q"), array("Q")
+    with scratch.open("wb") as out:
+        for row in rows:
+            body = json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            ident = row_id(body)
+            line = ('{"id":"' + ident + '",' + body[1:] + "\n").encode()
+            keys.append(int(ident, 16))
+            offsets.append(out.tell())
+            out.write(line)
+            tally.add(row, balance_keys)
+    _sort_into(scratch, folder / "suite.jsonl", keys, offsets)
+    scratch.unlink()
+
+
+def _sort_into(scratch: Path, target: Path, keys: array, offsets: array) -> None:
+    order = sorted(range(len(keys)), key=keys.__getitem__)
+    for before, after in zip(order, order[1:], strict=False):
+        if keys[before] == keys[after]:
+            raise DuplicateRowError(f"{keys[before]:016x}")
+    size = scratch.stat().st_size
+    with scratch.open("rb") as src, target.open("wb") as out:
+        if size == 0:
+            return
+        with mmap.mmap(src.fileno(), 0, access=mmap.ACCESS_READ) as view:
+            for index in order:
+                start = offsets[index]
+                end = view.find(b"\n", start) + 1
+                out.write(view[start:end])
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def write_schema(folder: Path) -> None:
+    schema = SuiteRow.model_json_schema()
+    (folder / "schema.json").write_text(json.dumps(schema, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def balance_report(tally: Tally, keys: tuple[str, ...], shared: dict[str, str],
+                   expand_shared: dict[str, list[Any]]) -> list[Balance]:
+    """Trials per (keys) cell, counting shared rows (e.g. the baseline) once for every value they serve."""
+    per_cell: dict[tuple[Any, ...], int] = defaultdict(int)
+    for cell, trials in tally.cell_trials.items():
+        values = dict(zip(keys, cell, strict=True))
+        served_key = shared.get(str(values.get("condition")))
+        if served_key is not None and values.get(served_key) is None:
+            for served in expand_shared[served_key]:
+                per_cell[tuple({**values, served_key: served}[k] for k in keys)] += trials
+        else:
+            per_cell[cell] += trials
+    counts = set(per_cell.values())
+    trials_per_cell = counts.pop() if len(counts) == 1 else -1
+    return [Balance(keys=list(keys), cells=len(per_cell), trials_per_cell=trials_per_cell, shared=shared)]
+
+
+def publish(staging: Path, out_dir: Path) -> None:
+    """Replace out_dir by the finished staging folder, never leaving a half-written folder behind."""
+    if out_dir.exists():
+        retired = out_dir.with_name(f".{out_dir.name}.old-{os.getpid()}")
+        out_dir.rename(retired)
+        staging.rename(out_dir)
+        shutil.rmtree(retired)
+    else:
+        staging.rename(out_dir)
+
+
+def write_manifest(folder: Path, fields: dict[str, Any]) -> Manifest:
+    files = {p.name: file_sha256(p) for p in sorted(folder.iterdir()) if p.name != "manifest.json"}
+    manifest = Manifest(**fields, files=files)
+    text = json.dumps(manifest.model_dump(mode="json"), indent=2, sort_keys=True, ensure_ascii=False)
+    (folder / "manifest.json").write_text(text + "\n", encoding="utf-8")
+    return manifest
+
+
+def iter_suite(path: Path) -> Iterator[dict[str, Any]]:
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            yield json.loads(line)

@@ -1,0 +1,94 @@
+"""jinja2 templates, always sandboxed with strict undefined, checked against the names a design provides."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+from jinja2 import StrictUndefined, TemplateSyntaxError, UndefinedError, meta
+from jinja2.sandbox import SandboxedEnvironment
+
+from compiler import nodes as n
+from compiler.errors import ErrorCollector, Span, did_you_mean
+
+_MISSING_ATTR = re.compile(r"has no attribute '([^']+)'")
+
+
+@lru_cache(maxsize=1)
+def environment() -> SandboxedEnvironment:
+    return SandboxedEnvironment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
+
+
+class CompiledText:
+    """A spec text compiled once and rendered per stimulus."""
+
+    def __init__(self, text: n.Text, label: str) -> None:
+        self.text = text
+        self.label = label
+        self.template = environment().from_string(text.value)
+
+    def render(self, context: Mapping[str, Any]) -> str:
+        return self.template.render(context)
+
+
+def compile_text(text: n.Text, label: str, provided: set[str], errors: ErrorCollector) -> CompiledText | None:
+    """Compile a template and check that it uses only the names the design provides."""
+    env = environment()
+    try:
+        parsed = env.parse(text.value)
+    except TemplateSyntaxError as err:
+        errors.add(_line_span(text, err.lineno or 1), f"template syntax error in {label}: {err.message}",
+                   "jinja2 syntax: {{ name }} for values, {% if ... %} ... {% endif %} for logic")
+        return None
+    for name in sorted(meta.find_undeclared_variables(parsed) - provided):
+        errors.add(_name_span(text, name), f"undefined template variable '{name}' in {label}",
+                   did_you_mean(name, provided))
+    return CompiledText(text, label)
+
+
+def check_render(compiled: CompiledText, context: Mapping[str, Any], errors: ErrorCollector) -> str | None:
+    """Render once with a representative context so misspelt attributes fail at compile time."""
+    try:
+        return compiled.render(context)
+    except UndefinedError as err:
+        match = _MISSING_ATTR.search(str(err))
+        attr = match.group(1) if match else None
+        span = _name_span(compiled.text, "." + attr) if attr else compiled.text.span
+        hint = did_you_mean(attr, _attributes(context)) if attr else None
+        errors.add(span, f"undefined template variable in {compiled.label}: {err.message}", hint)
+    except Exception as err:  # noqa: BLE001 - any template runtime error is the spec's, not ours
+        errors.add(compiled.text.span, f"template error in {compiled.label}: {err}")
+    return None
+
+
+def _attributes(context: Mapping[str, Any]) -> set[str]:
+    names: set[str] = set()
+    for value in context.values():
+        if isinstance(value, Mapping):
+            names.update(value)
+    return names
+
+
+def _line_span(text: n.Text, template_line: int) -> Span:
+    line = text.body_line + template_line - 1
+    column = text.span.column if line == text.span.line else 1
+    return Span(text.span.file, line, column)
+
+
+def _name_span(text: n.Text, needle: str) -> Span:
+    """Point at the first occurrence of `needle` inside the text, in spec coordinates."""
+    for offset, body_line in enumerate(text.value.split("\n")):
+        col = body_line.find(needle)
+        if col < 0:
+            continue
+        line = text.body_line + offset
+        start = needle.lstrip(".")
+        col += len(needle) - len(start)
+        if offset == 0 and line == text.span.line:
+            col += text.span.column  # skip the opening quote
+        else:
+            col += text.indent + 1
+        return Span(text.span.file, line, col, line, col + len(start))
+    return text.span
