@@ -11,7 +11,7 @@ from pathlib import Path
 from compiler import nodes as n
 from compiler.check import check_spec
 from compiler.emit import DuplicateRowError, Tally, balance_report, publish, write_manifest, write_rows, write_schema
-from compiler.errors import ErrorCollector, SpecError
+from compiler.errors import ErrorCollector
 from compiler.expand_pairs import CompiledPairs, expand, prepare
 from compiler.load import display_path, load_spec
 from compiler.suite_model import Manifest
@@ -43,9 +43,17 @@ def check_file(path: Path, seed: int | None = None) -> Checked:
     return Checked(path, spec, sources, final_seed, [p for p in prepared if p is not None])
 
 
-def compile_file(path: Path, out_dir: Path, seed: int | None = None) -> Manifest:
-    """Compile a spec into out_dir (suite.jsonl, schema.json, manifest.json), atomically."""
+def default_out_dir(checked: Checked) -> Path:
+    return Path("generated") / (checked.spec.header.name if checked.spec.header else checked.path.stem)
+
+
+def compile_file(path: Path, out_dir: Path | None = None, seed: int | None = None) -> tuple[Manifest, Path]:
+    """Compile a spec into out_dir (suite.jsonl, schema.json, manifest.json), atomically.
+
+    Returns the manifest and the folder written (generated/<suite name> when out_dir is None).
+    """
     checked = check_file(path, seed)
+    out_dir = out_dir or default_out_dir(checked)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=out_dir.parent))
     try:
@@ -54,7 +62,7 @@ def compile_file(path: Path, out_dir: Path, seed: int | None = None) -> Manifest
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return manifest
+    return manifest, out_dir
 
 
 def _write(checked: Checked, folder: Path) -> Manifest:

@@ -70,19 +70,13 @@ def compile_cmd(spec_file: Path, out_dir: Path | None, seed: int | None) -> None
       spec compile specs/triage.spec -o generated/triage
     """
     try:
-        target = out_dir or Path("generated") / _suite_name(spec_file, seed)
-        manifest = compile_file(spec_file, target, seed)
+        manifest, target = compile_file(spec_file, out_dir, seed)
     except SpecError as err:
         raise _fail(err) from None
     click.echo(f"compiled {manifest.suite}: {manifest.rows} prompts, {manifest.trials} trials -> {target}")
     for balance in manifest.balance:
         keys = " x ".join(balance.keys)
         click.echo(f"balanced: {balance.cells} cells ({keys}), {balance.trials_per_cell} trials each")
-
-
-def _suite_name(spec_file: Path, seed: int | None) -> str:
-    checked = check_file(spec_file, seed)
-    return checked.spec.header.name if checked.spec.header else spec_file.stem
 
 
 @click.command()
