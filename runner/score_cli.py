@@ -29,9 +29,7 @@ from runner.score.runs import load_run
     type=click.Path(file_okay=False, path_type=Path),
     help="Output folder [default: RUN_DIR/score, or FILE's folder/<stem>-score].",
 )
-@click.option(
-    "--alpha", type=float, default=None, help="Significance level [manifest analysis.alpha or 0.05]."
-)
+@click.option("--alpha", type=float, default=None, help="Significance level [manifest analysis.alpha or 0.05].")
 @click.option(
     "--asym-variance",
     type=click.Choice(["2v0", "4v0"]),

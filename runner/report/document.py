@@ -77,9 +77,7 @@ def build_document(summary: dict[str, Any], plots: dict[str, list[Image]]) -> Do
         doc.blocks.append(Heading(f"Benchmark {bench}"))
         for axis, levels in result["by"].items():
             doc.blocks.append(Heading(f"By {axis}", 3))
-            doc.blocks.append(
-                Table(BREAKDOWN_HEADER, [_breakdown_row(level, m) for level, m in levels.items()])
-            )
+            doc.blocks.append(Table(BREAKDOWN_HEADER, [_breakdown_row(level, m) for level, m in levels.items()]))
         doc.blocks.append(Heading("|Asym| on |baseline bias| (mixed model)", 3))
         doc.blocks.append(Paragraph(_regression_text(result["regression"])))
         if "noise_floor" in result:

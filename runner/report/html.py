@@ -30,9 +30,7 @@ def render_html(doc: Document) -> str:
             parts.append(f"<p>{escape(block.text)}</p>")
         elif isinstance(block, Table):
             head = "".join(f"<th>{escape(h)}</th>" for h in block.header)
-            body = "".join(
-                "<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in block.rows
-            )
+            body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in block.rows)
             parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
         elif isinstance(block, Image):
             data = base64.b64encode(block.path.read_bytes()).decode("ascii")

@@ -31,9 +31,7 @@ def _save(fig: plt.Figure, path: Path) -> Path:
     return path
 
 
-def _bars(
-    ax: plt.Axes, x: np.ndarray, values: list[float], cis: list[list[float]], width: float, label: str
-) -> None:
+def _bars(ax: plt.Axes, x: np.ndarray, values: list[float], cis: list[list[float]], width: float, label: str) -> None:
     vals = np.array([np.nan if v is None else v for v in values], float)
     err = np.array(
         [
@@ -63,9 +61,7 @@ def headline_panels(summary: dict[str, Any], path: Path) -> Path:
         )
     axes[0].set(title="Mean |choice-rate shift|", ylabel="percentage points")
     for i, (key, label) in enumerate((("raw", "α = .05"), ("bh", "BH q = .05"))):
-        rates = [
-            summary["benchmarks"][b]["headline"]["asymmetry_among_neutral"]["binomial"][key] for b in benches
-        ]
+        rates = [summary["benchmarks"][b]["headline"]["asymmetry_among_neutral"]["binomial"][key] for b in benches]
         _bars(axes[1], x + (i - 0.5) * 0.4, *_percent(rates), 0.4, label)
     axes[1].set(title="Sig. asymmetry among baseline-neutral", ylabel="% of neutral conditions")
     rates = [summary["benchmarks"][b]["headline"]["backfire_among_significant"] for b in benches]
@@ -111,9 +107,9 @@ def asymmetry_heatmaps(conditions: pd.DataFrame, bench: str, path: Path, alpha: 
     )
     for ax, model in zip(axes.flat, models, strict=False):
         sub = data[data["_model"] == model]
-        grid = sub.pivot_table(
-            index="factor", columns="influence", values="asymmetry", aggfunc="mean"
-        ).reindex(index=factors, columns=influences)
+        grid = sub.pivot_table(index="factor", columns="influence", values="asymmetry", aggfunc="mean").reindex(
+            index=factors, columns=influences
+        )
         sig = (
             sub.pivot_table(index="factor", columns="influence", values="p_asymmetry", aggfunc="min").reindex(
                 index=factors, columns=influences
@@ -123,9 +119,7 @@ def asymmetry_heatmaps(conditions: pd.DataFrame, bench: str, path: Path, alpha: 
         image = ax.imshow(grid.to_numpy(float), cmap="RdBu_r", vmin=-limit, vmax=limit, aspect="auto")
         for (i, j), value in np.ndenumerate(grid.to_numpy(float)):
             if not np.isnan(value):
-                ax.text(
-                    j, i, f"{value:.2f}{'*' if sig.iat[i, j] else ''}", ha="center", va="center", fontsize=7
-                )
+                ax.text(j, i, f"{value:.2f}{'*' if sig.iat[i, j] else ''}", ha="center", va="center", fontsize=7)
         ax.set_xticks(range(len(influences)), influences, rotation=40, ha="right", fontsize=7)
         ax.set_yticks(range(len(factors)), factors, fontsize=7)
         ax.set_title(model, fontsize=9)
@@ -165,9 +159,7 @@ def effect_forest(conditions: pd.DataFrame, title: str, path: Path) -> Path:
     return _save(fig, path)
 
 
-def all_plots(
-    summary: dict[str, Any], conditions: pd.DataFrame, out: Path
-) -> dict[str, list[tuple[Path, str]]]:
+def all_plots(summary: dict[str, Any], conditions: pd.DataFrame, out: Path) -> dict[str, list[tuple[Path, str]]]:
     """Every plot of the report: 'headline' plus one list per benchmark of (path, caption)."""
     alpha = float(summary["settings"]["alpha"])
     plots: dict[str, list[tuple[Path, str]]] = {

@@ -43,6 +43,4 @@ def cluster_bootstrap_mean(
     means = (multiplicity @ sums) / (multiplicity @ counts)
     tail = (1 - level) / 2 * 100
     low, high = np.percentile(means, [tail, 100 - tail])
-    return BootstrapCI(
-        float(sums.sum() / counts.sum()), float(low), float(high), int(counts.sum()), k, resamples, seed
-    )
+    return BootstrapCI(float(sums.sum() / counts.sum()), float(low), float(high), int(counts.sum()), k, resamples, seed)

@@ -78,9 +78,7 @@ def _parse_counts(path: Path, text: pd.Series, column: str) -> pd.Series:
 def _check_unique(path: Path, frame: pd.DataFrame, keys: list[str]) -> None:
     duplicated = frame.duplicated(keys)
     if duplicated.any():
-        raise ScoreInputError(
-            path, "duplicate condition (same key columns as an earlier row)", row=_row(duplicated)
-        )
+        raise ScoreInputError(path, "duplicate condition (same key columns as an earlier row)", row=_row(duplicated))
 
 
 def _row(mask: pd.Series) -> int:

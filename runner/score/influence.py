@@ -82,9 +82,7 @@ def _steerability(out: pd.DataFrame, c: dict[str, np.ndarray], options: Options)
 def _tests(out: pd.DataFrame, c: dict[str, np.ndarray], options: Options) -> None:
     v = {cond: 1 / (c[f"c_{cond}_A"] + 0.5) + 1 / (c[f"c_{cond}_B"] + 0.5) for cond in "0AB"}
     for d in "AB":
-        out[f"z_steerability_{d}"], out[f"p_steerability_{d}"] = stattests.wald(
-            out[f"steerability_{d}"], v[d] + v["0"]
-        )
+        out[f"z_steerability_{d}"], out[f"p_steerability_{d}"] = stattests.wald(out[f"steerability_{d}"], v[d] + v["0"])
         z, p = stattests.two_proportion_z(
             c[f"c_{d}_{d}"], out[f"n_{d}"], c[f"c_0_{d}"], out["n_0"], pooled=options.pooled_z
         )

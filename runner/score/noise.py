@@ -41,8 +41,7 @@ def noise_floor(original: Run, replicate: Run) -> dict[str, Any]:
     )
     with np.errstate(invalid="ignore", divide="ignore"):
         cells["drift_pp"] = 100 * np.abs(
-            cells["w_B_rep"] / (cells["w_A_rep"] + cells["w_B_rep"])
-            - cells["w_B"] / (cells["w_A"] + cells["w_B"])
+            cells["w_B_rep"] / (cells["w_A_rep"] + cells["w_B_rep"]) - cells["w_B"] / (cells["w_A"] + cells["w_B"])
         )
     return {
         str(benchmark): {

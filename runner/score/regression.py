@@ -47,17 +47,13 @@ def fit(frame: pd.DataFrame, *, pooled: bool = False) -> dict[str, Any]:
     components = {c: f"0 + C({c})" for c in COMPONENTS if frame[c].nunique() > 1}
     if len(frame) < 5 or frame["abs_bias"].nunique() < 2 or not components:
         return result | {"error": "too few conditions or levels for the mixed model"}
-    formula = "abs_asym ~ abs_bias" + (
-        " + C(benchmark)" if pooled and frame["benchmark"].nunique() > 1 else ""
-    )
+    formula = "abs_asym ~ abs_bias" + (" + C(benchmark)" if pooled and frame["benchmark"].nunique() > 1 else "")
     import statsmodels.formula.api as smf
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            model = smf.mixedlm(
-                formula, frame, groups=np.zeros(len(frame)), vc_formula=components, re_formula="0"
-            )
+            model = smf.mixedlm(formula, frame, groups=np.zeros(len(frame)), vc_formula=components, re_formula="0")
             res = model.fit(reml=True)
         except (np.linalg.LinAlgError, ValueError) as exc:
             return result | {"error": f"mixed model failed: {exc}"}

@@ -168,10 +168,10 @@ def _read_results(path: Path, items: pd.DataFrame, logprob: bool) -> pd.DataFram
     if logprob:
         w_a, w_b = _expected_weights(path, frame, item, valid)
     else:
-        allowed = [
-            o is None or o in a.values() for o, a in zip(frame["outcome"], item["answers"], strict=True)
-        ]
-        _check(path, frame, ~np.array(allowed, bool), "outcome", "outcome is not one of the item's answers")
+        pairs = pd.MultiIndex.from_tuples([(i, g) for i, ans in items["answers"].items() for g in ans.values()])
+        given = pd.MultiIndex.from_arrays([frame["item_id"], frame["outcome"]])
+        bad = frame["outcome"].notna().to_numpy() & ~given.isin(pairs)
+        _check(path, frame, bad, "outcome", "outcome is not one of the item's answers")
         w_a = (valid & (frame["outcome"].to_numpy() == item["group_A"].to_numpy())).astype(float)
         w_b = (valid & (frame["outcome"].to_numpy() == item["group_B"].to_numpy())).astype(float)
     return pd.DataFrame(
@@ -181,9 +181,7 @@ def _read_results(path: Path, items: pd.DataFrame, logprob: bool) -> pd.DataFram
 
 def _check(path: Path, frame: pd.DataFrame, bad: np.ndarray, column: str, problem: str) -> None:
     if bad.any():
-        raise ScoreInputError(
-            path, problem, row=int(frame["row"].iloc[int(np.flatnonzero(bad)[0])]), column=column
-        )
+        raise ScoreInputError(path, problem, row=int(frame["row"].iloc[int(np.flatnonzero(bad)[0])]), column=column)
 
 
 def _expected_weights(
@@ -192,9 +190,7 @@ def _expected_weights(
     """samples x P(group) from the answer-token probabilities (renormalised over the valid tokens)."""
     w = np.zeros((len(frame), 2))
     for i, (probs, answers, a, b, n) in enumerate(
-        zip(
-            frame["logprobs"], item["answers"], item["group_A"], item["group_B"], item["samples"], strict=True
-        )
+        zip(frame["logprobs"], item["answers"], item["group_A"], item["group_B"], item["samples"], strict=True)
     ):
         if not valid[i] or not probs:
             continue

@@ -36,9 +36,7 @@ def suite_rows(design: Design) -> list[SuiteRow]:
     """Baseline rows (influence null) per factor, and toward_A/toward_B rows per factor × influence."""
     rows = []
     for factor, (group_a, group_b) in design.factors.items():
-        cells = [(None, "baseline")] + [
-            (inf, cond) for inf in design.influences for cond in ("toward_A", "toward_B")
-        ]
+        cells = [(None, "baseline")] + [(inf, cond) for inf in design.influences for cond in ("toward_A", "toward_B")]
         for (influence, condition), (n_a, n_b), order in itertools.product(cells, design.sizes, ("AB", "BA")):
             answers = {"A": group_a, "B": group_b} if order == "AB" else {"A": group_b, "B": group_a}
             cell = {
@@ -124,9 +122,7 @@ def write_run(
         chose_b = rng.random(row.samples) < p
         missing = rng.random(row.samples) < abstain
         for sample in range(row.samples):
-            outcome = (
-                None if missing[sample] else str(cell["group_B"] if chose_b[sample] else cell["group_A"])
-            )
+            outcome = None if missing[sample] else str(cell["group_B"] if chose_b[sample] else cell["group_A"])
             answer = None if outcome is None else (b_token if chose_b[sample] else a_token)
             lines.append(json.dumps(base | {"sample": sample, "answer": answer, "outcome": outcome}))
     (run_dir / "results.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
