@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from compiler.cli import check, compile_cmd, show
+from runner.run_cli import merge, run
 from runner.score_cli import report, score
 
 
@@ -28,3 +29,5 @@ main.add_command(compile_cmd)
 main.add_command(show)
 main.add_command(score)
 main.add_command(report)
+main.add_command(run)
+main.add_command(merge)
