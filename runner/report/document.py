@@ -153,9 +153,9 @@ def _regression_text(fit: dict[str, Any]) -> str:
     r = f"signed r(f0(B) − 0.5, Asym) = {fmt.num(fit.get('pearson_r'))}"
     if "beta" not in fit:
         return f"n = {fit['n']}; {fit.get('error', 'not fitted')}; {r}."
-    low, high = fit["beta_ci"]
+    ci = f" [{fit['beta_ci'][0]:+.2f}, {fit['beta_ci'][1]:+.2f}]" if fit["beta_ci"] else " (CI not estimable)"
     return (
-        f"n = {fit['n']}; β1 = {fit['beta']:+.2f} [{low:+.2f}, {high:+.2f}]; "
+        f"n = {fit['n']}; β1 = {fit['beta']:+.2f}{ci}; "
         f"marginal R² = {fit['r2_marginal']:.3f}; "
         f"conditional R² = {fit['r2_conditional']:.3f}; {r}."
     )

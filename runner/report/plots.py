@@ -41,14 +41,21 @@ def _bars(ax: plt.Axes, x: np.ndarray, values: list[float], cis: list[list[float
         ]
     ).T
     bars = ax.bar(x, np.nan_to_num(vals), width, yerr=err, capsize=3, label=label)
-    ax.bar_label(bars, labels=["n/a" if np.isnan(v) else f"{v:.1f}" for v in vals], padding=2, fontsize=7)
+    ax.bar_label(
+        bars,
+        labels=["n/a" if np.isnan(v) else f"{v:.1f}" for v in vals],
+        label_type="center",
+        color="white",
+        fontsize=8,
+        fontweight="bold",
+    )
 
 
 def headline_panels(summary: dict[str, Any], path: Path) -> Path:
     """Shift (p, bootstrap CI), sig. asymmetry among baseline-neutral and backfire among sig. (%, Wilson)."""
     benches = list(summary["benchmarks"])
     x = np.arange(len(benches))
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4))
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4.5), layout="constrained")
     for i, (name, label) in enumerate(SHIFT_LABELS.items()):
         shifts = [summary["benchmarks"][b]["headline"]["mean_abs_shift"][name] for b in benches]
         _bars(
@@ -71,8 +78,8 @@ def headline_panels(summary: dict[str, Any], path: Path) -> Path:
         ax.set_xticks(x, benches)
         ax.set_ylim(bottom=0)
         ax.margins(y=0.15)
-    axes[0].legend(fontsize=7)
-    axes[1].legend(fontsize=7)
+    for ax in axes[:2]:
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=3, frameon=False)
     return _save(fig, path)
 
 
@@ -102,8 +109,9 @@ def asymmetry_heatmaps(conditions: pd.DataFrame, bench: str, path: Path, alpha: 
     fig, axes = plt.subplots(
         rows,
         cols,
-        figsize=(1.2 + 0.9 * len(influences) * cols, 0.8 + 0.6 * len(factors) * rows),
+        figsize=(2.0 + 1.0 * len(influences) * cols, 1.2 + (0.5 * len(factors) + 1.8) * rows),
         squeeze=False,
+        layout="constrained",
     )
     for ax, model in zip(axes.flat, models, strict=False):
         sub = data[data["_model"] == model]

@@ -21,8 +21,8 @@ def noise_floor(original: Run, replicate: Run) -> dict[str, Any]:
     """Per benchmark: mean and max |drift| (p), mean modal flip rate, and the per-cell table."""
     cell_keys = [k for k in original.keys if k != "influence"]
     orig = _baseline_items(original.trials, cell_keys)
-    rep = _baseline_items(replicate.trials, []).set_index("item_id")
-    joint = orig.join(rep, on="item_id", how="inner", rsuffix="_rep")
+    rep = _baseline_items(replicate.trials, [])
+    joint = orig.merge(rep, on="item_id", how="inner", suffixes=("", "_rep"))
     if joint.empty:
         return {}
     mode, mode_rep = np.sign(joint["w_B"] - joint["w_A"]), np.sign(joint["w_B_rep"] - joint["w_A_rep"])
@@ -56,7 +56,6 @@ def noise_floor(original: Run, replicate: Run) -> dict[str, Any]:
 
 
 def _baseline_items(trials: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """Summed choice weights per baseline item (with its cell keys as columns when `keys` are given)."""
+    """Summed choice weights per baseline item, with the item's cell `keys` as columns."""
     base = trials[trials["condition"] == "baseline"]
-    summed = base.groupby(["item_id", *keys], dropna=False)[["w_A", "w_B"]].sum()
-    return summed.reset_index() if keys else summed.reset_index(level=0)
+    return base.groupby(["item_id", *keys], dropna=False)[["w_A", "w_B"]].sum().reset_index()

@@ -64,10 +64,10 @@ def fit(frame: pd.DataFrame, *, pooled: bool = False) -> dict[str, Any]:
     total = var_fixed + var_random + float(res.scale)
     return result | {
         "beta": beta,
-        "beta_ci": [low, high],
+        "beta_ci": [low, high] if np.isfinite([low, high]).all() else None,
         "r2_marginal": var_fixed / total,
         "r2_conditional": (var_fixed + var_random) / total,
-        "variance_components": dict(zip(components, (float(v) for v in res.vcomp), strict=True)),
+        "variance_components": dict(zip(res.model.exog_vc.names, map(float, res.vcomp), strict=True)),
         "residual_variance": float(res.scale),
     }
 
