@@ -9,7 +9,6 @@ group_A nor group_B (e.g. BBQ's dropped "unknown") are invalid trials and carry 
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from compiler.suite_model import Manifest, SuiteRow
 from runner.results_model import RunInfo
 from runner.score.counts import CONDITION_CODE, CountSource
 from runner.score.errors import ScoreInputError
+from runner.score.jsonl import LineError, read_result_columns
 
 CELL_FIELDS = ["factor", "group_A", "group_B", "influence", "condition"]
 ITEM_KEYS = {"n_A", "n_B", "order", "edge", "item"}
@@ -32,7 +32,11 @@ REASONING_SETTINGS = ("reasoning", "reasoning_effort")
 
 @dataclass(frozen=True)
 class Run:
-    """A loaded run: its weighted trials (one row per result row) and what the scorer needs to know."""
+    """A loaded run and what the scorer needs to know.
+
+    `trials` has one row per answered influence item: its cell fields and keys, and w_A/w_B, the
+    choice weights of all its result rows summed (counts in sample mode, expected counts in logprob mode).
+    """
 
     trials: pd.DataFrame
     keys: list[str]
@@ -62,8 +66,9 @@ def load_run(run_dir: Path) -> Run:
     items, extra = _read_items(suite_dir / "suite.jsonl", manifest)
     logprob = info.mode == "logprob"
     results = _read_results(run_dir / "results.jsonl", items, logprob)
-    results = results[results["item_id"].isin(items.index[items["condition"].isin(list(CONDITION_CODE))])]
-    trials = results.join(items.drop(columns=["answers"]), on="item_id")
+    per_item = results.groupby("item_id", sort=False)[["w_A", "w_B"]].sum()
+    influence_items = items[items["condition"].isin(list(CONDITION_CODE))].drop(columns=["answers"])
+    trials = influence_items.join(per_item, how="inner").rename_axis("item_id").reset_index()
     trials["benchmark"] = str((manifest.analysis or {}).get("benchmark", manifest.suite))
     trials["model"] = info.model
     keys = ["benchmark", "model"]
@@ -126,23 +131,12 @@ def _lines(path: Path) -> list[tuple[int, str]]:
 
 def _read_results(path: Path, items: pd.DataFrame, logprob: bool) -> pd.DataFrame:
     """Parse results.jsonl into (item_id, sample, w_A, w_B), checking every row against the suite."""
-    records = []
-    for number, line in _lines(path):
-        try:
-            obj = json.loads(line)
-            records.append(
-                (
-                    number,
-                    obj["item_id"],
-                    obj["sample"],
-                    obj.get("outcome"),
-                    obj.get("error"),
-                    obj.get("logprobs"),
-                )
-            )
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise ScoreInputError(path, f"not a result row ({exc})", row=number) from exc
-    frame = pd.DataFrame(records, columns=["row", "item_id", "sample", "outcome", "error", "logprobs"])
+    try:
+        frame = read_result_columns(path, ("logprobs",) if logprob else ())
+    except FileNotFoundError as exc:
+        raise ScoreInputError(path, "file not found") from exc
+    except LineError as exc:
+        raise ScoreInputError(path, str(exc), row=exc.row) from exc
     unknown = ~frame["item_id"].isin(items.index)
     if unknown.any():
         first = frame[unknown].iloc[0]

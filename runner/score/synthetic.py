@@ -115,7 +115,7 @@ def write_run(
         cell = row.cell
         p = prob_b(str(cell["factor"]), cell["influence"], str(cell["condition"]))  # type: ignore[arg-type]
         b_token, a_token = token_of[row.id][str(cell["group_B"])], token_of[row.id][str(cell["group_A"])]
-        base = {"item_id": row.id, "model": model, "params": row.decode}
+        base = {"item_id": row.id, "model": model, "params": row.decode, "error": None}
         if logprob:
             lines.append(json.dumps(base | {"sample": 0, "logprobs": {b_token: p, a_token: 1 - p}}))
             continue

@@ -1,0 +1,95 @@
+"""Benchmark `spec score`: 1,000,000 trials from a run folder, all tests, 5,000 bootstrap resamples.
+
+Target: <= 10 s on a 2-core machine for loading + scoring + summary (file writing of the synthetic
+run is setup and is not timed). A second figure scores a paper-scale counts table (1,498 conditions).
+Run: python benchmarks/score_bench.py
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from runner.score.counts import BASE_KEYS, CountsTable, counts_from_trials
+from runner.score.influence import Options
+from runner.score.pipeline import score, write
+from runner.score.runs import load_run
+from runner.score.synthetic import Design, write_run, write_suite
+
+FACTORS = {
+    "age": ("young", "old"),
+    "gender": ("male", "female"),
+    "handedness": ("left-handed", "right-handed"),
+    "nationality": ("American", "Nigerian"),
+    "wealth": ("poor", "rich"),
+}
+INFLUENCES = (
+    "emotional",
+    "few_shot_3",
+    "role_play",
+    "survey_preference",
+    "user_preference",
+    "virtue_appeal",
+    "weak_evidence",
+)
+SIZES = tuple((a, b) for a in range(1, 11) for b in range(1, 11))
+SAMPLES = 67  # 5 factors x (1 baseline + 14 directed) x 100 sizes x 2 orders x 67 = 1,005,000 trials
+
+
+def prob_b(factor: str, influence: str | None, condition: str) -> float:
+    shift = {"baseline": 0.0, "toward_A": -0.15, "toward_B": 0.2}[condition]
+    return float(np.clip(0.45 + 0.02 * len(factor) % 0.2 + shift + 0.01 * len(influence or ""), 0.02, 0.98))
+
+
+def timed(label: str, fn, *args, **kwargs):
+    start = time.perf_counter()
+    value = fn(*args, **kwargs)
+    elapsed = time.perf_counter() - start
+    print(f"  {label:<34} {elapsed:6.2f} s")
+    return value, elapsed
+
+
+def bench_run(tmp: Path) -> float:
+    design = Design(factors=FACTORS, influences=INFLUENCES, sizes=SIZES, samples=SAMPLES)
+    rows = write_suite(tmp / "suite", design)
+    write_run(tmp / "run", tmp / "suite", rows, prob_b, model="bench/model", reasoning="off")
+    trials = sum(r.samples for r in rows)
+    print(f"run folder: {len(rows):,} items, {trials:,} trials")
+    run, t_load = timed("load run (parse + validate)", load_run, tmp / "run")
+    counts, t_count = timed("pool counts", counts_from_trials, run.trials, run.keys, run.source)
+    scores, t_score = timed("statistics + BH + summary (B=5000)", score, counts, Options(bootstrap=5000))
+    _, t_write = timed("write conditions.csv + summary.json", write, scores, tmp / "out")
+    total = t_load + t_count + t_score + t_write
+    print(f"  {'TOTAL (target <= 10 s)':<34} {total:6.2f} s  -> {trials / total:,.0f} trials/s")
+    return total
+
+
+def bench_counts() -> float:
+    rng = np.random.default_rng(0)
+    n = 1498
+    frame = pd.DataFrame(
+        {
+            "benchmark": rng.choice(["triage", "bbq", "dailydilemmas"], n),
+            "model": rng.choice([f"m{i}" for i in range(10)], n),
+            "factor": rng.choice([f"f{i}" for i in range(9)], n),
+            "influence": [f"i{i}" for i in rng.integers(0, 7, n)],
+            "group_A": "a",
+            "group_B": "b",
+        }
+    )
+    frame = frame.drop_duplicates(BASE_KEYS).reset_index(drop=True)
+    for column in ("c_0_A", "c_0_B", "c_A_A", "c_A_B", "c_B_A", "c_B_B"):
+        frame[column] = rng.integers(0, 800, len(frame)).astype(float)
+    print(f"counts table: {len(frame):,} conditions, 3 benchmarks")
+    _, elapsed = timed("score (B=5000, mixed models)", score, CountsTable(frame, BASE_KEYS), Options())
+    return elapsed
+
+
+if __name__ == "__main__":
+    with tempfile.TemporaryDirectory() as tmp:
+        bench_run(Path(tmp))
+    bench_counts()
