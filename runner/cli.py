@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from compiler.cli import check, compile_cmd, show
+from compiler.verify_cli import verify
 from runner.run_cli import merge, run
 from runner.score_cli import report, score
 
@@ -27,6 +28,7 @@ def main() -> None:
 main.add_command(check)
 main.add_command(compile_cmd)
 main.add_command(show)
+main.add_command(verify)
 main.add_command(score)
 main.add_command(report)
 main.add_command(run)

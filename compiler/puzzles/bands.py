@@ -38,6 +38,5 @@ def check_bands(bands: list[Band]) -> None:
             raise PuzzleError(f"band {previous.name!r} ('> {previous.bound:g}') must be the last band")
         if band.bound < previous.bound or (band.op == "<=" and band.bound == previous.bound):
             raise PuzzleError(
-                f"band {band.name!r} bound {band.bound:g} must rise above {previous.name!r} bound "
-                f"{previous.bound:g}"
+                f"band {band.name!r} bound {band.bound:g} must rise above {previous.name!r} bound {previous.bound:g}"
             )

@@ -174,7 +174,15 @@ def relabel(clue: Clue, new: Relabel) -> Clue:
         return replace(clue, left=_relabel_lit(clue.left, new), right=_relabel_lit(clue.right, new))
     if isinstance(clue, Count):
         return replace(clue, value=new(clue.attribute, clue.value))
+    if isinstance(clue, At):
+        return replace(clue, item=_relabel_item(clue.item, new))
+    if isinstance(clue, Pair):
+        return replace(clue, first=_relabel_item(clue.first, new), second=_relabel_item(clue.second, new))
     return clue
+
+
+def _relabel_item(item: Item, new: Relabel) -> Item:
+    return replace(item, value=new(item.attribute, item.value))
 
 
 def _relabel_lit(lit: Lit, new: Relabel) -> Lit:

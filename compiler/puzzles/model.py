@@ -190,8 +190,8 @@ class ZebraTarget(BaseModel):
 class ZebraConfig(BaseModel):
     """Zebra-style position puzzles: N people in a row, each attribute a permutation of N values.
 
-    Difficulty is the deduction depth: 1 = constraint propagation alone solves it, 2 = one level of
-    trial-and-contradiction on top, 3 = anything deeper (search).
+    Difficulty is the deduction depth: 1 = forward chaining and singles, 2 = full arc consistency,
+    3 = one level of trial-and-contradiction on top, 4 = search.
     """
 
     model_config = ConfigDict(extra="forbid")

@@ -183,9 +183,7 @@ def _shape_cells(config: PropositionalConfig, rng: Any) -> dict[str, dict[str, i
             return cells
 
 
-def _symbol_solution(
-    config: PropositionalConfig, cells: dict[str, dict[str, int]]
-) -> dict[str, dict[str, str]]:
+def _symbol_solution(config: PropositionalConfig, cells: dict[str, dict[str, int]]) -> dict[str, dict[str, str]]:
     prefixes = {a.name: a.prefix for a in config.attributes}
     return {p: {a: f"{prefixes[a]}{s + 1}" for a, s in row.items()} for p, row in cells.items()}
 
@@ -205,10 +203,7 @@ def _candidates(
     pools = {kind: pool for kind, pool in _true_clues(config, cells).items() if kind in config.clues}
     masks = {clue: domain.clue(clue) for pool in pools.values() for clue in pool}
     identities = [_identity(domain, cells, p) for p in (config.protect or config.people)]
-    kept = {
-        kind: [c for c in pool if _informative(masks[c], domain.full, identities)]
-        for kind, pool in pools.items()
-    }
+    kept = {kind: [c for c in pool if _informative(masks[c], domain.full, identities)] for kind, pool in pools.items()}
     return kept, masks
 
 
@@ -216,10 +211,7 @@ def _true_clues(config: PropositionalConfig, cells: dict[str, dict[str, int]]) -
     """Every clue of every type that is true of the shape."""
     prefixes = {a.name: a.prefix for a in config.attributes}
     lits = [
-        Lit(p, a.name, f"{a.prefix}{s + 1}")
-        for p in config.people
-        for a in config.attributes
-        for s in range(a.pick)
+        Lit(p, a.name, f"{a.prefix}{s + 1}") for p in config.people for a in config.attributes for s in range(a.pick)
     ]
     true = {lit for lit in lits if cells[lit.person][lit.attribute] == symbol_index(lit.value)}
     pairs = list(combinations(lits, 2))
@@ -236,10 +228,7 @@ def _true_clues(config: PropositionalConfig, cells: dict[str, dict[str, int]]) -
             Binary("biconditional", x, y) for x, y in pairs if x in antecedents and (x in true) == (y in true)
         ],
         "same": [
-            Same((p, q), a)
-            for p, q in combinations(config.people, 2)
-            for a in prefixes
-            if cells[p][a] == cells[q][a]
+            Same((p, q), a) for p, q in combinations(config.people, 2) for a in prefixes if cells[p][a] == cells[q][a]
         ],
         "count": [
             Count(a.name, f"{a.prefix}{s + 1}", sum(row[a.name] == s for row in cells.values()))
@@ -279,9 +268,7 @@ def _selection(config: PropositionalConfig, options: list[list[tuple[str, ...]]]
     return selection
 
 
-def reuse_groups(
-    dilemmas: list[str], config: PropositionalConfig, seed: int, coords: Coords
-) -> list[list[str]]:
+def reuse_groups(dilemmas: list[str], config: PropositionalConfig, seed: int, coords: Coords) -> list[list[str]]:
     """Dilemma ids shuffled and cut into groups of `reuse.dilemmas`: each group shares one skeleton."""
     size = config.reuse.dilemmas
     if len(dilemmas) % size:
@@ -292,9 +279,7 @@ def reuse_groups(
 
 def instantiate(config: PropositionalConfig, skeleton: Skeleton, selection: Selection) -> dict[str, Any]:
     """The suite row's `puzzle` field: the skeleton with values filled in, rendered and Z3-certified."""
-    symbols = {
-        f"{a.prefix}{i + 1}": value for a in config.attributes for i, value in enumerate(selection[a.name])
-    }
+    symbols = {f"{a.prefix}{i + 1}": value for a in config.attributes for i, value in enumerate(selection[a.name])}
     clues = [relabel(c, lambda _attribute, symbol: symbols[symbol]) for c in skeleton.clues]
     solution = {p: {a: symbols[s] for a, s in row.items()} for p, row in skeleton.solution.items()}
     domain = {a.name: list(selection[a.name]) for a in config.attributes}

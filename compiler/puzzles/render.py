@@ -27,8 +27,7 @@ PROPOSITIONAL_PHRASINGS = {
     "direct": "{{ x }}.",
     "negation": "{{ person }} is not {{ value }}.",
     "conjunction": (
-        "{% if same_person %}{{ person }} is {{ value_x }} and {{ value_y }}"
-        "{% else %}{{ x }} and {{ y }}{% endif %}."
+        "{% if same_person %}{{ person }} is {{ value_x }} and {{ value_y }}{% else %}{{ x }} and {{ y }}{% endif %}."
     ),
     "disjunction": "{{ x }} or {{ y }}, or both.",
     "implication": "If {{ x }}, then {{ y }}.",

@@ -2,11 +2,13 @@
 
 The check is the brief's: sat, read the model, compare it with the stored solution, block it, unsat.
 Every call carries a timeout; running out of time is a PuzzleError, never a silent pass.
+
+Values are encoded by their index in the declared domain, so puzzles of the same shape (people,
+attributes, values per attribute) share one encoding and one solver, used under push/pop.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from functools import lru_cache
@@ -14,45 +16,24 @@ from typing import Any
 
 import z3
 
-from compiler.puzzles.clues import At, Binary, Clue, Count, Lit, Pair, Same, Unary, from_json
+from compiler.puzzles.clues import At, Binary, Clue, Count, Item, Lit, Pair, Same, Unary, from_json, relabel
 from compiler.puzzles.model import PuzzleError
 
 SOLVER = f"z3 {z3.get_version_string()}"
+Shape = tuple[str, tuple[str, ...], tuple[tuple[str, int], ...]]  # (family, people, (attribute, size))
+IndexSolution = dict[str, dict[str, int]]
 
 
-class Encoding:
-    """Z3 variables of one puzzle: an Int per (person, attribute) holding a value index.
+class PropositionalEncoding:
+    """An Int per (person, attribute) holding the value's index."""
 
-    Zebra grids use the same variables (person = position) plus all-different per attribute.
-    """
+    def __init__(self, people: tuple[str, ...], sizes: dict[str, int]) -> None:
+        self.people, self.sizes = people, sizes
+        self.var = {(p, a): z3.Int(f"{a}@{p}") for p in people for a in sizes}
+        self.base = [z3.And(v >= 0, v < sizes[a]) for (_, a), v in self.var.items()]
+        self.size = math.prod(sizes.values()) ** len(people)
 
-    def __init__(self, puzzle: Mapping[str, Any]) -> None:
-        self.people: list[str] = list(puzzle["people"])
-        self.domain: dict[str, list[str]] = {a: list(v) for a, v in puzzle["domain"].items()}
-        self.zebra = puzzle["family"] == "zebra"
-        self.var = {(p, a): z3.Int(f"{a}@{p}") for p in self.people for a in self.domain}
-        self.base: list[z3.BoolRef] = [
-            z3.And(v >= 0, v < len(self.domain[a])) for (_, a), v in self.var.items()
-        ]
-        self._formulas: dict[Clue, z3.BoolRef] = {}
-        if self.zebra:
-            self.base += [z3.Distinct([self.var[(p, a)] for p in self.people]) for a in self.domain]
-
-    @property
-    def size(self) -> int:
-        """Assignments in the declared domain."""
-        if self.zebra:
-            return math.factorial(len(self.people)) ** len(self.domain)
-        return math.prod(len(v) for v in self.domain.values()) ** len(self.people)
-
-    def clue(self, clue: Clue) -> z3.BoolRef:
-        """The clue as a Z3 formula, memoised: a domain's solver sees the same clues again and again."""
-        formula = self._formulas.get(clue)
-        if formula is None:
-            formula = self._formulas[clue] = self._formula(clue)
-        return formula
-
-    def _formula(self, clue: Clue) -> z3.BoolRef:
+    def formula(self, clue: Clue) -> z3.BoolRef:
         if isinstance(clue, Unary):
             return self.lit(clue.lit) if clue.type == "direct" else z3.Not(self.lit(clue.lit))
         if isinstance(clue, Binary):
@@ -63,27 +44,39 @@ class Encoding:
             p, q = clue.people
             return self.var[(p, clue.attribute)] == self.var[(q, clue.attribute)]
         if isinstance(clue, Count):
-            holds = [self.holds_value(p, clue.attribute, clue.value) for p in self.people]
+            holds = [self.var[(p, clue.attribute)] == int(clue.value) for p in self.people]
             return z3.Sum([z3.If(h, 1, 0) for h in holds]) == clue.n
-        if isinstance(clue, At):
-            at = self._position(clue.item.attribute, clue.item.value) == clue.position
-            return at if clue.type == "at" else z3.Not(at)
-        return self._pair(clue)
+        raise PuzzleError(f"clue type {clue.type!r} does not belong to a propositional puzzle")
 
     def lit(self, lit: Lit) -> z3.BoolRef:
-        return self.holds_value(lit.person, lit.attribute, lit.value)
+        return self.var[(lit.person, lit.attribute)] == int(lit.value)
 
-    def holds_value(self, person: str, attribute: str, value: str) -> z3.BoolRef:
-        return self.var[(person, attribute)] == self.domain[attribute].index(value)
+    def is_solution(self, solution: IndexSolution) -> z3.BoolRef:
+        """The (possibly partial) assignment holds."""
+        return z3.And([self.var[(p, a)] == i for p, row in solution.items() for a, i in row.items()])
 
-    def _position(self, attribute: str, value: str) -> z3.ArithRef:
-        """1-based position of the person holding the value (zebra)."""
-        terms = [z3.If(self.holds_value(p, attribute, value), i + 1, 0) for i, p in enumerate(self.people)]
-        return z3.Sum(terms)
+    def decode(self, model: z3.ModelRef) -> IndexSolution:
+        return {p: {a: model.eval(self.var[(p, a)]).as_long() for a in self.sizes} for p in self.people}
 
-    def _pair(self, clue: Pair) -> z3.BoolRef:
-        a = self._position(clue.first.attribute, clue.first.value)
-        b = self._position(clue.second.attribute, clue.second.value)
+
+class ZebraEncoding:
+    """An Int per (attribute, value index) holding its 1-based position; all-different per attribute."""
+
+    def __init__(self, people: tuple[str, ...], sizes: dict[str, int]) -> None:
+        self.people, self.sizes = people, sizes
+        n = len(people)
+        self.pos = {(a, i): z3.Int(f"{a}#{i}") for a, k in sizes.items() for i in range(k)}
+        self.base = [z3.And(v >= 1, v <= n) for v in self.pos.values()]
+        self.base += [z3.Distinct([self.pos[(a, i)] for i in range(k)]) for a, k in sizes.items()]
+        self.size = math.factorial(n) ** len(sizes)
+
+    def formula(self, clue: Clue) -> z3.BoolRef:
+        if isinstance(clue, At):
+            at = self._at(clue.item) == clue.position
+            return at if clue.type == "at" else z3.Not(at)
+        if not isinstance(clue, Pair):
+            raise PuzzleError(f"clue type {clue.type!r} does not belong to a zebra puzzle")
+        a, b = self._at(clue.first), self._at(clue.second)
         relations = {
             "same": lambda: a == b,
             "not_same": lambda: a != b,
@@ -93,14 +86,74 @@ class Encoding:
         }
         return relations[clue.type]()
 
-    def is_solution(self, solution: Mapping[str, Mapping[str, str]]) -> z3.BoolRef:
-        return z3.And([self.holds_value(p, a, solution[p][a]) for p in self.people for a in self.domain])
+    def _at(self, item: Item) -> z3.ArithRef:
+        return self.pos[(item.attribute, int(item.value))]
 
-    def decode(self, model: z3.ModelRef) -> dict[str, dict[str, str]]:
-        return {
-            p: {a: self.domain[a][model.eval(self.var[(p, a)]).as_long()] for a in self.domain}
-            for p in self.people
-        }
+    def is_solution(self, solution: IndexSolution) -> z3.BoolRef:
+        """The (possibly partial) assignment holds."""
+        where = {p: k + 1 for k, p in enumerate(self.people)}
+        return z3.And([self.pos[(a, i)] == where[p] for p, row in solution.items() for a, i in row.items()])
+
+    def decode(self, model: z3.ModelRef) -> IndexSolution:
+        where = {(a, model.eval(v).as_long()): i for (a, i), v in self.pos.items()}
+        return {p: {a: where[(a, k + 1)] for a in self.sizes} for k, p in enumerate(self.people)}
+
+
+class Certifier:
+    """One encoding and one solver (base constraints asserted) for one puzzle shape."""
+
+    def __init__(self, shape: Shape) -> None:
+        family, people, sizes = shape
+        kind = ZebraEncoding if family == "zebra" else PropositionalEncoding
+        self.encoding = kind(people, dict(sizes))
+        self.solver = z3.SimpleSolver()
+        self.solver.add(self.encoding.base)
+        self._formulas: dict[Clue, z3.BoolRef] = {}
+
+    def formula(self, clue: Clue) -> z3.BoolRef:
+        """Memoised: the shape's solver sees the same clues again and again."""
+        if clue not in self._formulas:
+            self._formulas[clue] = self.encoding.formula(clue)
+        return self._formulas[clue]
+
+    def unique(self, clues: list[Clue], solution: IndexSolution, timeout_ms: int) -> None:
+        """sat, model == solution, block it, unsat; a PuzzleError (in index terms) otherwise."""
+        solver = self.solver
+        solver.set("timeout", timeout_ms)
+        solver.push()
+        try:
+            solver.add([self.formula(c) for c in clues])
+            if _check(solver, "find a model", timeout_ms) == z3.unsat:
+                raise PuzzleError("the clues are contradictory: no assignment in the domain satisfies them all")
+            model = self.encoding.decode(solver.model())
+            if model != solution:
+                raise _Divergent(model)
+            solver.add(z3.Not(self.encoding.is_solution(model)))
+            if _check(solver, "prove uniqueness", timeout_ms) == z3.sat:
+                raise _Divergent(self.encoding.decode(solver.model()))
+        finally:
+            solver.pop()
+
+    def entails(self, clue: Clue, facts: IndexSolution, timeout_ms: int) -> bool:
+        """Whether the clue alone (with the domain) forces the partial assignment `facts`."""
+        solver = self.solver
+        solver.set("timeout", timeout_ms)
+        solver.push()
+        try:
+            solver.add(self.formula(clue), z3.Not(self.encoding.is_solution(facts)))
+            return _check(solver, "check what one clue entails", timeout_ms) == z3.unsat
+        finally:
+            solver.pop()
+
+
+class _Divergent(Exception):
+    def __init__(self, model: IndexSolution) -> None:
+        self.model = model
+
+
+@lru_cache(maxsize=64)
+def certifier_for(shape: Shape) -> Certifier:
+    return Certifier(shape)
 
 
 def _check(solver: z3.Solver, what: str, timeout_ms: int) -> z3.CheckSatResult:
@@ -110,45 +163,32 @@ def _check(solver: z3.Solver, what: str, timeout_ms: int) -> z3.CheckSatResult:
     return result
 
 
-@lru_cache(maxsize=128)
-def _encoding(puzzle_domain: str) -> tuple[Encoding, z3.Solver]:
-    """One encoding and one solver (base constraints asserted) per domain, reused under push/pop."""
-    encoding = Encoding(json.loads(puzzle_domain))
-    solver = z3.SimpleSolver()
-    solver.add(encoding.base)
-    return encoding, solver
+def shape_of(puzzle: Mapping[str, Any]) -> Shape:
+    sizes = tuple((a, len(values)) for a, values in puzzle["domain"].items())
+    return (puzzle["family"], tuple(puzzle["people"]), sizes)
+
+
+def indexed(puzzle: Mapping[str, Any]) -> tuple[list[Clue], IndexSolution]:
+    """The puzzle's clues and solution with every value replaced by its index in the domain."""
+    domain: Mapping[str, list[str]] = puzzle["domain"]
+    try:
+        clues = [relabel(from_json(c), lambda a, v: str(domain[a].index(v))) for c in puzzle["clues"]]
+        solution = {p: {a: domain[a].index(v) for a, v in row.items()} for p, row in puzzle["solution"].items()}
+    except (KeyError, ValueError, TypeError) as exc:
+        raise PuzzleError(f"malformed puzzle: {exc!r} (a clue or the solution leaves the declared domain)") from exc
+    return clues, solution
 
 
 def certify(puzzle: Mapping[str, Any], timeout_ms: int) -> dict[str, Any]:
     """Prove the stored clues have exactly one model over the domain, equal to the stored solution.
 
     Returns the certificate facts; raises PuzzleError naming what failed."""
-    key = json.dumps({k: puzzle[k] for k in ("family", "people", "domain")}, sort_keys=True)
-    encoding, solver = _encoding(key)
-    solver.set("timeout", timeout_ms)
-    solver.push()
+    clues, solution = indexed(puzzle)
+    certifier = certifier_for(shape_of(puzzle))
     try:
-        solver.add([encoding.clue(from_json(c)) for c in puzzle["clues"]])
-        if _check(solver, "find a model", timeout_ms) == z3.unsat:
-            raise PuzzleError("the clues are contradictory: no assignment over the domain satisfies them all")
-        model = encoding.decode(solver.model())
-        if model != puzzle["solution"]:
-            raise PuzzleError(f"the clues admit a model other than the stored solution: {model}")
-        solver.add(z3.Not(encoding.is_solution(model)))
-        if _check(solver, "prove uniqueness", timeout_ms) == z3.sat:
-            raise PuzzleError(f"the clues admit a second model: {encoding.decode(solver.model())}")
-    finally:
-        solver.pop()
-    return {"solution_count": 1, "solver": SOLVER, "domain_size": encoding.size, "checks": ["sat", "unsat"]}
-
-
-def entails_identity(puzzle: Mapping[str, Any], clue: Clue, person: str, timeout_ms: int) -> bool:
-    """Whether `clue` alone fixes every attribute of `person` to its solution values."""
-    encoding = Encoding(puzzle)
-    solver = z3.SimpleSolver()
-    solver.set("timeout", timeout_ms)
-    identity = z3.And(
-        [encoding.holds_value(person, a, puzzle["solution"][person][a]) for a in encoding.domain]
-    )
-    solver.add(encoding.base + [encoding.clue(clue), z3.Not(identity)])
-    return _check(solver, "check a clue against an identity", timeout_ms) == z3.unsat
+        certifier.unique(clues, solution, timeout_ms)
+    except _Divergent as other:
+        domain = puzzle["domain"]
+        named = {p: {a: domain[a][i] for a, i in row.items()} for p, row in other.model.items()}
+        raise PuzzleError(f"the clues admit a model other than the stored solution: {named}") from None
+    return {"solution_count": 1, "solver": SOLVER, "domain_size": certifier.encoding.size, "checks": ["sat", "unsat"]}

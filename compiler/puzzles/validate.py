@@ -15,7 +15,7 @@ from compiler.puzzles.model import (
 )
 
 MAX_ASSIGNMENTS = 1 << 16  # the exhaustive (bitmask) generator's domain limit
-DEPTHS = (1, 2, 3)  # zebra deduction depths: propagation, one trial level, search
+DEPTHS = (1, 2, 3, 4)  # zebra deduction depths, see compiler/puzzles/zebra.py
 
 
 def validate_config(config: PuzzleConfig) -> None:
@@ -84,12 +84,7 @@ def parse_cell(person: str, symbols: list[str], attributes: list[AttributeConfig
     for symbol in symbols:
         prefix, digits = symbol.rstrip("0123456789"), symbol[len(symbol.rstrip("0123456789")) :]
         attribute = by_prefix.get(prefix)
-        if (
-            attribute is None
-            or not digits
-            or not 1 <= int(digits) <= attribute.pick
-            or attribute.name in cell
-        ):
+        if attribute is None or not digits or not 1 <= int(digits) <= attribute.pick or attribute.name in cell:
             raise PuzzleError(f"shape cell {person} = {' '.join(symbols)} is outside the domain ({symbol!r})")
         cell[attribute.name] = int(digits) - 1
     if len(cell) != len(attributes):
