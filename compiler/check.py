@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,6 +17,9 @@ ANALYSES = ("influence_pairs", "cue_visibility", "bias_decomposition")
 DECODE_KEYS = ("temperature", "max_tokens", "top_p", "top_k", "seed", "stop", "reasoning_effort",
                "presence_penalty", "frequency_penalty")
 PAIR_CONDITIONS = ("baseline",)
+MAX_COMPARISONS = 1_000_000  # size pairs per factor; more is almost surely a typo in a range
+TOP_KEYWORDS = ("suite", "version", "seed", "description", "citation", "import", "factor", "system",
+                "template", "influence", "data", "conversation", "followup", "puzzle", "design")
 # Clauses whose expansion belongs to later families; they parse and check, but do not compile yet.
 _NOT_YET = ("over", "probes", "conversation")
 
@@ -50,7 +54,7 @@ def check_spec(spec: n.Spec, errors: ErrorCollector, seed_override: int | None) 
     if spec.seed is None and seed_override is None:
         errors.add(spec.span, "the spec has no 'seed' statement", "add 'seed 12345' or pass --seed")
     tables = _Tables(spec, errors)
-    _check_factors(spec.factors, errors)
+    tables.broken_factors = _check_factors(spec.factors, errors)
     _check_influences(spec.influences, tables, errors)
     _check_followups(spec, tables, errors)
     if not spec.designs:
@@ -70,6 +74,7 @@ class _Tables:
         self.conversations = _index(spec.conversations, "conversation", errors)
         _index(spec.data, "data source", errors)
         _index(spec.designs, "design", errors)
+        self.broken_factors: set[str] = set()
 
     def lookup(self, table: dict[str, Any], ref: n.Ref, kind: str, errors: ErrorCollector) -> Any:
         if ref.name in table:
@@ -90,14 +95,32 @@ def _index(items: Sequence[Any], kind: str, errors: ErrorCollector) -> dict[str,
     return table
 
 
-def _check_factors(factors: Iterable[n.Factor], errors: ErrorCollector) -> None:
+def _check_factors(factors: Iterable[n.Factor], errors: ErrorCollector) -> set[str]:
+    """Check every factor; return the names of those already reported (so designs do not repeat it)."""
+    broken = set()
     for factor in factors:
+        start = len(errors.diagnostics)
         if len(factor.levels) < 2:
             errors.add(factor.span, f"factor '{factor.name}' needs at least two levels")
         _index(factor.levels, f"level of factor '{factor.name}'", errors)
         groups = [lv.group for lv in factor.levels if lv.group is not None]
         if len(set(groups)) != len(groups):
             errors.add(factor.span, f"factor '{factor.name}' repeats a group label", "label levels A, B, ...")
+        for level in factor.levels:
+            _check_keyword_level(factor, level, errors)
+        if len(errors.diagnostics) > start:
+            broken.add(factor.name)
+    return broken
+
+
+def _check_keyword_level(factor: n.Factor, level: n.Level, errors: ErrorCollector) -> None:
+    """A misspelt statement keyword after a factor block parses as one more level: say so."""
+    if level.group is None or level.group in TOP_KEYWORDS:
+        return
+    close = difflib.get_close_matches(level.group, TOP_KEYWORDS, n=1, cutoff=0.75)
+    if close:
+        errors.add(level.span, f"'{level.group} {level.name}' is read as a level of factor '{factor.name}'; "
+                   f"'{level.group}' looks like a misspelt '{close[0]}'", f"did you mean '{close[0]}'?")
 
 
 def _check_influences(influences: Iterable[n.Influence], tables: _Tables, errors: ErrorCollector) -> None:
@@ -121,7 +144,10 @@ def _check_turns(inf: n.Influence, tables: _Tables, errors: ErrorCollector) -> N
     if (pos.count or 0) < 1:
         errors.add(pos.span, f"turns needs a count >= 1, got {pos.count}")
     if pos.template is not None:
-        tables.lookup(tables.texts, pos.template, "template", errors)
+        text = tables.lookup(tables.texts, pos.template, "template", errors)
+        if text is not None and text.kind != "template":
+            errors.add(pos.template.span, f"'{text.name}' is a {text.kind}, not a template",
+                       "few-shot turns are built from a question template")
 
 
 def _check_followups(spec: n.Spec, tables: _Tables, errors: ErrorCollector) -> None:
@@ -140,6 +166,8 @@ def _resolve_design(design: n.Design, tables: _Tables, errors: ErrorCollector) -
     factors = _select(design, "factors", tables.factors, "factor", errors)
     influences = _select(design, "influences", tables.influences, "influence", errors)
     for factor in factors:
+        if factor.name in tables.broken_factors:
+            continue
         if sorted(lv.group or "" for lv in factor.levels) != ["A", "B"]:
             errors.add(factor.span, f"factor '{factor.name}' must have exactly two levels labelled A and B "
                        f"for design '{design.name}'", "write: A level1 \"...\" / \"...\"  B level2 ...")
@@ -163,6 +191,10 @@ def _resolve_design(design: n.Design, tables: _Tables, errors: ErrorCollector) -
         return None
     where = design.get("where")
     sample = design.get("sample")
+    if sample is not None and sample.value[0] < 1:  # type: ignore[index]
+        errors.add(sample.span, f"sample needs a count >= 1, got {sample.value[0]}",  # type: ignore[index]
+                   "sample N keeps N unordered size pairs (with their mirrors)")
+        return None
     return PairsDesign(
         name=design.name, design=design, factors=factors, influences=influences, conditions=conditions,
         system=system, prompt=prompt, sizes=sizes, orders=orders, samples_per_row=samples,
@@ -238,7 +270,8 @@ def _text_ref(design: n.Design, keyword: str, kind: str, tables: _Tables,
 def _sizes(design: n.Design, errors: ErrorCollector) -> tuple[n.SizeAxis, ...]:
     clause = design.get("sizes")
     if clause is None:
-        errors.add(design.span, f"design '{design.name}' has no 'sizes' clause", "add: sizes n_A in 1..10, n_B in 1..10")
+        errors.add(design.span, f"design '{design.name}' has no 'sizes' clause",
+                   "add: sizes n_A in 1..10, n_B in 1..10")
         return ()
     axes: tuple[n.SizeAxis, ...] = clause.value  # type: ignore[assignment]
     for axis in axes:
@@ -250,6 +283,10 @@ def _sizes(design: n.Design, errors: ErrorCollector) -> tuple[n.SizeAxis, ...]:
     names = [a.name for a in axes]
     if sorted(names) != ["n_A", "n_B"] and all(a in ("n_A", "n_B") for a in names):
         errors.add(clause.span, "sizes must give exactly one range for n_A and one for n_B")
+    widths = [a.high - a.low + 1 for a in axes if a.low <= a.high]
+    if len(widths) == 2 and widths[0] * widths[1] > MAX_COMPARISONS:
+        errors.add(clause.span, f"sizes give {widths[0] * widths[1]:,} size pairs per factor; "
+                   f"the compiler refuses more than {MAX_COMPARISONS:,}", "narrow the ranges")
     return axes
 
 
@@ -338,6 +375,10 @@ def _analysis(design: n.Design, errors: ErrorCollector) -> dict[str, Any]:
         errors.add(ref.span, f"analysis '{ref.name}' does not fit an influence design", "use influence_pairs")
     result: dict[str, Any] = {"family": ref.name}
     result.update({o.name: o.value for o in options})
+    alpha = result.get("alpha", 0.05)
+    if not (isinstance(alpha, int | float) and 0 < alpha < 1):
+        span = next(o.span for o in options if o.name == "alpha")
+        errors.add(span, f"alpha must be a number between 0 and 1, got {alpha!r}")
     return result
 
 

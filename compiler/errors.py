@@ -83,7 +83,7 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
 
 def _read(path: str) -> str | None:
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
 

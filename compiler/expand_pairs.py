@@ -10,7 +10,7 @@ import hashlib
 import json
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from compiler import nodes as n
@@ -61,6 +61,7 @@ class CompiledPairs:
     cues: dict[str, CompiledText]
     followups: list[dict[str, Any]] | None
     comparisons: dict[str, list[tuple[int, int]]]
+    examples: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
 
     @property
     def condition_keys(self) -> list[str]:
@@ -77,8 +78,11 @@ def prepare(design: PairsDesign, seed: int, errors: ErrorCollector) -> CompiledP
     for inf in design.influences:
         if inf.text is not None:
             cues[inf.name] = compile_text(inf.text, f"influence '{inf.name}'", CUE_NAMES, errors)
+    before = len(errors.diagnostics)
     _check_filter_names(design, errors)
     _check_turns_names(design, errors)
+    if len(errors.diagnostics) > before:
+        return None
     comparisons = {f.name: _comparisons(design, f, seed, errors) for f in design.factors}
     if errors.diagnostics or prompt is None:
         return None
@@ -123,9 +127,21 @@ def _hint(missing: str, name: n.Name, context: dict[str, Any]) -> str | None:
 def _comparisons(design: PairsDesign, factor: n.Factor, seed: int,
                  errors: ErrorCollector) -> list[tuple[int, int]]:
     ranges = {axis.name: range(axis.low, axis.high + 1) for axis in design.sizes}
-    pairs = [(a, b) for a in ranges["n_A"] for b in ranges["n_B"]
-             if design.where is None or evaluate(design.where, {"n_A": a, "n_B": b, "factor": factor.name})]
+    try:
+        pairs = [(a, b) for a in ranges["n_A"] for b in ranges["n_B"]
+                 if design.where is None or evaluate(design.where, {"n_A": a, "n_B": b, "factor": factor.name})]
+    except TypeError as err:
+        errors.add(design.design.get("where").span,  # type: ignore[union-attr]
+                   f"the design filter compares values of different kinds ({err})",
+                   "compare sizes with numbers and 'factor' with a quoted string")
+        return []
     if design.sample is not None:
+        unordered = len({tuple(sorted(p)) for p in pairs})
+        if design.sample[0] > unordered:
+            errors.add(design.design.get("sample").span,  # type: ignore[union-attr]
+                       f"sample {design.sample[0]} asks for more size pairs than factor '{factor.name}' has "
+                       f"({unordered} unordered pairs)", f"sample at most {unordered}, or drop 'sample'")
+            return []
         pairs = _sample_pairs(pairs, design.sample, seed, factor.name)
     _check_balance(design, factor, pairs, ranges, errors)
     return pairs
@@ -166,17 +182,32 @@ def _check_balance(design: PairsDesign, factor: n.Factor, pairs: list[tuple[int,
             return
 
 
+def _sample_contexts(compiled: CompiledPairs) -> Iterator[dict[str, Any]]:
+    """One context per factor and favoured side, so every level's surface forms are rendered once."""
+    for factor in compiled.design.factors:
+        a, b = compiled.comparisons[factor.name][0]
+        first, second = _sides(factor, a, b, "AB")
+        for target, other in ((first, second), (second, first)):
+            yield {"first": first, "second": second, "factor": factor.name, "target": target, "other": other}
+
+
 def _check_sample_render(compiled: CompiledPairs, errors: ErrorCollector) -> None:
-    factor = compiled.design.factors[0]
-    a, b = compiled.comparisons[factor.name][0]
-    first, second = _sides(factor, a, b, "AB")
-    context = {"first": first, "second": second, "factor": factor.name, "target": first, "other": second}
-    check_render(compiled.prompt, context, errors)
-    if compiled.system is not None:
-        check_render(compiled.system, context, errors)
-    for cue in compiled.cues.values():
-        check_render(cue, context, errors)
-    lines = compiled.prompt.render(context).count("\n") + 1
+    """Render every template for every factor; report each broken template once."""
+    texts = [compiled.prompt, *([compiled.system] if compiled.system else []), *compiled.cues.values()]
+    broken: set[int] = set()
+    rendered = None
+    for context in _sample_contexts(compiled):
+        for index, text in enumerate(texts):
+            if index in broken:
+                continue
+            result = check_render(text, context, errors)
+            if result is None:
+                broken.add(index)
+            elif index == 0 and rendered is None:
+                rendered = result
+    if 0 in broken or rendered is None:
+        return
+    lines = rendered.count("\n") + 1
     for inf in compiled.design.influences:
         if inf.position.kind == "after_line" and (inf.position.line or 0) > lines:
             errors.add(inf.position.span, f"after_line {inf.position.line} is past the end of the prompt, "
@@ -187,9 +218,15 @@ def _check_turn_counts(compiled: CompiledPairs, errors: ErrorCollector) -> None:
     for inf in compiled.design.influences:
         if inf.position.kind != "turns":
             continue
+        try:
+            allowed = _allowed_pairs(compiled, inf)
+        except TypeError as err:
+            errors.add(inf.position.span, f"the filter of influence '{inf.name}' compares values of different "
+                       f"kinds ({err})", "compare sizes (target.n, other.n) with numbers")
+            return
         for factor in compiled.design.factors:
-            a, b = compiled.comparisons[factor.name][0]
-            available = len(_example_pairs(compiled, inf, (a, b)))
+            available = min(len(allowed) - sum(sorted(p) == sorted(test) for p in allowed)
+                            for test in compiled.comparisons[factor.name])
             if available < (inf.position.count or 0):
                 errors.add(inf.position.span, f"influence '{inf.name}' needs {inf.position.count} example "
                            f"size pairs but its filter leaves {available} for factor '{factor.name}'")
@@ -291,8 +328,11 @@ def _influenced(compiled: CompiledPairs, inf: n.Influence, context: dict[str, An
     return _messages(system, [], "\n".join([*lines[:at], cue, *lines[at:]]))
 
 
-def _example_pairs(compiled: CompiledPairs, inf: n.Influence, test: tuple[int, int]) -> list[tuple[int, int]]:
-    """(target size, other size) pairs allowed for demonstrations; never the test item's own pair."""
+def _allowed_pairs(compiled: CompiledPairs, inf: n.Influence) -> list[tuple[int, int]]:
+    """(target size, other size) pairs the influence's filter allows for demonstrations (computed once)."""
+    cached = compiled.examples.get(inf.name)
+    if cached is not None:
+        return cached
     pos = inf.position
     ranges = {axis.name: range(axis.low, axis.high + 1) for axis in compiled.design.sizes}
     sizes = sorted(set(ranges["n_A"]) | set(ranges["n_B"]))
@@ -300,12 +340,17 @@ def _example_pairs(compiled: CompiledPairs, inf: n.Influence, test: tuple[int, i
     pairs = []
     for t in sizes:
         for o in sizes:
-            if sorted((t, o)) == sorted(test):
-                continue
             ctx = {"target": side(blank, "A", t, "A"), "other": side(blank, "B", o, "B"), "factor": ""}
             if pos.where is None or evaluate(pos.where, ctx):
                 pairs.append((t, o))
+    compiled.examples[inf.name] = pairs
     return pairs
+
+
+def _example_pairs(compiled: CompiledPairs, inf: n.Influence, test: tuple[int, int]) -> list[tuple[int, int]]:
+    """Demonstration pairs for one test item: never the test item's own pair, in either order."""
+    own = sorted(test)
+    return [p for p in _allowed_pairs(compiled, inf) if sorted(p) != own]
 
 
 def _few_shot(compiled: CompiledPairs, inf: n.Influence, context: dict[str, Any],

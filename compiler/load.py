@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from compiler import nodes as n
-from compiler.errors import Diagnostic, ErrorCollector, SpecError, Span
+from compiler.errors import Diagnostic, ErrorCollector, Span, SpecError
 from compiler.parse import parse_text
 from compiler.tree_to_ast import build_spec
 
@@ -29,7 +29,7 @@ def read_spec(path: Path) -> tuple[str, str]:
     except FileNotFoundError:
         raise SpecError([_file_error(shown, "no such spec file")]) from None
     except UnicodeDecodeError as err:
-        raise SpecError([_file_error(shown, f"spec file is not UTF-8 text ({err.reason})")]) from None
+        raise SpecError([_not_utf8(shown, err)]) from None
     except OSError as err:
         raise SpecError([_file_error(shown, f"cannot read spec file: {err.strerror}")]) from None
 
@@ -56,7 +56,7 @@ def _load(path: Path, sources: dict[str, str], stack: tuple[Path, ...]) -> n.Spe
         if target in stack or target == path.resolve():
             errors.add(item.span, f"import cycle: '{item.value}' imports this file again")
             continue
-        if not target.exists():
+        if not target.is_file():
             errors.add(item.span, f"imported file not found: '{item.value}'",
                        f"paths are relative to {display_path(path.parent) or '.'}")
             continue
@@ -65,6 +65,15 @@ def _load(path: Path, sources: dict[str, str], stack: tuple[Path, ...]) -> n.Spe
             merged[field] = list(getattr(imported, field)) + merged[field]
     errors.raise_if_any(sources)
     return spec.model_copy(update={k: tuple(v) for k, v in merged.items()})
+
+
+def _not_utf8(shown: str, err: UnicodeDecodeError) -> Diagnostic:
+    """Point at the first byte that is not UTF-8, counting lines and columns in the bytes before it."""
+    data = bytes(err.object)
+    line = data.count(b"\n", 0, err.start) + 1
+    column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+    return Diagnostic(Span(shown, line, column), f"spec file is not UTF-8 text: byte 0x{data[err.start]:02x} "
+                      f"cannot be decoded ({err.reason})", "save the file as UTF-8")
 
 
 def _file_error(shown: str, message: str) -> Diagnostic:

@@ -8,7 +8,7 @@ from pathlib import Path
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from compiler.errors import Diagnostic, SpecError, Span, did_you_mean
+from compiler.errors import Diagnostic, Span, SpecError, did_you_mean
 
 GRAMMAR_PATH = Path(__file__).resolve().parent.parent / "grammars" / "spec.lark"
 
@@ -57,7 +57,7 @@ def _diagnose(err: UnexpectedInput, text: str, file: str) -> Diagnostic:
     if isinstance(err, UnexpectedCharacters):
         return _bad_character(err, text, file)
     if isinstance(err, UnexpectedToken):
-        return _bad_token(err, file)
+        return _bad_token(err, text, file)
     if isinstance(err, UnexpectedEOF):
         expected = _describe_expected(set(err.expected))
         line = text.count("\n") + 1
@@ -79,16 +79,34 @@ def _bad_character(err: UnexpectedCharacters, text: str, file: str) -> Diagnosti
     return Diagnostic(span, f"unexpected character {char!r}; expected {allowed}")
 
 
-def _bad_token(err: UnexpectedToken, file: str) -> Diagnostic:
+def _bad_token(err: UnexpectedToken, text: str, file: str) -> Diagnostic:
     token: Token = err.token
     expected = set(err.expected)
     span = _token_span(token, file)
     found = "end of file" if token.type == "$END" else f"{token.value!r}"
     message = f"unexpected {found}; expected {_describe_expected(expected)}"
+    previous = _previous_token(text, token)
+    if previous is not None and (token.type == "$END" or "COLON" in expected and token.line != previous.end_line):
+        # What is missing belongs at the end of the previous token, not at the next line's first word.
+        span = Span(file, previous.end_line or 1, previous.end_column or 1)
+        if token.type != "$END":
+            message = f"expected {_describe_expected(expected)} after {previous.value!r}"
     hint = _known_mistake(token.type, expected)
     if hint is None and token.type in ("NAME", "WORD"):
         hint = did_you_mean(str(token.value), _keywords(expected))
     return Diagnostic(span, message, hint)
+
+
+def _previous_token(text: str, token: Token) -> Token | None:
+    """The last token before `token` (comments skipped), or None if there is none."""
+    end = len(text) if token.type == "$END" or token.start_pos is None else token.start_pos
+    last = None
+    try:
+        for last in spec_parser().lex(text[:end]):  # noqa: B007 - only the last one is wanted
+            pass
+    except UnexpectedInput:
+        return None
+    return last
 
 
 def _token_span(token: Token, file: str) -> Span:

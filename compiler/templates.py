@@ -53,14 +53,26 @@ def check_render(compiled: CompiledText, context: Mapping[str, Any], errors: Err
     try:
         return compiled.render(context)
     except UndefinedError as err:
-        match = _MISSING_ATTR.search(str(err))
-        attr = match.group(1) if match else None
-        span = _name_span(compiled.text, "." + attr) if attr else compiled.text.span
-        hint = did_you_mean(attr, _attributes(context)) if attr else None
-        errors.add(span, f"undefined template variable in {compiled.label}: {err.message}", hint)
+        _undefined_attribute(compiled, context, str(err.message), errors)
     except Exception as err:  # noqa: BLE001 - any template runtime error is the spec's, not ours
         errors.add(compiled.text.span, f"template error in {compiled.label}: {err}")
     return None
+
+
+def _undefined_attribute(compiled: CompiledText, context: Mapping[str, Any], message: str,
+                         errors: ErrorCollector) -> None:
+    """Report `target.plurall` by its dotted name, at its place in the spec, with the valid attributes."""
+    match = _MISSING_ATTR.search(message)
+    if match is None:
+        errors.add(compiled.text.span, f"undefined template variable in {compiled.label}: {message}")
+        return
+    attr = match.group(1)
+    owner = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\s*\.\s*" + re.escape(attr) + r"\b", compiled.text.value)
+    scope = context.get(owner.group(1)) if owner else None
+    dotted = f"{owner.group(1)}.{attr}" if owner else attr
+    hint = did_you_mean(attr, scope if isinstance(scope, Mapping) else _attributes(context))
+    errors.add(_name_span(compiled.text, "." + attr), f"undefined template variable '{dotted}' in {compiled.label}",
+               hint)
 
 
 def _attributes(context: Mapping[str, Any]) -> set[str]:

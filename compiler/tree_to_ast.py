@@ -28,9 +28,17 @@ def number(token: Token) -> int | float:
 class ToAst(Transformer):
     """Builds AST nodes; the top-level `start` returns the list of statements."""
 
-    def __init__(self, file: str) -> None:
+    def __init__(self, file: str, errors: ErrorCollector | None = None) -> None:
         super().__init__()
         self.file = file
+        self.errors = errors if errors is not None else ErrorCollector()
+
+    def _whole(self, token: Token) -> int:
+        """A NUMBER that must be a whole number; a fraction is reported and truncated so checking goes on."""
+        value = number(token)
+        if isinstance(value, float):
+            self.errors.add(token_span(token, self.file), f"expected a whole number here, got {token}")
+        return int(value)
 
     def _span(self, meta: Any) -> Span:
         if getattr(meta, "empty", True):
@@ -61,7 +69,7 @@ class ToAst(Transformer):
         return ("version", (self._span(meta), children[0].value))
 
     def seed_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
-        return ("seed", (self._span(meta), number(children[0])))
+        return ("seed", (self._span(meta), self._whole(children[0])))
 
     def description_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
         return ("description", (self._span(meta), children[0].value))
@@ -119,11 +127,11 @@ class ToAst(Transformer):
         return n.Position(span=self._span(meta), kind="append")
 
     def pos_after_line(self, meta: Any, children: list[Any]) -> n.Position:
-        return n.Position(span=self._span(meta), kind="after_line", line=number(children[0]))
+        return n.Position(span=self._span(meta), kind="after_line", line=self._whole(children[0]))
 
     def pos_turns(self, meta: Any, children: list[Any]) -> n.Position:
         where = children[2] if len(children) == 4 else None
-        return n.Position(span=self._span(meta), kind="turns", count=number(children[0]),
+        return n.Position(span=self._span(meta), kind="turns", count=self._whole(children[0]),
                           template=self._ref(children[1]), where=where, answer=children[-1])
 
     def pos_unknown(self, meta: Any, children: list[Any]) -> n.Position:
@@ -147,12 +155,12 @@ class ToAst(Transformer):
         return {"where": children[0]}
 
     def data_sample(self, meta: Any, children: list[Any]) -> dict[str, Any]:
-        out: dict[str, Any] = {"sample": number(children[0])}
+        out: dict[str, Any] = {"sample": self._whole(children[0])}
         for child in children[1:]:
             if child.type == "NAME":
                 out["sample_per"] = str(child)
             else:
-                out["sample_seed"] = number(child)
+                out["sample_seed"] = self._whole(child)
         return out
 
     def data_map(self, meta: Any, children: list[tuple[str, str]]) -> dict[str, Any]:
@@ -265,7 +273,7 @@ class ToAst(Transformer):
 
     def d_samples(self, meta: Any, c: list[Any]) -> n.Clause:
         split = self._ref(c[1]) if len(c) > 1 else None
-        samples = n.Samples(span=self._span(meta), count=number(c[0]), split_by=split.name if split else None)
+        samples = n.Samples(span=self._span(meta), count=self._whole(c[0]), split_by=split.name if split else None)
         return self._design_clause(meta, "samples", samples)
 
     def d_where(self, meta: Any, c: list[Any]) -> n.Clause:
@@ -275,8 +283,8 @@ class ToAst(Transformer):
         return self._design_clause(meta, "cross", self._ref(c[0]))
 
     def d_sample(self, meta: Any, c: list[Any]) -> n.Clause:
-        seed = number(c[1]) if len(c) > 1 else None
-        return self._design_clause(meta, "sample", (number(c[0]), seed))
+        seed = self._whole(c[1]) if len(c) > 1 else None
+        return self._design_clause(meta, "sample", (self._whole(c[0]), seed))
 
     def d_answer(self, meta: Any, c: list[Any]) -> n.Clause:
         return self._design_clause(meta, "answer", c[0])
@@ -323,7 +331,7 @@ class ToAst(Transformer):
         return n.ConditionRef(span=self._span(meta), name=str(c[0]), args=args, shared=shared)
 
     def size_axis(self, meta: Any, c: list[Token]) -> n.SizeAxis:
-        return n.SizeAxis(span=self._span(meta), name=str(c[0]), low=number(c[1]), high=number(c[2]))
+        return n.SizeAxis(span=self._span(meta), name=str(c[0]), low=self._whole(c[1]), high=self._whole(c[2]))
 
     def axis(self, meta: Any, c: list[Any]) -> n.Axis:
         count = number(c[1]) if len(c) > 1 and isinstance(c[1], Token) else None
@@ -344,7 +352,7 @@ class ToAst(Transformer):
         return n.AnswerSpec(span=self._span(meta), kind="yesno", tokens=("yes", "no"))
 
     def ans_scale(self, meta: Any, c: list[Token]) -> n.AnswerSpec:
-        low, high = number(c[0]), number(c[1])
+        low, high = self._whole(c[0]), self._whole(c[1])
         return n.AnswerSpec(span=self._span(meta), kind="scale", low=low, high=high)
 
     def ans_solution(self, meta: Any, c: list[Token]) -> n.AnswerSpec:
@@ -404,7 +412,7 @@ def _unquote(token: Token) -> tuple[str, int, int]:
 
 def build_spec(tree: Tree, file: str, errors: ErrorCollector) -> n.Spec:
     """Assemble the statements of one file into a Spec, reporting repeated header statements."""
-    statements = ToAst(file).transform(tree)
+    statements = ToAst(file, errors).transform(tree)
     fields: dict[str, Any] = {"file": file}
     seen: dict[str, Span] = {}
     lists: dict[str, list[Any]] = {k: [] for k in _LIST_FIELDS.values()}
