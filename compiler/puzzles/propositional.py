@@ -115,7 +115,7 @@ def mask_domain(config: PropositionalConfig) -> MaskDomain:
 
 def generate_skeleton(config: PropositionalConfig, band: str, seed: int, coords: Coords) -> Skeleton:
     """A clue set whose only model over the declared domain is the shape, with its band = `band`."""
-    validate_config(config)
+    validate_config(config, [band])
     low, high = band_interval(config.bands, band)
     deadline = time.monotonic() + config.time_limit_ms / 1000
     rng = item_rng(seed, coords)

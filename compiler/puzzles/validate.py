@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 from compiler.puzzles.bands import band_interval, check_bands
 from compiler.puzzles.model import (
@@ -18,8 +19,9 @@ MAX_ASSIGNMENTS = 1 << 16  # the exhaustive (bitmask) generator's domain limit
 DEPTHS = (1, 2, 3, 4)  # zebra deduction depths, see compiler/puzzles/zebra.py
 
 
-def validate_config(config: PuzzleConfig) -> None:
-    """Raise PuzzleError with a clear reason if no puzzle can be generated from `config`."""
+def validate_config(config: PuzzleConfig, bands: Iterable[str] = ()) -> None:
+    """Raise PuzzleError with a clear reason if `config` is malformed, or if no clue set can reach one
+    of the requested difficulty `bands`."""
     _check_attributes(config.attributes)
     check_bands(config.bands)
     if not config.clues:
@@ -28,6 +30,8 @@ def validate_config(config: PuzzleConfig) -> None:
         _check_zebra(config)
     else:
         _check_propositional(config)
+    for band in bands:
+        _check_reachable(config, band)
 
 
 def _check_attributes(attributes: list[AttributeConfig]) -> None:
@@ -61,8 +65,6 @@ def _check_propositional(config: PropositionalConfig) -> None:
     if unknown:
         raise PuzzleError(f"protect names unknown people: {sorted(unknown)}")
     _check_shape(config.shape, people, config.attributes)
-    for band in config.bands:
-        _check_reachable(config, band.name)
 
 
 def _check_shape(shape: ShapeConfig, people: list[str], attributes: list[AttributeConfig]) -> None:
@@ -93,9 +95,17 @@ def parse_cell(person: str, symbols: list[str], attributes: list[AttributeConfig
     return cell
 
 
-def _check_reachable(config: PropositionalConfig, band: str) -> None:
-    """A mean of clue weights lies between the lightest and the heaviest declared weight."""
+def _check_reachable(config: PuzzleConfig, band: str) -> None:
+    """A mean of clue weights lies between the lightest and the heaviest declared weight; a zebra
+    depth is one of DEPTHS."""
     low, high = band_interval(config.bands, band)
+    if isinstance(config, ZebraConfig):
+        if not any(low < depth <= high for depth in DEPTHS):
+            raise PuzzleError(
+                f"difficulty band {band!r} ({low:g}, {high:g}] contains no deduction depth; "
+                f"depths are {', '.join(map(str, DEPTHS))}"
+            )
+        return
     weights = [c.weight for c in config.clues.values()]
     if max(weights) <= low or min(weights) > high:
         raise PuzzleError(
@@ -116,10 +126,3 @@ def _check_zebra(config: ZebraConfig) -> None:
         pools = {a.name: a.values for a in config.attributes}
         if target.value not in pools.get(target.attribute, []):
             raise PuzzleError(f"target {target.attribute}={target.value} is not a declared value")
-    for band in config.bands:
-        low, high = band_interval(config.bands, band.name)
-        if not any(low < level <= high for level in DEPTHS):
-            raise PuzzleError(
-                f"difficulty band {band.name!r} ({low:g}, {high:g}] contains no deduction depth; "
-                f"depths are {', '.join(map(str, DEPTHS))}"
-            )

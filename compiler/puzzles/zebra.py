@@ -197,7 +197,7 @@ def _all_different(dom: list[int], start: int, n: int, full: int) -> int:
 
 def generate_zebra(config: ZebraConfig, band: str, seed: int, coords: Coords) -> dict[str, Any]:
     """One certified zebra puzzle in band `band` (the suite row's `puzzle` field)."""
-    validate_config(config)
+    validate_config(config, [band])
     low, high = band_interval(config.bands, band)
     deadline = time.monotonic() + config.time_limit_ms / 1000
     rng = item_rng(seed, coords)
