@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import mmap
 import os
 import shutil
 from array import array
@@ -68,14 +67,14 @@ def _sort_into(scratch: Path, target: Path, keys: array, offsets: array) -> None
         if keys[before] == keys[after]:
             raise DuplicateRowError(f"{keys[before]:016x}")
     size = scratch.stat().st_size
-    with scratch.open("rb") as src, target.open("wb") as out:
-        if size == 0:
-            return
-        with mmap.mmap(src.fileno(), 0, access=mmap.ACCESS_READ) as view:
-            for index in order:
-                start = offsets[index]
-                end = view.find(b"\n", start) + 1
-                out.write(view[start:end])
+    # pread, not mmap: mapped pages of the scratch file would count towards the process's resident memory.
+    with scratch.open("rb") as src, target.open("wb", buffering=1 << 20) as out:
+        fd = src.fileno()
+        last = len(offsets) - 1
+        for index in order:
+            start = offsets[index]
+            end = offsets[index + 1] if index < last else size
+            out.write(os.pread(fd, end - start, start))
 
 
 def file_sha256(path: Path) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,6 +62,7 @@ class CompiledPairs:
     followups: list[dict[str, Any]] | None
     comparisons: dict[str, list[tuple[int, int]]]
     examples: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    example_index: dict[str, dict[tuple[int, int], int]] = field(default_factory=dict)
 
     @property
     def condition_keys(self) -> list[str]:
@@ -347,10 +348,32 @@ def _allowed_pairs(compiled: CompiledPairs, inf: n.Influence) -> list[tuple[int,
     return pairs
 
 
-def _example_pairs(compiled: CompiledPairs, inf: n.Influence, test: tuple[int, int]) -> list[tuple[int, int]]:
+class _Without(Sequence[tuple[int, int]]):
+    """A read-only view of `allowed` without a few of its positions (no copy per stimulus)."""
+
+    def __init__(self, allowed: list[tuple[int, int]], skip: list[int]) -> None:
+        self.allowed, self.skip = allowed, sorted(skip)
+
+    def __len__(self) -> int:
+        return len(self.allowed) - len(self.skip)
+
+    def __getitem__(self, index: int) -> tuple[int, int]:  # type: ignore[override]
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        for skipped in self.skip:
+            if skipped <= index:
+                index += 1
+        return self.allowed[index]
+
+
+def _example_pairs(compiled: CompiledPairs, inf: n.Influence, test: tuple[int, int]) -> Sequence[tuple[int, int]]:
     """Demonstration pairs for one test item: never the test item's own pair, in either order."""
-    own = sorted(test)
-    return [p for p in _allowed_pairs(compiled, inf) if sorted(p) != own]
+    allowed = _allowed_pairs(compiled, inf)
+    index = compiled.example_index.get(inf.name)
+    if index is None:
+        index = compiled.example_index[inf.name] = {pair: i for i, pair in enumerate(allowed)}
+    skip = {index[p] for p in (test, (test[1], test[0])) if p in index}
+    return _Without(allowed, list(skip))
 
 
 def _few_shot(compiled: CompiledPairs, inf: n.Influence, context: dict[str, Any],

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from jinja2 import StrictUndefined, TemplateSyntaxError, UndefinedError, meta
+from jinja2 import StrictUndefined, TemplateSyntaxError, UndefinedError, meta, nodes
 from jinja2.sandbox import SandboxedEnvironment
 
 from compiler import nodes as n
@@ -21,16 +21,58 @@ def environment() -> SandboxedEnvironment:
     return SandboxedEnvironment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
 
 
+_CACHE_LIMIT = 4096  # rendered texts kept per template; the memo is dropped when full, so memory stays flat
+
+
 class CompiledText:
-    """A spec text compiled once and rendered per stimulus."""
+    """A spec text compiled once and rendered per stimulus.
+
+    Most texts read a few attributes (`{{ target.plural }}`) that repeat across many stimuli, so a render
+    is memoised on exactly the values the template reads; a template that reads whole objects (loops,
+    item access, filters over a group) has no such key and is always rendered.
+    """
 
     def __init__(self, text: n.Text, label: str) -> None:
         self.text = text
         self.label = label
         self.template = environment().from_string(text.value)
+        self._reads = _reads(environment().parse(text.value))
+        self._memo: dict[tuple[Any, ...], str] = {}
 
     def render(self, context: Mapping[str, Any]) -> str:
-        return self.template.render(context)
+        if self._reads is None:
+            return self.template.render(context)
+        try:
+            key = tuple(context[name] if attr is None else context[name][attr] for name, attr in self._reads)
+            hash(key)
+        except (KeyError, TypeError):
+            return self.template.render(context)  # let jinja2 report the missing name as usual
+        found = self._memo.get(key)
+        if found is None:
+            if len(self._memo) >= _CACHE_LIMIT:
+                self._memo.clear()
+            found = self._memo[key] = self.template.render(context)
+        return found
+
+
+def _reads(tree: nodes.Template) -> tuple[tuple[str, str | None], ...] | None:
+    """The (name, attribute) pairs a template reads, or None if it reads anything less simple."""
+    reads: set[tuple[str, str | None]] = set()
+    attributed: set[int] = set()
+    for getattr_node in tree.find_all(nodes.Getattr):
+        if isinstance(getattr_node.node, nodes.Name):
+            reads.add((getattr_node.node.name, getattr_node.attr))
+            attributed.add(id(getattr_node.node))
+    for name in tree.find_all(nodes.Name):
+        if id(name) in attributed:
+            continue
+        if name.ctx != "load" or any(True for _ in tree.find_all((nodes.For, nodes.Macro, nodes.Assign))):
+            return None
+        reads.add((name.name, None))
+    whole = {name for name, attr in reads if attr is None}
+    if any(name in whole for name, attr in reads if attr is not None):
+        return None  # an object is used whole somewhere: its every attribute may matter
+    return tuple(sorted(reads, key=lambda r: (r[0], r[1] or "")))
 
 
 def compile_text(text: n.Text, label: str, provided: set[str], errors: ErrorCollector) -> CompiledText | None:
