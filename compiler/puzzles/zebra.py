@@ -11,7 +11,8 @@ up to two models. Every emitted puzzle is then certified by Z3 (solve.certify).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from itertools import islice
 from typing import Any
 
 from compiler.puzzles.bands import band_interval, band_of
@@ -65,6 +66,7 @@ class Grid:
         only once one of its two items is placed (forward chaining); otherwise every clue is made
         arc consistent."""
         full, n = self.full, self.n
+        dirty = set(range(0, self.items, n))  # first item of each attribute whose domains changed
         changed = True
         while changed:
             changed = False
@@ -94,12 +96,17 @@ class Grid:
                     if not ni or not nj:
                         return False
                     dom[i], dom[j] = ni, nj
+                    dirty.update((i - i % n, j - j % n))
                     changed = True
-            for start in range(0, self.items, n):
+            narrowed = set()
+            for start in dirty:
                 status = _all_different(dom, start, n, full)
                 if status < 0:
                     return False
-                changed = changed or status > 0
+                if status:
+                    narrowed.add(start)
+            dirty = narrowed
+            changed = changed or bool(narrowed)
         return True
 
     def solved(self, dom: list[int]) -> bool:
@@ -206,13 +213,13 @@ def generate_zebra(config: ZebraConfig, band: str, seed: int, coords: Coords) ->
     pools = _candidates(config, grid, solution)
     affinity = {kind: c.weight for kind, c in config.clues.items()}
     accepts = _oracle(grid, high)
+    total = sum(map(len, pools.values()))
     for _ in range(MAX_ATTEMPTS):
-        order = list(type_balanced_order(rng, pools, affinity))
-        compiled = [grid.compile(c) for c in order]
-        size = first_accepted_prefix(len(order), lambda n, compiled=compiled: accepts(compiled[:n]))
+        drawn = _Drawn(grid, type_balanced_order(rng, pools, affinity))
+        size = first_accepted_prefix(total, lambda n, drawn=drawn: accepts([c for _, c in drawn.prefix(n)]))
         if size is None:
             raise PuzzleError(f"clue types {sorted(config.clues)} cannot pin a {config.positions}-person grid")
-        chosen = list(zip(order[:size], compiled[:size], strict=True))
+        chosen = drawn.prefix(size)
         if config.minimal:
             chosen = prune(chosen, rng.sample(range(size), size), lambda s: accepts([c for _, c in s]))
         depth = grid.depth([c for _, c in chosen])
@@ -225,6 +232,19 @@ def generate_zebra(config: ZebraConfig, band: str, seed: int, coords: Coords) ->
         f"(deduction depth in ({low:g}, {high:g}]) within {MAX_ATTEMPTS} attempts "
         f"or {config.time_limit_ms} ms"
     )
+
+
+class _Drawn:
+    """One attempt's seeded clue order, drawn and compiled only as far as the search looks."""
+
+    def __init__(self, grid: Grid, draws: Iterator[Clue]) -> None:
+        self._grid, self._draws = grid, draws
+        self._drawn: list[tuple[Clue, Compiled]] = []
+
+    def prefix(self, size: int) -> list[tuple[Clue, Compiled]]:
+        for clue in islice(self._draws, max(0, size - len(self._drawn))):
+            self._drawn.append((clue, self._grid.compile(clue)))
+        return self._drawn[:size]
 
 
 def _oracle(grid: Grid, high: float) -> Callable[[list[Compiled]], bool]:
@@ -272,9 +292,13 @@ def _candidates(config: ZebraConfig, grid: Grid, solution: dict[str, dict[str, s
 
 
 def _places(grid: Grid, clue: Clue, target: int) -> bool:
-    """Whether the clue alone (with all-different) fixes the target's position."""
+    """Whether the clue alone (with all-different) fixes the target's position. A clue that names no
+    value of the target's attribute never narrows the target's domain, so it is skipped."""
+    compiled = grid.compile(clue)
+    if target // grid.n not in (compiled[1] // grid.n, compiled[2] // grid.n):
+        return False
     dom = grid.start()
-    grid.propagate(dom, [grid.compile(clue)])
+    grid.propagate(dom, [compiled])
     return dom[target] & (dom[target] - 1) == 0
 
 
