@@ -145,7 +145,7 @@ def join_and(words: list[str]) -> str:
 
 def propositional_domain(people: list[str], domain: Mapping[str, list[str]]) -> str:
     """The statement of the declared domain the puzzle is unique over."""
-    parts = [f"exactly one {name}, {join_or(values)}" for name, values in domain.items()]
+    parts = [f"exactly one {name} ({join_or(values)})" for name, values in domain.items()]
     return f"Each of {join_and(people)} has {join_and(parts)}."
 
 
