@@ -85,6 +85,10 @@ def prepare(design: PairsDesign, seed: int, errors: ErrorCollector) -> CompiledP
     if len(errors.diagnostics) > before:
         return None
     comparisons = {f.name: _comparisons(design, f, seed, errors) for f in design.factors}
+    if len({len(c) for c in comparisons.values()}) > 1 and not errors.diagnostics:
+        counts = ", ".join(f"{name}: {len(c)}" for name, c in comparisons.items())
+        errors.add(design.design.span, f"design '{design.name}' cannot be balanced: its factors get different "
+                   f"numbers of size pairs ({counts})", "use the same filter for every factor")
     if errors.diagnostics or prompt is None:
         return None
     compiled = CompiledPairs(design, seed, prompt, system, {k: v for k, v in cues.items() if v},
@@ -155,7 +159,12 @@ def _sample_pairs(pairs: list[tuple[int, int]], sample: tuple[int, int | None], 
     unordered = sorted({tuple(sorted(p)) for p in pairs})
     ranked = sorted(unordered, key=lambda p: item_rng(sample_seed if sample_seed is not None else seed,
                                                       factor, *p).random())
-    keep = set(ranked[:count])
+    # Equal-size pairs have no mirror, so each factor keeps the same share of them: then every factor
+    # gets the same number of ordered comparisons, and every cell the same number of trials.
+    diagonal = [p for p in ranked if p[0] == p[1]]
+    mirrored = [p for p in ranked if p[0] != p[1]]
+    on_diagonal = min(len(diagonal), max(count - len(mirrored), round(count * len(diagonal) / len(ranked))))
+    keep = set(diagonal[:on_diagonal] + mirrored[:count - on_diagonal])
     return [p for p in pairs if tuple(sorted(p)) in keep]
 
 
