@@ -126,3 +126,11 @@ def test_custom_phrasing() -> None:
     config = CONFIG.model_copy(update={"clues": clues})
     texts = [t for i in range(6) for t in _puzzle(config, "intermediate", i)["text"]]
     assert any(t.startswith("Either ") for t in texts)
+
+
+def test_protect_nobody_allows_full_identity_clues() -> None:
+    config = CONFIG.model_copy(update={"protect": []})
+    puzzles = [_puzzle(config, "easy", i) for i in range(30)]
+    assert all(p["protect"] == [] and audit(p) == [] for p in puzzles)
+    pairs = [c for p in puzzles for c in p["clues"] if c["type"] == "conjunction"]
+    assert any(c["left"]["person"] == c["right"]["person"] for c in pairs)

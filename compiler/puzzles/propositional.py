@@ -202,7 +202,7 @@ def _candidates(
     domain = mask_domain(config)
     pools = {kind: pool for kind, pool in _true_clues(config, cells).items() if kind in config.clues}
     masks = {clue: domain.clue(clue) for pool in pools.values() for clue in pool}
-    identities = [_identity(domain, cells, p) for p in (config.protect or config.people)]
+    identities = [_identity(domain, cells, p) for p in _protected(config)]
     kept = {kind: [c for c in pool if _informative(masks[c], domain.full, identities)] for kind, pool in pools.items()}
     return kept, masks
 
@@ -238,6 +238,10 @@ def _true_clues(config: PropositionalConfig, cells: dict[str, dict[str, int]]) -
     }
 
 
+def _protected(config: PropositionalConfig) -> list[str]:
+    return list(config.people if config.protect is None else config.protect)
+
+
 def _identity(domain: MaskDomain, cells: dict[str, dict[str, int]], person: str) -> int:
     mask = domain.full
     for attribute, symbol in cells[person].items():
@@ -251,12 +255,16 @@ def _informative(mask: int, full: int, identities: list[int]) -> bool:
 
 
 def draw_selections(config: PropositionalConfig, seed: int, coords: Coords, count: int) -> list[Selection]:
-    """`count` distinct demographic combinations: per attribute, an ordered pick of distinct values."""
+    """`count` demographic combinations (distinct unless `reuse.distinct_combinations` is off): per
+    attribute, an ordered pick of distinct values."""
     options = [list(permutations(a.values, a.pick)) for a in config.attributes]
     total = math.prod(len(o) for o in options)
+    rng = item_rng(seed, coords)
+    if not config.reuse.distinct_combinations:
+        return [_selection(config, options, index) for index in rng.choices(range(total), k=count)]
     if count > total:
         raise PuzzleError(f"asked for {count} distinct combinations but only {total} exist")
-    chosen = item_rng(seed, coords).sample(range(total), count)
+    chosen = rng.sample(range(total), count)
     return [_selection(config, options, index) for index in chosen]
 
 
@@ -294,7 +302,7 @@ def instantiate(config: PropositionalConfig, skeleton: Skeleton, selection: Sele
         "clues": [to_json(c) for c in clues],
         "text": [renderer.clue(c) for c in clues],
         "solution": solution,
-        "protect": list(config.protect or config.people),
+        "protect": _protected(config),
         "difficulty": {
             "band": skeleton.band,
             "score": round(skeleton.score, 6),
