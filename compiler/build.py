@@ -5,19 +5,20 @@ from __future__ import annotations
 import hashlib
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from compiler import nodes as n
 from compiler.check import check_spec
 from compiler.emit import DuplicateRowError, Tally, balance_report, publish, write_manifest, write_rows, write_schema
 from compiler.errors import ErrorCollector
-from compiler.expand_pairs import CompiledPairs, expand, prepare
+from compiler.expand_pairs import prepare
+from compiler.family import CompiledDesign
 from compiler.load import display_path, load_spec
 from compiler.suite_model import Manifest
 from compiler.version import COMPILER_VERSION, SCHEMA_VERSION
-
-BALANCE_KEYS = ("factor", "influence", "condition")
 
 
 @dataclass
@@ -28,7 +29,7 @@ class Checked:
     spec: n.Spec
     sources: dict[str, str]
     seed: int
-    designs: list[CompiledPairs]
+    designs: list[CompiledDesign]
 
 
 def check_file(path: Path, seed: int | None = None) -> Checked:
@@ -67,22 +68,38 @@ def compile_file(path: Path, out_dir: Path | None = None, seed: int | None = Non
 
 def _write(checked: Checked, folder: Path) -> Manifest:
     tally = Tally()
-    rows = (row for design in checked.designs for row in expand(design))
+    keys = _one(checked, "balance_keys", lambda d: d.balance_keys)
+    rows = (row for design in checked.designs for row in design.rows())
     try:
-        write_rows(rows, folder, tally, BALANCE_KEYS)
+        write_rows(rows, folder, tally, keys)
     except DuplicateRowError as err:
         errors = ErrorCollector()
-        errors.add(checked.designs[0].design.design.span, f"the design produces the same row twice (id {err})",
+        errors.add(checked.designs[0].span, f"the design produces the same row twice (id {err})",
                    "two conditions or influences render identical prompts with identical cells")
         errors.raise_if_any(checked.sources)
     write_schema(folder)
-    return write_manifest(folder, _manifest_fields(checked, tally))
+    return write_manifest(folder, _manifest_fields(checked, tally, keys))
 
 
-def _manifest_fields(checked: Checked, tally: Tally) -> dict[str, object]:
+def _one(checked: Checked, what: str, get: Callable[[CompiledDesign], Any]) -> Any:
+    """A setting all designs of one suite must agree on (the suite has one mode, analysis, balance)."""
+    values = [get(d) for d in checked.designs]
+    if any(v != values[0] for v in values[1:]):
+        errors = ErrorCollector()
+        errors.add(checked.designs[1].span, f"designs of one suite must share their {what}",
+                   "put designs with different settings in separate spec files")
+        errors.raise_if_any(checked.sources)
+    return values[0]
+
+
+def _manifest_fields(checked: Checked, tally: Tally, keys: tuple[str, ...]) -> dict[str, object]:
     spec = checked.spec
-    first = checked.designs[0].design
-    influences = sorted({inf.name for d in checked.designs for inf in d.design.influences})
+    served: dict[str, list[Any]] = {}
+    shared: dict[str, str] = {}
+    for design in checked.designs:
+        shared.update(design.shared)
+        for key, values in design.served.items():
+            served[key] = sorted(set(served.get(key, [])) | set(values))
     return {
         "suite": spec.header.name if spec.header else checked.path.stem,
         "title": spec.header.title if spec.header else None,
@@ -93,14 +110,10 @@ def _manifest_fields(checked: Checked, tally: Tally) -> dict[str, object]:
         "compiler_version": COMPILER_VERSION,
         "schema_version": SCHEMA_VERSION,
         "seed": checked.seed,
-        "mode": first.mode,
-        "analysis": first.analysis,
+        "mode": _one(checked, "mode", lambda d: d.mode),
+        "analysis": _one(checked, "analysis", lambda d: d.analysis),
         "rows": tally.rows,
         "trials": tally.trials,
         "cells": {key: len(values) for key, values in sorted(tally.axes.items())},
-        "balance": balance_report(tally, BALANCE_KEYS, _shared(checked), {"influence": influences}),
+        "balance": balance_report(tally, keys, shared, served),
     }
-
-
-def _shared(checked: Checked) -> dict[str, str]:
-    return {c.key: "influence" for d in checked.designs for c in d.design.conditions if c.shared}

@@ -44,12 +44,8 @@ def check(spec_file: Path, seed: int | None) -> None:
         checked = check_file(spec_file, seed)
     except SpecError as err:
         raise _fail(err) from None
-    for prepared in checked.designs:
-        design = prepared.design
-        comparisons = sum(len(v) for v in prepared.comparisons.values())
-        click.echo(f"{spec_file}: design '{design.name}' is valid: {len(design.factors)} factors, "
-                   f"{len(design.influences)} influences, {len(design.conditions)} conditions, "
-                   f"{comparisons} comparisons, {len(design.orders)} display orders")
+    for design in checked.designs:
+        click.echo(f"{spec_file}: design '{design.name}' is valid: {design.summary()}")
 
 
 @click.command("compile")

@@ -15,7 +15,7 @@ from typing import Any
 
 from compiler import nodes as n
 from compiler.check import PairsDesign
-from compiler.errors import ErrorCollector, did_you_mean
+from compiler.errors import ErrorCollector, Span, did_you_mean
 from compiler.expr import evaluate, names, resolves
 from compiler.templates import CompiledText, check_render, compile_text
 
@@ -65,8 +65,41 @@ class CompiledPairs:
     example_index: dict[str, dict[tuple[int, int], int]] = field(default_factory=dict)
 
     @property
-    def condition_keys(self) -> list[str]:
-        return [c.key for c in self.design.conditions]
+    def name(self) -> str:
+        return self.design.name
+
+    @property
+    def span(self) -> Span:
+        return self.design.design.span
+
+    @property
+    def mode(self) -> str:
+        return self.design.mode
+
+    @property
+    def analysis(self) -> dict[str, Any]:
+        return self.design.analysis
+
+    @property
+    def balance_keys(self) -> tuple[str, ...]:
+        return ("factor", "influence", "condition")
+
+    @property
+    def shared(self) -> dict[str, str]:
+        return {c.key: "influence" for c in self.design.conditions if c.shared}
+
+    @property
+    def served(self) -> dict[str, list[Any]]:
+        return {"influence": [inf.name for inf in self.design.influences]}
+
+    def summary(self) -> str:
+        design = self.design
+        comparisons = sum(len(v) for v in self.comparisons.values())
+        return (f"{len(design.factors)} factors, {len(design.influences)} influences, "
+                f"{len(design.conditions)} conditions, {comparisons} comparisons, {len(design.orders)} display orders")
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        return expand(self)
 
 
 def prepare(design: PairsDesign, seed: int, errors: ErrorCollector) -> CompiledPairs | None:

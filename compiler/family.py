@@ -1,0 +1,47 @@
+"""What every design family (influence pairs, cue visibility, ...) hands to the emit stage."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, Protocol
+
+from compiler.errors import Span
+
+
+class CompiledDesign(Protocol):
+    """A checked, prepared design: it knows its rows and the balance it guarantees."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def span(self) -> Span: ...
+
+    @property
+    def mode(self) -> str: ...
+
+    @property
+    def analysis(self) -> dict[str, Any]: ...
+
+    @property
+    def balance_keys(self) -> tuple[str, ...]:
+        """Cell coordinates over which every cell has the same number of trials."""
+        ...
+
+    @property
+    def shared(self) -> dict[str, str]:
+        """Condition -> the key whose every value its rows serve (e.g. baseline -> influence)."""
+        ...
+
+    @property
+    def served(self) -> dict[str, list[Any]]:
+        """Key -> the values shared rows serve."""
+        ...
+
+    def summary(self) -> str:
+        """One line for `spec check`: what the design crosses."""
+        ...
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        """Every row of the design, as dicts ready to serialise (ids not yet attached)."""
+        ...
