@@ -12,7 +12,16 @@ from typing import Any
 
 from compiler import nodes as n
 from compiler.check import check_spec
-from compiler.emit import DuplicateRowError, Tally, balance_report, publish, write_manifest, write_rows, write_schema
+from compiler.emit import (
+    DuplicateRowError,
+    Tally,
+    UnbalancedError,
+    balance_report,
+    publish,
+    write_manifest,
+    write_rows,
+    write_schema,
+)
 from compiler.errors import ErrorCollector
 from compiler.expand_pairs import prepare
 from compiler.family import CompiledDesign
@@ -78,7 +87,14 @@ def _write(checked: Checked, folder: Path) -> Manifest:
                    "two conditions or influences render identical prompts with identical cells")
         errors.raise_if_any(checked.sources)
     write_schema(folder)
-    return write_manifest(folder, _manifest_fields(checked, tally, keys))
+    try:
+        fields = _manifest_fields(checked, tally, keys)
+    except UnbalancedError as err:
+        errors = ErrorCollector()
+        errors.add(checked.designs[0].span, f"the design cannot be balanced as declared: {err}",
+                   "every cell must get the same number of trials; check filters and sampling")
+        errors.raise_if_any(checked.sources)
+    return write_manifest(folder, fields)
 
 
 def _one(checked: Checked, what: str, get: Callable[[CompiledDesign], Any]) -> Any:

@@ -76,7 +76,7 @@ def compile_cmd(spec_file: Path, out_dir: Path | None, seed: int | None) -> None
 
 
 @click.command()
-@click.argument("suite_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.argument("suite_dir", type=click.Path(path_type=Path, file_okay=False))
 @click.option("-n", "--items", default=3, show_default=True, help="How many rendered items to print.")
 @click.option("--cell", "cell_filter", multiple=True, metavar="KEY=VALUE",
               help="Only show items whose cell matches, e.g. --cell influence=few_shot.")

@@ -40,6 +40,10 @@ class Tally:
         self.cell_trials[tuple(cell.get(k) for k in balance_keys)] += row["samples"]
 
 
+class UnbalancedError(Exception):
+    """The rows written do not give every cell the same number of trials."""
+
+
 class DuplicateRowError(Exception):
     """Two rows serialised to the same content: the design repeats a stimulus."""
 
@@ -102,9 +106,10 @@ def balance_report(tally: Tally, keys: tuple[str, ...], shared: dict[str, str],
                 per_cell[tuple({**values, served_key: served}[k] for k in keys)] += trials
         else:
             per_cell[cell] += trials
-    counts = set(per_cell.values())
-    trials_per_cell = counts.pop() if len(counts) == 1 else -1
-    return [Balance(keys=list(keys), cells=len(per_cell), trials_per_cell=trials_per_cell, shared=shared)]
+    counts = sorted(set(per_cell.values()))
+    if len(counts) != 1:
+        raise UnbalancedError(f"cells over ({', '.join(keys)}) get between {counts[0]} and {counts[-1]} trials")
+    return [Balance(keys=list(keys), cells=len(per_cell), trials_per_cell=counts[0], shared=shared)]
 
 
 def publish(staging: Path, out_dir: Path) -> None:

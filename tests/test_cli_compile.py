@@ -149,8 +149,6 @@ def test_show_folder_that_is_not_a_suite(tmp_path: Path) -> None:
     assert "manifest.json: missing" in failed("show", tmp_path)
 
 
-@pytest.mark.xfail(strict=True, reason="show uses click.Path(exists=True): a missing folder exits 2 "
-                   "(usage error); proposed to the lead: drop exists=True so it exits 1 like the rest")
 def test_show_missing_folder_exits_1(tmp_path: Path) -> None:
     assert "missing" in failed("show", tmp_path / "nowhere")
 
@@ -158,7 +156,7 @@ def test_show_missing_folder_exits_1(tmp_path: Path) -> None:
 def test_show_missing_folder_is_a_clear_error(tmp_path: Path) -> None:
     result = spec("show", tmp_path / "nowhere")
     assert result.exit_code != 0 and "Traceback" not in result.output
-    assert "does not exist" in result.output
+    assert "a compiled suite?" in result.output
 
 
 @pytest.mark.parametrize("command", ["check", "compile", "show"])
