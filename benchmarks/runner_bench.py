@@ -1,0 +1,224 @@
+"""Runner benchmarks (prints figures).
+
+(a) throughput against the loopback stub vs a bare asyncio HTTP client at concurrency 64 (target >= 0.9)
+(b) scored prompts/s on the local model through the runner vs raw llama-cpp-python (target >= 0.85)
+(c) re-running a finished 15,000-item suite, all cache hits (target < 2 s)
+(d) calls needed in logprob vs sample mode for the same standard error of a choice rate
+
+Usage: python benchmarks/runner_bench.py [a b c d] [--requests 3000] [--latency 0.1] [--prompts 150]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from conftest import forced_choice_rows, write_suite  # noqa: E402
+
+from runner.execute import RunConfig, run_suite  # noqa: E402
+from runner.local_model import _gemma_messages, register  # noqa: E402
+from runner.results_io import read_results  # noqa: E402
+from runner.suite_io import load_suite  # noqa: E402
+
+CONCURRENCY = 64
+
+
+def start_stub(latency_s: float) -> tuple[subprocess.Popen[str], str]:
+    """The stub in its own process, so that it does not share the benchmarked client's CPU time."""
+    stub = subprocess.Popen(
+        [sys.executable, str(ROOT / "tests" / "stub_server.py"), "--latency", str(latency_s), "--lifetime", "900"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert stub.stdout is not None
+    return stub, stub.stdout.readline().strip()
+
+
+async def bare_client(api_base: str, bodies: list[dict]) -> float:
+    """The same requests with aiohttp alone: JSON in, JSON out, no retries, no cache, no results file."""
+    import aiohttp
+
+    pending = iter(bodies)
+
+    async def worker(session: aiohttp.ClientSession) -> None:
+        for body in pending:
+            async with session.post(f"{api_base}/chat/completions", json=body) as response:
+                (await response.json())["choices"][0]["message"]["content"]
+
+    started = time.perf_counter()
+    connector = aiohttp.TCPConnector(limit=CONCURRENCY)
+    async with aiohttp.ClientSession(connector=connector) as session:
+        await asyncio.gather(*(worker(session) for _ in range(CONCURRENCY)))
+    return len(bodies) / (time.perf_counter() - started)
+
+
+def bench_a(tmp: Path, requests: int, latency_s: float) -> None:
+    import litellm  # noqa: F401 - imported before timing, as any real run has already paid for it
+
+    suite = write_suite(tmp / "a-suite", forced_choice_rows(requests, 1))
+    rows = load_suite(suite).rows
+    bodies = [
+        {"model": "stub", "messages": [m.model_dump(exclude_none=True) for m in r.messages], **r.decode} for r in rows
+    ]
+    stub, api_base = start_stub(latency_s)
+    try:
+        bare = asyncio.run(bare_client(api_base, bodies))
+        config = RunConfig(
+            suite_dir=suite,
+            out=tmp / "a-run",
+            model="openai/stub",
+            api_base=api_base,
+            concurrency=CONCURRENCY,
+            use_cache=False,
+            progress=False,
+        )
+        started = time.perf_counter()
+        summary = run_suite(config)
+        runner = summary.done / (time.perf_counter() - started)
+    finally:
+        stub.kill()
+    print(
+        f"(a) stub latency {latency_s * 1000:.0f} ms, {requests} requests, concurrency {CONCURRENCY}: "
+        f"bare aiohttp {bare:.0f} req/s, runner {runner:.0f} req/s, ratio {runner / bare:.2f} (target >= 0.9)"
+    )
+
+
+def raw_llama_rate(suite: Path) -> float:
+    """The same forced-choice calls straight into llama-cpp-python, on the very Llama object the runner
+    uses (a second instance's idle OpenMP threads would skew both), with the same grammar and settings."""
+    from llama_cpp import LlamaGrammar
+
+    llm = register().model("gemma-3-270m").llm
+    grammar = LlamaGrammar.from_string('root ::= "A" | "B"', verbose=False)
+    rows = load_suite(suite).rows
+    started = time.perf_counter()
+    for row in rows:
+        messages = _gemma_messages([m.model_dump(exclude_none=True) for m in row.messages])
+        llm.create_chat_completion(messages=messages, max_tokens=2, temperature=1.0, seed=0, grammar=grammar)
+    return len(rows) / (time.perf_counter() - started)
+
+
+def bench_b(tmp: Path, prompts: int, rounds: int = 3) -> None:
+    """Alternating rounds (other processes may share the CPU); the best round of each counts."""
+    suite = write_suite(tmp / "b-suite", forced_choice_rows(prompts, 1))
+    register().model("gemma-3-270m")  # load before timing, as raw_llama_rate does
+    raw, runner = [], []
+    for i in range(rounds):
+        raw.append(raw_llama_rate(suite))
+        config = RunConfig(suite_dir=suite, out=tmp / f"b-run{i}", use_cache=False, progress=False, concurrency=4)
+        started = time.perf_counter()
+        summary = run_suite(config)
+        runner.append(summary.done / (time.perf_counter() - started))
+    print(
+        f"(b) local gemma-3-270m, {prompts} forced-choice prompts, best of {rounds}: raw llama-cpp-python "
+        f"{max(raw):.1f}/s, runner {max(runner):.1f}/s, ratio {max(runner) / max(raw):.2f} (target >= 0.85)"
+    )
+
+
+def bench_c(tmp: Path, items: int) -> None:
+    triage = ROOT / "generated" / "triage"
+    suite = (
+        triage if (triage / "manifest.json").is_file() else write_suite(tmp / "c-suite", forced_choice_rows(items, 1))
+    )
+    stub, api_base = start_stub(0.0)
+    cache = tmp / "c-cache.sqlite"
+    # logprob mode: one answer per item, so the 15,000 items are 15,000 calls (sample mode would draw 4 each)
+    base = {
+        "mode": "logprob",
+        "suite_dir": suite,
+        "model": "openai/stub",
+        "api_base": api_base,
+        "concurrency": CONCURRENCY,
+        "cache_path": cache,
+        "progress": False,
+    }
+    try:
+        started = time.perf_counter()
+        first = run_suite(RunConfig(out=tmp / "c-run", **base))
+        cold = time.perf_counter() - started
+    finally:
+        stub.kill()
+    started = time.perf_counter()
+    again = run_suite(RunConfig(out=tmp / "c-run2", **base))
+    hits = time.perf_counter() - started
+    started = time.perf_counter()
+    run_suite(RunConfig(out=tmp / "c-run2", **base))
+    resume = time.perf_counter() - started
+    assert again.cache_hits == first.planned and again.calls == 0
+    print(
+        f"(c) {first.planned} items ({suite.name}): first run {cold:.1f} s against the stub; "
+        f"rerun into a new folder, all cache hits: {hits:.2f} s; rerun of the finished folder: {resume:.2f} s "
+        "(target < 2 s)"
+    )
+
+
+def _simulated_se(p: list[float], items: int, k: int, rng: random.Random, reps: int = 300) -> float:
+    """SE of a sample-mode cell rate: draw `items` prompts from `p`, K answers each."""
+    draws = []
+    for _ in range(reps):
+        chosen = [rng.choice(p) for _ in range(items)]
+        draws.append(sum(sum(rng.random() < x for _ in range(k)) / k for x in chosen) / items)
+    mean = sum(draws) / reps
+    return math.sqrt(sum((d - mean) ** 2 for d in draws) / (reps - 1))
+
+
+def bench_d(tmp: Path, prompts: int) -> None:
+    """A cell's choice rate averages p_i over its prompts. logprob mode reads p_i exactly (1 call per prompt),
+    so SE^2 = Var(p)/m; K samples per prompt add p(1-p)/K: SE^2 = (Var(p) + E[p(1-p)]/K)/m. For the same SE,
+    sample mode needs (1 + E[p(1-p)]/(K Var(p))) times the prompts, i.e. K times that in calls."""
+    suite = write_suite(tmp / "d-suite", forced_choice_rows(prompts, 1), mode="logprob")
+    run_suite(RunConfig(suite_dir=suite, out=tmp / "d-run", use_cache=False, progress=False))
+    p = [r.logprobs["A"] for r in read_results(tmp / "d-run" / "results.jsonl") if r.logprobs]
+    mean = sum(p) / len(p)
+    var = sum((x - mean) ** 2 for x in p) / (len(p) - 1)
+    pq = sum(x * (1 - x) for x in p) / len(p)
+    rng = random.Random(0)
+    m = 50
+    target = math.sqrt(var / m)
+    print(
+        f"(d) local model, {len(p)} prompts: mean P(A) {mean:.3f}, Var(p) {var:.5f}, E[p(1-p)] {pq:.4f}; "
+        f"logprob mode: {m} calls give SE {target:.4f}"
+    )
+    for k in (1, 8):
+        items = math.ceil(m * (1 + pq / (k * var)))
+        simulated = _simulated_se(p, items, k, rng)
+        print(
+            f"    sample mode, K={k}: {items} prompts x {k} = {items * k} calls for the same SE "
+            f"(simulated {simulated:.4f}) = {items * k / m:.1f}x the calls"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("parts", nargs="*", default=["a", "b", "c", "d"])
+    parser.add_argument("--requests", type=int, default=3000)
+    parser.add_argument("--latency", type=float, default=0.1)
+    parser.add_argument("--prompts", type=int, default=150)
+    parser.add_argument("--items", type=int, default=15000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        tmp = Path(folder)
+        os.environ["SPEC_RESPONSE_CACHE"] = str(tmp / "cache.sqlite")
+        for part in args.parts:
+            {
+                "a": lambda: bench_a(tmp, args.requests, args.latency),
+                "b": lambda: bench_b(tmp, args.prompts),
+                "c": lambda: bench_c(tmp, args.items),
+                "d": lambda: bench_d(tmp, args.prompts),
+            }[part]()
+
+
+if __name__ == "__main__":
+    main()
