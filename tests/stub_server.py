@@ -32,6 +32,8 @@ class StubConfig:
     latency_s: float = 0.0
     hang_s: float = 5.0
     reject_all: int | None = None  # e.g. 401: every request gets this status
+    invalid_rate: float = 0.0  # answers that are no valid token ("I cannot choose.")
+    logprobs: bool = True  # False: like a server that ignores the logprobs parameter
     seed: int = 0
     lifetime_s: float = 600.0
 
@@ -48,9 +50,9 @@ def _answer(body: dict) -> str:
     return "AB"[digest[0] % 2]
 
 
-def _completion(body: dict, content: str | None) -> dict:
+def _completion(body: dict, content: str | None, logprobs: bool = True) -> dict:
     choice: dict = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
-    if body.get("logprobs") and content:
+    if logprobs and body.get("logprobs") and content in ("A", "B"):
         p_a = 0.7 if content == "A" else 0.3
         top = [{"token": "A", "logprob": math.log(p_a)}, {"token": "B", "logprob": math.log(1 - p_a)}]
         entry = {"token": content, "logprob": top[0 if content == "A" else 1]["logprob"], "top_logprobs": top}
@@ -82,9 +84,7 @@ class StubServer:
         self.stats.auth_headers.add(request.headers.get("Authorization", ""))
         body = await request.json()
         if self.config.reject_all:
-            return web.json_response(
-                {"error": {"message": "rejected by the stub"}}, status=self.config.reject_all
-            )
+            return web.json_response({"error": {"message": "rejected by the stub"}}, status=self.config.reject_all)
         if "TOO_LONG" in json.dumps(body["messages"]):
             error = {
                 "message": "This model's maximum context length is 8 tokens",
@@ -95,7 +95,8 @@ class StubServer:
             await asyncio.sleep(self.config.latency_s)
         if self._rng.random() < self.config.fault_rate:
             return await self._fault(request, body)
-        return web.json_response(_completion(body, _answer(body)))
+        content = "I cannot choose." if self._rng.random() < self.config.invalid_rate else _answer(body)
+        return web.json_response(_completion(body, content, self.config.logprobs))
 
     async def _fault(self, request: web.Request, body: dict) -> web.StreamResponse:
         fault = self._rng.choice(self.config.faults)
@@ -142,9 +143,7 @@ def main() -> None:
     parser.add_argument("--fault-rate", type=float, default=0.0)
     parser.add_argument("--lifetime", type=float, default=600.0)
     args = parser.parse_args()
-    server = StubServer(
-        StubConfig(fault_rate=args.fault_rate, latency_s=args.latency, lifetime_s=args.lifetime)
-    )
+    server = StubServer(StubConfig(fault_rate=args.fault_rate, latency_s=args.latency, lifetime_s=args.lifetime))
     print(server.start(), flush=True)
     server._thread.join(timeout=args.lifetime + 5)
 

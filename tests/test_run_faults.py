@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from stub_server import StubConfig, StubServer
 
-from runner.call import FatalError
+from runner.call import FatalError, RateLimiter
 from runner.execute import RunConfig, run_suite
 from runner.results_io import read_results
 
@@ -91,3 +93,62 @@ def test_authentication_error_stops_the_run_at_once(
         run_suite(_config(make_suite(n=30, samples=2), tmp_path / "run", stub, concurrency=2))
     assert stub.stats.requests <= 2
     assert read_results(tmp_path / "run" / "results.jsonl") == []
+
+
+@pytest.mark.parametrize("stub", [StubConfig(invalid_rate=0.5, seed=1)], indirect=True)
+def test_invalid_answers_are_reasked_and_counted_apart_from_first_answers(
+    make_suite: Callable[..., Path], tmp_path: Path, stub: StubServer
+) -> None:
+    run_suite(_config(make_suite(n=20, samples=2), tmp_path / "run", stub, reasks=10))
+    rows = read_results(tmp_path / "run" / "results.jsonl")
+    reasked = [r for r in rows if r.reasks]
+    assert reasked and all(r.first_answer is None for r in reasked)
+    assert all(r.first_answer == r.answer for r in rows if not r.reasks)
+    assert all(r.answer in ("A", "B") for r in rows)  # 0.5^11: every sample ends valid
+    assert stub.stats.requests == len(rows) + sum(r.reasks for r in rows)
+
+
+def test_without_reasks_an_invalid_answer_is_an_abstention_keeping_the_text(
+    make_suite: Callable[..., Path], tmp_path: Path
+) -> None:
+    server = StubServer(StubConfig(invalid_rate=1.0))
+    server.start()
+    try:
+        run_suite(_config(make_suite(n=2, samples=1), tmp_path / "run", server))
+    finally:
+        server.stop()
+    for row in read_results(tmp_path / "run" / "results.jsonl"):
+        assert (row.answer, row.outcome, row.error, row.response) == (None, None, None, "I cannot choose.")
+
+
+@pytest.mark.parametrize("stub", [StubConfig(logprobs=False)], indirect=True)
+def test_logprob_mode_falls_back_to_sampling_when_the_model_gives_no_logprobs(
+    make_suite: Callable[..., Path], tmp_path: Path, stub: StubServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    summary = run_suite(_config(make_suite(n=5, samples=3, mode="logprob"), tmp_path / "run", stub))
+    assert summary.mode == "sample" and summary.done == 15
+    assert capsys.readouterr().err.count("returns no logprobs") == 1
+    info = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert info["mode"] == "sample" and info["settings"]["mode"] == "logprob" and info["notes"]
+
+
+def test_logprob_mode_against_a_server_with_logprobs(
+    make_suite: Callable[..., Path], tmp_path: Path, stub: StubServer
+) -> None:
+    summary = run_suite(_config(make_suite(n=5, samples=3, mode="logprob"), tmp_path / "run", stub))
+    rows = read_results(tmp_path / "run" / "results.jsonl")
+    assert summary.mode == "logprob" and len(rows) == 5
+    assert all(r.logprobs and abs(r.logprobs["A"] + r.logprobs["B"] - 1) < 1e-9 for r in rows)
+
+
+def test_rate_limiter_spreads_requests_beyond_the_minute_allowance() -> None:
+    limiter = RateLimiter(per_minute=120)  # a burst of 120, then 2 per second
+
+    async def take(n: int) -> float:
+        started = time.monotonic()
+        for _ in range(n):
+            await limiter.acquire()
+        return time.monotonic() - started
+
+    assert asyncio.run(take(120)) < 0.1
+    assert 0.8 < asyncio.run(take(2)) < 1.5

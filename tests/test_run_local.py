@@ -74,9 +74,7 @@ def test_generated_turns_followups_and_local_judge(make_suite: Callable[..., Pat
             {"role": "assistant", "generate": True},
         ]
     (suite / "suite.jsonl").write_text("".join(json.dumps(row) + "\n" for row in lines))
-    _run(
-        str(suite), "--out", str(tmp_path / "mt"), "--judge-model", "local/gemma-3-270m", "--max-tokens", "4"
-    )
+    _run(str(suite), "--out", str(tmp_path / "mt"), "--judge-model", "local/gemma-3-270m", "--max-tokens", "4")
     rows = read_results(tmp_path / "mt" / "results.jsonl")
     assert len(rows) == 2
     for row in rows:

@@ -85,9 +85,7 @@ def test_sigkill_then_resume_gives_exactly_every_pair_once(
 
 
 def _row(item: str, sample: int, error: str | None = None) -> ResultRow:
-    return ResultRow(
-        item_id=item, sample=sample, model="m", params={}, answer=None if error else "A", error=error
-    )
+    return ResultRow(item_id=item, sample=sample, model="m", params={}, answer=None if error else "A", error=error)
 
 
 def test_a_torn_last_line_is_dropped_and_appending_stays_safe(tmp_path: Path) -> None:
@@ -104,9 +102,7 @@ def test_retry_failed_reattempts_only_failed_items(make_suite: Callable[..., Pat
     out = tmp_path / "run"
     server = StubServer(StubConfig(reject_all=503))
     api_base = server.start()
-    config = RunConfig(
-        suite_dir=suite, out=out, model="openai/stub", api_base=api_base, max_retries=0, progress=False
-    )
+    config = RunConfig(suite_dir=suite, out=out, model="openai/stub", api_base=api_base, max_retries=0, progress=False)
     try:
         assert run_suite(config).failed == 3
         assert run_suite(config).failed == 3 and server.stats.requests == 3  # failures are kept, not re-run
