@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -267,13 +268,18 @@ def _check_turn_counts(compiled: CompiledPairs, errors: ErrorCollector) -> None:
             errors.add(inf.position.span, f"the filter of influence '{inf.name}' compares values of different "
                        f"kinds ({err})", "compare sizes (target.n, other.n) with numbers")
             return
+        per_unordered = Counter(_unordered(p) for p in allowed)
         for factor in compiled.design.factors:
-            available = min(len(allowed) - sum(sorted(p) == sorted(test) for p in allowed)
-                            for test in compiled.comparisons[factor.name])
+            tests = {_unordered(test) for test in compiled.comparisons[factor.name]}
+            available = len(allowed) - max(per_unordered[test] for test in tests)
             if available < (inf.position.count or 0):
                 errors.add(inf.position.span, f"influence '{inf.name}' needs {inf.position.count} example "
                            f"size pairs but its filter leaves {available} for factor '{factor.name}'")
                 return
+
+
+def _unordered(pair: tuple[int, int]) -> tuple[int, int]:
+    return (pair[0], pair[1]) if pair[0] <= pair[1] else (pair[1], pair[0])
 
 
 def _sides(factor: n.Factor, n_a: int, n_b: int, order: str) -> tuple[dict[str, Any], dict[str, Any]]:
