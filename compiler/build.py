@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from compiler import nodes as n
-from compiler.check import check_spec
+from compiler.check import check_spec, is_cue_design
 from compiler.emit import (
     DuplicateRowError,
     Tally,
@@ -23,6 +23,7 @@ from compiler.emit import (
     write_schema,
 )
 from compiler.errors import ErrorCollector
+from compiler.expand_cue import prepare_cue
 from compiler.expand_pairs import prepare
 from compiler.family import CompiledDesign
 from compiler.load import display_path, load_spec
@@ -48,7 +49,8 @@ def check_file(path: Path, seed: int | None = None) -> Checked:
     resolved = check_spec(spec, errors, seed)
     errors.raise_if_any(sources)
     final_seed = seed if seed is not None else int(spec.seed or 0)
-    prepared = [prepare(design, final_seed, errors) for design in resolved]
+    prepared: list[CompiledDesign | None] = [prepare(design, final_seed, errors) for design in resolved]
+    prepared += [prepare_cue(d, spec, final_seed, errors) for d in spec.designs if is_cue_design(d)]
     errors.raise_if_any(sources)
     return Checked(path, spec, sources, final_seed, [p for p in prepared if p is not None])
 

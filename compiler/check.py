@@ -21,7 +21,9 @@ MAX_COMPARISONS = 1_000_000  # size pairs per factor; more is almost surely a ty
 TOP_KEYWORDS = ("suite", "version", "seed", "description", "citation", "import", "factor", "system",
                 "template", "influence", "data", "conversation", "followup", "puzzle", "design")
 # Clauses whose expansion belongs to later families; they parse and check, but do not compile yet.
-_NOT_YET = ("over", "probes", "conversation")
+_NOT_YET = ("conversation",)
+# Clauses that make a design a cue-visibility design (compiler/expand_cue.py resolves those).
+CUE_CLAUSES = ("over", "probes")
 
 
 @dataclass(frozen=True)
@@ -156,11 +158,17 @@ def _check_followups(spec: n.Spec, tables: _Tables, errors: ErrorCollector) -> N
             errors.add(follow.judge.span, f"the judge of follow-up '{follow.name}' needs at least two labels")
 
 
+def is_cue_design(design: n.Design) -> bool:
+    return any(clause.keyword in CUE_CLAUSES for clause in design.clauses)
+
+
 def _resolve_design(design: n.Design, tables: _Tables, errors: ErrorCollector) -> PairsDesign | None:
+    if is_cue_design(design):
+        return None
     for clause in design.clauses:
         if clause.keyword in _NOT_YET:
             errors.add(clause.span, f"'{clause.keyword}' designs are parsed but not compiled by this version",
-                       "this clause belongs to the cue-visibility and conversation families")
+                       "this clause belongs to the conversation family")
     start = len(errors.diagnostics)
     _check_repeated_clauses(design, errors)
     factors = _select(design, "factors", tables.factors, "factor", errors)
