@@ -13,6 +13,8 @@ from runner.score.noise import noise_floor
 from runner.score.pipeline import score as score_counts
 from runner.score.pipeline import write
 from runner.score.runs import load_run
+from runner.score_cue.load import is_cue_run, load_cue_run
+from runner.score_cue.outputs import score_run
 
 
 @click.command("score")
@@ -60,6 +62,9 @@ def score(
     """Score RUN_DIR (suite + results), or a counts table with --counts: conditions.csv + summary.json."""
     if (run_dir is None) == (counts_file is None):
         raise click.UsageError("give either RUN_DIR or --counts FILE.csv")
+    if run_dir is not None and is_cue_run(run_dir):
+        _score_cue(run_dir, out or run_dir / "score")
+        return
     analysis: dict[str, Any] = {}
     noise = None
     if run_dir is not None:
@@ -87,6 +92,11 @@ def score(
     click.echo(f"{len(scores.conditions)} conditions scored ({scores.summary['count_source_text']}) -> {out}")
     for bench, result in scores.summary["benchmarks"].items():
         click.echo(_headline_line(bench, result["headline"]))
+
+
+def _score_cue(run_dir: Path, out: Path) -> None:
+    summary = score_run(load_cue_run(run_dir), out)
+    click.echo(f"{summary['answers']} cue-visibility answers scored ({len(summary['models'])} models) -> {out}")
 
 
 def _headline_line(bench: str, headline: dict[str, Any]) -> str:
