@@ -176,7 +176,7 @@ class ModelClient:
         for attempt in range(self.settings.max_retries + 1):
             try:
                 return await self._once(messages, kwargs)
-            except (FatalError, asyncio.CancelledError):
+            except FatalError:
                 raise
             except Exception as err:  # noqa: BLE001 - every provider error is classified below
                 kind = "transient" if isinstance(err, EmptyResponse) else classify(err)
@@ -194,6 +194,7 @@ class ModelClient:
     async def _once(self, messages: list[dict[str, Any]], kwargs: dict[str, Any]) -> dict[str, Any]:
         import litellm
 
+        litellm.suppress_debug_info = True  # no "Provider List" / feedback banner on every error
         if is_local(self.settings.model) and not self._registered:
             from runner.local_model import register
 
@@ -221,7 +222,5 @@ class ModelClient:
 
 def _placeholder_key(settings: CallSettings) -> dict[str, str]:
     """OpenAI-compatible servers often need no key, but the openai client insists on one."""
-    needs = (
-        settings.model.startswith("openai/") and settings.api_base and not os.environ.get("OPENAI_API_KEY")
-    )
+    needs = settings.model.startswith("openai/") and settings.api_base and not os.environ.get("OPENAI_API_KEY")
     return {"api_key": "no-key"} if needs else {}

@@ -174,3 +174,12 @@ def test_output_folder_of_another_run_is_refused(make_suite: Callable[..., Path]
     finally:
         server.stop()
     assert result.exit_code == 1 and "use another --out" in result.output
+
+
+def test_unknown_model_stops_the_run_with_one_message(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        run, [str(make_suite(n=20, samples=2)), "--model", "nosuchmodel", "--out", str(tmp_path / "r"), "--no-progress"]
+    )
+    assert result.exit_code == 1
+    assert result.output.count("run stopped: nosuchmodel") == 1 and "Traceback" not in result.output
+    assert read_results(tmp_path / "r" / "results.jsonl") == []
