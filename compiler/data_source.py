@@ -38,7 +38,7 @@ def _read(source: n.DataSource, path: Path, errors: ErrorCollector) -> list[Row]
             rows = list(csv.DictReader(handle))
     except FileNotFoundError:
         errors.add(source.path.span, f"data file not found: '{source.path.value}'",
-                   f"paths are relative to the spec's folder ({display_path(path.parent) or '.'})")
+                   f"paths are relative to the spec's folder ({display_path(Path(source.span.file).parent) or '.'})")
         return None
     except UnicodeDecodeError:
         errors.add(source.path.span, f"data file '{source.path.value}' is not UTF-8 text", "save it as UTF-8")

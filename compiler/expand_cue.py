@@ -192,7 +192,8 @@ def _over(design: n.Design, spec: n.Spec,
     if clause is not None and source is None:
         errors.add(clause.span, "'over' names no data source of dilemmas",
                    'declare: data dilemmas from "data/dilemmas.csv" key id, then: over dilemmas x ...')
-    if clause is not None and count < 1 and not any(a.name == "combinations" for a in axes):
+    known = {*sources, "combinations", "consequences"}
+    if clause is not None and all(a.name in known for a in axes) and not any(a.name == "combinations" for a in axes):
         errors.add(clause.span, "'over' has no combinations axis", "add: x combinations 3")
     return source, count, settings
 
@@ -231,14 +232,14 @@ def _puzzled(conditions: tuple[n.ConditionRef, ...], spec: n.Spec,
     bands = tuple(str(b) for b in cond.args[1:])
     declared = _declared_bands(block)
     for band in bands:
-        if declared is not None and band not in declared:
+        if band not in declared:
             errors.add(cond.span, f"unknown difficulty band '{band}' for puzzle '{name}'", did_you_mean(band, declared))
     if len(set(bands)) != len(bands):
         errors.add(cond.span, "puzzled(...) lists a band twice")
-    return block, bands or tuple(declared or ())
+    return block, tuple(b for b in bands if b in declared) or tuple(declared)
 
 
-def _declared_bands(block: n.PuzzleDef) -> list[str] | None:
+def _declared_bands(block: n.PuzzleDef) -> list[str]:
     clause = next((c for c in block.clauses if c.keyword == "bands"), None)
     if clause is None:
         return [b.name for b in PropositionalConfig(name=block.name).bands]
@@ -280,7 +281,8 @@ def _probe_nodes(design: n.Design, config: PropositionalConfig | None,
             errors.add(probe.answer.span, f"probe '{probe.name}' needs 'yesno' or 'options \"a\" | \"b\"' answers")
         if config is not None and not {str(probe.first), str(probe.last)} <= set(config.people):
             errors.add(probe.span, f"probe '{probe.name}' ranges over {probe.first}..{probe.last}, but the "
-                       f"puzzle's people are {', '.join(config.people)}", did_you_mean(str(probe.first), config.people))
+                       f"puzzle's people are {', '.join(config.people)}",
+                       f"write: {probe.name}({probe.variable} in {config.people[0]}..{config.people[-1]})")
         elif config is not None and not _people(config, probe):
             errors.add(probe.span, f"probe '{probe.name}' range {probe.first}..{probe.last} is empty")
     names = [p.name for p in probes]
