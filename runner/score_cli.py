@@ -96,7 +96,8 @@ def score(
 
 def _score_cue(run_dir: Path, out: Path) -> None:
     summary = score_run(load_cue_run(run_dir), out)
-    click.echo(f"{summary['answers']} cue-visibility answers scored ({len(summary['models'])} models) -> {out}")
+    models = len(summary["models"])
+    click.echo(f"{summary['answers']} cue-visibility answers scored ({models} model{'s' * (models != 1)}) -> {out}")
 
 
 def _headline_line(bench: str, headline: dict[str, Any]) -> str:
