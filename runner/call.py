@@ -161,6 +161,7 @@ class ModelClient:
         if found is not None:
             self.hits += 1
             return Reply(found["text"], found["usage"], found["top_logprobs"], cached=True, latency_s=0.0)
+        await self.prepare()
         started = time.perf_counter()
         value = await self._with_retries(messages, {**params, **extras})
         self.cache.put(key, value)
@@ -171,6 +172,16 @@ class ModelClient:
             cached=False,
             latency_s=time.perf_counter() - started,
         )
+
+    async def prepare(self) -> None:
+        """Register and load an embedded model before its first uncached call, so that loading does not
+        count as that call's latency. A no-op for remote models."""
+        if is_local(self.settings.model) and not self._registered:
+            from runner.local_model import register
+
+            provider = register()
+            await asyncio.to_thread(provider.model, self.settings.model.removeprefix(LOCAL_PREFIX))
+            self._registered = True
 
     async def _with_retries(self, messages: list[dict[str, Any]], kwargs: dict[str, Any]) -> dict[str, Any]:
         for attempt in range(self.settings.max_retries + 1):
@@ -195,11 +206,6 @@ class ModelClient:
         import litellm
 
         litellm.suppress_debug_info = True  # no "Provider List" / feedback banner on every error
-        if is_local(self.settings.model) and not self._registered:
-            from runner.local_model import register
-
-            register()
-            self._registered = True
         await self._requests.acquire()
         await self._tokens.acquire(_estimate_tokens(messages, kwargs))
         self.calls += 1

@@ -261,9 +261,7 @@ class Runner:
         }
         return params, result
 
-    async def _followups(
-        self, item: _Item, answer_text: str | None, followups: list[FollowUp]
-    ) -> dict[str, Any]:
+    async def _followups(self, item: _Item, answer_text: str | None, followups: list[FollowUp]) -> dict[str, Any]:
         work = item.work
         item.messages.append({"role": "assistant", "content": answer_text or ""})
         replies: dict[str, Any] = {}
@@ -286,9 +284,7 @@ class Runner:
         messages = [{"role": "user", "content": judge_prompt(followup.judge, reply_text)}]
         params = {"temperature": 0.0, "max_tokens": 16}
         slot = f"{item.work.sample}/judge:{followup.name}"
-        reply = item.take(
-            await client.call(messages, params, slot, self.choice_extras(labels, client.settings.model))
-        )
+        reply = item.take(await client.call(messages, params, slot, self.choice_extras(labels, client.settings.model)))
         return parse_answer(reply.text, tuple(labels))
 
     async def supports_logprobs(self, work: WorkItem) -> bool:
