@@ -75,9 +75,7 @@ def _choice_grammar(tokens: tuple[str, ...]) -> Any:
 def _gemma_messages(messages: list[dict[str, Any]]) -> list[dict[str, str]]:
     """Gemma has no system role (llama.cpp's gemma format drops it): fold it into the first user turn."""
     system = "\n\n".join(m["content"] for m in messages if m["role"] == "system" and m.get("content"))
-    turns = [
-        {"role": m["role"], "content": m.get("content") or ""} for m in messages if m["role"] != "system"
-    ]
+    turns = [{"role": m["role"], "content": m.get("content") or ""} for m in messages if m["role"] != "system"]
     if system:
         first_user = next((t for t in turns if t["role"] == "user"), None)
         if first_user is None:
@@ -119,10 +117,7 @@ class LocalModel:
 
     def _first_token_ids(self, token: str) -> list[int]:
         """Ids that begin `token` at the start of a reply, with and without a leading space."""
-        ids = {
-            self.llm.tokenize(variant.encode(), add_bos=False, special=False)[0]
-            for variant in (token, " " + token)
-        }
+        ids = {self.llm.tokenize(variant.encode(), add_bos=False, special=False)[0] for variant in (token, " " + token)}
         return sorted(ids)
 
     def score(self, messages: list[dict[str, str]], tokens: list[str]) -> dict[str, Any]:
@@ -135,9 +130,7 @@ class LocalModel:
         with self.lock:
             ids = self.llm.tokenize(prompt.encode(), add_bos=False, special=True)
             if len(ids) >= self.llm.n_ctx():
-                raise ValueError(
-                    f"prompt of {len(ids)} tokens exceeds the context window of {self.llm.n_ctx()}"
-                )
+                raise ValueError(f"prompt of {len(ids)} tokens exceeds the context window of {self.llm.n_ctx()}")
             self.llm.reset()
             self.llm.eval(ids)
             raw = llama_cpp.llama_get_logits_ith(self.llm.ctx, -1)
@@ -189,9 +182,7 @@ class LocalProvider(CustomLLM):
         except ValueError as err:
             if "context" not in str(err) and "exceed" not in str(err):
                 raise
-            raise litellm.ContextWindowExceededError(
-                message=str(err), model=model, llm_provider=PROVIDER
-            ) from None
+            raise litellm.ContextWindowExceededError(message=str(err), model=model, llm_provider=PROVIDER) from None
         response = ModelResponse(**out)
         response._response_ms = (time.perf_counter() - started) * 1000
         return response

@@ -55,9 +55,7 @@ def _dry_run(config: RunConfig) -> None:
     help="Run folder [default: runs/<suite>-<model>]. Rerunning the same command resumes it.",
 )
 @click.option("--mode", type=click.Choice(["sample", "logprob"]), help="Override the suite's mode.")
-@click.option(
-    "--limit", type=click.IntRange(min=1), help="Run a seeded subset of N rows stratified over cells."
-)
+@click.option("--limit", type=click.IntRange(min=1), help="Run a seeded subset of N rows stratified over cells.")
 @click.option("--seed", default=0, show_default=True, help="Seed of the --limit subset.")
 @click.option("--shard", callback=_shard, metavar="I/N", help="Run shard I of N (1-based, split by item id).")
 @click.option("--concurrency", default=8, show_default=True, type=click.IntRange(min=1))
@@ -104,9 +102,7 @@ def _dry_run(config: RunConfig) -> None:
 )
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the response cache.")
 @click.option("--retry-failed", is_flag=True, help="Re-attempt items recorded as failed.")
-@click.option(
-    "--dry-run", is_flag=True, help="Print calls, tokens and estimated cost per model; call nothing."
-)
+@click.option("--dry-run", is_flag=True, help="Print calls, tokens and estimated cost per model; call nothing.")
 @click.option("--progress/--no-progress", default=True, help="Show the progress bar.")
 def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, **options: object) -> None:
     """Run every (item, sample) of the compiled suite SUITE_DIR against a model.
@@ -132,12 +128,8 @@ def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, **opti
 
 
 @click.command("merge")
-@click.argument(
-    "run_dirs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path)
-)
-@click.option(
-    "--out", required=True, type=click.Path(file_okay=False, path_type=Path), help="Merged run folder."
-)
+@click.argument("run_dirs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path), help="Merged run folder.")
 def merge(run_dirs: tuple[Path, ...], out: Path) -> None:
     """Merge shard runs of one suite (same model and mode) into OUT, one row per (item, sample)."""
     try:

@@ -29,9 +29,7 @@ class Suite:
 def _short(err: ValidationError) -> str:
     first = err.errors()[0]
     where = ".".join(str(p) for p in first["loc"]) or "row"
-    return f"{where}: {first['msg']}" + (
-        f" (and {err.error_count() - 1} more)" if err.error_count() > 1 else ""
-    )
+    return f"{where}: {first['msg']}" + (f" (and {err.error_count() - 1} more)" if err.error_count() > 1 else "")
 
 
 def load_manifest(folder: Path) -> tuple[Manifest, str]:
@@ -87,9 +85,7 @@ def load_suite(folder: Path | str) -> Suite:
     manifest, sha = load_manifest(folder)
     rows = load_rows(folder / "suite.jsonl")
     if manifest.rows != len(rows):
-        raise SuiteError(
-            f"{folder / 'manifest.json'}: says rows={manifest.rows}, suite.jsonl has {len(rows)}"
-        )
+        raise SuiteError(f"{folder / 'manifest.json'}: says rows={manifest.rows}, suite.jsonl has {len(rows)}")
     return Suite(path=folder, manifest=manifest, manifest_sha256=sha, rows=rows)
 
 
