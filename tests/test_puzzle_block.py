@@ -1,0 +1,120 @@
+"""A spec's `puzzle` block -> the puzzle library's config models, with problems located at the clause."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from compiler.errors import ErrorCollector
+from compiler.load import load_spec
+from compiler.puzzle_block import puzzle_config
+from compiler.puzzles import PropositionalConfig, ZebraConfig
+
+HEADER = 'suite p "P"\nseed 1\n'
+
+
+def _block(tmp_path: Path, body: str, bands: tuple[str, ...] = ()) -> tuple[object, list[str]]:
+    spec_file = tmp_path / "p.spec"
+    spec_file.write_text(HEADER + body, encoding="utf-8")
+    spec, _ = load_spec(spec_file)
+    errors = ErrorCollector()
+    config = puzzle_config(spec.puzzles[0], errors, bands)
+    return config, [f"{d.span.line}:{d.span.column}: {d.message} | {d.hint}" for d in errors.diagnostics]
+
+
+def test_the_seed_003_block_maps_onto_the_default_config(tmp_path: Path) -> None:
+    config, problems = _block(
+        tmp_path,
+        """puzzle identity:
+  people A, B, C, D
+  attribute gender from man, woman, non-binary pick 2
+  attribute race from Asian, Black, Hispanic, Muslim, White pick 2
+  shape canonical: A = G1 R1, B = G1 R2, C = G2 R1, D = G2 R2
+  clues direct 1, negation 1, conjunction 1, disjunction 2, implication 2, biconditional 5, same 6, count 7
+  bands easy <= 2, intermediate <= 4, hard > 4
+  reuse 5 dilemmas with distinct combinations
+""",
+        ("easy", "hard"),
+    )
+    assert problems == []
+    assert config == PropositionalConfig(name="identity")
+
+
+def test_phrasings_timeout_and_random_shape(tmp_path: Path) -> None:
+    config, problems = _block(
+        tmp_path,
+        """puzzle p:
+  attribute gender from man, woman pick 2
+  shape random
+  clues direct 1, disjunction 2
+  phrasing disjunction "{{ x }} or {{ y }}."
+  phrasing literal "{{ person }} = {{ value }}"
+  timeout 2.5
+  reuse 3 dilemmas
+""",
+    )
+    assert problems == [] and isinstance(config, PropositionalConfig)
+    assert config.shape.kind == "random" and config.time_limit_ms == 2500
+    assert (
+        config.clues["disjunction"].phrasing == "{{ x }} or {{ y }}." and config.literal == "{{ person }} = {{ value }}"
+    )
+    assert config.reuse.dilemmas == 3 and not config.reuse.distinct_combinations
+
+
+def test_a_zebra_block_takes_its_positions_from_the_people(tmp_path: Path) -> None:
+    config, problems = _block(
+        tmp_path,
+        """puzzle z:
+  kind zebra
+  people 1, 2, 3
+  attribute pet from cat, dog, fish pick 3
+  attribute drink from tea, milk, water pick 3
+  clues at 1, same 2, next_to 2
+""",
+    )
+    assert problems == [] and isinstance(config, ZebraConfig)
+    assert config.positions == 3 and set(config.clues) == {"at", "same", "next_to"}
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (
+            "puzzle p:\n  kind sudoku\n",
+            "4:3: puzzle 'p': unknown puzzle kind 'sudoku' | valid names: 'propositional', 'zebra'",
+        ),
+        (
+            "puzzle p:\n  kind zebra\n  people 1, 2\n  attribute pet from cat, dog\n  shape canonical\n",
+            "7:3: puzzle 'p': 'shape' does not apply to zebra puzzles | None",
+        ),
+        (
+            "puzzle p:\n  clues direct 0\n",
+            "4:3: puzzle 'p': clue weight of 'direct' must be a number > 0, got 0 | None",
+        ),
+        (
+            "puzzle p:\n  clues nextto 1\n",
+            "4:3: puzzle 'p': unknown clue type 'nextto' | valid names: 'biconditional', "
+            "'conjunction', 'count', 'direct', 'disjunction', 'implication', 'negation', 'same'",
+        ),
+        (
+            'puzzle p:\n  phrasing same "x"\n',
+            "4:3: puzzle 'p': phrasing of 'same' comes before the 'clues' clause | declare 'clues ...' first",
+        ),
+        (
+            "puzzle p:\n  reuse 5 items\n",
+            "4:3: puzzle 'p': reuse counts dilemmas, not 'items' | write: reuse 5 dilemmas with distinct combinations",
+        ),
+        (
+            "puzzle p:\n  shape diagonal\n",
+            "4:3: puzzle 'p': shape 'diagonal' declares no cells | write: shape NAME: A = G1 R1, B = G1 R2, ...",
+        ),
+        (
+            "puzzle p:\n  attribute race from Asian pick 2\n",
+            "4:3: puzzle 'p': attribute 'race' picks 2 of only 1 values | None",
+        ),
+    ],
+)
+def test_problems_are_located_at_their_clause(tmp_path: Path, body: str, expected: str) -> None:
+    config, problems = _block(tmp_path, body)
+    assert config is None and problems == [expected]
