@@ -12,6 +12,7 @@ puzzled(...) (or the spec's only puzzle block) fixes people, attributes and the 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,6 +83,8 @@ def resolve_cue(design: n.Design, spec: n.Spec, errors: ErrorCollector) -> CueDe
                    'add: what_if(person in A..D) options "option1" | "option2"')
     rows = read_rows(source, (BENEFIT,), errors) if source is not None else None
     dilemmas = _with_benefit(source, rows, errors) if source is not None and rows is not None else None
+    if len(errors.diagnostics) == before and dilemmas is not None and config is not None:
+        _check_enough_combinations(design, config, count, len(dilemmas), errors)
     if len(errors.diagnostics) > before or dilemmas is None or config is None:
         return None
     return CueDesign(
@@ -138,6 +141,18 @@ def _over(design: n.Design, spec: n.Spec,
     if clause is not None and all(a.name in known for a in axes) and not any(a.name == "combinations" for a in axes):
         errors.add(clause.span, "'over' has no combinations axis", "add: x combinations 3")
     return source, count, settings
+
+
+def _check_enough_combinations(design: n.Design, config: PropositionalConfig, count: int, dilemmas: int,
+                               errors: ErrorCollector) -> None:
+    """A reuse group's dilemmas need count distinct combinations each, all different."""
+    total = math.prod(math.perm(len(a.values), a.pick) for a in config.attributes)
+    group = min(dilemmas, config.reuse.dilemmas)
+    if config.reuse.distinct_combinations and group * count > total:
+        axis = next(a for a in design.get("over").value if a.name == "combinations")  # type: ignore[union-attr]
+        errors.add(axis.span, f"{group} dilemmas per puzzle x {count} combinations need {group * count} distinct "
+                   f"combinations, but puzzle '{config.name}' has only {total}",
+                   "lower the count, reuse each puzzle for fewer dilemmas, or add attribute values")
 
 
 def _conditions(design: n.Design, errors: ErrorCollector) -> tuple[n.ConditionRef, ...]:
