@@ -92,14 +92,19 @@ def test_replies_are_parsed_and_solved_follows_the_could_be_reply(tiny_suite: Pa
     assert frame.loc[frame["format"] != "puzzled", "solved"].isna().all()
 
 
-def test_runner_answer_is_the_fallback_and_anything_else_abstains(tiny_suite: Path, tmp_path: Path) -> None:
+def test_runner_answer_is_the_fallback_and_failures_drop_out(tiny_suite: Path, tmp_path: Path) -> None:
     rows = _suite_rows(tiny_suite)
     replies = [("yes" if r["cell"].get("probe") == "could_be" else "option1", None) for r in rows]
     replies[0] = ("I cannot answer that.", None)
     replies[1] = ("Option 1, clearly", "option1")
     run_dir = _fake_run(tmp_path / "run", tiny_suite, {"m1": replies})
-    frame = load_cue_run(run_dir).frame
+    failed = {"item_id": rows[2]["id"], "sample": 1, "model": "m1", "params": {}, "error": "timeout"}
+    with (run_dir / "results.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(failed) + "\n")
+    loaded = load_cue_run(run_dir)
+    frame = loaded.frame
     assert frame["answer"].iloc[0] == "" and frame["answer"].iloc[1] == "option1"
+    assert len(frame) == len(rows) and loaded.failed == 1  # a failed call is no abstention
 
 
 def test_spec_score_writes_every_output_and_compares_models(tiny_suite: Path, tmp_path: Path) -> None:

@@ -35,6 +35,7 @@ class CueRun:
     frame: pd.DataFrame
     manifest: Manifest
     bands: tuple[str, ...]  # the puzzle's difficulty bands, easiest first
+    failed: int  # results with an error (no reply): left out, unlike abstentions
 
 
 def is_cue_run(run_dir: Path) -> bool:
@@ -62,8 +63,12 @@ def load_cue_run(run_dir: Path) -> CueRun:
         row = items.get(result.item_id)
         if row is None:
             raise ScoreInputError(run_dir / "results.jsonl", f"item {result.item_id} is not in the suite")
-        records.append(_record(row, result.model, result.response, result.answer, result.error))
-    return CueRun(_with_solved(pd.DataFrame(records)), manifest, _bands(items))
+        if result.error is None:
+            records.append(_record(row, result.model, result.response, result.answer))
+    if not records:
+        raise ScoreInputError(run_dir / "results.jsonl", "every result failed; nothing to score")
+    failed = len(results) - len(records)
+    return CueRun(_with_solved(pd.DataFrame(records)), manifest, _bands(items), failed)
 
 
 def _items(path: Path) -> dict[str, SuiteRow]:
@@ -88,12 +93,12 @@ def _bands(items: dict[str, SuiteRow]) -> tuple[str, ...]:
     return tuple(band["name"] for band in puzzle["difficulty"]["bands"]) if puzzle else ()
 
 
-def _record(row: SuiteRow, model: str, response: str | None, parsed: str | None, error: str | None) -> dict[str, Any]:
+def _record(row: SuiteRow, model: str, response: str | None, parsed: str | None) -> dict[str, Any]:
     cell = row.cell
-    reply = last_json(response or "") if error is None else None
+    reply = last_json(response or "")
     answer = _token(reply.get("answer")) if reply else None
     if answer not in row.answers:
-        answer = parsed if error is None and parsed in row.answers else None
+        answer = parsed if parsed in row.answers else None
     neutral = cell["format"] == "neutral"
     return {
         "model": model,

@@ -52,6 +52,7 @@ def _summary(run: CueRun, frame: pd.DataFrame, conditions: pd.DataFrame, gaps: p
         "suite": run.manifest.suite,
         "models": models,
         "answers": int(len(frame)),
+        "failed": run.failed,
         "abstention_rate": _float(1 - frame["answer"].ne("").mean()),
         "capability": _records(_capability(frame)),
         "macro_net": _records(macro(conditions, "net", ["view", *CONDITION])),
