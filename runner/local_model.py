@@ -7,6 +7,7 @@ user cache folder; `local/<path.gguf>` loads any other GGUF. Both go through lit
 from __future__ import annotations
 
 import asyncio
+import atexit
 import math
 import os
 import threading
@@ -167,8 +168,17 @@ class LocalProvider(CustomLLM):
     def model(self, name: str) -> LocalModel:
         with self._loading:
             if name not in self._models:
+                if not self._models:
+                    atexit.register(self.close)
                 self._models[name] = LocalModel(gguf_path(name))
             return self._models[name]
+
+    def close(self) -> None:
+        """Free the models while llama.cpp is still loaded (freeing them at interpreter teardown fails noisily)."""
+        with self._loading:
+            for loaded in self._models.values():
+                loaded.llm.close()
+            self._models.clear()
 
     def _run(self, model: str, messages: list[dict[str, Any]], params: dict[str, Any]) -> ModelResponse:
         name = model.split("/", 1)[1] if is_local(model) else model
