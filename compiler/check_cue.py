@@ -85,7 +85,7 @@ def resolve_cue(design: n.Design, spec: n.Spec, errors: ErrorCollector) -> CueDe
     dilemmas = _with_benefit(source, rows, errors) if source is not None and rows is not None else None
     if len(errors.diagnostics) == before and dilemmas is not None and config is not None:
         _check_enough_combinations(design, config, count, len(dilemmas), errors)
-    if len(errors.diagnostics) > before or dilemmas is None or config is None:
+    if len(errors.diagnostics) > before or source is None or dilemmas is None or config is None:
         return None
     return CueDesign(
         design=design, dilemmas=dilemmas, key=source.key or "", combinations=count, settings=settings,
