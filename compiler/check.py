@@ -170,7 +170,7 @@ def _resolve_design(design: n.Design, tables: _Tables, errors: ErrorCollector) -
             errors.add(clause.span, f"'{clause.keyword}' designs are parsed but not compiled by this version",
                        "this clause belongs to the conversation family")
     start = len(errors.diagnostics)
-    _check_repeated_clauses(design, errors)
+    check_repeated_clauses(design, errors)
     factors = _select(design, "factors", tables.factors, "factor", errors)
     influences = _select(design, "influences", tables.influences, "influence", errors)
     for factor in factors:
@@ -191,7 +191,7 @@ def _resolve_design(design: n.Design, tables: _Tables, errors: ErrorCollector) -
     orders = _orders(design, errors)
     samples = _samples(design, orders, errors)
     answer = _answer(design, errors)
-    decode = _decode(design, errors)
+    decode = decode_options(design, errors)
     mode = _mode(design, errors)
     analysis = _analysis(design, errors)
     followups = _followups(design, tables, errors)
@@ -211,7 +211,7 @@ def _resolve_design(design: n.Design, tables: _Tables, errors: ErrorCollector) -
     )
 
 
-def _check_repeated_clauses(design: n.Design, errors: ErrorCollector) -> None:
+def check_repeated_clauses(design: n.Design, errors: ErrorCollector) -> None:
     seen: dict[str, n.Clause] = {}
     for clause in design.clauses:
         if clause.keyword in seen:
@@ -349,7 +349,7 @@ def _options(clause: n.Clause | None) -> tuple[n.Option, ...]:
     return clause.value if clause is not None else ()  # type: ignore[return-value]
 
 
-def _decode(design: n.Design, errors: ErrorCollector) -> dict[str, Any]:
+def decode_options(design: n.Design, errors: ErrorCollector) -> dict[str, Any]:
     decode: dict[str, Any] = {}
     for option in _options(design.get("decode")):
         if option.name not in DECODE_KEYS:

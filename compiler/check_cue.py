@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from compiler import nodes as n
-from compiler.check import _check_repeated_clauses, _decode
+from compiler.check import check_repeated_clauses, decode_options
 from compiler.data_source import Row, read_rows
 from compiler.errors import ErrorCollector, Span, did_you_mean
 from compiler.puzzle_block import puzzle_config
@@ -74,7 +74,7 @@ def resolve_cue(design: n.Design, spec: n.Spec, errors: ErrorCollector) -> CueDe
     formats = _format_templates(conditions, spec, errors)
     probe_texts = {p.name: _template(spec, p.name, p.span, f"probe '{p.name}'", errors) for p in probes}
     system = _system(design, spec, errors)
-    decode = _decode(design, errors)
+    decode = decode_options(design, errors)
     analysis = _analysis(design, errors)
     _mode(design, errors)
     options = [p.answer.tokens for p in probes if p.answer.kind == "options"]
@@ -99,7 +99,7 @@ def resolve_cue(design: n.Design, spec: n.Spec, errors: ErrorCollector) -> CueDe
 
 
 def _check_clauses(design: n.Design, errors: ErrorCollector) -> None:
-    _check_repeated_clauses(design, errors)
+    check_repeated_clauses(design, errors)
     for clause in design.clauses:
         if clause.keyword == "conversation":
             errors.add(clause.span, "'conversation' designs are parsed but not compiled by this version",

@@ -52,10 +52,10 @@ class Run:
 
 def load_run(run_dir: Path) -> Run:
     """Read run.json, the suite it names and results.jsonl; raise ScoreInputError on any mismatch."""
-    info = _read_model(run_dir / "run.json", RunInfo)
-    suite_dir = _suite_dir(run_dir, info.suite_dir)
+    info = read_model(run_dir / "run.json", RunInfo)
+    suite_dir = suite_dir_of(run_dir, info.suite_dir)
     manifest_path = suite_dir / "manifest.json"
-    manifest = _read_model(manifest_path, Manifest)
+    manifest = read_model(manifest_path, Manifest)
     digest = hashlib.sha256(manifest_path.read_bytes()).hexdigest()
     if info.suite_manifest_sha256 and info.suite_manifest_sha256 != digest:
         raise ScoreInputError(
@@ -80,7 +80,7 @@ def load_run(run_dir: Path) -> Run:
     return Run(trials, keys, "expected" if logprob else "samples", manifest, info, run_dir)
 
 
-def _read_model(path: Path, model: type[Any]) -> Any:
+def read_model(path: Path, model: type[Any]) -> Any:
     try:
         return model.model_validate_json(path.read_bytes())
     except FileNotFoundError as exc:
@@ -91,7 +91,7 @@ def _read_model(path: Path, model: type[Any]) -> Any:
         raise ScoreInputError(path, error["msg"], column=column) from exc
 
 
-def _suite_dir(run_dir: Path, suite_dir: str) -> Path:
+def suite_dir_of(run_dir: Path, suite_dir: str) -> Path:
     """suite_dir as written, else relative to the run folder."""
     for candidate in (Path(suite_dir), run_dir / suite_dir):
         if (candidate / "manifest.json").is_file():

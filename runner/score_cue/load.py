@@ -21,7 +21,7 @@ from compiler.suite_model import Manifest, SuiteRow
 from runner.results_io import read_results
 from runner.results_model import RunInfo
 from runner.score.errors import ScoreInputError
-from runner.score.runs import _read_model, _suite_dir
+from runner.score.runs import read_model, suite_dir_of
 
 FAMILY = "cue_visibility"
 PAIR_KEYS = ["model", "dilemma", "combination", "difficulty", "consequences", "individual"]
@@ -43,7 +43,7 @@ def is_cue_run(run_dir: Path) -> bool:
     the influence loader then reports the problem)."""
     try:
         info = RunInfo.model_validate_json((run_dir / "run.json").read_bytes())
-        manifest = Manifest.model_validate_json((_suite_dir(run_dir, info.suite_dir) / "manifest.json").read_bytes())
+        manifest = Manifest.model_validate_json((suite_dir_of(run_dir, info.suite_dir) / "manifest.json").read_bytes())
     except (OSError, ValidationError, ScoreInputError):
         return False
     return (manifest.analysis or {}).get("family") == FAMILY
@@ -51,9 +51,9 @@ def is_cue_run(run_dir: Path) -> bool:
 
 def load_cue_run(run_dir: Path) -> CueRun:
     """Read run.json, the suite and results.jsonl into the tidy frame runner.score_cue scores."""
-    info: RunInfo = _read_model(run_dir / "run.json", RunInfo)
-    suite_dir = _suite_dir(run_dir, info.suite_dir)
-    manifest: Manifest = _read_model(suite_dir / "manifest.json", Manifest)
+    info: RunInfo = read_model(run_dir / "run.json", RunInfo)
+    suite_dir = suite_dir_of(run_dir, info.suite_dir)
+    manifest: Manifest = read_model(suite_dir / "manifest.json", Manifest)
     items = _items(suite_dir / "suite.jsonl")
     results = read_results(run_dir / "results.jsonl")
     if not results:
