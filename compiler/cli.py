@@ -90,7 +90,7 @@ def show(suite_dir: Path, items: int, cell_filter: tuple[str, ...]) -> None:
     manifest, rows = _load_suite(suite_dir)
     click.echo(f"suite {manifest['suite']}: {manifest['rows']} prompts, {manifest['trials']} trials, "
                f"seed {manifest['seed']}, compiler {manifest['compiler_version']}")
-    _print_cells(rows)
+    _print_cells(manifest, rows)
     wanted = dict(_split_filter(f) for f in cell_filter)
     chosen = [r for r in rows if all(str(r["cell"].get(k)) == v for k, v in wanted.items())]
     if not chosen:
@@ -126,15 +126,21 @@ def _split_filter(text: str) -> tuple[str, str]:
     return key, value
 
 
-def _print_cells(rows: list[dict[str, Any]]) -> None:
-    trials: Counter[tuple[str, str, str]] = Counter()
+def _print_cells(manifest: dict[str, Any], rows: list[dict[str, Any]]) -> None:
+    """Trials per balanced cell (the manifest's balance keys); rows shared by every value print '(shared)'."""
+    balance = (manifest.get("balance") or [{}])[0]
+    keys = balance.get("keys") or ["condition"]
+    trials: Counter[tuple[str, ...]] = Counter()
     for row in rows:
-        cell = row["cell"]
-        key = (str(cell.get("factor", "-")), str(cell.get("influence") or "(shared)"), str(cell.get("condition", "-")))
-        trials[key] += row["samples"]
-    click.echo(f"\n{'factor':<14}{'influence':<20}{'condition':<12}{'trials':>8}")
-    for (factor, influence, condition), count in sorted(trials.items()):
-        click.echo(f"{factor:<14}{influence:<20}{condition:<12}{count:>8}")
+        trials[tuple(_cell_text(row["cell"].get(k)) for k in keys)] += row["samples"]
+    widths = [max(len(k), *(len(key[i]) for key in trials)) + 2 for i, k in enumerate(keys)]
+    click.echo("\n" + "".join(k.ljust(w) for k, w in zip(keys, widths, strict=True)) + "trials".rjust(8))
+    for key, count in sorted(trials.items()):
+        click.echo("".join(v.ljust(w) for v, w in zip(key, widths, strict=True)) + str(count).rjust(8))
+
+
+def _cell_text(value: Any) -> str:
+    return "(shared)" if value is None else str(value)
 
 
 def _print_item(row: dict[str, Any]) -> None:
