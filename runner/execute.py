@@ -356,6 +356,10 @@ def _warn(message: str) -> None:
     print(f"spec run: {message}", file=sys.stderr)
 
 
+def _plan(suite: Suite, config: RunConfig, mode: str) -> list[WorkItem]:
+    return plan(suite.rows, mode=mode, limit=config.limit, seed=config.seed, shard=config.shard, strata=suite.strata)
+
+
 async def _run(config: RunConfig) -> RunSummary:
     suite = load_suite(config.suite_dir)
     requested = config.mode or suite.manifest.mode
@@ -363,14 +367,14 @@ async def _run(config: RunConfig) -> RunSummary:
     cache = _open_cache(config)
     runner = Runner(config, requested, cache)
     notes: list[str] = []
-    items = plan(suite.rows, mode=requested, limit=config.limit, seed=config.seed, shard=config.shard)
+    items = _plan(suite, config, requested)
     results_path = config.out / RESULTS_FILE
     state = prepare_resume(results_path, retry_failed=config.retry_failed)
     if requested == "logprob" and items and not await runner.supports_logprobs(items[0]):
         notes.append(f"{config.model} returns no logprobs: sampling instead")
         _warn(notes[-1])
         runner.mode = "sample"
-        items = plan(suite.rows, mode="sample", limit=config.limit, seed=config.seed, shard=config.shard)
+        items = _plan(suite, config, "sample")
     todo = [work for work in items if work.key not in state.rows]
     info = RunInfo(
         suite_dir=str(suite.path),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from compiler.suite_model import SuiteRow
@@ -45,12 +46,18 @@ class Shard:
         return int.from_bytes(digest[:8], "big") % self.count == self.index - 1
 
 
-def stratified_subset(rows: list[SuiteRow], limit: int, seed: int) -> list[SuiteRow]:
-    """`limit` rows spread evenly over cells: cells visited round-robin in a seeded order,
-    rows within a cell in a seeded order; returned in suite order."""
+def stratified_subset(
+    rows: list[SuiteRow], limit: int, seed: int, strata: Sequence[str] | None = None
+) -> list[SuiteRow]:
+    """`limit` rows spread evenly over strata: strata visited round-robin in a seeded order,
+    rows within a stratum in a seeded order; returned in suite order.
+
+    A stratum is the row's whole cell, or only the cell keys in `strata` (a suite's balance keys,
+    e.g. factor x influence x condition, so that every condition of the design gets answers)."""
     by_cell: dict[str, list[SuiteRow]] = defaultdict(list)
     for row in rows:
-        by_cell[canonical(row.cell)].append(row)
+        cell = row.cell if strata is None else {key: row.cell.get(key) for key in strata}
+        by_cell[canonical(cell)].append(row)
     rng = random.Random(seed)
     queues = [by_cell[key] for key in sorted(by_cell)]
     rng.shuffle(queues)
@@ -73,10 +80,11 @@ def plan(
     limit: int | None = None,
     seed: int = 0,
     shard: Shard | None = None,
+    strata: Sequence[str] | None = None,
 ) -> list[WorkItem]:
     """The run's work items. In logprob mode one call per row stands in for its samples."""
     if limit is not None:
-        rows = stratified_subset(rows, limit, seed)
+        rows = stratified_subset(rows, limit, seed, strata)
     if shard is not None:
         rows = [row for row in rows if shard.owns(row.id)]
     if mode == "logprob":

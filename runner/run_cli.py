@@ -30,7 +30,7 @@ def _default_out(suite_dir: Path, model: str, shard: Shard | None) -> Path:
 def _dry_run(config: RunConfig) -> None:
     suite = load_suite(config.suite_dir)
     mode = config.mode or suite.manifest.mode
-    items = plan(suite.rows, mode=mode, limit=config.limit, seed=config.seed, shard=config.shard)
+    items = plan(suite.rows, mode=mode, limit=config.limit, seed=config.seed, shard=config.shard, strata=suite.strata)
     click.echo(f"{suite.manifest.suite}: {len(items)} answers to obtain ({mode} mode); nothing is called")
     for entry in estimate(items, mode=mode, model=config.model, judge_model=config.judge_model):
         cost = "unknown (not in litellm's cost map)" if entry.cost_usd is None else f"${entry.cost_usd:,.4f}"

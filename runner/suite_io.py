@@ -25,6 +25,11 @@ class Suite:
     manifest_sha256: str
     rows: list[SuiteRow]
 
+    @property
+    def strata(self) -> list[str] | None:
+        """The cell keys a --limit subset is stratified over: the suite's balance keys, if any."""
+        return self.manifest.balance[0].keys if self.manifest.balance else None
+
 
 def _short(err: ValidationError) -> str:
     first = err.errors()[0]

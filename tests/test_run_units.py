@@ -183,3 +183,13 @@ def test_unknown_model_stops_the_run_with_one_message(make_suite: Callable[..., 
     assert result.exit_code == 1
     assert result.output.count("run stopped: nosuchmodel") == 1 and "Traceback" not in result.output
     assert read_results(tmp_path / "r" / "results.jsonl") == []
+
+
+def test_limit_on_the_triage_suite_reaches_every_condition_of_the_design() -> None:
+    suite = load_suite(Path(__file__).resolve().parent.parent / "generated" / "triage")
+    assert suite.strata == ["factor", "influence", "condition"]
+    picked = plan(suite.rows, mode="sample", limit=75, seed=3, strata=suite.strata)
+    strata = Counter((w.row.cell["factor"], w.row.cell["influence"], w.row.cell["condition"])
+                     for w in picked if w.sample == 0)
+    # 5 shared baselines + 5 factors x 7 influences x 2 directions, one row each
+    assert len(strata) == 75 and set(strata.values()) == {1}
