@@ -195,6 +195,7 @@ def _resolve_design(design: n.Design, tables: _Tables, errors: ErrorCollector) -
     mode = _mode(design, errors)
     analysis = _analysis(design, errors)
     followups = _followups(design, tables, errors)
+    _check_crossing(design, errors)
     if len(errors.diagnostics) > start or prompt is None or answer is None:
         return None
     where = design.get("where")
@@ -209,6 +210,18 @@ def _resolve_design(design: n.Design, tables: _Tables, errors: ErrorCollector) -
         where=where.value if where else None, sample=sample.value if sample else None,
         answer_tokens=answer, decode=decode, mode=mode, analysis=analysis, followups=followups,
     )
+
+
+def _check_crossing(design: n.Design, errors: ErrorCollector) -> None:
+    """`cross full` (the default) crosses every axis; `sample N` is the only alternative."""
+    cross = design.get("cross")
+    if cross is None:
+        return
+    ref: n.Ref = cross.value  # type: ignore[assignment]
+    if ref.name != "full":
+        errors.add(ref.span, f"unknown crossing '{ref.name}'", "write 'cross full', or 'sample N' for a seeded subset")
+    elif design.get("sample") is not None:
+        errors.add(cross.span, "'cross full' and 'sample' contradict each other", "keep one of them")
 
 
 def check_repeated_clauses(design: n.Design, errors: ErrorCollector) -> None:
