@@ -114,6 +114,17 @@ def test_wilson_examples(k: int, n: int, low: float, high: float) -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(n=st.integers(1, 400), data=st.data())
+def test_wilson_contains_the_proportion(n: int, data: st.DataObject) -> None:
+    """The report draws error bars relative to the rate: 0/28 once gave a lower bound of 1.4e-17 > 0."""
+    k = data.draw(st.integers(0, n))
+    lo, hi = stattests.wilson(k, n)
+    assert 0 <= float(lo) <= k / n <= float(hi) <= 1
+    if k == 0:
+        assert float(lo) == 0.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(n=st.integers(1, 400), data=st.data())
 def test_binomial_matches_scipy(n: int, data: st.DataObject) -> None:
     k = data.draw(st.integers(0, n))
     expected = stats.binomtest(k, n, 0.5).pvalue

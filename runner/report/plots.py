@@ -31,21 +31,23 @@ def _save(fig: plt.Figure, path: Path) -> Path:
     return path
 
 
+def _interval(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Centre and half-width of [lo, hi]: error bars drawn from the interval itself, because a percentile
+    bootstrap interval need not contain the point estimate (so estimate-relative bars could be negative)."""
+    return (lo + hi) / 2, (hi - lo) / 2
+
+
 def _bars(ax: plt.Axes, x: np.ndarray, values: list[float], cis: list[list[float]], width: float, label: str) -> None:
     vals = np.array([np.nan if v is None else v for v in values], float)
-    err = np.array(
-        [
-            [v - lo, hi - v] if ci and lo is not None else [0, 0]
-            for v, ci in zip(vals, cis, strict=True)
-            for lo, hi in [ci or (None, None)]
-        ]
-    ).T
-    bars = ax.bar(x, np.nan_to_num(vals), width, yerr=err, capsize=3, label=label)
+    bounds = np.array([ci if ci and ci[0] is not None else (np.nan, np.nan) for ci in cis], float).reshape(-1, 2)
+    bars = ax.bar(x, np.nan_to_num(vals), width, label=label)
+    centre, half = _interval(bounds[:, 0], bounds[:, 1])
+    ax.errorbar(x, centre, yerr=half, fmt="none", ecolor="black", capsize=3)
     ax.bar_label(
         bars,
         labels=["n/a" if np.isnan(v) else f"{v:.1f}" for v in vals],
-        label_type="center",
-        color="white",
+        label_type="edge",
+        padding=2,
         fontsize=8,
         fontweight="bold",
     )
@@ -145,20 +147,12 @@ def effect_forest(conditions: pd.DataFrame, title: str, path: Path) -> Path:
     y = np.arange(len(data))
     fig, ax = plt.subplots(figsize=(7, 1.2 + 0.28 * len(data)))
     for offset, d, colour in ((-0.15, "A", "tab:blue"), (0.15, "B", "tab:orange")):
-        effect = 100 * data[f"effect_{d}"].to_numpy(float)
-        err = 100 * np.vstack(
-            [data[f"effect_{d}"] - data[f"effect_{d}_lo"], data[f"effect_{d}_hi"] - data[f"effect_{d}"]]
+        centre, half = _interval(
+            100 * data[f"effect_{d}_lo"].to_numpy(float), 100 * data[f"effect_{d}_hi"].to_numpy(float)
         )
-        ax.errorbar(
-            effect,
-            y + offset,
-            xerr=err,
-            fmt="o",
-            ms=3,
-            color=colour,
-            capsize=2,
-            label="toward A (Δ_A)" if d == "A" else "toward B (Δ_B)",
-        )
+        ax.errorbar(centre, y + offset, xerr=half, fmt="none", color=colour, capsize=2)
+        label = "toward A (Δ_A)" if d == "A" else "toward B (Δ_B)"
+        ax.plot(100 * data[f"effect_{d}"].to_numpy(float), y + offset, "o", ms=3, color=colour, label=label)
     ax.axvline(0, color="grey", lw=0.8)
     ax.set_yticks(y, labels, fontsize=7)
     ax.invert_yaxis()

@@ -66,4 +66,6 @@ def wilson(k: ArrayLike, n: ArrayLike, alpha: float = 0.05) -> tuple[np.ndarray,
         denom = 1 + z**2 / n
         centre = (p + z**2 / (2 * n)) / denom
         half = z * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / denom
-    return np.where(n > 0, centre - half, 0.0), np.where(n > 0, centre + half, 1.0)
+        # the exact interval contains p and lies in [0, 1]; rounding can leave it 1e-17 outside either
+        lo, hi = np.clip(np.minimum(centre - half, p), 0, 1), np.clip(np.maximum(centre + half, p), 0, 1)
+    return np.where(n > 0, lo, 0.0), np.where(n > 0, hi, 1.0)
