@@ -37,6 +37,10 @@ def verify(suite: Path, timeout_ms: int) -> None:
     Each puzzle must have exactly one solution over its declared domain (Z3: sat, block, unsat), equal
     to the stored one; no clue may give the answer away alone; its difficulty band must recompute.
     Exits 1 if any puzzle fails.
+
+    \b
+    Example:
+      spec verify generated/cue_visibility
     """
     rows = [row for row in _rows(suite) if row.get("puzzle")]
     failures = 0

@@ -108,6 +108,15 @@ def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, **opti
     """Run every (item, sample) of the compiled suite SUITE_DIR against a model.
 
     Without --model the embedded offline model (gemma-3-270m, in-process) answers.
+    Answers are appended to OUT/results.jsonl as they arrive; running the same
+    command again resumes where it stopped, and identical calls come from the
+    response cache.
+
+    \b
+    Examples:
+      spec run generated/triage --limit 150 --out runs/triage-local
+      spec run generated/triage --model openai/gpt-4o-mini --dry-run
+      spec run generated/triage --model openrouter/qwen/qwen3-235b-a22b-2507 --shard 1/4
     """
     out = out or _default_out(suite_dir, str(options["model"]), options["shard"])  # type: ignore[arg-type]
     config = RunConfig(suite_dir=suite_dir, out=out, use_cache=not no_cache, **options)  # type: ignore[arg-type]
@@ -131,7 +140,12 @@ def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, **opti
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path), help="Merged run folder.")
 def merge(run_dirs: tuple[Path, ...], out: Path) -> None:
-    """Merge shard runs of one suite (same model and mode) into OUT, one row per (item, sample)."""
+    """Merge shard runs of one suite (same model and mode) into OUT, one row per (item, sample).
+
+    \b
+    Example:
+      spec merge runs/triage-s1 runs/triage-s2 --out runs/triage
+    """
     try:
         info = merge_runs(list(run_dirs), out)
     except MergeError as err:

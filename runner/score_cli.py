@@ -59,7 +59,13 @@ def score(
     seed: int,
     noise_dir: Path | None,
 ) -> None:
-    """Score RUN_DIR (suite + results), or a counts table with --counts: conditions.csv + summary.json."""
+    """Score RUN_DIR (suite + results), or a counts table with --counts: conditions.csv + summary.json.
+
+    \b
+    Examples:
+      spec score runs/triage-local
+      spec score --counts published_counts.csv -o scores/published
+    """
     if (run_dir is None) == (counts_file is None):
         raise click.UsageError("give either RUN_DIR or --counts FILE.csv")
     if run_dir is not None and is_cue_run(run_dir):
@@ -128,7 +134,12 @@ def _pct(value: float | None) -> str:
     help="Output folder [default: SCORE_DIR].",
 )
 def report(score_dir: Path, out: Path | None) -> None:
-    """Write report.html (self-contained) and report.md with PNG plots from a `spec score` folder."""
+    """Write report.html (self-contained) and report.md with PNG plots from a `spec score` folder.
+
+    \b
+    Example:
+      spec report runs/triage-local/score
+    """
     from runner.report.build import build_report
 
     paths = build_report(score_dir, out or score_dir)
