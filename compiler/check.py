@@ -233,12 +233,18 @@ def check_repeated_clauses(design: n.Design, errors: ErrorCollector) -> None:
         seen.setdefault(clause.keyword, clause)
 
 
-def _select(design: n.Design, keyword: str, table: dict[str, Any], kind: str,
-            errors: ErrorCollector) -> tuple[Any, ...]:
+def required_clause(design: n.Design, keyword: str, hint: str, errors: ErrorCollector) -> n.Clause | None:
+    """The design's `keyword` clause, or None after reporting that it is missing."""
     clause = design.get(keyword)
     if clause is None:
-        errors.add(design.span, f"design '{design.name}' has no '{keyword}' clause",
-                   f"add '{keyword} *' to use every {kind}")
+        errors.add(design.span, f"design '{design.name}' has no '{keyword}' clause", hint)
+    return clause
+
+
+def _select(design: n.Design, keyword: str, table: dict[str, Any], kind: str,
+            errors: ErrorCollector) -> tuple[Any, ...]:
+    clause = required_clause(design, keyword, f"add '{keyword} *' to use every {kind}", errors)
+    if clause is None:
         return ()
     selection: n.Selection = clause.value  # type: ignore[assignment]
     if selection.names is None:
@@ -255,10 +261,8 @@ def _select(design: n.Design, keyword: str, table: dict[str, Any], kind: str,
 
 
 def _conditions(design: n.Design, errors: ErrorCollector) -> tuple[n.ConditionRef, ...]:
-    clause = design.get("conditions")
+    clause = required_clause(design, "conditions", "add: conditions baseline, toward A, toward B", errors)
     if clause is None:
-        errors.add(design.span, f"design '{design.name}' has no 'conditions' clause",
-                   "add: conditions baseline, toward A, toward B")
         return ()
     conditions: tuple[n.ConditionRef, ...] = clause.value  # type: ignore[assignment]
     keys: set[str] = set()
@@ -289,10 +293,8 @@ def _text_ref(design: n.Design, keyword: str, kind: str, tables: _Tables,
 
 
 def _sizes(design: n.Design, errors: ErrorCollector) -> tuple[n.SizeAxis, ...]:
-    clause = design.get("sizes")
+    clause = required_clause(design, "sizes", "add: sizes n_A in 1..10, n_B in 1..10", errors)
     if clause is None:
-        errors.add(design.span, f"design '{design.name}' has no 'sizes' clause",
-                   "add: sizes n_A in 1..10, n_B in 1..10")
         return ()
     axes: tuple[n.SizeAxis, ...] = clause.value  # type: ignore[assignment]
     for axis in axes:
@@ -344,9 +346,8 @@ def _samples(design: n.Design, orders: tuple[str, ...], errors: ErrorCollector) 
 
 
 def _answer(design: n.Design, errors: ErrorCollector) -> tuple[str, str] | None:
-    clause = design.get("answer")
+    clause = required_clause(design, "answer", 'add: answer choice "A" | "B"', errors)
     if clause is None:
-        errors.add(design.span, f"design '{design.name}' has no 'answer' clause", 'add: answer choice "A" | "B"')
         return None
     spec: n.AnswerSpec = clause.value  # type: ignore[assignment]
     if spec.kind != "choice" or len(spec.tokens) != 2:
