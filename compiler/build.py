@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from tqdm import tqdm
 
 from compiler import nodes as n
 from compiler.check import check_spec, is_cue_design
@@ -59,17 +62,20 @@ def default_out_dir(checked: Checked) -> Path:
     return Path("generated") / (checked.spec.header.name if checked.spec.header else checked.path.stem)
 
 
-def compile_file(path: Path, out_dir: Path | None = None, seed: int | None = None) -> tuple[Manifest, Path]:
+def compile_file(
+    path: Path, out_dir: Path | None = None, seed: int | None = None, progress: bool = False
+) -> tuple[Manifest, Path]:
     """Compile a spec into out_dir (suite.jsonl, schema.json, manifest.json), atomically.
 
     Returns the manifest and the folder written (generated/<suite name> when out_dir is None).
+    `progress` shows a row counter on stderr when it is a terminal.
     """
     checked = check_file(path, seed)
     out_dir = out_dir or default_out_dir(checked)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=out_dir.parent))
     try:
-        manifest = _write(checked, staging)
+        manifest = _write(checked, staging, progress)
         publish(staging, out_dir)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -77,10 +83,12 @@ def compile_file(path: Path, out_dir: Path | None = None, seed: int | None = Non
     return manifest, out_dir
 
 
-def _write(checked: Checked, folder: Path) -> Manifest:
+def _write(checked: Checked, folder: Path, progress: bool) -> Manifest:
     tally = Tally()
     keys = _one(checked, "balance_keys", lambda d: d.balance_keys)
     rows = (row for design in checked.designs for row in design.rows())
+    if progress and sys.stderr.isatty():
+        rows = tqdm(rows, unit=" rows", desc="compiling", leave=False, mininterval=0.5)
     try:
         write_rows(rows, folder, tally, keys)
     except DuplicateRowError as err:

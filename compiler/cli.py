@@ -66,7 +66,7 @@ def compile_cmd(spec_file: Path, out_dir: Path | None, seed: int | None) -> None
       spec compile specs/triage.spec -o generated/triage
     """
     try:
-        manifest, target = compile_file(spec_file, out_dir, seed)
+        manifest, target = compile_file(spec_file, out_dir, seed, progress=True)
     except SpecError as err:
         raise _fail(err) from None
     click.echo(f"compiled {manifest.suite}: {manifest.rows} prompts, {manifest.trials} trials -> {target}")
