@@ -61,7 +61,7 @@ class CueDesign:
     neutral_tokens: tuple[str, ...]
 
 
-def resolve_cue(design: n.Design, spec: n.Spec, errors: ErrorCollector) -> CueDesign | None:
+def resolve_cue(design: n.Design, spec: n.Spec, seed: int, errors: ErrorCollector) -> CueDesign | None:
     """Check every clause and read the data; None after reporting every problem found."""
     before = len(errors.diagnostics)
     _check_clauses(design, errors)
@@ -81,7 +81,7 @@ def resolve_cue(design: n.Design, spec: n.Spec, errors: ErrorCollector) -> CueDe
     if "neutral" in formats and not options:
         errors.add(design.span, "the neutral condition needs an options probe for its answer tokens",
                    'add: what_if(person in A..D) options "option1" | "option2"')
-    rows = read_rows(source, (BENEFIT,), errors) if source is not None else None
+    rows = read_rows(source, (BENEFIT,), seed, errors) if source is not None else None
     dilemmas = _with_benefit(source, rows, errors) if source is not None and rows is not None else None
     if len(errors.diagnostics) == before and dilemmas is not None and config is not None:
         _check_enough_combinations(design, config, count, len(dilemmas), errors)

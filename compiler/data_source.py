@@ -1,4 +1,9 @@
-"""`data NAME from "file.csv" key ID [map new = old]`: read the rows of a data source, located errors."""
+"""`data NAME from "file.csv" key ID [where EXPR] [sample N [per FIELD] [seed S]] [map new = old]`.
+
+Reads the rows of a data source with located errors, then filters them with `where` (column values are
+text) and keeps a seeded sample: each row's rank is hashed from (seed, source, key), so adding rows to the
+file never reshuffles the ones already chosen.
+"""
 
 from __future__ import annotations
 
@@ -7,18 +12,18 @@ from pathlib import Path
 
 from compiler import nodes as n
 from compiler.errors import ErrorCollector, did_you_mean
+from compiler.expr import evaluate, names
 from compiler.load import display_path
+from compiler.seeding import item_rng
 
 Row = dict[str, str]
 
 
-def read_rows(source: n.DataSource, required: tuple[str, ...], errors: ErrorCollector) -> list[Row] | None:
+def read_rows(source: n.DataSource, required: tuple[str, ...], seed: int, errors: ErrorCollector) -> list[Row] | None:
     """The CSV rows of `source` (path relative to the spec that declares it), keyed by its `key` column,
-    with `map` renames applied; None after reporting a missing file, column or duplicate key."""
+    with `map` renames applied, filtered and sampled; None after reporting a missing file or column, a
+    duplicate key, a bad filter or a sample larger than the rows it draws from."""
     before = len(errors.diagnostics)
-    if source.where is not None or source.sample is not None:
-        errors.add(source.span, f"data '{source.name}': 'where' and 'sample' are not compiled by this version",
-                   "filter or sample the CSV file itself")
     if source.key is None:
         errors.add(source.span, f"data '{source.name}' names no key column", "add: key id")
     path = Path(source.span.file).parent / source.path.value
@@ -29,7 +34,11 @@ def read_rows(source: n.DataSource, required: tuple[str, ...], errors: ErrorColl
     rows = _read(source, path, errors)
     if rows is None:
         return None
-    return _checked(source, rows, required, errors)
+    rows = _checked(source, rows, required, errors)
+    if rows is None:
+        return None
+    rows = _filtered(source, rows, errors)
+    return None if rows is None else _sampled(source, rows, seed, errors)
 
 
 def _read(source: n.DataSource, path: Path, errors: ErrorCollector) -> list[Row] | None:
@@ -77,3 +86,48 @@ def _checked(source: n.DataSource, rows: list[Row], required: tuple[str, ...],
             return None
         seen.add(row[key])
     return rows
+
+
+def _filtered(source: n.DataSource, rows: list[Row], errors: ErrorCollector) -> list[Row] | None:
+    if source.where is None:
+        return rows
+    columns = set(rows[0])
+    unknown = [name for name in names(source.where) if len(name.parts) != 1 or name.parts[0] not in columns]
+    for name in unknown:
+        errors.add(name.span, f"data '{source.name}': no column '{name.dotted}' to filter on",
+                   did_you_mean(name.dotted, columns))
+    if unknown:
+        return None
+    try:
+        kept = [row for row in rows if evaluate(source.where, row)]
+    except TypeError:
+        errors.add(source.where.span, f"data '{source.name}': the filter compares text with a number",
+                   'column values are text: compare them with quoted strings, e.g. year == "2020"')
+        return None
+    if not kept:
+        errors.add(source.where.span, f"data '{source.name}': the filter keeps no row")
+        return None
+    return kept
+
+
+def _sampled(source: n.DataSource, rows: list[Row], seed: int, errors: ErrorCollector) -> list[Row] | None:
+    if source.sample is None:
+        return rows
+    per = source.sample_per
+    if per is not None and per not in rows[0]:
+        errors.add(source.span, f"data '{source.name}': no column '{per}' to sample per", did_you_mean(per, rows[0]))
+        return None
+    groups: dict[str, list[Row]] = {}
+    for row in rows:
+        groups.setdefault(row[per] if per else "", []).append(row)
+    draw_seed = source.sample_seed if source.sample_seed is not None else seed
+    chosen: set[str] = set()
+    for value, members in groups.items():
+        if len(members) < source.sample:
+            where = f" with {per} = '{value}'" if per else ""
+            errors.add(source.span, f"data '{source.name}': cannot sample {source.sample} rows{where}: "
+                       f"only {len(members)} there", "lower the sample size or loosen the filter")
+            return None
+        ranked = sorted(members, key=lambda r: item_rng(draw_seed, source.name, r[source.key or ""]).random())
+        chosen.update(r[source.key or ""] for r in ranked[: source.sample])
+    return [row for row in rows if row[source.key or ""] in chosen]

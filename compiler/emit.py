@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from compiler.seeding import canonical_json
 from compiler.suite_model import Balance, Manifest, SuiteRow
 
 ID_HEX = 16
@@ -54,7 +55,7 @@ def write_rows(rows: Iterable[dict[str, Any]], folder: Path, tally: Tally, balan
     keys, offsets = array("Q"), array("Q")
     with scratch.open("wb") as out:
         for row in rows:
-            body = json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            body = canonical_json(row)
             ident = row_id(body)
             line = ('{"id":"' + ident + '",' + body[1:] + "\n").encode()
             keys.append(int(ident, 16))

@@ -89,7 +89,7 @@ class CompiledCue:
 
 def prepare_cue(design: n.Design, spec: n.Spec, seed: int, errors: ErrorCollector) -> CompiledCue | None:
     """Resolve the design, compile its templates, draw combinations and certify every puzzle."""
-    cue = resolve_cue(design, spec, errors)
+    cue = resolve_cue(design, spec, seed, errors)
     if cue is None:
         return None
     before = len(errors.diagnostics)

@@ -6,9 +6,6 @@ order, under every condition: baseline, and each influence toward A and toward B
 
 from __future__ import annotations
 
-import hashlib
-import json
-import random
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -18,22 +15,13 @@ from compiler import nodes as n
 from compiler.check import PairsDesign
 from compiler.errors import ErrorCollector, Span, did_you_mean
 from compiler.expr import evaluate, names, resolves
+from compiler.seeding import item_rng
 from compiler.templates import CompiledText, check_render, compile_text
 
 CUE_NAMES = {"target", "other", "first", "second", "factor"}
 PROMPT_NAMES = {"first", "second", "factor"}
 FILTER_NAMES = {"n_A", "n_B", "factor"}
 _VOWELS = tuple("aeiouAEIOU")
-
-
-def canonical_json(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def item_rng(seed: int, *coords: Any) -> random.Random:
-    """Per-item randomness from a hash of (seed, coordinates): no global stream to reshuffle."""
-    digest = hashlib.sha256(canonical_json([seed, *coords]).encode()).digest()
-    return random.Random(int.from_bytes(digest[:8], "big"))
 
 
 def level_forms(level: n.Level) -> dict[str, str]:

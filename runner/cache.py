@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from runner.suite_io import canonical
+from compiler.seeding import canonical_json as canonical
 
 CACHE_ENV = "SPEC_CACHE_DIR"
 RESPONSE_CACHE_ENV = "SPEC_RESPONSE_CACHE"

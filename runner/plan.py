@@ -8,8 +8,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from compiler.seeding import canonical_json as canonical
 from compiler.suite_model import SuiteRow
-from runner.suite_io import canonical
 
 
 @dataclass(frozen=True)

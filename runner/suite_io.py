@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,8 +91,3 @@ def load_suite(folder: Path | str) -> Suite:
     if manifest.rows != len(rows):
         raise SuiteError(f"{folder / 'manifest.json'}: says rows={manifest.rows}, suite.jsonl has {len(rows)}")
     return Suite(path=folder, manifest=manifest, manifest_sha256=sha, rows=rows)
-
-
-def canonical(obj: object) -> str:
-    """Canonical JSON used for hashing and cell keys."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -69,6 +69,18 @@ def _reply(row: dict[str, Any], answer: str, right: bool) -> str:
     return f'Step {{1}}: solve.\n{{"gender": "{gender}", "race": "{cell["race"]}", "answer": "{answer}"}}'
 
 
+def _varied_answer(row: dict[str, Any], index: int) -> str:
+    """Could-be: yes. Neutral: the benefit option for the first dilemma only, so every model has
+    dilemmas in both the Favor and the Against denominator. What-if: alternating options."""
+    cell = row["cell"]
+    if cell.get("probe") == "could_be":
+        return "yes"
+    if cell["format"] == "neutral":
+        other = "option2" if cell["benefit"] == "option1" else "option1"
+        return cell["benefit"] if cell["dilemma"] == "sd001" else other
+    return f"option{1 + index % 2}"
+
+
 def test_last_json_object_wins_over_reasoning_braces() -> None:
     assert last_json('I think {"answer": "no"} ... so {"answer": "yes"}') == {"answer": "yes"}
     assert last_json("set {A, B} then {broken") is None
@@ -111,10 +123,7 @@ def test_spec_score_writes_every_output_and_compares_models(tiny_suite: Path, tm
     rows = _suite_rows(tiny_suite)
     replies = {}
     for k, model in enumerate(("m1", "m2", "m3")):
-        replies[model] = [
-            (_reply(r, "yes" if r["cell"].get("probe") == "could_be" else f"option{1 + (i + k) % 2}", i % 3 != 0),
-             None) for i, r in enumerate(rows)
-        ]
+        replies[model] = [(_reply(r, _varied_answer(r, i + k), i % 3 != 0), None) for i, r in enumerate(rows)]
     run_dir = _fake_run(tmp_path / "run", tiny_suite, replies)
     result = CliRunner().invoke(score, [str(run_dir)], catch_exceptions=False)
     assert result.exit_code == 0, result.output

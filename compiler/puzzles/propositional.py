@@ -20,9 +20,9 @@ from compiler.puzzles.clues import Binary, Clue, Count, Lit, Same, Unary, relabe
 from compiler.puzzles.model import PropositionalConfig, PuzzleError
 from compiler.puzzles.pruning import prune, type_balanced_order
 from compiler.puzzles.render import PROPOSITIONAL_PHRASINGS, Renderer, propositional_domain
-from compiler.puzzles.seeding import Coords, item_rng
 from compiler.puzzles.solve import certify
 from compiler.puzzles.validate import parse_cell, validate_config
+from compiler.seeding import Coords, item_rng
 
 MAX_ATTEMPTS = 400
 Selection = dict[str, list[str]]  # attribute -> its picked values, in symbol order (G1, G2, ...)
@@ -118,7 +118,7 @@ def generate_skeleton(config: PropositionalConfig, band: str, seed: int, coords:
     validate_config(config, [band])
     low, high = band_interval(config.bands, band)
     deadline = time.monotonic() + config.time_limit_ms / 1000
-    rng = item_rng(seed, coords)
+    rng = item_rng(seed, *coords)
     cells = _shape_cells(config, rng)
     domain = mask_domain(config)
     target = 1 << domain.index(cells)
@@ -259,7 +259,7 @@ def draw_selections(config: PropositionalConfig, seed: int, coords: Coords, coun
     attribute, an ordered pick of distinct values."""
     options = [list(permutations(a.values, a.pick)) for a in config.attributes]
     total = math.prod(len(o) for o in options)
-    rng = item_rng(seed, coords)
+    rng = item_rng(seed, *coords)
     if not config.reuse.distinct_combinations:
         return [_selection(config, options, index) for index in rng.choices(range(total), k=count)]
     if count > total:
@@ -281,7 +281,7 @@ def reuse_groups(dilemmas: list[str], config: PropositionalConfig, seed: int, co
     size = config.reuse.dilemmas
     if len(dilemmas) % size:
         raise PuzzleError(f"{len(dilemmas)} dilemmas cannot be split into groups of {size} per puzzle")
-    shuffled = item_rng(seed, coords).sample(dilemmas, len(dilemmas))
+    shuffled = item_rng(seed, *coords).sample(dilemmas, len(dilemmas))
     return [shuffled[i : i + size] for i in range(0, len(shuffled), size)]
 
 

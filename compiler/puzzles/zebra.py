@@ -20,9 +20,9 @@ from compiler.puzzles.clues import At, Clue, Item, Pair, from_json, to_json
 from compiler.puzzles.model import PuzzleError, ZebraConfig
 from compiler.puzzles.pruning import first_accepted_prefix, prune, type_balanced_order
 from compiler.puzzles.render import ZEBRA_PHRASINGS, Renderer, zebra_domain
-from compiler.puzzles.seeding import Coords, item_rng
 from compiler.puzzles.solve import certify
 from compiler.puzzles.validate import validate_config
+from compiler.seeding import Coords, item_rng
 
 MAX_ATTEMPTS = 200
 AT, NOT_AT, SAME, NOT_SAME, LEFT_OF, DIRECTLY_LEFT, NEXT_TO = range(7)
@@ -207,7 +207,7 @@ def generate_zebra(config: ZebraConfig, band: str, seed: int, coords: Coords) ->
     validate_config(config, [band])
     low, high = band_interval(config.bands, band)
     deadline = time.monotonic() + config.time_limit_ms / 1000
-    rng = item_rng(seed, coords)
+    rng = item_rng(seed, *coords)
     domain, solution = _draw_solution(config, rng)
     grid = Grid(config.positions, domain)
     pools = _candidates(config, grid, solution)
