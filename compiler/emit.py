@@ -8,7 +8,7 @@ import os
 import shutil
 from array import array
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -132,7 +132,18 @@ def write_manifest(folder: Path, fields: dict[str, Any]) -> Manifest:
     return manifest
 
 
-def iter_suite(path: Path) -> Iterator[dict[str, Any]]:
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            yield json.loads(line)
+def suite_row(body: dict[str, Any]) -> SuiteRow:
+    """A row with its content-derived id, from the row's fields without `id`."""
+    return SuiteRow(id=row_id(canonical_json(body)), **body)
+
+
+def write_suite_folder(folder: Path, rows: Sequence[SuiteRow], **manifest: Any) -> Manifest:
+    """A suite folder from rows built in code (tests, benchmarks, converters of other formats):
+    suite.jsonl in id order, schema.json, and a manifest with counts and file hashes."""
+    folder.mkdir(parents=True, exist_ok=True)
+    ordered = sorted(rows, key=lambda r: r.id)
+    lines = "".join(r.model_dump_json(exclude_none=True) + "\n" for r in ordered)
+    (folder / "suite.jsonl").write_text(lines, encoding="utf-8")
+    write_schema(folder)
+    fields = {"rows": len(ordered), "trials": sum(r.samples for r in ordered), "cells": {}, **manifest}
+    return write_manifest(folder, fields)

@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from compiler.suite_model import Manifest, SuiteRow
-
-
-def _row_id(body: dict[str, Any]) -> str:
-    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+from compiler.emit import suite_row, write_suite_folder
+from compiler.suite_model import SuiteRow
 
 
 def forced_choice_rows(n: int, samples: int, **extra: Any) -> list[SuiteRow]:
@@ -39,29 +33,16 @@ def forced_choice_rows(n: int, samples: int, **extra: Any) -> list[SuiteRow]:
             "decode": {"temperature": 1.0, "max_tokens": 2},
             **extra,
         }
-        rows.append(SuiteRow(id=_row_id(body), **body))
+        rows.append(suite_row(body))
     return sorted(rows, key=lambda r: r.id)
 
 
 def write_suite(folder: Path, rows: list[SuiteRow], mode: str = "sample") -> Path:
-    """Write suite.jsonl and manifest.json for `rows` into `folder`."""
-    folder.mkdir(parents=True, exist_ok=True)
-    suite = "".join(row.model_dump_json(exclude_none=True) + "\n" for row in rows).encode()
-    (folder / "suite.jsonl").write_bytes(suite)
-    manifest = Manifest(
-        suite=folder.name,
-        spec_file="tests.spec",
-        spec_sha256="0" * 64,
-        compiler_version="test",
-        schema_version="1",
-        seed=0,
-        mode=mode,
-        rows=len(rows),
-        trials=sum(r.samples for r in rows),
-        cells={"influence": 2, "order": 2},
-        files={"suite.jsonl": hashlib.sha256(suite).hexdigest()},
+    """Write suite.jsonl, schema.json and manifest.json for `rows` into `folder`."""
+    write_suite_folder(
+        folder, rows, suite=folder.name, spec_file="tests.spec", spec_sha256="0" * 64,
+        compiler_version="test", schema_version="1", seed=0, mode=mode, cells={"influence": 2, "order": 2},
     )
-    (folder / "manifest.json").write_text(manifest.model_dump_json(indent=2))
     return folder
 
 

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from compiler.suite_model import Balance, Manifest, Message, SuiteRow
+from compiler.emit import suite_row, write_suite_folder
+from compiler.suite_model import Balance, Message, SuiteRow
 from runner.results_model import RunInfo
 
 ProbB = Callable[[str, str | None, str], float]
@@ -57,18 +58,15 @@ def suite_rows(design: Design) -> list[SuiteRow]:
                 "answers": answers,
                 "decode": {"temperature": 1.0, "max_tokens": 16},
             }
-            row_id = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
-            rows.append(SuiteRow(id=row_id, **body))
+            rows.append(suite_row(body))
     return sorted(rows, key=lambda r: r.id)
 
 
 def write_suite(suite_dir: Path, design: Design) -> list[SuiteRow]:
-    suite_dir.mkdir(parents=True, exist_ok=True)
     rows = suite_rows(design)
-    (suite_dir / "suite.jsonl").write_text(
-        "".join(r.model_dump_json(exclude_none=True) + "\n" for r in rows), encoding="utf-8"
-    )
-    manifest = Manifest(
+    write_suite_folder(
+        suite_dir,
+        rows,
         suite=design.benchmark,
         spec_file="synthetic.spec",
         spec_sha256="0" * 64,
@@ -76,20 +74,13 @@ def write_suite(suite_dir: Path, design: Design) -> list[SuiteRow]:
         schema_version="1",
         seed=0,
         analysis={"family": "influence_pairs", "benchmark": design.benchmark, "alpha": 0.05, "fdr": "bh"},
-        rows=len(rows),
-        trials=sum(r.samples for r in rows),
         cells={"factor": len(design.factors), "influence": len(design.influences)},
         balance=[
             Balance(
-                keys=["factor", "influence", "condition"],
-                cells=0,
-                trials_per_cell=0,
-                shared={"baseline": "influence"},
+                keys=["factor", "influence", "condition"], cells=0, trials_per_cell=0, shared={"baseline": "influence"}
             )
         ],
-        files={"suite.jsonl": hashlib.sha256((suite_dir / "suite.jsonl").read_bytes()).hexdigest()},
     )
-    (suite_dir / "manifest.json").write_text(manifest.model_dump_json(indent=2), encoding="utf-8")
     return rows
 
 
