@@ -134,3 +134,15 @@ def test_protect_nobody_allows_full_identity_clues() -> None:
     assert all(p["protect"] == [] and audit(p) == [] for p in puzzles)
     pairs = [c for p in puzzles for c in p["clues"] if c["type"] == "conjunction"]
     assert any(c["left"]["person"] == c["right"]["person"] for c in pairs)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_reuse_group_balances_every_value_in_every_slot(seed: int) -> None:
+    """5 dilemmas x 3 combinations: each gender is G1 5 times and G2 5 times, each race R1 3 and R2 3."""
+    selections = draw_selections(CONFIG, seed, ("combinations", seed), 15)
+    assert len({str(s) for s in selections}) == 15
+    for attribute, per_slot in (("gender", 5), ("race", 3)):
+        for slot in (0, 1):
+            held = [s[attribute][slot] for s in selections]
+            values = {v for a in CONFIG.attributes if a.name == attribute for v in a.values}
+            assert {held.count(v) for v in values} == {per_slot}, (attribute, slot, held)

@@ -8,11 +8,12 @@ assignments of the declared domain, and a clue set is unique when the AND of its
 from __future__ import annotations
 
 import math
+import random
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import combinations, permutations
+from itertools import combinations, permutations, product
 from typing import Any
 
 from compiler.puzzles.bands import band_interval, band_of
@@ -264,8 +265,40 @@ def draw_selections(config: PropositionalConfig, seed: int, coords: Coords, coun
         return [_selection(config, options, index) for index in rng.choices(range(total), k=count)]
     if count > total:
         raise PuzzleError(f"asked for {count} distinct combinations but only {total} exist")
-    chosen = rng.sample(range(total), count)
-    return [_selection(config, options, index) for index in chosen]
+    return _balanced(config, [_selection(config, options, i) for i in range(total)], count, rng)
+
+
+def _balanced(config: PropositionalConfig, pool: list[Selection], count: int, rng: random.Random) -> list[Selection]:
+    """`count` distinct combinations in which every value of every attribute is held as equally often
+    as possible, in each slot (G1 and G2, R1 and R2): balanced group exposure (methods §3.4) that does
+    not tie a group to the people A/B or C/D. A seeded random draw, then swaps with unused combinations
+    while they lower the spread of the exposure counts (their sum of squares)."""
+    shuffled = rng.sample(pool, len(pool))
+    chosen, spare = shuffled[:count], shuffled[count:]
+    counts: dict[tuple[str, int, str], int] = {}
+    for selection in chosen:
+        for key in _slots(selection):
+            counts[key] = counts.get(key, 0) + 1
+    improved = True
+    while improved:
+        improved = False
+        for i, j in product(range(len(chosen)), range(len(spare))):
+            changed = dict.fromkeys([*_slots(chosen[i]), *_slots(spare[j])], 0)
+            for key in _slots(chosen[i]):
+                changed[key] -= 1
+            for key in _slots(spare[j]):
+                changed[key] += 1
+            if sum((counts.get(k, 0) + d) ** 2 - counts.get(k, 0) ** 2 for k, d in changed.items()) < 0:
+                for key, delta in changed.items():
+                    counts[key] = counts.get(key, 0) + delta
+                chosen[i], spare[j] = spare[j], chosen[i]
+                improved = True
+    return chosen
+
+
+def _slots(selection: Selection) -> list[tuple[str, int, str]]:
+    """(attribute, slot, value) for every value a combination assigns."""
+    return [(name, slot, value) for name, values in selection.items() for slot, value in enumerate(values)]
 
 
 def _selection(config: PropositionalConfig, options: list[list[tuple[str, ...]]], index: int) -> Selection:
