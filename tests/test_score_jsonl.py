@@ -55,3 +55,15 @@ def test_a_line_that_is_not_a_result_row_names_its_line(tmp_path: Path) -> None:
     with pytest.raises(LineError) as info:
         read_result_columns(path)
     assert info.value.row == 6
+
+
+def test_a_nested_key_on_one_line_and_a_missing_one_on_another_fall_back(tmp_path: Path) -> None:
+    """Key counts match the line count here (2 = 2), yet the lines are not one key each: never fast."""
+    rows = [
+        {"item_id": "a1", "sample": 0, "params": {"outcome": "nested"}, "outcome": "old", "error": None},
+        {"item_id": "a2", "sample": 0, "error": None},
+    ]
+    path = _write(tmp_path, rows, blank=False)
+    assert _fast(path.read_bytes()) is None
+    frame = read_result_columns(path)
+    assert frame["outcome"].tolist()[0] == "old" and frame["outcome"].isna().tolist()[1]
