@@ -16,11 +16,17 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from runner.cache import NoCache, ResponseCache, call_key  # noqa: E402
 
 LOCAL_PREFIX = "local/"
+VERBOSE_ENV = "SPEC_LOCAL_VERBOSE"  # "1": llama.cpp logs what it does while the embedded model loads
 
 
 def is_local(model: str) -> bool:
     """True for the embedded in-process models (`local/gemma-3-270m`, `local/<path.gguf>`)."""
     return model.startswith(LOCAL_PREFIX)
+
+
+def answer_identity(model: str) -> str:
+    """The model as the response cache knows it: a local model's `?threads=N` changes speed, not answers."""
+    return model.split("?", 1)[0] if is_local(model) else model
 
 
 class FatalError(Exception):
@@ -156,7 +162,8 @@ class ModelClient:
     ) -> Reply:
         """`params` are the recorded decode settings; `extras` are provider-only arguments (e.g. the
         local model's answer grammar). Both are part of the cache key."""
-        key = call_key(self.settings.model, self.settings.api_base, {**params, **extras}, messages, slot)
+        key = call_key(answer_identity(self.settings.model), self.settings.api_base, {**params, **extras}, messages,
+                       slot)
         found = self.cache.get(key)
         if found is not None:
             self.hits += 1

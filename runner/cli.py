@@ -6,6 +6,7 @@ import click
 
 from compiler.cli import check, compile_cmd, show
 from compiler.verify_cli import verify
+from runner.doctor import doctor
 from runner.run_cli import merge, run
 from runner.score_cli import report, score
 
@@ -33,3 +34,4 @@ main.add_command(score)
 main.add_command(report)
 main.add_command(run)
 main.add_command(merge)
+main.add_command(doctor)

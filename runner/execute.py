@@ -17,6 +17,7 @@ from runner.answers import parse_answer
 from runner.cache import NoCache, ResponseCache, default_cache_path
 from runner.call import CallFailed, CallSettings, FatalError, ModelClient, Reply, is_local
 from runner.plan import Shard, WorkItem, plan
+from runner.progress import progress
 from runner.results_io import (
     RESULTS_FILE,
     ResultsWriter,
@@ -312,20 +313,6 @@ def _check_out_dir(config: RunConfig, suite: Suite, requested_mode: str) -> RunI
     return info
 
 
-def _progress(total: int, initial: int, enabled: bool) -> Any:
-    from tqdm import tqdm
-
-    return tqdm(
-        total=total,
-        initial=initial,
-        unit="ans",
-        disable=not enabled,
-        dynamic_ncols=True,
-        file=sys.stderr,
-        smoothing=0.1,
-    )
-
-
 async def _execute(runner: Runner, todo: list[WorkItem], writer: ResultsWriter, bar: Any) -> None:
     """Run `todo` with `concurrency` workers; a FatalError cancels every worker and propagates."""
     pending = iter(todo)
@@ -391,7 +378,7 @@ async def _run(config: RunConfig) -> RunSummary:
     config.out.mkdir(parents=True, exist_ok=True)
     write_run_info(config.out, info)
     writer = ResultsWriter(results_path)
-    bar = _progress(len(items), len(items) - len(todo), config.progress)
+    bar = progress(len(items), len(items) - len(todo), config.progress)
     try:
         await _execute(runner, todo, writer, bar)
     finally:

@@ -22,7 +22,7 @@ import litellm  # noqa: E402
 from litellm import CustomLLM, ModelResponse  # noqa: E402
 
 from runner.cache import cache_dir  # noqa: E402
-from runner.call import LOCAL_PREFIX, is_local  # noqa: E402
+from runner.call import LOCAL_PREFIX, VERBOSE_ENV, FatalError, is_local  # noqa: E402
 
 PROVIDER = LOCAL_PREFIX.rstrip("/")
 DEFAULT_MODEL = LOCAL_PREFIX + "gemma-3-270m"
@@ -58,8 +58,51 @@ def gguf_path(name: str) -> Path:
     return path
 
 
-def _threads() -> int:
-    return int(os.environ.get(THREADS_ENV) or os.cpu_count() or 1)
+def split_options(name: str) -> tuple[str, dict[str, str]]:
+    """`gemma-3-270m?threads=1` -> ("gemma-3-270m", {"threads": "1"}); options never change an answer."""
+    base, _, query = name.partition("?")
+    options = dict(part.partition("=")[::2] for part in query.split("&") if part)
+    unknown = sorted(set(options) - {"threads"})
+    if unknown:
+        raise FatalError(f"local model {name!r}: unknown option {unknown[0]!r} (the one option is threads=N)")
+    return base, options
+
+
+def busy_cores(window_s: float = 0.2) -> float:
+    """How many cores other processes keep busy, read from /proc/stat over `window_s` while this one sleeps;
+    0.0 where there is no /proc/stat."""
+
+    def sample() -> tuple[int, int]:
+        fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        return sum(fields), fields[3] + fields[4]  # total, idle + iowait
+
+    try:
+        total0, idle0 = sample()
+        time.sleep(window_s)
+        total1, idle1 = sample()
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    elapsed = total1 - total0
+    return (os.cpu_count() or 1) * (1 - (idle1 - idle0) / elapsed) if elapsed > 0 else 0.0
+
+
+def default_threads(cores: int | None = None, busy: float | None = None) -> int:
+    """One thread per core that no other process holds, at least one. llama.cpp's threads spin while they
+    wait for each other, so a thread on a taken core stalls every step: on 2 cores, 2 threads run 1.9x one
+    thread when both cores are free but 0.5x when one is taken (benchmarks/local_threads_bench.py)."""
+    cores = cores or os.cpu_count() or 1
+    busy = busy_cores() if busy is None else busy
+    return max(1, min(cores, cores - round(busy)))
+
+
+def threads_for(options: dict[str, str]) -> int:
+    """`threads=N` in the model name, else $SPEC_LOCAL_THREADS, else default_threads()."""
+    raw = options.get("threads") or os.environ.get(THREADS_ENV)
+    if raw is None:
+        return default_threads()
+    if not raw.isdigit() or int(raw) < 1:
+        raise FatalError(f"local model threads must be a whole number of at least 1, not {raw!r}")
+    return int(raw)
 
 
 def _gbnf_literal(token: str) -> str:
@@ -86,20 +129,51 @@ def _gemma_messages(messages: list[dict[str, Any]]) -> list[dict[str, str]]:
     return turns
 
 
+_LOG_ERROR, _LOG_CONT = 4, 5  # ggml_log_level in the vendored llama.cpp (DEBUG=1 INFO=2 WARN=3 ERROR=4 CONT=5)
+
+
+@lru_cache(maxsize=1)
+def quiet_llama_logs() -> Any:
+    """Pass only llama.cpp's errors to stderr unless $SPEC_LOCAL_VERBOSE is 1.
+
+    llama-cpp-python 0.3.36 maps ggml's log levels with an older enum (WARN=2, ERROR=3), so with
+    verbose=False its filter still prints every warning ("llama_kv_cache_iswa: using full-size SWA cache").
+    The callback object is cached: llama.cpp keeps a pointer to it."""
+    import ctypes
+    import sys
+
+    import llama_cpp
+
+    verbose = os.environ.get(VERBOSE_ENV) == "1"
+    last = [0]
+
+    @llama_cpp.llama_log_callback
+    def callback(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
+        shown = last[0] if level == _LOG_CONT else level
+        last[0] = shown
+        if verbose or shown >= _LOG_ERROR:
+            print(text.decode("utf-8", errors="replace"), end="", flush=True, file=sys.stderr)
+
+    llama_cpp.llama_log_set(callback, ctypes.c_void_p(0))
+    return callback
+
+
 class LocalModel:
     """One loaded GGUF. A Llama object is not thread-safe, so every use holds the lock."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, threads: int | None = None) -> None:
         from llama_cpp import Llama
 
-        threads = _threads()
+        self.threads = threads or default_threads()
+        verbose = os.environ.get(VERBOSE_ENV) == "1"
+        quiet_llama_logs()
         self.llm = Llama(
             model_path=str(path),
             n_ctx=int(os.environ.get("SPEC_LOCAL_CTX", 2048)),
-            n_threads=threads,
-            n_threads_batch=threads,
+            n_threads=self.threads,
+            n_threads_batch=self.threads,
             chat_format="gemma",
-            verbose=False,
+            verbose=verbose,
         )
         self.lock = threading.Lock()
 
@@ -170,7 +244,8 @@ class LocalProvider(CustomLLM):
             if name not in self._models:
                 if not self._models:
                     atexit.register(self.close)
-                self._models[name] = LocalModel(gguf_path(name))
+                base, options = split_options(name)
+                self._models[name] = LocalModel(gguf_path(base), threads_for(options))
             return self._models[name]
 
     def close(self) -> None:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 import click
 
-from runner.call import FatalError
+from runner.call import VERBOSE_ENV, FatalError
 from runner.execute import DEFAULT_MODEL, RunConfig, RunError, run_suite
 from runner.merge import MergeError, merge_runs
 from runner.plan import Shard, estimate, plan
@@ -103,8 +104,10 @@ def _dry_run(config: RunConfig) -> None:
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the response cache.")
 @click.option("--retry-failed", is_flag=True, help="Re-attempt items recorded as failed.")
 @click.option("--dry-run", is_flag=True, help="Print calls, tokens and estimated cost per model; call nothing.")
-@click.option("--progress/--no-progress", default=True, help="Show the progress bar.")
-def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, **options: object) -> None:
+@click.option("--progress/--no-progress", default=True,
+              help="Show progress: a bar on a terminal, a line every tenth of the way otherwise.")
+@click.option("--verbose", is_flag=True, help="Show llama.cpp's own log lines when the embedded model loads.")
+def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, verbose: bool, **options: object) -> None:
     """Run every (item, sample) of the compiled suite SUITE_DIR against a model.
 
     Without --model the embedded offline model (gemma-3-270m, in-process) answers.
@@ -118,6 +121,8 @@ def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, **opti
       spec run generated/triage --model openai/gpt-4o-mini --dry-run
       spec run generated/triage --model openrouter/qwen/qwen3-235b-a22b-2507 --shard 1/4
     """
+    if verbose:
+        os.environ[VERBOSE_ENV] = "1"
     out = out or _default_out(suite_dir, str(options["model"]), options["shard"])  # type: ignore[arg-type]
     config = RunConfig(suite_dir=suite_dir, out=out, use_cache=not no_cache, **options)  # type: ignore[arg-type]
     try:

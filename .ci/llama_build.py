@@ -1,0 +1,156 @@
+"""Build and install llama-cpp-python for any CPU of this architecture, then prove that it runs here.
+
+Run by .ci/setup with the virtual environment's Python (standard library only; the project's own
+runner/native.py is imported from the checkout, so nothing needs to be installed yet):
+
+    python .ci/llama_build.py install   # a portable build, unless the recorded one already matches
+    python .ci/llama_build.py check     # load the embedded model in a child; after a crash rebuild once
+
+Why not pip's default: llama-cpp-python builds llama.cpp with -march=native, so a wheel built on one CPU
+can hold instructions (AVX-512, AMX) that another CPU, or a VM that advertises AMX without enabling it,
+traps on; and pip's wheel cache hands that wheel back whatever CMAKE_ARGS say later. llama.cpp's runtime
+CPU dispatch (GGML_BACKEND_DL with GGML_CPU_ALL_VARIANTS) is not usable through llama-cpp-python 0.3.36:
+its CMakeLists installs only the plain ggml-cpu library, it never calls ggml_backend_load_all, and the
+dispatcher would pick the AMX variant on exactly the VMs that crash. So the build is a fixed level:
+AVX2/FMA/F16C/BMI2 on x86-64 (every x86-64 CPU since 2013), the compiler's default on arm64 (armv8-a);
+after a crash, the most conservative level (nothing beyond the architecture's baseline). Wheels are kept
+in a store keyed by the flags, never in pip's cache, and the flags are recorded for `spec doctor`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from runner.native import (  # noqa: E402
+    cpu_summary,
+    describe_failure,
+    machine,
+    read_record,
+    record_path,
+    run_smoke,
+    smoke_line,
+)
+
+VERSION = "0.3.36"
+PACKAGE = f"llama-cpp-python=={VERSION}"
+_COMMON = ["-DLLAVA_BUILD=OFF", "-DGGML_NATIVE=OFF", "-DGGML_CCACHE=OFF"]
+_X86_PORTABLE = ["SSE42", "AVX", "AVX2", "BMI2", "FMA", "F16C"]
+_X86_OFF = ["AVX512", "AVX512_VBMI", "AVX512_VNNI", "AVX512_BF16", "AVX_VNNI", "AMX_TILE", "AMX_INT8", "AMX_BF16"]
+
+
+def cmake_args(arch: str, level: str, extra: str = "") -> list[str]:
+    """The CMake flags for `level` ('portable' or 'conservative') on `arch`; the user's CMAKE_ARGS go last,
+    less any -march=native."""
+    args = list(_COMMON)
+    if arch == "x86_64":
+        on = _X86_PORTABLE if level == "portable" else []
+        args += [f"-DGGML_{flag}={'ON' if flag in on else 'OFF'}" for flag in _X86_PORTABLE + _X86_OFF]
+    elif arch == "arm64" and level == "conservative":
+        args.append("-DGGML_CPU_ARM_ARCH=armv8-a")
+    return args + [arg for arg in extra.split() if "native" not in arg.lower()]
+
+
+def wheel_store() -> Path:
+    """$SPEC_WHEEL_STORE, else <user cache>/spec/wheels: one folder per (version, architecture, flags)."""
+    if os.environ.get("SPEC_WHEEL_STORE"):
+        return Path(os.environ["SPEC_WHEEL_STORE"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "spec" / "wheels"
+
+
+def store_folder(args: list[str]) -> Path:
+    key = hashlib.sha256(json.dumps([VERSION, machine(), args]).encode()).hexdigest()[:16]
+    return wheel_store() / f"llama-cpp-python-{VERSION}-{machine()}-{key}"
+
+
+def _pip(*args: str, env: dict[str, str] | None = None) -> None:
+    subprocess.run([sys.executable, "-m", "pip", *args], check=True, env=env)
+
+
+def build_wheel(args: list[str]) -> Path:
+    """The wheel for these flags, built once into the store with pip's wheel cache off."""
+    folder = store_folder(args)
+    if not sorted(folder.glob("*.whl")):
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=folder.name + ".", dir=folder.parent))
+        print(f"setup: building {PACKAGE} from source, about 5 minutes on 2 cores\n  flags: {' '.join(args)}",
+              flush=True)
+        env = {**os.environ, "CMAKE_ARGS": " ".join(args)}
+        _pip("wheel", "--quiet", "--no-cache-dir", "--no-deps", "--no-binary", "llama-cpp-python",
+             PACKAGE, "-w", str(staging), env=env)
+        staging.replace(folder)
+    return sorted(folder.glob("*.whl"))[0]
+
+
+def _installed() -> bool:
+    shown = subprocess.run([sys.executable, "-m", "pip", "show", "llama-cpp-python"], capture_output=True, text=True)
+    return shown.returncode == 0 and f"Version: {VERSION}" in shown.stdout
+
+
+def install(level: str) -> None:
+    """Install the `level` build unless the recorded build has the same flags and is still installed."""
+    args = cmake_args(machine(), level, os.environ.get("CMAKE_ARGS", ""))
+    record = read_record()
+    if record and record.get("cmake_args") == args and _installed():
+        return
+    wheel = build_wheel(args)
+    _pip("install", "--quiet", "--no-deps", "--force-reinstall", "--no-index", str(wheel))
+    record = {"llama_cpp_python": VERSION, "level": level, "machine": machine(), "cmake_args": args,
+              "wheel": str(wheel), "built_on": cpu_summary()}
+    record_path().write_text(json.dumps(record, indent=2) + "\n")
+
+
+def _report_ok(result: subprocess.CompletedProcess[str], label: str) -> int:
+    report = smoke_line(result) or {}
+    print(f"setup: embedded model OK{label}: {report.get('seconds', '?')} s to load and score one prompt")
+    return 0
+
+
+def uninstall() -> None:
+    _pip("uninstall", "--quiet", "--yes", "llama-cpp-python")
+    record_path().unlink(missing_ok=True)
+
+
+def check(smoke: Callable[[], subprocess.CompletedProcess[str]] = run_smoke,
+          reinstall: Callable[[str], None] = install, remove: Callable[[], None] = uninstall) -> int:
+    """Smoke-test the build; after a crash rebuild once at the conservative level; never leave a crashing
+    build installed."""
+    result = smoke()
+    if result.returncode == 0:
+        return _report_ok(result, "")
+    print(f"setup: {describe_failure(result)}", file=sys.stderr)
+    if result.returncode > 0:
+        return 1
+    print("setup: rebuilding llama-cpp-python with the most conservative flags", file=sys.stderr)
+    reinstall("conservative")
+    result = smoke()
+    if result.returncode == 0:
+        return _report_ok(result, " (conservative build)")
+    print(f"setup: {describe_failure(result)}", file=sys.stderr)
+    remove()
+    print("setup: llama-cpp-python was removed so that `spec run` cannot crash: the embedded model does not "
+          "run on this CPU. Models named with --model still work. Please report the lines above.", file=sys.stderr)
+    return 1
+
+
+def main(argv: list[str]) -> int:
+    if argv == ["install"]:
+        # a CPU on which the portable build crashed keeps the conservative build on later runs of setup
+        install("conservative" if (read_record() or {}).get("level") == "conservative" else "portable")
+        return 0
+    if argv == ["check"]:
+        return check()
+    print("usage: python .ci/llama_build.py install|check", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,50 @@
+"""Progress of a run: a tqdm bar on a terminal, a plain line every tenth of the way in a log."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any, TextIO
+
+_STEPS = 10
+
+
+class LineProgress:
+    """What tqdm's bar shows, as at most `_STEPS` + 1 whole lines: no carriage-return frames in a log."""
+
+    def __init__(self, total: int, initial: int, unit: str, file: TextIO) -> None:
+        self.total, self.done, self.unit, self.file = total, initial, unit, file
+        self.started = time.monotonic()
+        self.postfix: dict[str, Any] = {}
+        self.printed = -1 if initial < total else _STEPS
+
+    def set_postfix(self, refresh: bool = False, **values: Any) -> None:
+        self.postfix = values
+
+    def update(self, n: int = 1) -> None:
+        self.done += n
+        step = self.done * _STEPS // self.total if self.total else _STEPS
+        if step > self.printed:
+            self.printed = step
+            self._line()
+
+    def _line(self) -> None:
+        extra = "".join(f", {key} {value}" for key, value in self.postfix.items())
+        elapsed = time.monotonic() - self.started
+        print(f"{self.done}/{self.total} {self.unit} ({100 * self.done // max(self.total, 1)}%), "
+              f"{elapsed:.0f} s{extra}", file=self.file, flush=True)
+
+    def close(self) -> None:
+        if self.printed < _STEPS and self.done:
+            self._line()
+
+
+def progress(total: int, initial: int, enabled: bool, unit: str = "answers", file: TextIO | None = None) -> Any:
+    """A tqdm bar when `file` (stderr) is a terminal, LineProgress otherwise, a silent bar when disabled."""
+    from tqdm import tqdm
+
+    file = file or sys.stderr
+    if enabled and not file.isatty():
+        return LineProgress(total, initial, unit, file)
+    return tqdm(total=total, initial=initial, unit=unit, disable=not enabled, dynamic_ncols=True, file=file,
+                smoothing=0.1)
