@@ -12,12 +12,11 @@ from click.testing import CliRunner
 from stub_server import StubServer
 
 from runner.answers import parse_answer
+from runner.contract import read_results, read_suite
 from runner.execute import RunConfig, answer_probabilities, run_suite
 from runner.merge import MergeError, merge_runs
 from runner.plan import Shard, plan
-from runner.results_io import read_results
 from runner.run_cli import merge, run
-from runner.suite_io import load_suite
 
 AB = ("A", "B")
 
@@ -66,7 +65,7 @@ def test_answer_probabilities_normalise_over_valid_tokens() -> None:
 
 
 def test_limit_is_seeded_and_stratified_over_cells(make_suite: Callable[..., Path]) -> None:
-    rows = load_suite(make_suite(n=40, samples=3)).rows
+    rows = read_suite(make_suite(n=40, samples=3)).rows
     picked = plan(rows, mode="sample", limit=8, seed=1)
     ids = [w.row.id for w in picked]
     assert len(set(ids)) == 8 and len(picked) == 24
@@ -81,7 +80,7 @@ def test_shards_partition_the_suite_and_merge_without_duplicates(
     make_suite: Callable[..., Path], tmp_path: Path
 ) -> None:
     suite = make_suite(n=30, samples=2)
-    rows = load_suite(suite).rows
+    rows = read_suite(suite).rows
     shards = [{w.key for w in plan(rows, mode="sample", shard=Shard(i, 3))} for i in (1, 2, 3)]
     assert sum(map(len, shards)) == 60 and len(set().union(*shards)) == 60
     server = StubServer()
@@ -186,7 +185,7 @@ def test_unknown_model_stops_the_run_with_one_message(make_suite: Callable[..., 
 
 
 def test_limit_on_the_triage_suite_reaches_every_condition_of_the_design() -> None:
-    suite = load_suite(Path(__file__).resolve().parent.parent / "generated" / "triage")
+    suite = read_suite(Path(__file__).resolve().parent.parent / "generated" / "triage")
     assert suite.strata == ["factor", "influence", "condition"]
     picked = plan(suite.rows, mode="sample", limit=75, seed=3, strata=suite.strata)
     strata = Counter((w.row.cell["factor"], w.row.cell["influence"], w.row.cell["condition"])
