@@ -81,10 +81,14 @@ def describe(err: ValidationError) -> str:
 
 
 def _validate(model: type[M], data: bytes, path: Path, line: int | None, fix: str) -> M:
+    """`data` as `model`; `line` is its line number in a .jsonl file (None for a whole .json file)."""
     try:
         return model.model_validate_json(data)
     except ValidationError as err:
-        raise ContractError(path, describe(err), line=line, fix=fix) from None
+        problem = describe(err)
+        if line is not None:  # pydantic counts lines within `data`, which is one line of the file
+            problem = problem.replace(" at line 1 column ", " at column ")
+        raise ContractError(path, problem, line=line, fix=fix) from None
 
 
 def read_manifest(folder: Path | str) -> tuple[Manifest, str]:
