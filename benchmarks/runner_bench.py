@@ -31,10 +31,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from conftest import forced_choice_rows, write_suite  # noqa: E402
 
+from runner.contract import read_results, read_suite  # noqa: E402
 from runner.execute import RunConfig, run_suite  # noqa: E402
 from runner.local_model import _gemma_messages, register  # noqa: E402
-from runner.results_io import read_results  # noqa: E402
-from runner.suite_io import load_suite  # noqa: E402
 
 CONCURRENCY = 64
 
@@ -72,7 +71,7 @@ def bench_a(tmp: Path, requests: int, latency_s: float) -> None:
     import litellm  # noqa: F401 - imported before timing, as any real run has already paid for it
 
     suite = write_suite(tmp / "a-suite", forced_choice_rows(requests, 1))
-    rows = load_suite(suite).rows
+    rows = read_suite(suite).rows
     bodies = [
         {"model": "stub", "messages": [m.model_dump(exclude_none=True) for m in r.messages], **r.decode} for r in rows
     ]
@@ -106,7 +105,7 @@ def raw_llama_rate(suite: Path) -> float:
 
     llm = register().model("gemma-3-270m").llm
     grammar = LlamaGrammar.from_string('root ::= "A" | "B"', verbose=False)
-    rows = load_suite(suite).rows
+    rows = read_suite(suite).rows
     started = time.perf_counter()
     for row in rows:
         messages = _gemma_messages([m.model_dump(exclude_none=True) for m in row.messages])

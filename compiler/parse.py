@@ -10,7 +10,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from compiler.errors import Diagnostic, Span, SpecError, did_you_mean
 
-GRAMMAR_PATH = Path(__file__).resolve().parent.parent / "grammars" / "spec.lark"
+GRAMMAR_PATH = Path(__file__).resolve().with_name("spec.lark")  # package data: every install has it
 
 # Friendly names for the grammar's named terminals.
 _TERMINAL_NAMES = {
@@ -36,7 +36,7 @@ _KNOWN_MISTAKES: tuple[tuple[str, str, str], ...] = (
 
 @lru_cache(maxsize=1)
 def spec_parser() -> Lark:
-    """The LALR parser for grammars/spec.lark (built once per process; the tables are cached on disk by
+    """The LALR parser for compiler/spec.lark (built once per process; the tables are cached on disk by
     lark, keyed by the grammar's hash, which saves a quarter of a second per `spec` command)."""
     return Lark(
         GRAMMAR_PATH.read_text(encoding="utf-8"),

@@ -2,27 +2,23 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import click
 
 from compiler.puzzles.verify import reprove
+from compiler.suite_model import SuiteRow
+from runner.contract import read_suite, read_suite_rows
 
 
-def _rows(suite: Path) -> list[dict[str, Any]]:
-    path = suite / "suite.jsonl" if suite.is_dir() else suite
-    if not path.is_file():
-        raise click.UsageError(f"{path} not found: give a compiled suite folder or its suite.jsonl")
-    with path.open(encoding="utf-8") as lines:
-        return [json.loads(line) for line in lines if line.strip()]
+def _rows(suite: Path) -> list[SuiteRow]:
+    return read_suite(suite).rows if suite.is_dir() else read_suite_rows(suite)
 
 
-def _problems(row: dict[str, Any], timeout_ms: int) -> list[str]:
-    puzzle = row["puzzle"]
+def _problems(row: SuiteRow, timeout_ms: int) -> list[str]:
+    puzzle = row.puzzle or {}
     problems = reprove(puzzle, timeout_ms)
-    expected = (row.get("expect") or {}).get("solution")
+    expected = (row.expect or {}).get("solution")
     if expected is not None and expected != puzzle.get("solution"):
         problems.append("expect.solution differs from the puzzle's solution")
     return problems
@@ -42,13 +38,13 @@ def verify(suite: Path, timeout_ms: int) -> None:
     Example:
       spec verify generated/cue_visibility
     """
-    rows = [row for row in _rows(suite) if row.get("puzzle")]
+    rows = [row for row in _rows(suite) if row.puzzle]
     failures = 0
     for row in rows:
         problems = _problems(row, timeout_ms)
         failures += bool(problems)
         for problem in problems:
-            click.echo(f"FAIL {row.get('id', '?')}: {problem}", err=True)
+            click.echo(f"FAIL {row.id}: {problem}", err=True)
     click.echo(f"verified {len(rows)} puzzles: {len(rows) - failures} sound, {failures} failed")
     if failures:
         raise SystemExit(1)

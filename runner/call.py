@@ -81,12 +81,33 @@ def short_reason(err: BaseException) -> str:
     return scrub(f"{type(err).__name__}: {first}"[:240])
 
 
-def classify(err: BaseException) -> str:
-    """'fatal' (stop the run), 'permanent' (fail the item) or 'transient' (retry)."""
+def own_error(err: Exception) -> BaseException | None:
+    """What to re-raise instead of retrying: `err` itself unless it is the provider's (a litellm exception,
+    which subclasses openai's, or an httpx error), or the exception of ours that litellm wrapped in it.
+
+    litellm turns anything raised under it that is not a provider error (a bug in the local model's
+    handler, its FatalError) into an APIConnectionError whose direct cause or context is that exception;
+    a real provider error wraps litellm's, openai's or httpx's, or a socket's OSError."""
+    import httpx
+    import openai
+    from litellm.llms.base_llm.chat.transformation import BaseLLMException
+
+    if isinstance(err, EmptyResponse):
+        return None
+    if not isinstance(err, openai.OpenAIError | httpx.HTTPError):
+        return err
+    inner = err.__cause__ if err.__cause__ is not None else None if err.__suppress_context__ else err.__context__
+    provider = openai.OpenAIError | httpx.HTTPError | BaseLLMException | OSError
+    return inner if inner is not None and not isinstance(inner, provider) else None
+
+
+def classify(err: Exception) -> str:
+    """'fatal' (stop the run), 'permanent' (fail the item) or 'transient' (retry) for a provider error."""
     import litellm
 
     if isinstance(err, litellm.AuthenticationError | litellm.PermissionDeniedError | litellm.NotFoundError):
         return "fatal"
+    # litellm raises a plain BadRequestError, not its LiteLLMUnknownProvider, for a model without a provider
     if isinstance(err, litellm.BadRequestError) and "LLM Provider NOT provided" in str(err):
         return "fatal"
     permanent = (
@@ -194,10 +215,13 @@ class ModelClient:
         for attempt in range(self.settings.max_retries + 1):
             try:
                 return await self._once(messages, kwargs)
-            except FatalError:
-                raise
-            except Exception as err:  # noqa: BLE001 - every provider error is classified below
-                kind = "transient" if isinstance(err, EmptyResponse) else classify(err)
+            except Exception as err:  # noqa: BLE001 - only provider errors are retried; own_error re-raises the rest
+                ours = own_error(err)
+                if ours is err:
+                    raise
+                if ours is not None:
+                    raise ours from None  # litellm's wrapper says nothing that ours does not
+                kind = classify(err)
                 if kind == "fatal":
                     raise FatalError(f"{self.settings.model}: {short_reason(err)}") from None
                 if kind == "permanent" or attempt == self.settings.max_retries:

@@ -16,19 +16,16 @@ from compiler.suite_model import FollowUp, Judge, SuiteRow
 from runner.answers import parse_answer
 from runner.cache import NoCache, ResponseCache, default_cache_path
 from runner.call import CallFailed, CallSettings, FatalError, ModelClient, Reply, is_local
+from runner.contract import RESULTS_FILE, Suite, check_run_matches_suite, find_run_info, read_results, read_suite
 from runner.plan import Shard, WorkItem, plan
 from runner.progress import progress
 from runner.results_io import (
-    RESULTS_FILE,
     ResultsWriter,
     final_rows,
     prepare_resume,
-    read_results,
-    read_run_info,
     write_run_info,
 )
 from runner.results_model import ResultRow, RunInfo
-from runner.suite_io import Suite, load_suite
 
 DEFAULT_MODEL = "local/gemma-3-270m"
 TOP_LOGPROBS = 20
@@ -301,11 +298,11 @@ class Runner:
 
 def _check_out_dir(config: RunConfig, suite: Suite, requested_mode: str) -> RunInfo | None:
     """An output folder may only be resumed by the same suite, model and mode."""
-    info = read_run_info(config.out)
+    info = find_run_info(config.out)
     if info is None:
         return None
-    same = (info.suite_manifest_sha256, info.model, info.settings.get("mode"))
-    if same != (suite.manifest_sha256, config.model, requested_mode):
+    check_run_matches_suite(config.out, info, suite)
+    if (info.model, info.settings.get("mode")) != (config.model, requested_mode):
         raise RunError(
             f"{config.out} holds a run of {info.suite_dir} with {info.model} ({info.mode}); "
             "use another --out to start a new run"
@@ -348,7 +345,7 @@ def _plan(suite: Suite, config: RunConfig, mode: str) -> list[WorkItem]:
 
 
 async def _run(config: RunConfig) -> RunSummary:
-    suite = load_suite(config.suite_dir)
+    suite = read_suite(config.suite_dir)
     requested = config.mode or suite.manifest.mode
     previous = _check_out_dir(config, suite, requested)
     cache = _open_cache(config)
@@ -406,5 +403,5 @@ async def _run(config: RunConfig) -> RunSummary:
 
 
 def run_suite(config: RunConfig) -> RunSummary:
-    """Run (or resume) a suite as `config` says; raises SuiteError, RunError or FatalError."""
+    """Run (or resume) a suite as `config` says; raises ContractError, RunError or FatalError."""
     return asyncio.run(_run(config))

@@ -5,28 +5,18 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from runner.results_io import (
-    RESULTS_FILE,
-    ResultsWriter,
-    final_rows,
-    read_results,
-    read_run_info,
-    write_run_info,
-)
+from runner.contract import RESULTS_FILE, read_results, read_run_info
+from runner.results_io import ResultsWriter, final_rows, write_run_info
 from runner.results_model import ResultRow, RunInfo
 
 
 class MergeError(ValueError):
-    """Runs that cannot be merged (different suites, models or modes; missing run.json)."""
+    """Runs that cannot be merged (different suites, models or modes)."""
 
 
 def _infos(run_dirs: list[Path]) -> list[RunInfo]:
-    infos = []
-    for run_dir in run_dirs:
-        info = read_run_info(run_dir)
-        if info is None:
-            raise MergeError(f"{run_dir}: no run.json (not a spec run folder)")
-        infos.append(info)
+    """Every run's run.json (a ContractError if one is missing or bad); they must share suite, model and mode."""
+    infos = [read_run_info(run_dir) for run_dir in run_dirs]
     first = infos[0]
     for run_dir, info in zip(run_dirs, infos, strict=True):
         if (info.suite_manifest_sha256, info.model, info.mode) != (
@@ -34,11 +24,12 @@ def _infos(run_dirs: list[Path]) -> list[RunInfo]:
             first.model,
             first.mode,
         ):
-            raise MergeError(
-                f"{run_dir}: a run of {info.suite_dir} with {info.model} ({info.mode}) cannot merge with "
-                f"{run_dirs[0]}: {first.suite_dir} with {first.model} ({first.mode})"
-            )
+            raise MergeError(f"{run_dir}: a run of {_what(info)} cannot merge with {run_dirs[0]}: {_what(first)}")
     return infos
+
+
+def _what(info: RunInfo) -> str:
+    return f"{info.suite_dir} (manifest sha256 {info.suite_manifest_sha256}) with {info.model} ({info.mode})"
 
 
 def merge_runs(run_dirs: list[Path], out: Path) -> RunInfo:

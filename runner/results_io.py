@@ -1,4 +1,6 @@
-"""results.jsonl and run.json: an append-and-flush writer, a torn-line-safe reader, and resume state."""
+"""Writing results.jsonl and run.json: an append-and-flush writer, resume state, an atomic run.json.
+
+Reading them is runner.contract's job."""
 
 from __future__ import annotations
 
@@ -6,32 +8,11 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import ValidationError
-
+from runner.contract import RUN_FILE, read_results_file
+from runner.contract import read_results as read_results  # noqa: F401 - runner/score_cue/load.py imports it here
 from runner.results_model import ResultRow, RunInfo
 
-RESULTS_FILE = "results.jsonl"
-RUN_FILE = "run.json"
-
 Key = tuple[str, int]
-
-
-def _parse_lines(data: bytes) -> tuple[list[ResultRow], bool]:
-    """Valid rows, and whether anything (a torn last line, a corrupt line) was dropped."""
-    rows: list[ResultRow] = []
-    lines = data.split(b"\n")
-    dropped = lines[-1] != b""  # no final newline: the last write was cut short
-    for line in lines[:-1]:
-        try:
-            rows.append(ResultRow.model_validate_json(line))
-        except ValidationError:
-            dropped = True
-    return rows, dropped
-
-
-def read_results(path: Path) -> list[ResultRow]:
-    """Every complete, valid row of a results file (a missing file has none)."""
-    return _parse_lines(path.read_bytes())[0] if path.is_file() else []
 
 
 def _rewrite(path: Path, rows: list[ResultRow]) -> None:
@@ -69,14 +50,13 @@ def prepare_resume(path: Path, *, retry_failed: bool) -> ResumeState:
     """Repair the results file so appending is safe, and return what it holds.
 
     A torn last line (the process died mid-write) or any duplicate is removed by rewriting the file;
-    with `retry_failed`, failed rows are removed too so that their retry is the only row for that pair."""
-    if not path.is_file():
-        return ResumeState({})
-    rows, dropped = _parse_lines(path.read_bytes())
-    kept = final_rows(rows)
+    with `retry_failed`, failed rows are removed too so that their retry is the only row for that pair.
+    Any other bad line is a ContractError: the file is left as it is."""
+    found = read_results_file(path)
+    kept = final_rows(found.rows)
     if retry_failed:
         kept = {key: row for key, row in kept.items() if row.error is None}
-    if dropped or len(kept) != len(rows):
+    if found.torn or len(kept) != len(found.rows):
         _rewrite(path, list(kept.values()))
     return ResumeState(kept)
 
@@ -104,8 +84,3 @@ def write_run_info(run_dir: Path, info: RunInfo) -> None:
     partial = path.with_suffix(".json.partial")
     partial.write_text(info.model_dump_json(indent=2) + "\n")
     os.replace(partial, path)
-
-
-def read_run_info(run_dir: Path) -> RunInfo | None:
-    path = run_dir / RUN_FILE
-    return RunInfo.model_validate_json(path.read_bytes()) if path.is_file() else None

@@ -9,10 +9,10 @@ from pathlib import Path
 import click
 
 from runner.call import VERBOSE_ENV, FatalError
+from runner.contract import read_suite
 from runner.execute import DEFAULT_MODEL, RunConfig, RunError, run_suite
 from runner.merge import MergeError, merge_runs
 from runner.plan import Shard, estimate, plan
-from runner.suite_io import SuiteError, load_suite
 
 
 def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> Shard | None:
@@ -29,7 +29,7 @@ def _default_out(suite_dir: Path, model: str, shard: Shard | None) -> Path:
 
 
 def _dry_run(config: RunConfig) -> None:
-    suite = load_suite(config.suite_dir)
+    suite = read_suite(config.suite_dir)
     mode = config.mode or suite.manifest.mode
     items = plan(suite.rows, mode=mode, limit=config.limit, seed=config.seed, shard=config.shard, strata=suite.strata)
     click.echo(f"{suite.manifest.suite}: {len(items)} answers to obtain ({mode} mode); nothing is called")
@@ -130,7 +130,7 @@ def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, verbos
             _dry_run(config)
             return
         summary = run_suite(config)
-    except (SuiteError, RunError) as err:
+    except RunError as err:
         raise click.ClickException(str(err)) from None
     except FatalError as err:
         raise click.ClickException(f"run stopped: {err}") from None

@@ -2,24 +2,36 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+from typing import Any
 
 from click.testing import CliRunner
 
+from compiler.emit import write_suite_folder
 from compiler.puzzles import PropositionalConfig, draw_selections, expect_of, generate_puzzle
+from compiler.suite_model import SuiteRow
 from compiler.verify_cli import verify
 
 CONFIG = PropositionalConfig(name="identity")
 
 
-def _row(item: int) -> dict:
+def _plain(name: str, **fields: Any) -> SuiteRow:
+    return SuiteRow(
+        id=name, messages=[{"role": "user", "content": "Who?"}], samples=1, cell={}, answers={"a": "a"}, decode={},
+        **fields,
+    )
+
+
+def _row(item: int) -> SuiteRow:
     puzzle = generate_puzzle(CONFIG, "hard", 1, ("v", item), draw_selections(CONFIG, 1, ("v", item), 1)[0])
-    return {"id": f"row{item}", "puzzle": puzzle, "expect": expect_of(puzzle)}
+    return _plain(f"row{item}", puzzle=puzzle, expect=expect_of(puzzle))
 
 
-def _suite(tmp_path: Path, rows: list[dict]) -> Path:
-    (tmp_path / "suite.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows + [{"id": "plain"}]))
+def _suite(tmp_path: Path, rows: list[SuiteRow]) -> Path:
+    write_suite_folder(
+        tmp_path, [*rows, _plain("plain")], suite="v", spec_file="v.spec", spec_sha256="0" * 64,
+        compiler_version="test", schema_version="1", seed=0,
+    )
     return tmp_path
 
 
@@ -31,9 +43,10 @@ def test_sound_suite_passes(tmp_path: Path) -> None:
 
 def test_tampered_puzzles_fail_by_item_id(tmp_path: Path) -> None:
     dropped, swapped = _row(0), _row(1)
-    dropped["puzzle"]["clues"].pop()
-    dropped["puzzle"]["text"].pop()
-    swapped["expect"] = {"solution": {**swapped["expect"]["solution"], "A": {"gender": "x", "race": "y"}}}
+    assert dropped.puzzle is not None and swapped.expect is not None
+    dropped.puzzle["clues"].pop()
+    dropped.puzzle["text"].pop()
+    swapped.expect = {"solution": {**swapped.expect["solution"], "A": {"gender": "x", "race": "y"}}}
     result = CliRunner().invoke(verify, [str(_suite(tmp_path, [dropped, swapped, _row(2)]) / "suite.jsonl")])
     assert result.exit_code == 1
     assert "FAIL row0: the clues admit a model other than the stored solution" in result.output

@@ -12,8 +12,8 @@ import pytest
 from stub_server import StubConfig, StubServer
 
 from runner.call import FatalError, RateLimiter
+from runner.contract import read_results
 from runner.execute import RunConfig, run_suite
-from runner.results_io import read_results
 
 SECRET = "sk-test-0123456789abcdefSECRET"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from runner.results_io import read_results, read_run_info
+from runner.contract import read_results, read_run_info
 from runner.run_cli import run
 
 JUDGE = {"labels": ["ACK", "DENIED"], "prompt": "Reply: {{ reply }}\nDid it admit influence? ACK or DENIED."}

@@ -13,9 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from runner.call import FatalError
+from runner.contract import read_results
 from runner.local_model import busy_cores, default_threads, split_options, threads_for
 from runner.progress import LineProgress, progress
-from runner.results_io import read_results
 from runner.run_cli import run
 
 

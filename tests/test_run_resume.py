@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from stub_server import StubConfig, StubServer
 
+from runner.contract import read_results
 from runner.execute import RunConfig, run_suite
-from runner.results_io import prepare_resume, read_results
+from runner.results_io import prepare_resume
 from runner.results_model import ResultRow
 
 ROOT = Path(__file__).resolve().parents[1]

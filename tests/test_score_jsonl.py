@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from runner.score.jsonl import LineError, _exact, _fast, read_result_columns
+from runner.contract import DAMAGED_RESULTS, ContractError
+from runner.score.jsonl import _exact, _fast, read_result_columns
 
 ROWS = [
     {"item_id": "a1", "sample": 0, "model": "m", "params": {}, "outcome": "old", "error": None},
@@ -28,7 +29,7 @@ def test_fast_path_equals_exact_parse(tmp_path: Path) -> None:
     path = _write(tmp_path, ROWS, blank=False)
     fast = _fast(path.read_bytes())
     assert fast is not None
-    exact = _exact(path.read_bytes(), ())
+    exact = _exact(path, path.read_bytes(), ())
     assert (
         fast.astype(object).where(fast.notna(), None).values.tolist()
         == exact.astype(object).where(exact.notna(), None).values.tolist()
@@ -49,12 +50,23 @@ def test_nested_keys_fall_back_to_the_exact_parser(tmp_path: Path) -> None:
     assert read_result_columns(path)["outcome"].iloc[-1] == "old"
 
 
-def test_a_line_that_is_not_a_result_row_names_its_line(tmp_path: Path) -> None:
+def test_a_line_that_is_not_a_result_row_is_a_contract_error_naming_its_line(tmp_path: Path) -> None:
     path = _write(tmp_path, ROWS)
-    path.write_text(path.read_text() + "{not json}\n")
-    with pytest.raises(LineError) as info:
+    path.write_text(path.read_text() + "{not json}\n" + json.dumps(ROWS[0]) + "\n")
+    with pytest.raises(ContractError) as info:
         read_result_columns(path)
-    assert info.value.row == 6
+    assert (info.value.path, info.value.line) == (path, 6)
+    assert info.value.message == (
+        f"{path}:6: not a result row (JSONDecodeError('Expecting property name enclosed in double quotes: "
+        f"line 1 column 2 (char 1)')); {DAMAGED_RESULTS}"
+    )
+
+
+@pytest.mark.parametrize("blank", [False, True])
+def test_a_torn_last_line_is_left_out_on_both_paths(tmp_path: Path, blank: bool) -> None:
+    path = _write(tmp_path, ROWS, blank=blank)
+    path.write_bytes(path.read_bytes() + json.dumps(ROWS[0]).encode()[:-3])
+    assert read_result_columns(path)["row"].tolist() == ([1, 2, 4, 5] if blank else [1, 2, 3, 4])
 
 
 def test_a_nested_key_on_one_line_and_a_missing_one_on_another_fall_back(tmp_path: Path) -> None:
