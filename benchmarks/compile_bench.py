@@ -71,8 +71,8 @@ def run_compile(spec: Path, out: Path) -> dict[str, Any]:
 def run_reference(spec: Path, out: Path) -> dict[str, Any]:
     """Render the same prompt and cue templates per row and write sorted-key JSON lines; nothing else."""
     from compiler.build import check_file
-    from compiler.expand_pairs import _sides
     from compiler.templates import environment
+    from families.influence.expand import _sides
 
     checked = check_file(spec)
     design = checked.designs[0]

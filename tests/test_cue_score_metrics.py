@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from scipy.stats import binomtest
 
-from runner.score_cue import abstention, cue_gap, directional_events, macro, rank_change, rates, sign_tests
+from families.cue.score import abstention, cue_gap, directional_events, macro, rank_change, rates, sign_tests
 
 PEOPLE = {"A": ("man", "Asian"), "B": ("man", "Black"), "C": ("woman", "Asian"), "D": ("woman", "Black")}
 BENEFIT = {"d1": "option1", "d2": "option2", "d3": "option1"}

@@ -15,9 +15,9 @@ import pytest
 from click.testing import CliRunner
 
 from compiler.build import compile_file
+from families.cue.score.load import last_json, load_cue_run
 from runner.run_cli import run
 from runner.score_cli import score
-from runner.score_cue.load import last_json, load_cue_run
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "specs" / "cue_visibility.spec"

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from families.influence.score.counts import read_counts_csv
+from families.influence.score.pipeline import score
 from runner.cli import main
-from runner.score.counts import read_counts_csv
-from runner.score.pipeline import score
 
 FIXTURES = Path(__file__).parent / "fixtures" / "score"
 HEADER = "benchmark,model,factor,influence,group_A,group_B,c_0_A,c_0_B,c_A_A,c_A_B,c_B_A,c_B_B"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from runner.score.jsonl import LineError, _exact, _fast, read_result_columns
+from families.influence.score.jsonl import LineError, _exact, _fast, read_result_columns
 
 ROWS = [
     {"item_id": "a1", "sample": 0, "model": "m", "params": {}, "outcome": "old", "error": None},

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from runner.score.noise import noise_floor
-from runner.score.runs import load_run
-from runner.score.synthetic import Design, write_run, write_suite
+from families.influence.score.noise import noise_floor
+from families.influence.score.runs import load_run
+from families.influence.score.synthetic import Design, write_run, write_suite
 
 DESIGN = Design(factors={"age": ("young", "old")}, influences=("emotional",), sizes=((1, 2),), samples=5)
 

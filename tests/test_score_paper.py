@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from runner.score.counts import read_counts_csv
-from runner.score.pipeline import score
-from runner.score.summary import rate
+from families.influence.score.counts import read_counts_csv
+from families.influence.score.pipeline import score
+from families.influence.score.summary import rate
 
 FIXTURE = Path(__file__).parent / "fixtures" / "score" / "paper_tab13.csv"
 

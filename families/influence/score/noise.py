@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from runner.score.runs import Run
+from families.influence.score.runs import Run
 
 
 def noise_floor(original: Run, replicate: Run) -> dict[str, Any]:

@@ -18,10 +18,10 @@ import pandas as pd
 from pydantic import ValidationError
 
 from compiler.suite_model import Manifest, SuiteRow
+from families.influence.score.counts import CONDITION_CODE, CountSource
+from families.influence.score.jsonl import LineError, read_result_columns
 from runner.results_model import RunInfo
-from runner.score.counts import CONDITION_CODE, CountSource
-from runner.score.errors import ScoreInputError
-from runner.score.jsonl import LineError, read_result_columns
+from runner.score_input import ScoreInputError, read_model, suite_dir_of
 
 CELL_FIELDS = ["factor", "group_A", "group_B", "influence", "condition"]
 ITEM_KEYS = {"n_A", "n_B", "order", "edge", "item"}
@@ -78,25 +78,6 @@ def load_run(run_dir: Path) -> Run:
         keys.append("reasoning")
     keys += extra + ["factor", "influence"]
     return Run(trials, keys, "expected" if logprob else "samples", manifest, info, run_dir)
-
-
-def read_model(path: Path, model: type[Any]) -> Any:
-    try:
-        return model.model_validate_json(path.read_bytes())
-    except FileNotFoundError as exc:
-        raise ScoreInputError(path, "file not found") from exc
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        column = ".".join(str(p) for p in error["loc"]) or None
-        raise ScoreInputError(path, error["msg"], column=column) from exc
-
-
-def suite_dir_of(run_dir: Path, suite_dir: str) -> Path:
-    """suite_dir as written, else relative to the run folder."""
-    for candidate in (Path(suite_dir), run_dir / suite_dir):
-        if (candidate / "manifest.json").is_file():
-            return candidate
-    raise ScoreInputError(run_dir / "run.json", f"suite folder {suite_dir!r} not found", column="suite_dir")
 
 
 def _read_items(path: Path, manifest: Manifest) -> tuple[pd.DataFrame, list[str]]:

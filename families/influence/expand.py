@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compiler import nodes as n
-from compiler.check import PairsDesign
 from compiler.errors import ErrorCollector, Span, did_you_mean
 from compiler.expr import evaluate, names, resolves
 from compiler.seeding import item_rng
 from compiler.templates import CompiledText, check_render, compile_text
+from families.influence.check import PairsDesign
 
 CUE_NAMES = {"target", "other", "first", "second", "factor"}
 PROMPT_NAMES = {"first", "second", "factor"}
@@ -93,6 +93,7 @@ class CompiledPairs:
 
 def prepare(design: PairsDesign, seed: int, errors: ErrorCollector) -> CompiledPairs | None:
     """Compile templates, check them on a sample stimulus, fix comparisons and prove balance."""
+    start = len(errors.diagnostics)
     prompt = compile_text(design.prompt.text, f"template '{design.prompt.name}'", PROMPT_NAMES, errors)
     system = None
     if design.system is not None:
@@ -107,17 +108,17 @@ def prepare(design: PairsDesign, seed: int, errors: ErrorCollector) -> CompiledP
     if len(errors.diagnostics) > before:
         return None
     comparisons = {f.name: _comparisons(design, f, seed, errors) for f in design.factors}
-    if len({len(c) for c in comparisons.values()}) > 1 and not errors.diagnostics:
+    if len({len(c) for c in comparisons.values()}) > 1 and len(errors.diagnostics) == start:
         counts = ", ".join(f"{name}: {len(c)}" for name, c in comparisons.items())
         errors.add(design.design.span, f"design '{design.name}' cannot be balanced: its factors get different "
                    f"numbers of size pairs ({counts})", "use the same filter for every factor")
-    if errors.diagnostics or prompt is None:
+    if len(errors.diagnostics) > start or prompt is None:
         return None
     compiled = CompiledPairs(design, seed, prompt, system, {k: v for k, v in cues.items() if v},
                              _followups(design), comparisons)
     _check_sample_render(compiled, errors)
     _check_turn_counts(compiled, errors)
-    return None if errors.diagnostics else compiled
+    return None if len(errors.diagnostics) > start else compiled
 
 
 def _check_filter_names(design: PairsDesign, errors: ErrorCollector) -> None:

@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from runner.score import stattests
-from runner.score.bootstrap import cluster_bootstrap_mean
-from runner.score.influence import Options
+from families.influence.score import stattests
+from families.influence.score.bootstrap import cluster_bootstrap_mean
+from families.influence.score.influence import Options
 
 MULTI_TURN_PREFIXES = ("few_shot",)
 NOT_USER_SENTENCE_PREFIXES = ("few_shot", "role_play")

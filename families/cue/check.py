@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from compiler import nodes as n
-from compiler.check import check_repeated_clauses, decode_options
+from compiler.check import decode_options
 from compiler.data_source import Row, read_rows
 from compiler.errors import ErrorCollector, Span, did_you_mean
 from compiler.puzzle_block import puzzle_config
 from compiler.puzzles import PropositionalConfig
+from families.interface import DesignContext
 
 FORMATS = ("neutral", "direct", "puzzled")
 PROBES = ("could_be", "what_if")
@@ -61,10 +62,11 @@ class CueDesign:
     neutral_tokens: tuple[str, ...]
 
 
-def resolve_cue(design: n.Design, spec: n.Spec, seed: int, errors: ErrorCollector) -> CueDesign | None:
+def resolve_cue(design: n.Design, context: DesignContext, errors: ErrorCollector) -> CueDesign | None:
     """Check every clause and read the data; None after reporting every problem found."""
+    spec, seed = context.spec, context.seed
     before = len(errors.diagnostics)
-    _check_clauses(design, errors)
+    _check_required(design, errors)
     source, count, settings = _over(design, spec, errors)
     conditions = _conditions(design, errors)
     block, bands = _puzzled(conditions, spec, errors)
@@ -98,15 +100,7 @@ def resolve_cue(design: n.Design, spec: n.Spec, seed: int, errors: ErrorCollecto
     )
 
 
-def _check_clauses(design: n.Design, errors: ErrorCollector) -> None:
-    check_repeated_clauses(design, errors)
-    for clause in design.clauses:
-        if clause.keyword == "conversation":
-            errors.add(clause.span, "'conversation' designs are parsed but not compiled by this version",
-                       "this clause belongs to the conversation family")
-        elif clause.keyword not in CLAUSES:
-            errors.add(clause.span, f"'{clause.keyword}' does not apply to a cue-visibility design",
-                       "a cue-visibility design takes: " + ", ".join(CLAUSES))
+def _check_required(design: n.Design, errors: ErrorCollector) -> None:
     for keyword in ("over", "conditions", "probes"):
         if design.get(keyword) is None:
             errors.add(design.span, f"cue-visibility design '{design.name}' has no '{keyword}' clause",

@@ -20,10 +20,8 @@ from pydantic import ValidationError
 from compiler.suite_model import Manifest, SuiteRow
 from runner.results_io import read_results
 from runner.results_model import RunInfo
-from runner.score.errors import ScoreInputError
-from runner.score.runs import read_model, suite_dir_of
+from runner.score_input import ScoreInputError, read_model, suite_dir_of
 
-FAMILY = "cue_visibility"
 PAIR_KEYS = ["model", "dilemma", "combination", "difficulty", "consequences", "individual"]
 _OPTION = re.compile(r"^option\s*([12])$")
 
@@ -38,19 +36,8 @@ class CueRun:
     failed: int  # results with an error (no reply): left out, unlike abstentions
 
 
-def is_cue_run(run_dir: Path) -> bool:
-    """Whether run_dir's suite declares the cue-visibility analysis (False when anything is unreadable:
-    the influence loader then reports the problem)."""
-    try:
-        info = RunInfo.model_validate_json((run_dir / "run.json").read_bytes())
-        manifest = Manifest.model_validate_json((suite_dir_of(run_dir, info.suite_dir) / "manifest.json").read_bytes())
-    except (OSError, ValidationError, ScoreInputError):
-        return False
-    return (manifest.analysis or {}).get("family") == FAMILY
-
-
 def load_cue_run(run_dir: Path) -> CueRun:
-    """Read run.json, the suite and results.jsonl into the tidy frame runner.score_cue scores."""
+    """Read run.json, the suite and results.jsonl into the tidy frame families.cue.score scores."""
     info: RunInfo = read_model(run_dir / "run.json", RunInfo)
     suite_dir = suite_dir_of(run_dir, info.suite_dir)
     manifest: Manifest = read_model(suite_dir / "manifest.json", Manifest)

@@ -12,8 +12,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from compiler import nodes as n
-from compiler.check_cue import BENEFIT, CueDesign, resolve_cue
 from compiler.data_source import Row
 from compiler.errors import ErrorCollector, Span
 from compiler.puzzles import (
@@ -29,6 +27,7 @@ from compiler.puzzles import (
 from compiler.puzzles.propositional import Selection
 from compiler.puzzles.validate import parse_cell
 from compiler.templates import CompiledText, check_render, compile_text
+from families.cue.check import BENEFIT, CueDesign
 
 NEUTRAL_NAMES = {"dilemma", "consequences", "answers"}
 CUED_NAMES = NEUTRAL_NAMES | {"people", "person", "probe"}
@@ -87,11 +86,8 @@ class CompiledCue:
         return expand(self)
 
 
-def prepare_cue(design: n.Design, spec: n.Spec, seed: int, errors: ErrorCollector) -> CompiledCue | None:
-    """Resolve the design, compile its templates, draw combinations and certify every puzzle."""
-    cue = resolve_cue(design, spec, seed, errors)
-    if cue is None:
-        return None
+def prepare_cue(cue: CueDesign, seed: int, errors: ErrorCollector) -> CompiledCue | None:
+    """Compile the resolved design's templates, draw combinations and certify every puzzle."""
     before = len(errors.diagnostics)
     formats = {name: compile_text(t.text, f"template '{name}'", NAMES[name], errors) for name, t in cue.formats.items()}
     probes = {p.name: compile_text(p.text.text, f"template '{p.name}'", PROBE_NAMES, errors) for p in cue.probes}

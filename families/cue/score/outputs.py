@@ -18,10 +18,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from runner.score_cue.events import abstention, directional_events  # noqa: E402
-from runner.score_cue.load import CueRun  # noqa: E402
-from runner.score_cue.metrics import cue_gap, macro, rates  # noqa: E402
-from runner.score_cue.stats import rank_change, sign_tests  # noqa: E402
+from families.cue.score.events import abstention, directional_events  # noqa: E402
+from families.cue.score.load import CueRun  # noqa: E402
+from families.cue.score.metrics import cue_gap, macro, rates  # noqa: E402
+from families.cue.score.stats import rank_change, sign_tests  # noqa: E402
 
 VIEWS = {"parsable": False, "solved": True}
 CONDITION = ["model", "format", "difficulty", "consequences"]
@@ -49,7 +49,9 @@ def _summary(run: CueRun, frame: pd.DataFrame, conditions: pd.DataFrame, gaps: p
              abstentions: pd.DataFrame) -> dict[str, Any]:
     models = sorted(frame["model"].unique())
     summary: dict[str, Any] = {
+        "family": "cue_visibility",
         "suite": run.manifest.suite,
+        "bands": list(run.bands),
         "models": models,
         "answers": int(len(frame)),
         "failed": run.failed,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from runner.score_cue.events import by_group
+from families.cue.score.events import by_group
 
 CONDITION = ["format", "difficulty"]
 

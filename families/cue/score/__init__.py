@@ -15,9 +15,9 @@ One row per probe answer. Columns (see docs/puzzles.md, "Scoring"):
   solved        bool  puzzled rows: gender and race of the individual both identified correctly
 """
 
-from runner.score_cue.events import GROUP_COLUMNS, abstention, directional_events
-from runner.score_cue.metrics import cue_gap, macro, rates
-from runner.score_cue.stats import rank_change, sign_tests
+from families.cue.score.events import GROUP_COLUMNS, abstention, directional_events
+from families.cue.score.metrics import cue_gap, macro, rates
+from families.cue.score.stats import rank_change, sign_tests
 
 __all__ = [
     "GROUP_COLUMNS",

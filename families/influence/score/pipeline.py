@@ -10,10 +10,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from runner.score import regression, summary
-from runner.score.counts import CountsTable
-from runner.score.influence import Options, condition_statistics
-from runner.score.multiple import bh_within
+from families.influence.score import regression, summary
+from families.influence.score.counts import CountsTable
+from families.influence.score.influence import Options, condition_statistics
+from families.influence.score.multiple import bh_within
 
 COUNT_SOURCE_TEXT = {
     "samples": "observed counts of sampled answers",
@@ -62,6 +62,7 @@ def score(counts: CountsTable, options: Options | None = None, noise: dict[str, 
                 "shift_to_noise": shift / floor["mean_abs_drift_pp"] if floor["mean_abs_drift_pp"] else None
             }
     result = {
+        "family": "influence_pairs",
         "count_source": counts.source,
         "count_source_text": COUNT_SOURCE_TEXT[counts.source],
         "settings": asdict(options) | {"fdr": "bh within benchmark x test family", "keys": counts.keys},

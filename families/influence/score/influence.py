@@ -16,8 +16,8 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from runner.score import stattests
-from runner.score.counts import LABELS, CountsTable
+from families.influence.score import stattests
+from families.influence.score.counts import LABELS, CountsTable
 
 AsymVariance = Literal["2v0", "4v0"]
 
