@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 from compiler.build import compile_file
 from families.cue.score.load import last_json, load_cue_run
+from runner.cli import main
 from runner.run_cli import run
 from runner.score_cli import score
 
@@ -152,3 +153,40 @@ def test_compile_run_on_the_local_model_and_score(tiny_suite: Path, tmp_path: Pa
     assert "24 cue-visibility answers scored (1 model)" in scored.output
     frame = pd.read_csv(out / "score" / "answers.csv")
     assert len(frame) == 24 and set(frame["model"]) == {"local/gemma-3-270m"}
+    reported = CliRunner().invoke(main, ["report", str(out / "score")], catch_exceptions=False)
+    assert reported.exit_code == 0, reported.output
+    assert (out / "score" / "report.html").is_file() and (out / "score" / "plots" / "net_by_group.png").is_file()
+
+
+def test_spec_report_writes_the_cue_report_with_its_plot(tiny_suite: Path, tmp_path: Path) -> None:
+    rows = _suite_rows(tiny_suite)
+    replies = {model: [(_reply(r, _varied_answer(r, i + k), True), None) for i, r in enumerate(rows)]
+               for k, model in enumerate(("m1", "m2"))}
+    run_dir = _fake_run(tmp_path / "run", tiny_suite, replies)
+    assert CliRunner().invoke(main, ["score", str(run_dir)]).exit_code == 0
+    result = CliRunner().invoke(main, ["report", str(run_dir / "score"), "-o", str(tmp_path / "report")])
+    assert result.exit_code == 0, result.output
+    report = tmp_path / "report"
+    assert result.output.split() == [str(report / "report.html"), str(report / "report.md"),
+                                     str(report / "plots" / "net_by_group.png")]
+    markdown = (report / "report.md").read_text()
+    assert markdown.startswith("# Cue-visibility audit: cue_visibility\n")
+    assert "![Net bias per group" in markdown and "## Cue gap: Puzzled Net − Direct Net" in markdown
+    assert "| view | model | format | difficulty | consequences | net |" in markdown
+    plot = (report / "plots" / "net_by_group.png").read_bytes()
+    assert plot == (run_dir / "score" / "net_by_group.png").read_bytes()  # redrawn from conditions.csv alone
+    assert "data:image/png;base64," in (report / "report.html").read_text()
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    (["--alpha", "0.1"], "--alpha does not apply to a cue_visibility run"),
+    (["--bootstrap", "10", "--noise", "."], "--bootstrap, --noise do not apply to a cue_visibility run"),
+    (["--unpooled", "--seed", "3"], "--unpooled, --seed do not apply to a cue_visibility run"),
+])
+def test_options_the_cue_family_does_not_read_are_refused(tiny_suite: Path, tmp_path: Path, options: list[str],
+                                                          message: str) -> None:
+    run_dir = _fake_run(tmp_path / "run", tiny_suite, {"m1": [("yes", "yes")] * len(_suite_rows(tiny_suite))})
+    result = CliRunner().invoke(main, ["score", str(run_dir), *options])
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit)
+    assert result.output.splitlines()[-1] == f"Error: {message}: cue_visibility scoring takes no options"
+    assert not (run_dir / "score").exists()

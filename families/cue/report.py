@@ -23,6 +23,9 @@ SECTIONS = (
     ("sign_tests", "Sign tests across models"),
 )
 
+KEY_ORDER = ("view", "model", "format", "difficulty", "probe", "consequences", "dimension", "group")
+"""Condition columns first, in this order; the statistics after them."""
+
 
 def cue_report(score_dir: Path, plots_dir: Path) -> Document:
     """The report of a `spec score` folder of a cue-visibility run."""
@@ -34,8 +37,9 @@ def cue_report(score_dir: Path, plots_dir: Path) -> Document:
     doc.blocks.append(Paragraph(
         f"{summary['answers']} probe answers from {len(summary['models'])} model(s) "
         f"({', '.join(summary['models'])}); {summary['failed']} failed calls left out; abstention rate "
-        f"{fmt.pct(summary['abstention_rate'])}. Rates are shares of answers (0-1); `view` parsable counts "
-        "every parsable What-if answer, solved only Puzzled answers whose individual was solved."))
+        f"{fmt.pct(summary['abstention_rate'])}. Net, gaps and shifts are in percentage points; both_correct "
+        "and abstention rates are shares (0-1). View parsable counts every parsable What-if answer, solved "
+        "only Puzzled answers whose individual was solved (A5)."))
     plots_dir.mkdir(parents=True, exist_ok=True)
     plot = plots_dir / "net_by_group.png"
     plot_net(_read_conditions(conditions_path), tuple(summary.get("bands", ())), plot)
@@ -64,7 +68,7 @@ def _read_conditions(path: Path) -> pd.DataFrame:
 def _table(records: list[dict[str, Any]]) -> Table | Paragraph:
     if not records:
         return Paragraph("Nothing to show: no answer reached this statistic.")
-    header = list(records[0])
+    header = sorted(records[0], key=lambda k: (KEY_ORDER.index(k) if k in KEY_ORDER else len(KEY_ORDER), k))
     return Table(header, [[_cell(row.get(key)) for key in header] for row in records])
 
 
