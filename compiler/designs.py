@@ -1,8 +1,9 @@
 """Stages 3 and 4 per design: pick the design's family by its declared analysis, check the clauses the
 family takes, then run the family's checks and its preparation for expansion.
 
-Each design counts its own errors, stage by stage: a mistake in one design never stops another design's
-checks, and a design's preparation (templates, balance, puzzles) runs whenever its own checks passed.
+Each design counts its own errors, stage by stage (clauses, family checks, preparation): a mistake in one
+design never stops another design's checks, and each stage of a design runs whenever its own earlier
+stages passed.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ def _prepare_one(design: n.Design, context: DesignContext, errors: ErrorCollecto
         return None
     check_repeated_clauses(design, errors)
     check_clauses(design, family, errors)
+    if errors.diagnostics:  # a clause the family does not take: its checks would only add noise
+        return None
     resolved = family.check(design, context, errors)
     if resolved is None or errors.diagnostics:
         return None
@@ -62,6 +65,10 @@ def check_clauses(design: n.Design, family: Family, errors: ErrorCollector) -> N
             errors.add(clause.span, f"'{clause.keyword}' designs are parsed but not compiled by this version",
                        f"this clause belongs to the {clause.keyword} family")
             continue
-        errors.add(clause.span, f"'{clause.keyword}' does not apply to a {family.title} design",
-                   f"a {family.title} design takes: {', '.join(family.clauses)}; "
-                   f"'{clause.keyword}' belongs to {owner.title} designs (analysis {owner.name})")
+        errors.add(clause.span, f"'{clause.keyword}' does not apply to {_a(family.title)} design",
+                   f"{_a(family.title)} design takes: {', '.join(family.clauses)}; "
+                   f"'{clause.keyword}' belongs to {owner.title} designs: declare 'analysis {owner.name}'")
+
+
+def _a(word: str) -> str:
+    return ("an " if word[0] in "aeiou" else "a ") + word
