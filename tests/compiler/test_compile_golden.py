@@ -21,8 +21,8 @@ import pytest
 from compiler.build import compile_file
 from compiler.load import load_spec
 from compiler.suite_model import SuiteRow
+from tests.support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 FIXTURE_SPECS = ROOT / "tests" / "fixtures" / "specs"
 GOLDEN = ROOT / "tests" / "fixtures" / "golden"
 SUITE_FILES = ("suite.jsonl", "manifest.json", "schema.json")

@@ -9,15 +9,14 @@ rows, whose Steer values do not follow from their own frequencies (methods §6.7
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from families.influence.score.counts import read_counts_csv
 from families.influence.score.pipeline import score
 from families.influence.score.summary import rate
+from tests.support import FIXTURES
 
-FIXTURE = Path(__file__).parent / "fixtures" / "score" / "paper_tab13.csv"
+FIXTURE = FIXTURES / "score" / "paper_tab13.csv"
 
 # (reasoning, factor): |Effect|, Steer(A), Steer(B), Asym, stars (fA(B), fB(B), Asym), Steer reproducible
 PAPER = {

@@ -16,8 +16,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from compiler.cli import check
+from tests.support import FIXTURES
 
-MALFORMED = Path(__file__).resolve().parent / "fixtures" / "malformed"
+MALFORMED = FIXTURES / "malformed"
 CASES = sorted(MALFORMED.glob("*.spec"))
 HEAD = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): error: (?P<message>.*)$")
 EXPECT = re.compile(rb"^# expect: (?:(?P<file>[^:\s]+\.spec):)?(?P<where>\d+:\d+): (?P<message>.*)$")

@@ -11,8 +11,9 @@ import pytest
 from click.testing import CliRunner
 
 from runner.cli import main
+from tests.support import FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "score"
+SCORE_FIXTURES = FIXTURES / "score"
 
 
 def _close(actual: Any, expected: Any, path: str = "") -> None:
@@ -34,14 +35,14 @@ def _close(actual: Any, expected: Any, path: str = "") -> None:
 @pytest.fixture(scope="module")
 def scored(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("score")
-    result = CliRunner().invoke(main, ["score", "--counts", str(FIXTURES / "golden_counts.csv"), "-o", str(out)])
+    result = CliRunner().invoke(main, ["score", "--counts", str(SCORE_FIXTURES / "golden_counts.csv"), "-o", str(out)])
     assert result.exit_code == 0, result.output
     return out
 
 
 def test_golden_summary(scored: Path) -> None:
     actual = json.loads((scored / "summary.json").read_text())
-    _close(actual, json.loads((FIXTURES / "golden_summary.json").read_text()))
+    _close(actual, json.loads((SCORE_FIXTURES / "golden_summary.json").read_text()))
 
 
 def test_golden_headline_by_hand(scored: Path) -> None:

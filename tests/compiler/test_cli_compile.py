@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from runner.cli import main
+from tests.support import FIXTURES
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
 POSITIONS = FIXTURES / "specs" / "golden_positions.spec"
 GOLDEN = FIXTURES / "golden" / "golden_positions"
 BROKEN = FIXTURES / "malformed" / "unknown_factor.spec"

@@ -12,13 +12,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from stub_server import StubConfig, StubServer
 
 from runner.execute import RunConfig, run_suite
 from runner.results_io import prepare_resume, read_results
 from runner.results_model import ResultRow
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.stub_server import StubConfig, StubServer
+from tests.support import ROOT
 
 
 @pytest.fixture

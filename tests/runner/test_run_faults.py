@@ -9,11 +9,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from stub_server import StubConfig, StubServer
 
 from runner.call import FatalError, RateLimiter
 from runner.execute import RunConfig, run_suite
 from runner.results_io import read_results
+from tests.stub_server import StubConfig, StubServer
 
 SECRET = "sk-test-0123456789abcdefSECRET"
 

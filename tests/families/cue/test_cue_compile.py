@@ -14,8 +14,8 @@ import pytest
 
 from compiler.build import compile_file
 from tests.puzzle_brute import audit
+from tests.support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "specs" / "cue_visibility.spec"
 SHIPPED = ROOT / "generated" / "cue_visibility"
 BANDS = ("easy", "intermediate", "hard")

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from stub_server import StubServer
 
 from runner.answers import parse_answer
 from runner.execute import RunConfig, answer_probabilities, run_suite
@@ -18,6 +17,8 @@ from runner.plan import Shard, plan
 from runner.results_io import read_results
 from runner.run_cli import merge, run
 from runner.suite_io import load_suite
+from tests.stub_server import StubServer
+from tests.support import ROOT
 
 AB = ("A", "B")
 
@@ -186,7 +187,7 @@ def test_unknown_model_stops_the_run_with_one_message(make_suite: Callable[..., 
 
 
 def test_limit_on_the_triage_suite_reaches_every_condition_of_the_design() -> None:
-    suite = load_suite(Path(__file__).resolve().parent.parent / "generated" / "triage")
+    suite = load_suite(ROOT / "generated" / "triage")
     assert suite.strata == ["factor", "influence", "condition"]
     picked = plan(suite.rows, mode="sample", limit=75, seed=3, strata=suite.strata)
     strata = Counter((w.row.cell["factor"], w.row.cell["influence"], w.row.cell["condition"])

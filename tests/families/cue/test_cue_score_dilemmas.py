@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 
-DILEMMAS = Path(__file__).resolve().parents[1] / "specs" / "data" / "dilemmas.csv"
+from tests.support import ROOT
+
+DILEMMAS = ROOT / "specs" / "data" / "dilemmas.csv"
 COLUMNS = [
     "id",
     "topic_group",

@@ -12,8 +12,9 @@ from click.testing import CliRunner
 from families.influence.score.counts import read_counts_csv
 from families.influence.score.pipeline import score
 from runner.cli import main
+from tests.support import FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "score"
+SCORE_FIXTURES = FIXTURES / "score"
 HEADER = "benchmark,model,factor,influence,group_A,group_B,c_0_A,c_0_B,c_A_A,c_A_B,c_B_A,c_B_B"
 GOOD = "triage,m,age,emotional,young,old,60,40,80,20,55,45"
 
@@ -54,7 +55,7 @@ def test_missing_columns_are_named(tmp_path: Path) -> None:
 
 
 def test_zeros_and_one_sided_conditions_stay_finite(tmp_path: Path) -> None:
-    counts = read_counts_csv(FIXTURES / "zeros.csv")
+    counts = read_counts_csv(SCORE_FIXTURES / "zeros.csv")
     conditions = score(counts).conditions
     stat_columns = [
         c for c in conditions.columns if c.startswith(("steerability", "asymmetry", "normalized", "z_", "p_", "q_"))
@@ -70,7 +71,7 @@ def test_zeros_and_one_sided_conditions_stay_finite(tmp_path: Path) -> None:
 
 
 def test_zeros_table_scores_through_the_cli(tmp_path: Path) -> None:
-    result = CliRunner().invoke(main, ["score", "--counts", str(FIXTURES / "zeros.csv"), "-o", str(tmp_path)])
+    result = CliRunner().invoke(main, ["score", "--counts", str(SCORE_FIXTURES / "zeros.csv"), "-o", str(tmp_path)])
     assert result.exit_code == 0, result.output
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["count_source"] == "samples"
@@ -78,5 +79,5 @@ def test_zeros_table_scores_through_the_cli(tmp_path: Path) -> None:
 
 
 def test_extra_columns_become_keys() -> None:
-    counts = read_counts_csv(FIXTURES / "paper_tab13.csv")
+    counts = read_counts_csv(SCORE_FIXTURES / "paper_tab13.csv")
     assert counts.keys == ["benchmark", "model", "reasoning", "factor", "influence"]
