@@ -62,7 +62,7 @@ def score(ctx: click.Context, run_dir: Path | None, counts_file: Path | None, ou
         raise click.UsageError("give either RUN_DIR or --counts FILE.csv")
     if run_dir is not None:
         family = _family(run_family(run_dir, registry.DEFAULT), run_dir / "run.json")
-        _refuse_options(ctx, family, f"a {family.name} run")
+        _refuse_options(ctx, family, f"{family.name} runs")
         lines = family.score(run_dir, out or run_dir / "score", options)
     else:
         assert counts_file is not None
