@@ -7,6 +7,7 @@ see this interface, never a family module.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,3 +53,13 @@ class Family:
     score_options: tuple[str, ...] = ()  # `spec score` options it reads (click parameter names)
     docs: str = ""  # its documentation page, relative to the repository root
     score_counts: Score | None = None  # `spec score --counts FILE`, for a family with published counts tables
+
+
+def lazy(module: str, name: str) -> Callable[..., Any]:
+    """`module.name`, imported on first call: a family's scorer and report pull in pandas, scipy and
+    matplotlib, which compiling a spec should not pay for."""
+
+    def call(*args: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args)
+
+    return call

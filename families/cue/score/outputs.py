@@ -19,12 +19,19 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from families.cue.score.events import abstention, directional_events  # noqa: E402
-from families.cue.score.load import CueRun  # noqa: E402
+from families.cue.score.load import CueRun, load_cue_run  # noqa: E402
 from families.cue.score.metrics import cue_gap, macro, rates  # noqa: E402
 from families.cue.score.stats import rank_change, sign_tests  # noqa: E402
 
 VIEWS = {"parsable": False, "solved": True}
 CONDITION = ["model", "format", "difficulty", "consequences"]
+
+
+def score(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:
+    """`spec score` on a cue-visibility run (the family reads no options)."""
+    summary = score_run(load_cue_run(run_dir), out)
+    models = len(summary["models"])
+    return [f"{summary['answers']} cue-visibility answers scored ({models} model{'s' * (models != 1)}) -> {out}"]
 
 
 def score_run(run: CueRun, out: Path) -> dict[str, Any]:

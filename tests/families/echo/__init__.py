@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,18 +36,9 @@ class CompiledEcho:
     span: Span
     mode: str = "sample"
     balance_keys: tuple[str, ...] = ("condition",)
-
-    @property
-    def analysis(self) -> dict[str, Any]:
-        return {"family": "echo"}
-
-    @property
-    def shared(self) -> dict[str, str]:
-        return {}
-
-    @property
-    def served(self) -> dict[str, list[Any]]:
-        return {}
+    analysis: dict[str, Any] = field(default_factory=lambda: {"family": "echo"})
+    shared: dict[str, str] = field(default_factory=dict)
+    served: dict[str, list[Any]] = field(default_factory=dict)
 
     def summary(self) -> str:
         return f"{len(self.resolved.conditions)} conditions"
