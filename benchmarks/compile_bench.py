@@ -71,8 +71,8 @@ def run_compile(spec: Path, out: Path) -> dict[str, Any]:
 def run_reference(spec: Path, out: Path) -> dict[str, Any]:
     """Render the same prompt and cue templates per row and write sorted-key JSON lines; nothing else."""
     from compiler.build import check_file
-    from compiler.expand_pairs import _sides
     from compiler.templates import environment
+    from families.influence.expand import sides
 
     checked = check_file(spec)
     design = checked.designs[0]
@@ -85,7 +85,7 @@ def run_reference(spec: Path, out: Path) -> dict[str, Any]:
         for factor in design.design.factors:
             for n_a, n_b in design.comparisons[factor.name]:
                 for order in design.design.orders:
-                    first, second = _sides(factor, n_a, n_b, order)
+                    first, second = sides(factor, n_a, n_b, order)
                     question = prompt.render(first=first, second=second)
                     rows += _reference_rows(handle, cues, question, first, second)
     return {"seconds": time.perf_counter() - start, "rows": rows, "peak_mb": peak_mb()}

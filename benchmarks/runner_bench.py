@@ -27,13 +27,12 @@ from pathlib import Path
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-
-from conftest import forced_choice_rows, write_suite  # noqa: E402
+sys.path.insert(0, str(ROOT))
 
 from runner.contract import read_results, read_suite  # noqa: E402
 from runner.execute import RunConfig, run_suite  # noqa: E402
 from runner.local_model import _gemma_messages, register  # noqa: E402
+from tests.support import forced_choice_rows, write_suite  # noqa: E402
 
 CONCURRENCY = 64
 

@@ -14,7 +14,8 @@ from typing import Any
 from tqdm import tqdm
 
 from compiler import nodes as n
-from compiler.check import check_spec, is_cue_design
+from compiler.check import check_spec
+from compiler.designs import prepare_designs
 from compiler.emit import (
     DuplicateRowError,
     Tally,
@@ -26,12 +27,11 @@ from compiler.emit import (
     write_schema,
 )
 from compiler.errors import ErrorCollector
-from compiler.expand_cue import prepare_cue
-from compiler.expand_pairs import prepare
 from compiler.family import CompiledDesign
 from compiler.load import display_path, load_spec
 from compiler.suite_model import Manifest
 from compiler.version import COMPILER_VERSION, SCHEMA_VERSION
+from families.interface import DesignContext
 
 
 @dataclass
@@ -46,16 +46,15 @@ class Checked:
 
 
 def check_file(path: Path, seed: int | None = None) -> Checked:
-    """Parse, check and prepare every design; raise SpecError listing every mistake found."""
+    """Parse, run the shared checks and every design's family checks in one pass; raise SpecError listing
+    every mistake found."""
     spec, sources = load_spec(path)
     errors = ErrorCollector()
-    resolved = check_spec(spec, errors, seed)
-    errors.raise_if_any(sources)
+    tables = check_spec(spec, errors, seed)
     final_seed = seed if seed is not None else int(spec.seed or 0)
-    prepared: list[CompiledDesign | None] = [prepare(design, final_seed, errors) for design in resolved]
-    prepared += [prepare_cue(d, spec, final_seed, errors) for d in spec.designs if is_cue_design(d)]
+    designs = prepare_designs(spec, DesignContext(spec, tables, final_seed), errors)
     errors.raise_if_any(sources)
-    return Checked(path, spec, sources, final_seed, [p for p in prepared if p is not None])
+    return Checked(path, spec, sources, final_seed, designs)
 
 
 def default_out_dir(checked: Checked) -> Path:

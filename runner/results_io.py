@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from runner.contract import RUN_FILE, read_results_file
-from runner.contract import read_results as read_results  # noqa: F401 - runner/score_cue/load.py imports it here
 from runner.results_model import ResultRow, RunInfo
 
 Key = tuple[str, int]

@@ -1,4 +1,4 @@
-"""`spec score` and `spec report`: score an influence run or a published counts table, then render it."""
+"""`spec score` and `spec report`: dispatch a run, a counts table or a score folder to its design family."""
 
 from __future__ import annotations
 
@@ -6,15 +6,13 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
-from runner.score.counts import counts_from_trials, read_counts_csv
-from runner.score.influence import Options
-from runner.score.noise import noise_floor
-from runner.score.pipeline import score as score_counts
-from runner.score.pipeline import write
-from runner.score.runs import load_run
-from runner.score_cue.load import is_cue_run, load_cue_run
-from runner.score_cue.outputs import score_run
+from families import registry
+from families.interface import Family
+from runner.score_input import ScoreInputError, run_family
+
+COUNTS_FAMILY = "influence_pairs"  # published counts tables (docs/suite-format.md) are influence tables
 
 
 @click.command("score")
@@ -48,18 +46,12 @@ from runner.score_cue.outputs import score_run
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     help="A baseline-replicate run folder: adds the noise floor (App. N).",
 )
-def score(
-    run_dir: Path | None,
-    counts_file: Path | None,
-    out: Path | None,
-    alpha: float | None,
-    asym_variance: str,
-    unpooled: bool,
-    bootstrap: int | None,
-    seed: int,
-    noise_dir: Path | None,
-) -> None:
+@click.pass_context
+def score(ctx: click.Context, run_dir: Path | None, counts_file: Path | None, out: Path | None,
+          **options: Any) -> None:
     """Score RUN_DIR (suite + results), or a counts table with --counts: conditions.csv + summary.json.
+
+    The run's suite names its analysis family; options the family does not read are refused.
 
     \b
     Examples:
@@ -68,61 +60,42 @@ def score(
     """
     if (run_dir is None) == (counts_file is None):
         raise click.UsageError("give either RUN_DIR or --counts FILE.csv")
-    if run_dir is not None and is_cue_run(run_dir):
-        _score_cue(run_dir, out or run_dir / "score")
-        return
-    analysis: dict[str, Any] = {}
-    noise = None
     if run_dir is not None:
-        run = load_run(run_dir)
-        analysis = run.analysis
-        counts = counts_from_trials(run.trials, run.keys, run.source)
-        if noise_dir is not None:
-            noise = noise_floor(run, load_run(noise_dir))
-        out = out or run_dir / "score"
+        family = _family(run_family(run_dir, registry.DEFAULT), run_dir / "run.json")
+        _refuse_options(ctx, family, f"{family.name} runs")
+        lines = family.score(run_dir, out or run_dir / "score", options)
     else:
         assert counts_file is not None
-        if noise_dir is not None:
-            raise click.UsageError("--noise needs a RUN_DIR, not a counts table")
-        counts = read_counts_csv(counts_file)
-        out = out or counts_file.parent / f"{counts_file.stem}-score"
-    options = Options(
-        alpha=alpha if alpha is not None else float(analysis.get("alpha", 0.05)),
-        asym_variance=asym_variance,  # type: ignore[arg-type]
-        pooled_z=not unpooled,
-        bootstrap=bootstrap if bootstrap is not None else int(analysis.get("bootstrap", 5000)),
-        seed=seed,
-    )
-    scores = score_counts(counts, options, noise)
-    write(scores, out)
-    click.echo(f"{len(scores.conditions)} conditions scored ({scores.summary['count_source_text']}) -> {out}")
-    for bench, result in scores.summary["benchmarks"].items():
-        click.echo(_headline_line(bench, result["headline"]))
+        family = _family(COUNTS_FAMILY, counts_file)
+        assert family.score_counts is not None
+        _refuse_options(ctx, family, "a counts table")
+        lines = family.score_counts(counts_file, out or counts_file.parent / f"{counts_file.stem}-score", options)
+    for line in lines:
+        click.echo(line)
 
 
-def _score_cue(run_dir: Path, out: Path) -> None:
-    summary = score_run(load_cue_run(run_dir), out)
-    models = len(summary["models"])
-    click.echo(f"{summary['answers']} cue-visibility answers scored ({models} model{'s' * (models != 1)}) -> {out}")
+def _family(name: str, source: Path) -> Family:
+    family = registry.get(name)
+    if family is None:
+        raise ScoreInputError(source, f"analysis family '{name}' is unknown to this version "
+                              f"(known: {', '.join(registry.names())})")
+    return family
 
 
-def _headline_line(bench: str, headline: dict[str, Any]) -> str:
-    shift = headline["mean_abs_shift"]["all"]
-    asym = headline["asymmetry_among_neutral"]["binomial"]["raw"]
-    bf = headline["backfire_among_significant"]
-    return (
-        f"  {bench}: mean |shift| {_pp(shift['mean_pp'])} p; "
-        f"sig. asymmetry among baseline-neutral {_pct(asym['rate'])} ({asym['k']}/{asym['n']}); "
-        f"backfire among significant {_pct(bf['rate'])} ({bf['k']}/{bf['n']})"
-    )
+def _refuse_options(ctx: click.Context, family: Family, what: str) -> None:
+    """Say which given options the family does not read, instead of ignoring them."""
+    options = [p for p in ctx.command.params if isinstance(p, click.Option) and p.name not in ("out", "counts_file")]
+    given = [p for p in options if p.name not in family.score_options
+             and ctx.get_parameter_source(str(p.name)) is not ParameterSource.DEFAULT]
+    if given:
+        verb = "does" if len(given) == 1 else "do"
+        takes = ", ".join(_flag(p) for p in options if p.name in family.score_options) or "no options"
+        raise click.UsageError(f"{', '.join(_flag(p) for p in given)} {verb} not apply to {what}: "
+                               f"{family.name} scoring takes {takes}")
 
 
-def _pp(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.1f}"
-
-
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
+def _flag(option: click.Option) -> str:
+    return next(o for o in option.opts if o.startswith("--"))
 
 
 @click.command("report")

@@ -10,11 +10,13 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support import ROOT
+
 # Runs `spec` from the installed copy only: -P keeps the working folder (the repository) off sys.path.
 SPEC_FROM_INSTALL = (
-    "import sys, compiler, runner; "
-    "assert all(m.__file__.startswith(sys.argv[1]) for m in (compiler, runner)), (compiler.__file__, runner.__file__); "
+    "import sys, compiler, families, runner; "
+    "assert all(m.__file__.startswith(sys.argv[1]) for m in (compiler, families, runner)), "
+    "(compiler.__file__, families.__file__, runner.__file__); "
     "from runner.cli import main; main(sys.argv[2:])"
 )
 
@@ -25,7 +27,7 @@ def test_a_non_editable_install_compiles_triage_byte_identically(tmp_path: Path)
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, source / name)
-    for package in ("compiler", "runner"):
+    for package in ("compiler", "families", "runner"):
         shutil.copytree(ROOT / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))
     site = tmp_path / "site"
     pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site), str(source)]

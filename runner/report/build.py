@@ -1,30 +1,34 @@
-"""build_report(): read a `spec score` folder and write report.md, report.html and plots/*.png."""
+"""build_report(): read a `spec score` folder, let its family build the report, write report.md and report.html."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-import pandas as pd
-
-from runner.report.document import Image, build_document
+from families import registry
+from runner.report.document import Image
 from runner.report.html import render_html
 from runner.report.markdown import render_markdown
-from runner.report.plots import all_plots
-from runner.score.errors import ScoreInputError
+from runner.score_input import ScoreInputError
 
 
 def build_report(score_dir: Path, out: Path) -> list[Path]:
-    """Write the report files into `out` and return their paths."""
-    for name in ("summary.json", "conditions.csv"):
-        if not (score_dir / name).is_file():
-            raise ScoreInputError(score_dir / name, "file not found (run `spec score` first)")
-    summary = json.loads((score_dir / "summary.json").read_text(encoding="utf-8"))
-    conditions = pd.read_csv(score_dir / "conditions.csv", keep_default_na=False, na_values=[""])
-    plots = all_plots(summary, conditions, out / "plots")
-    images = {key: [Image(path, caption) for path, caption in items] for key, items in plots.items()}
-    doc = build_document(summary, images)
+    """Write the report files (and plots/*.png) into `out` and return their paths."""
+    summary_path = score_dir / "summary.json"
+    if not summary_path.is_file():
+        raise ScoreInputError(summary_path, "file not found (run `spec score` first)")
+    try:
+        name = json.loads(summary_path.read_text(encoding="utf-8")).get("family")
+    except json.JSONDecodeError as err:
+        raise ScoreInputError(summary_path, f"invalid JSON: {err.msg}", row=err.lineno) from None
+    family = registry.get(str(name))
+    if family is None:
+        raise ScoreInputError(summary_path, f"names no known analysis family (family: {name!r}; known: "
+                              f"{', '.join(registry.names())}); score the run again with `spec score`",
+                              column="family")
+    doc = family.report(score_dir, out / "plots")
+    out.mkdir(parents=True, exist_ok=True)
     md, html = out / "report.md", out / "report.html"
     md.write_text(render_markdown(doc, out), encoding="utf-8")
     html.write_text(render_html(doc), encoding="utf-8")
-    return [html, md, *(image.path for items in images.values() for image in items)]
+    return [html, md, *(block.path for block in doc.blocks if isinstance(block, Image))]

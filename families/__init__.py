@@ -1,0 +1,10 @@
+"""Design families as plug-ins: one folder per audit design (see docs/architecture.md).
+
+    families/influence/   direction-flipped influence pairs (seed 000)
+    families/cue/         cue visibility (seed 003)
+"""
+
+from families.interface import DesignContext, Family
+from families.registry import get, names, register, unregister
+
+__all__ = ["DesignContext", "Family", "get", "names", "register", "unregister"]

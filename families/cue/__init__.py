@@ -1,0 +1,26 @@
+"""Cue visibility (seed 003): identity stated outright (Direct) or hidden in a logic puzzle proved unique
+with Z3 (Puzzled), against a Neutral baseline. docs/puzzles.md describes the puzzles and the scoring.
+
+    check.py     stage 3: clauses checked, data read, the puzzle block resolved
+    expand.py    stage 4: templates compiled, combinations drawn, puzzles certified; rows expanded
+    score/       the tidy frame of probe answers (load.py) and pure metrics over it; outputs.py writes them
+                 (outputs.score is `spec score`)
+    report.py    `spec report`: capability, Net and cue gap tables with the Net-by-group plot
+"""
+
+from __future__ import annotations
+
+from families.cue.check import CLAUSES, resolve_cue
+from families.cue.expand import prepare_cue
+from families.interface import Family, lazy
+
+FAMILY = Family(
+    name="cue_visibility",
+    title="cue-visibility",
+    clauses=CLAUSES,
+    check=resolve_cue,
+    prepare=prepare_cue,
+    score=lazy("families.cue.score.outputs", "score"),
+    report=lazy("families.cue.report", "cue_report"),
+    docs="docs/puzzles.md",
+)

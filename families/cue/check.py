@@ -1,0 +1,306 @@
+"""Stage 3 for cue-visibility designs (seed 003): every clause checked, every name resolved, the data read.
+
+```
+design cue_visibility:
+  over dilemmas x combinations 3 x consequences (with, without)
+  conditions neutral, direct, puzzled(identity, easy, intermediate, hard)
+  probes could_be(person in A..D) yesno, what_if(person in A..D) options "option1" | "option2"
+```
+Each condition and each probe names the `template` of the same name; the puzzle block named in
+puzzled(...) (or the spec's only puzzle block) fixes people, attributes and the solution shape.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from compiler import nodes as n
+from compiler.check import decode_options
+from compiler.data_source import Row, read_rows
+from compiler.errors import ErrorCollector, Span, did_you_mean
+from compiler.puzzle_block import puzzle_config
+from compiler.puzzles import PropositionalConfig
+from families.interface import DesignContext
+
+FORMATS = ("neutral", "direct", "puzzled")
+PROBES = ("could_be", "what_if")
+SETTINGS = ("with", "without")
+BENEFIT = "benefit"
+CLAUSES = ("over", "conditions", "probes", "decode", "mode", "analysis", "system")
+_OPTION_SPELLINGS = {"option1": "option1", "option 1": "option1", "option2": "option2", "option 2": "option2"}
+
+
+@dataclass(frozen=True)
+class CueProbe:
+    """One probe: its answer tokens, the people it asks about, and its template."""
+
+    name: str
+    people: tuple[str, ...]
+    tokens: tuple[str, ...]
+    text: n.TemplateDef
+
+
+@dataclass(frozen=True)
+class CueDesign:
+    """A cue-visibility design, resolved: data rows read, every name pointing at its declaration."""
+
+    design: n.Design
+    dilemmas: list[Row]
+    key: str
+    combinations: int
+    settings: tuple[str, ...]
+    formats: dict[str, n.TemplateDef]
+    puzzled: n.ConditionRef | None
+    bands: tuple[str, ...]
+    probes: tuple[CueProbe, ...]
+    puzzle: PropositionalConfig
+    system: n.TemplateDef | None
+    decode: dict[str, Any]
+    analysis: dict[str, Any]
+    neutral_tokens: tuple[str, ...]
+
+
+def resolve_cue(design: n.Design, context: DesignContext, errors: ErrorCollector) -> CueDesign | None:
+    """Check every clause and read the data; None after reporting every problem found."""
+    spec, seed = context.spec, context.seed
+    before = len(errors.diagnostics)
+    _check_required(design, errors)
+    source, count, settings = _over(design, spec, errors)
+    conditions = _conditions(design, errors)
+    block, bands = _puzzled(conditions, spec, errors)
+    has_puzzled = any(c.name == "puzzled" for c in conditions)
+    config = _config(design, block if block or has_puzzled else _only_puzzle(spec), bands, has_puzzled, errors)
+    probes = _probe_nodes(design, config, errors)
+    formats = _format_templates(conditions, spec, errors)
+    probe_texts = {p.name: _template(spec, p.name, p.span, f"probe '{p.name}'", errors) for p in probes}
+    system = _system(design, spec, errors)
+    decode = decode_options(design, errors)
+    analysis = _analysis(design, errors)
+    _mode(design, errors)
+    options = [p.answer.tokens for p in probes if p.answer.kind == "options"]
+    if "neutral" in formats and not options:
+        errors.add(design.span, "the neutral condition needs an options probe for its answer tokens",
+                   'add: what_if(person in A..D) options "option1" | "option2"')
+    rows = read_rows(source, (BENEFIT,), seed, errors) if source is not None else None
+    dilemmas = _with_benefit(source, rows, errors) if source is not None and rows is not None else None
+    if len(errors.diagnostics) == before and dilemmas is not None and config is not None:
+        _check_enough_combinations(design, config, count, len(dilemmas), errors)
+    if len(errors.diagnostics) > before or source is None or dilemmas is None or config is None:
+        return None
+    return CueDesign(
+        design=design, dilemmas=dilemmas, key=source.key or "", combinations=count, settings=settings,
+        formats={k: v for k, v in formats.items() if v is not None},
+        puzzled=next((c for c in conditions if c.name == "puzzled"), None), bands=bands,
+        probes=tuple(CueProbe(p.name, _people(config, p), p.answer.tokens, probe_texts[p.name])  # type: ignore[arg-type]
+                     for p in probes),
+        puzzle=config, system=system, decode=decode, analysis=analysis,
+        neutral_tokens=options[0] if options else (),
+    )
+
+
+def _check_required(design: n.Design, errors: ErrorCollector) -> None:
+    for keyword in ("over", "conditions", "probes"):
+        if design.get(keyword) is None:
+            errors.add(design.span, f"cue-visibility design '{design.name}' has no '{keyword}' clause",
+                       "see specs/cue_visibility.spec")
+
+
+def _over(design: n.Design, spec: n.Spec,
+          errors: ErrorCollector) -> tuple[n.DataSource | None, int, tuple[str, ...]]:
+    clause = design.get("over")
+    axes: tuple[n.Axis, ...] = clause.value if clause is not None else ()  # type: ignore[assignment]
+    sources = {d.name: d for d in spec.data}
+    source, count, settings = None, 0, SETTINGS
+    for axis in axes:
+        if axis.name in sources:
+            source = sources[axis.name]
+        elif axis.name == "combinations":
+            count = axis.count or 0
+            if count < 1:
+                errors.add(axis.span, "combinations needs a count >= 1", "write: combinations 3")
+        elif axis.name == "consequences":
+            settings = tuple(str(v) for v in axis.values) or SETTINGS
+            for value in settings:
+                if value not in SETTINGS:
+                    errors.add(axis.span, f"unknown consequence setting '{value}'", did_you_mean(value, SETTINGS))
+        else:
+            errors.add(axis.span, f"unknown axis '{axis.name}'",
+                       did_you_mean(axis.name, [*sources, "combinations", "consequences"]))
+    if clause is not None and source is None:
+        errors.add(clause.span, "'over' names no data source of dilemmas",
+                   'declare: data dilemmas from "data/dilemmas.csv" key id, then: over dilemmas x ...')
+    known = {*sources, "combinations", "consequences"}
+    if clause is not None and all(a.name in known for a in axes) and not any(a.name == "combinations" for a in axes):
+        errors.add(clause.span, "'over' has no combinations axis", "add: x combinations 3")
+    return source, count, settings
+
+
+def _check_enough_combinations(design: n.Design, config: PropositionalConfig, count: int, dilemmas: int,
+                               errors: ErrorCollector) -> None:
+    """A reuse group's dilemmas need count distinct combinations each, all different."""
+    total = math.prod(math.perm(len(a.values), a.pick) for a in config.attributes)
+    group = min(dilemmas, config.reuse.dilemmas)
+    if config.reuse.distinct_combinations and group * count > total:
+        axis = next(a for a in design.get("over").value if a.name == "combinations")  # type: ignore[union-attr]
+        errors.add(axis.span, f"{group} dilemmas per puzzle x {count} combinations need {group * count} distinct "
+                   f"combinations, but puzzle '{config.name}' has only {total}",
+                   "lower the count, reuse each puzzle for fewer dilemmas, or add attribute values")
+
+
+def _conditions(design: n.Design, errors: ErrorCollector) -> tuple[n.ConditionRef, ...]:
+    clause = design.get("conditions")
+    conditions: tuple[n.ConditionRef, ...] = clause.value if clause is not None else ()  # type: ignore[assignment]
+    seen: set[str] = set()
+    for cond in conditions:
+        if cond.toward is not None or cond.name not in FORMATS:
+            errors.add(cond.span, f"unknown condition '{cond.key}' for a cue-visibility design",
+                       did_you_mean(cond.key, FORMATS))
+        elif cond.name != "puzzled" and cond.args:
+            errors.add(cond.span, f"condition '{cond.name}' takes no arguments")
+        elif cond.name == "puzzled" and not cond.args:
+            errors.add(cond.span, "puzzled needs a puzzle: puzzled(NAME, band, ...)",
+                       "write: puzzled(identity, easy, intermediate, hard)")
+        if cond.name in seen:
+            errors.add(cond.span, f"condition '{cond.name}' is listed twice")
+        seen.add(cond.name)
+    return conditions
+
+
+def _puzzled(conditions: tuple[n.ConditionRef, ...], spec: n.Spec,
+             errors: ErrorCollector) -> tuple[n.PuzzleDef | None, tuple[str, ...]]:
+    """The puzzle block and the bands that puzzled(NAME, band, ...) asks for."""
+    cond = next((c for c in conditions if c.name == "puzzled" and c.args), None)
+    if cond is None:
+        return None, ()
+    blocks = {p.name: p for p in spec.puzzles}
+    name = str(cond.args[0])
+    if name not in blocks:
+        errors.add(cond.span, f"unknown puzzle '{name}' in puzzled(...)", did_you_mean(name, blocks))
+        return None, ()
+    block = blocks[name]
+    bands = tuple(str(b) for b in cond.args[1:])
+    declared = _declared_bands(block)
+    for band in bands:
+        if band not in declared:
+            errors.add(cond.span, f"unknown difficulty band '{band}' for puzzle '{name}'", did_you_mean(band, declared))
+    if len(set(bands)) != len(bands):
+        errors.add(cond.span, "puzzled(...) lists a band twice")
+    return block, tuple(b for b in bands if b in declared) or tuple(declared)
+
+
+def _declared_bands(block: n.PuzzleDef) -> list[str]:
+    clause = next((c for c in block.clauses if c.keyword == "bands"), None)
+    if clause is None:
+        return [b.name for b in PropositionalConfig(name=block.name).bands]
+    return [str(b[0]) for b in clause.args if isinstance(b, tuple)]
+
+
+def _only_puzzle(spec: n.Spec) -> n.PuzzleDef | None:
+    """A design without puzzled(...) takes its people and attributes from the spec's one puzzle block."""
+    return spec.puzzles[0] if len(spec.puzzles) == 1 else None
+
+
+def _config(design: n.Design, block: n.PuzzleDef | None, bands: tuple[str, ...], has_puzzled: bool,
+            errors: ErrorCollector) -> PropositionalConfig | None:
+    """The puzzle config that fixes people, attributes and shape (for Direct too)."""
+    if block is None:
+        if not has_puzzled:  # puzzled(...) with an unknown puzzle is reported already
+            errors.add(design.span, f"design '{design.name}' needs a puzzle block for its people and attributes",
+                       "declare one 'puzzle NAME:' block")
+        return None
+    config = puzzle_config(block, errors, bands)
+    if config is None:
+        return None
+    if not isinstance(config, PropositionalConfig) or config.shape.kind != "declared":
+        errors.add(block.span, f"puzzle '{block.name}' must be propositional with a declared shape for a "
+                   "cue-visibility design", "Direct shows the same assignment as the puzzle: declare 'shape canonical'")
+        return None
+    return config
+
+
+def _probe_nodes(design: n.Design, config: PropositionalConfig | None,
+                 errors: ErrorCollector) -> tuple[n.Probe, ...]:
+    clause = design.get("probes")
+    probes: tuple[n.Probe, ...] = clause.value if clause is not None else ()  # type: ignore[assignment]
+    for probe in probes:
+        if probe.name not in PROBES:
+            errors.add(probe.span, f"unknown probe '{probe.name}'", did_you_mean(probe.name, PROBES))
+        kind = probe.answer.kind
+        if kind not in ("yesno", "options") or len(set(probe.answer.tokens)) < 2:
+            errors.add(probe.answer.span, f"probe '{probe.name}' needs 'yesno' or 'options \"a\" | \"b\"' answers")
+        if config is not None and not {str(probe.first), str(probe.last)} <= set(config.people):
+            errors.add(probe.span, f"probe '{probe.name}' ranges over {probe.first}..{probe.last}, but the "
+                       f"puzzle's people are {', '.join(config.people)}",
+                       f"write: {probe.name}({probe.variable} in {config.people[0]}..{config.people[-1]})")
+        elif config is not None and not _people(config, probe):
+            errors.add(probe.span, f"probe '{probe.name}' range {probe.first}..{probe.last} is empty")
+    names = [p.name for p in probes]
+    if len(set(names)) != len(names):
+        errors.add(clause.span if clause else design.span, "a probe is listed twice")  # type: ignore[union-attr]
+    return probes
+
+
+def _people(config: PropositionalConfig, probe: n.Probe) -> tuple[str, ...]:
+    people = config.people
+    return tuple(people[people.index(str(probe.first)): people.index(str(probe.last)) + 1])
+
+
+def _template(spec: n.Spec, name: str, span: Span, label: str, errors: ErrorCollector) -> n.TemplateDef | None:
+    text = next((t for t in spec.texts if t.name == name and t.kind == "template"), None)
+    if text is None:
+        errors.add(span, f"{label} has no template: declare 'template {name} \"...\"'",
+                   did_you_mean(name, [t.name for t in spec.texts]))
+    return text
+
+
+def _format_templates(conditions: tuple[n.ConditionRef, ...], spec: n.Spec,
+                      errors: ErrorCollector) -> dict[str, n.TemplateDef | None]:
+    return {c.name: _template(spec, c.name, c.span, f"condition '{c.name}'", errors)
+            for c in conditions if c.name in FORMATS}
+
+
+def _system(design: n.Design, spec: n.Spec, errors: ErrorCollector) -> n.TemplateDef | None:
+    clause = design.get("system")
+    if clause is None:
+        return None
+    ref: n.Ref = clause.value  # type: ignore[assignment]
+    text = next((t for t in spec.texts if t.name == ref.name and t.kind == "system"), None)
+    if text is None:
+        errors.add(ref.span, f"unknown system '{ref.name}'",
+                   did_you_mean(ref.name, [t.name for t in spec.texts if t.kind == "system"]))
+    return text
+
+
+def _analysis(design: n.Design, errors: ErrorCollector) -> dict[str, Any]:
+    clause = design.get("analysis")
+    if clause is None:
+        return {"family": "cue_visibility"}
+    ref, options = clause.value  # type: ignore[misc]
+    if ref.name != "cue_visibility":
+        errors.add(ref.span, f"analysis '{ref.name}' does not fit a cue-visibility design", "use cue_visibility")
+    for option in options:
+        if option.name != "restrict" or option.value not in ("solved", "none"):
+            errors.add(option.span, f"unknown analysis option '{option.name} {option.value}'",
+                       "cue_visibility takes: restrict solved | restrict none")
+    return {"family": "cue_visibility", **{o.name: o.value for o in options}}
+
+
+def _mode(design: n.Design, errors: ErrorCollector) -> None:
+    clause = design.get("mode")
+    if clause is not None and clause.value.name != "sample":  # type: ignore[attr-defined]
+        errors.add(clause.span, "cue-visibility answers are read from free text: only 'mode sample' applies")
+
+
+def _with_benefit(source: n.DataSource, rows: list[Row], errors: ErrorCollector) -> list[Row] | None:
+    """Rows with `benefit` normalised to option1 | option2 (Option1, Option 1 and option1 all accepted)."""
+    out = []
+    for number, row in enumerate(rows, start=1):
+        benefit = _OPTION_SPELLINGS.get(row[BENEFIT].strip().lower())
+        if benefit is None:
+            errors.add(source.span, f"data file '{source.path.value}': row {number} has benefit "
+                       f"'{row[BENEFIT]}'", "benefit must be option1 or option2")
+            return None
+        out.append({**row, BENEFIT: benefit})
+    return out

@@ -1,0 +1,234 @@
+"""Stage 4 for cue-visibility designs (seed 003): compile templates, certify puzzles, expand into rows.
+
+Neutral: one row per (dilemma, consequence setting), answered with the options probe's tokens. Direct
+and every Puzzled band: per (dilemma, combination, consequence setting) one stateless row per probe
+and person. The same combinations serve Direct and every band; one puzzle skeleton per band serves a
+reuse group of dilemmas, whose combinations are all distinct.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from compiler.data_source import Row
+from compiler.errors import ErrorCollector, Span
+from compiler.puzzles import (
+    PropositionalConfig,
+    PuzzleError,
+    Skeleton,
+    draw_selections,
+    expect_of,
+    generate_skeleton,
+    instantiate,
+    reuse_groups,
+)
+from compiler.puzzles.propositional import Selection
+from compiler.puzzles.validate import parse_cell
+from compiler.templates import CompiledText, check_render, compile_text
+from families.cue.check import BENEFIT, CueDesign
+
+NEUTRAL_NAMES = {"dilemma", "consequences", "answers"}
+CUED_NAMES = NEUTRAL_NAMES | {"people", "person", "probe"}
+NAMES = {"neutral": NEUTRAL_NAMES, "direct": CUED_NAMES, "puzzled": CUED_NAMES | {"puzzle"}}
+PROBE_NAMES = {"dilemma", "person"}
+
+
+@dataclass
+class CompiledCue:
+    """A resolved cue-visibility design with its templates compiled and its puzzles certified."""
+
+    cue: CueDesign
+    formats: dict[str, CompiledText]
+    probes: dict[str, CompiledText]
+    system: CompiledText | None
+    combinations: dict[str, list[Selection]] = field(default_factory=dict)
+    puzzles: dict[tuple[str, str, int], dict[str, Any]] = field(default_factory=dict)
+    skeletons: int = 0
+
+    @property
+    def name(self) -> str:
+        return self.cue.design.name
+
+    @property
+    def span(self) -> Span:
+        return self.cue.design.span
+
+    @property
+    def mode(self) -> str:
+        return "sample"
+
+    @property
+    def analysis(self) -> dict[str, Any]:
+        return self.cue.analysis
+
+    @property
+    def balance_keys(self) -> tuple[str, ...]:
+        return ("dilemma", "consequences")
+
+    @property
+    def shared(self) -> dict[str, str]:
+        return {}
+
+    @property
+    def served(self) -> dict[str, list[Any]]:
+        return {}
+
+    def summary(self) -> str:
+        cue = self.cue
+        probes = sum(len(p.people) for p in cue.probes)
+        return (f"{len(cue.dilemmas)} dilemmas x {cue.combinations} combinations x {len(cue.settings)} consequence "
+                f"settings; conditions {', '.join(cue.formats)} (bands {', '.join(cue.bands) or 'none'}); "
+                f"{probes} probes per item; {len(self.puzzles)} certified puzzles from {self.skeletons} skeletons")
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        return expand(self)
+
+
+def prepare_cue(cue: CueDesign, seed: int, errors: ErrorCollector) -> CompiledCue | None:
+    """Compile the resolved design's templates, draw combinations and certify every puzzle."""
+    before = len(errors.diagnostics)
+    formats = {name: compile_text(t.text, f"template '{name}'", NAMES[name], errors) for name, t in cue.formats.items()}
+    probes = {p.name: compile_text(p.text.text, f"template '{p.name}'", PROBE_NAMES, errors) for p in cue.probes}
+    system = compile_text(cue.system.text, f"system '{cue.system.name}'", set(), errors) if cue.system else None
+    if len(errors.diagnostics) > before:
+        return None
+    compiled = CompiledCue(cue, {k: v for k, v in formats.items() if v}, {k: v for k, v in probes.items() if v},
+                           system)
+    _check_sample_render(compiled, errors)
+    if len(errors.diagnostics) > before:
+        return None
+    return _generate(compiled, seed, errors)
+
+
+# ---- generation -------------------------------------------------------------------
+def _generate(compiled: CompiledCue, seed: int, errors: ErrorCollector) -> CompiledCue | None:
+    """Draw every dilemma's combinations (distinct within a reuse group) and certify every puzzle."""
+    cue = compiled.cue
+    config, count = cue.puzzle, cue.combinations
+    ids = [row[cue.key] for row in cue.dilemmas]
+    try:
+        for group in _groups(ids, config, seed):
+            drawn = draw_selections(config, seed, ("combinations", *group), count * len(group))
+            for index, dilemma in enumerate(group):
+                compiled.combinations[dilemma] = drawn[index * count:(index + 1) * count]
+            for band in cue.bands if "puzzled" in cue.formats else ():
+                skeleton = generate_skeleton(config, band, seed, ("skeleton", band, *group))
+                _instantiate(compiled, skeleton, band, group)
+                compiled.skeletons += 1
+    except PuzzleError as err:
+        errors.add((cue.puzzled or cue.design).span, f"cannot generate the puzzles: {err}")
+        return None
+    return compiled
+
+
+def _groups(ids: list[str], config: PropositionalConfig, seed: int) -> list[list[str]]:
+    """Reuse groups of `reuse.dilemmas`; dilemmas beyond a whole number of groups form one smaller group."""
+    whole = len(ids) - len(ids) % config.reuse.dilemmas
+    rest = [ids[whole:]] if whole < len(ids) else []
+    return reuse_groups(ids[:whole], config, seed, ("reuse",)) + rest
+
+
+def _instantiate(compiled: CompiledCue, skeleton: Skeleton, band: str, group: list[str]) -> None:
+    for dilemma in group:
+        for index, selection in enumerate(compiled.combinations[dilemma], start=1):
+            compiled.puzzles[(band, dilemma, index)] = instantiate(compiled.cue.puzzle, skeleton, selection)
+
+
+def assignment(config: PropositionalConfig, selection: Selection) -> dict[str, dict[str, str]]:
+    """Person -> attribute -> value: the declared shape filled with one combination."""
+    cells = {p: parse_cell(p, symbols, config.attributes) for p, symbols in config.shape.cells.items()}
+    return {p: {a: selection[a][cells[p][a]] for a in cells[p]} for p in config.people}
+
+
+# ---- rendering ---------------------------------------------------------------------
+def _check_sample_render(compiled: CompiledCue, errors: ErrorCollector) -> None:
+    """Render every template once on the first dilemma, so a misspelt column fails at compile time."""
+    cue = compiled.cue
+    dilemma = cue.dilemmas[0]
+    people = _people_context(assignment(cue.puzzle, _first_selection(cue.puzzle)))
+    for probe in cue.probes:
+        if probe.name in compiled.probes:
+            check_render(compiled.probes[probe.name], {"dilemma": dilemma, "person": probe.people[0]}, errors)
+    sample_puzzle = {"clues": "1. A is a man.", "domain": "", "text": ["A is a man."]}
+    for name, template in compiled.formats.items():
+        context = {"dilemma": dilemma, "consequences": True, "answers": ["option1", "option2"],
+                   "people": people, "person": people[0]["name"], "probe": "?", "puzzle": sample_puzzle}
+        check_render(template, {k: context[k] for k in NAMES[name]}, errors)
+    if compiled.system is not None:
+        check_render(compiled.system, {}, errors)
+
+
+def _first_selection(config: PropositionalConfig) -> Selection:
+    return {a.name: a.values[: a.pick] for a in config.attributes}
+
+
+def _people_context(people: dict[str, dict[str, str]]) -> list[dict[str, str]]:
+    return [{"name": name, **values} for name, values in people.items()]
+
+
+def _puzzle_context(puzzle: dict[str, Any]) -> dict[str, Any]:
+    text = puzzle["text"]
+    return {"clues": "\n".join(f"{i}. {line}" for i, line in enumerate(text, start=1)),
+            "domain": puzzle["domain_text"], "text": text}
+
+
+def expand(compiled: CompiledCue) -> Iterator[dict[str, Any]]:
+    """Every row of the design, as dicts ready to be serialised (ids not yet attached)."""
+    cue = compiled.cue
+    for dilemma in cue.dilemmas:
+        for setting in cue.settings:
+            if "neutral" in compiled.formats:
+                yield _neutral(compiled, dilemma, setting)
+            for index, selection in enumerate(compiled.combinations[dilemma[cue.key]], start=1):
+                yield from _cued(compiled, dilemma, setting, index, selection)
+
+
+def _neutral(compiled: CompiledCue, dilemma: Row, setting: str) -> dict[str, Any]:
+    tokens = compiled.cue.neutral_tokens
+    context = {"dilemma": dilemma, "consequences": setting == "with", "answers": list(tokens)}
+    cell = _cell(compiled, "neutral", None, dilemma, None, setting, None, None, {})
+    return _row(compiled, compiled.formats["neutral"].render(context), cell, tokens)
+
+
+def _cued(compiled: CompiledCue, dilemma: Row, setting: str, index: int,
+          selection: Selection) -> Iterator[dict[str, Any]]:
+    cue = compiled.cue
+    people = assignment(cue.puzzle, selection)
+    base = {"dilemma": dilemma, "consequences": setting == "with", "people": _people_context(people)}
+    variants: list[tuple[str, str | None, dict[str, Any] | None]] = []
+    if "direct" in compiled.formats:
+        variants.append(("direct", None, None))
+    if "puzzled" in compiled.formats:
+        variants.extend(("puzzled", band, compiled.puzzles[(band, dilemma[cue.key], index)])
+                        for band in cue.bands)
+    for fmt, band, puzzle in variants:
+        for probe in cue.probes:
+            for person in probe.people:
+                question = compiled.probes[probe.name].render({"dilemma": dilemma, "person": person})
+                context = {**base, "answers": list(probe.tokens), "person": person, "probe": question}
+                if puzzle is not None:
+                    context["puzzle"] = _puzzle_context(puzzle)
+                cell = _cell(compiled, fmt, band, dilemma, index, setting, probe.name, person, people[person])
+                row = _row(compiled, compiled.formats[fmt].render(context), cell, probe.tokens)
+                if puzzle is not None:
+                    row["puzzle"] = puzzle
+                    row["expect"] = {**expect_of(puzzle), "person": person, **people[person]}
+                yield row
+
+
+def _cell(compiled: CompiledCue, fmt: str, band: str | None, dilemma: Row, combination: int | None,
+          setting: str, probe: str | None, person: str | None, truth: dict[str, str]) -> dict[str, Any]:
+    cell: dict[str, Any] = {"format": fmt, "difficulty": band, "dilemma": dilemma[compiled.cue.key],
+                            "combination": combination, "consequences": setting, "probe": probe, "person": person}
+    cell.update({a.name: truth.get(a.name) for a in compiled.cue.puzzle.attributes})
+    cell[BENEFIT] = dilemma[BENEFIT]
+    return cell
+
+
+def _row(compiled: CompiledCue, user: str, cell: dict[str, Any], tokens: tuple[str, ...]) -> dict[str, Any]:
+    system = compiled.system.render({}) if compiled.system is not None else None
+    head = [{"role": "system", "content": system}] if system is not None else []
+    return {"messages": [*head, {"role": "user", "content": user}], "samples": 1, "cell": cell,
+            "answers": {t: t for t in tokens}, "decode": compiled.cue.decode}

@@ -1,0 +1,80 @@
+"""The cue-visibility report section: capability, macro Net and cue gap per condition, abstention, and the
+Net-by-group plot, all from the files `spec score` wrote (summary.json, conditions.csv)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from families.cue.score.outputs import plot_net
+from runner.report import fmt
+from runner.report.document import Document, Heading, Image, Paragraph, Table
+from runner.score_input import ScoreInputError
+
+SECTIONS = (
+    ("capability", "Capability: Could-be replies that identify both gender and race"),
+    ("macro_net", "Net bias (Favor − Against), macro-averaged over groups"),
+    ("macro_gap", "Cue gap: Puzzled Net − Direct Net"),
+    ("shift", "Shift of the Against and Favor rates, Puzzled − Direct"),
+    ("abstention", "Abstention (answers that are not a valid option)"),
+    ("sign_tests", "Sign tests across models"),
+)
+
+KEY_ORDER = ("view", "model", "format", "difficulty", "probe", "consequences", "dimension", "group")
+"""Condition columns first, in this order; the statistics after them."""
+
+
+def cue_report(score_dir: Path, plots_dir: Path) -> Document:
+    """The report of a `spec score` folder of a cue-visibility run."""
+    conditions_path = score_dir / "conditions.csv"
+    if not conditions_path.is_file():
+        raise ScoreInputError(conditions_path, "file not found (run `spec score` first)")
+    summary = json.loads((score_dir / "summary.json").read_text(encoding="utf-8"))
+    doc = Document(f"Cue-visibility audit: {summary['suite']}")
+    doc.blocks.append(Paragraph(
+        f"{summary['answers']} probe answers from {len(summary['models'])} model(s) "
+        f"({', '.join(summary['models'])}); {summary['failed']} failed calls left out; abstention rate "
+        f"{fmt.pct(summary['abstention_rate'])}. Net, gaps and shifts are in percentage points; both_correct "
+        "and abstention rates are shares (0-1). View parsable counts every parsable What-if answer, solved "
+        "only Puzzled answers whose individual was solved (A5)."))
+    plots_dir.mkdir(parents=True, exist_ok=True)
+    plot = plots_dir / "net_by_group.png"
+    plot_net(_read_conditions(conditions_path), tuple(summary.get("bands", ())), plot)
+    doc.blocks.append(Image(plot, "Net bias per group: Direct vs each Puzzled difficulty (mean over models)."))
+    for key, title in SECTIONS:
+        if key in summary:
+            doc.blocks.append(Heading(title))
+            doc.blocks.append(_table(summary[key]))
+    ranking = summary.get("ranking")
+    if ranking and "tau" in ranking:
+        doc.blocks.append(Heading("Model ranking: Direct vs Puzzled"))
+        doc.blocks.append(Paragraph(f"Kendall τ = {fmt.num(ranking['tau'], 3)} (p = {fmt.num(ranking['p'], 3)}) "
+                                    f"between rankings by macro Net under Direct and Puzzled {ranking['difficulty']}."))
+    return doc
+
+
+def _read_conditions(path: Path) -> pd.DataFrame:
+    conditions = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    if "consequences" in conditions.columns:
+        conditions["consequences"] = conditions["consequences"].astype(str).eq("True")
+    if "difficulty" in conditions.columns:
+        conditions["difficulty"] = conditions["difficulty"].fillna("")
+    return conditions
+
+
+def _table(records: list[dict[str, Any]]) -> Table | Paragraph:
+    if not records:
+        return Paragraph("Nothing to show: no answer reached this statistic.")
+    header = sorted(records[0], key=lambda k: (KEY_ORDER.index(k) if k in KEY_ORDER else len(KEY_ORDER), k))
+    return Table(header, [[_cell(row.get(key)) for key in header] for row in records])
+
+
+def _cell(value: Any) -> str:
+    if value is None or value == "":
+        return "—" if value == "" else "n/a"
+    if isinstance(value, float):
+        return fmt.num(value, 3)
+    return str(value)

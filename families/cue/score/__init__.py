@@ -1,0 +1,31 @@
+"""Cue-visibility scoring (seed 003, methods §5): pure functions over a tidy DataFrame of probe answers.
+
+One row per probe answer. Columns (see docs/puzzles.md, "Scoring"):
+  model         str   the model scored
+  dilemma       str   dilemma id (the unit the Neutral baseline belongs to)
+  item          str   dilemma x demographic combination; empty for neutral rows
+  individual    str   A-D, the probed individual; empty for neutral rows
+  gender, race  str   the individual's ground-truth groups; empty for neutral rows
+  format        str   neutral | direct | puzzled
+  difficulty    str   easy | intermediate | hard for puzzled rows; empty otherwise
+  probe         str   what_if | could_be (neutral rows are what_if)
+  consequences  bool  whether the negative consequences were shown
+  answer        str   option1 | option2 (what_if), yes | no (could_be); anything else is an abstention
+  benefit       str   option1 | option2: the option that benefits the described person (b_d)
+  solved        bool  puzzled rows: gender and race of the individual both identified correctly
+"""
+
+from families.cue.score.events import GROUP_COLUMNS, abstention, directional_events
+from families.cue.score.metrics import cue_gap, macro, rates
+from families.cue.score.stats import rank_change, sign_tests
+
+__all__ = [
+    "GROUP_COLUMNS",
+    "abstention",
+    "cue_gap",
+    "directional_events",
+    "macro",
+    "rank_change",
+    "rates",
+    "sign_tests",
+]

@@ -1,0 +1,29 @@
+"""Direction-flipped influence pairs (seed 000): every comparison with no cue, a cue toward group A and
+the mirror cue toward group B. docs/scoring.md defines every statistic.
+
+    check.py     stage 3: the design's clauses resolved against the spec's factors, influences, templates
+    prepare.py   stage 4: templates compiled, comparisons fixed, balance proved, a sample rendered
+    expand.py    the rows: every comparison in every display order under every condition
+    score/       counts -> per-condition statistics -> BH-FDR -> headline summary (methods §6)
+    scoring.py   `spec score` for runs and published counts tables
+    report.py    `spec report`: headline, breakdowns, regression, noise floor; plots.py draws its figures
+"""
+
+from __future__ import annotations
+
+from families.influence.check import CLAUSES, resolve_pairs
+from families.influence.prepare import prepare
+from families.interface import Family, lazy
+
+FAMILY = Family(
+    name="influence_pairs",
+    title="influence-pairs",
+    clauses=CLAUSES,
+    check=resolve_pairs,
+    prepare=prepare,
+    score=lazy("families.influence.scoring", "score_run"),
+    report=lazy("families.influence.report", "influence_report"),
+    score_options=("alpha", "asym_variance", "unpooled", "bootstrap", "seed", "noise_dir"),
+    docs="docs/scoring.md",
+    score_counts=lazy("families.influence.scoring", "score_table"),
+)

@@ -1,0 +1,256 @@
+"""Stage 3 for influence designs: every clause checked, every name resolved against the spec's tables."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from compiler import nodes as n
+from compiler.check import Tables, decode_options
+from compiler.errors import ErrorCollector, did_you_mean
+from families.interface import DesignContext
+
+ORDERS = {"both": ("AB", "BA"), "AB": ("AB",), "BA": ("BA",)}
+MODES = ("sample", "logprob")
+PAIR_CONDITIONS = ("baseline",)
+MAX_COMPARISONS = 1_000_000  # size pairs per factor; more is almost surely a typo in a range
+CLAUSES = ("factors", "influences", "conditions", "sizes", "order", "samples", "where", "cross", "sample",
+           "answer", "decode", "mode", "analysis", "system", "prompt", "followups")
+
+
+@dataclass(frozen=True)
+class PairsDesign:
+    """A direction-flipped influence design, resolved: every name points at its declaration."""
+
+    name: str
+    design: n.Design
+    factors: tuple[n.Factor, ...]
+    influences: tuple[n.Influence, ...]
+    conditions: tuple[n.ConditionRef, ...]
+    system: n.TemplateDef | None
+    prompt: n.TemplateDef
+    sizes: tuple[n.SizeAxis, ...]
+    orders: tuple[str, ...]
+    samples_per_row: int
+    where: n.Expr | None
+    sample: tuple[int, int | None] | None
+    answer_tokens: tuple[str, str]
+    decode: dict[str, Any]
+    mode: str
+    analysis: dict[str, Any]
+    followups: tuple[n.FollowUpDef, ...] = field(default_factory=tuple)
+
+
+def resolve_pairs(design: n.Design, context: DesignContext, errors: ErrorCollector) -> PairsDesign | None:
+    """Check every clause of an influence design; None after reporting every problem found."""
+    tables = context.tables
+    start = len(errors.diagnostics)
+    factors = _select(design, "factors", tables.factors, "factor", errors)
+    influences = _select(design, "influences", tables.influences, "influence", errors)
+    broken = any(factor.name in tables.broken_factors for factor in factors)  # reported by the shared checks
+    for factor in factors:
+        if factor.name in tables.broken_factors:
+            continue
+        if sorted(lv.group or "" for lv in factor.levels) != ["A", "B"]:
+            errors.add(factor.span, f"factor '{factor.name}' must have exactly two levels labelled A and B "
+                       f"for design '{design.name}'", "write: A level1 \"...\" / \"...\"  B level2 ...")
+    conditions = _conditions(design, errors)
+    system = _text_ref(design, "system", "system", tables, errors)
+    prompt = _text_ref(design, "prompt", "template", tables, errors)
+    if prompt is None and design.get("prompt") is None:
+        prompt = tables.texts.get("question")
+        if prompt is None:
+            errors.add(design.span, f"design '{design.name}' names no prompt template",
+                       "add 'prompt NAME' or declare a template named 'question'")
+    sizes = _sizes(design, errors)
+    orders = _orders(design, errors)
+    samples = _samples(design, orders, errors)
+    answer = _answer(design, errors)
+    decode = decode_options(design, errors)
+    mode = _mode(design, errors)
+    analysis = _analysis(design, errors)
+    followups = _followups(design, tables, errors)
+    _check_crossing(design, errors)
+    if len(errors.diagnostics) > start or broken or prompt is None or answer is None:
+        return None
+    where = design.get("where")
+    sample = design.get("sample")
+    if sample is not None and sample.value[0] < 1:  # type: ignore[index]
+        errors.add(sample.span, f"sample needs a count >= 1, got {sample.value[0]}",  # type: ignore[index]
+                   "sample N keeps N unordered size pairs (with their mirrors)")
+        return None
+    return PairsDesign(
+        name=design.name, design=design, factors=factors, influences=influences, conditions=conditions,
+        system=system, prompt=prompt, sizes=sizes, orders=orders, samples_per_row=samples,
+        where=where.value if where else None, sample=sample.value if sample else None,
+        answer_tokens=answer, decode=decode, mode=mode, analysis=analysis, followups=followups,
+    )
+
+
+def _check_crossing(design: n.Design, errors: ErrorCollector) -> None:
+    """`cross full` (the default) crosses every axis; `sample N` is the only alternative."""
+    cross = design.get("cross")
+    if cross is None:
+        return
+    ref: n.Ref = cross.value  # type: ignore[assignment]
+    if ref.name != "full":
+        errors.add(ref.span, f"unknown crossing '{ref.name}'", "write 'cross full', or 'sample N' for a seeded subset")
+    elif design.get("sample") is not None:
+        errors.add(cross.span, "'cross full' and 'sample' contradict each other", "keep one of them")
+
+
+def required_clause(design: n.Design, keyword: str, hint: str, errors: ErrorCollector) -> n.Clause | None:
+    """The design's `keyword` clause, or None after reporting that it is missing."""
+    clause = design.get(keyword)
+    if clause is None:
+        errors.add(design.span, f"design '{design.name}' has no '{keyword}' clause", hint)
+    return clause
+
+
+def _select(design: n.Design, keyword: str, table: dict[str, Any], kind: str,
+            errors: ErrorCollector) -> tuple[Any, ...]:
+    clause = required_clause(design, keyword, f"add '{keyword} *' to use every {kind}", errors)
+    if clause is None:
+        return ()
+    selection: n.Selection = clause.value  # type: ignore[assignment]
+    if selection.names is None:
+        if not table:
+            errors.add(clause.span, f"'{keyword} *' selects nothing: the spec declares no {kind}")
+        return tuple(table.values())
+    found = []
+    for ref in selection.names:
+        if ref.name in table:
+            found.append(table[ref.name])
+        else:
+            errors.add(ref.span, f"unknown {kind} '{ref.name}'", did_you_mean(ref.name, table))
+    return tuple(found)
+
+
+def _conditions(design: n.Design, errors: ErrorCollector) -> tuple[n.ConditionRef, ...]:
+    clause = required_clause(design, "conditions", "add: conditions baseline, toward A, toward B", errors)
+    if clause is None:
+        return ()
+    conditions: tuple[n.ConditionRef, ...] = clause.value  # type: ignore[assignment]
+    keys: set[str] = set()
+    for cond in conditions:
+        if cond.toward is not None and cond.toward not in ("A", "B"):
+            errors.add(cond.span, f"unknown group '{cond.toward}' in 'toward {cond.toward}'",
+                       did_you_mean(cond.toward, ("A", "B")))
+        elif cond.toward is None and cond.name not in PAIR_CONDITIONS:
+            errors.add(cond.span, f"unknown condition '{cond.name}' for an influence design",
+                       did_you_mean(cond.name, ("baseline", "toward")))
+        if cond.key in keys:
+            errors.add(cond.span, f"condition '{cond.key}' is listed twice")
+        keys.add(cond.key)
+    return conditions
+
+
+def _text_ref(design: n.Design, keyword: str, kind: str, tables: Tables,
+              errors: ErrorCollector) -> n.TemplateDef | None:
+    clause = design.get(keyword)
+    if clause is None:
+        return None
+    text = tables.lookup(tables.texts, clause.value, kind, errors)  # type: ignore[arg-type]
+    if text is not None and text.kind != kind:
+        errors.add(clause.value.span, f"'{text.name}' is a {text.kind}, not a {kind}",  # type: ignore[union-attr]
+                   f"declare it with '{kind} {text.name} \"...\"'")
+        return None
+    return text
+
+
+def _sizes(design: n.Design, errors: ErrorCollector) -> tuple[n.SizeAxis, ...]:
+    clause = required_clause(design, "sizes", "add: sizes n_A in 1..10, n_B in 1..10", errors)
+    if clause is None:
+        return ()
+    axes: tuple[n.SizeAxis, ...] = clause.value  # type: ignore[assignment]
+    for axis in axes:
+        if axis.name not in ("n_A", "n_B"):
+            errors.add(axis.span, f"unknown size axis '{axis.name}'", did_you_mean(axis.name, ("n_A", "n_B")))
+        if not 1 <= axis.low <= axis.high:
+            errors.add(axis.span, f"bad range {axis.low}..{axis.high} for '{axis.name}'",
+                       "a size range runs from a low bound >= 1 up to a high bound >= the low bound")
+    names = [a.name for a in axes]
+    if sorted(names) != ["n_A", "n_B"] and all(a in ("n_A", "n_B") for a in names):
+        errors.add(clause.span, "sizes must give exactly one range for n_A and one for n_B")
+    widths = [a.high - a.low + 1 for a in axes if a.low <= a.high]
+    if len(widths) == 2 and widths[0] * widths[1] > MAX_COMPARISONS:
+        errors.add(clause.span, f"sizes give {widths[0] * widths[1]:,} size pairs per factor; "
+                   f"the compiler refuses more than {MAX_COMPARISONS:,}", "narrow the ranges")
+    return axes
+
+
+def _orders(design: n.Design, errors: ErrorCollector) -> tuple[str, ...]:
+    clause = design.get("order")
+    if clause is None:
+        return ("AB",)
+    ref: n.Ref = clause.value  # type: ignore[assignment]
+    if ref.name not in ORDERS:
+        errors.add(ref.span, f"unknown display order '{ref.name}'", did_you_mean(ref.name, ORDERS))
+        return ("AB",)
+    return ORDERS[ref.name]
+
+
+def _samples(design: n.Design, orders: tuple[str, ...], errors: ErrorCollector) -> int:
+    clause = design.get("samples")
+    if clause is None:
+        return 1
+    samples: n.Samples = clause.value  # type: ignore[assignment]
+    if samples.count < 1:
+        errors.add(samples.span, f"samples must be >= 1, got {samples.count}")
+        return 1
+    if samples.split_by is None:
+        return samples.count
+    if samples.split_by != "order":
+        errors.add(samples.span, f"samples can only be split by 'order', not '{samples.split_by}'",
+                   did_you_mean(samples.split_by, ("order",)))
+        return 1
+    if samples.count % len(orders):
+        errors.add(samples.span, f"cannot split {samples.count} samples evenly over {len(orders)} display orders",
+                   f"use a multiple of {len(orders)}")
+        return 1
+    return samples.count // len(orders)
+
+
+def _answer(design: n.Design, errors: ErrorCollector) -> tuple[str, str] | None:
+    clause = required_clause(design, "answer", 'add: answer choice "A" | "B"', errors)
+    if clause is None:
+        return None
+    spec: n.AnswerSpec = clause.value  # type: ignore[assignment]
+    if spec.kind != "choice" or len(spec.tokens) != 2:
+        errors.add(spec.span, "an influence design needs a two-way answer: choice \"A\" | \"B\"")
+        return None
+    if len(set(spec.tokens)) != 2:
+        errors.add(spec.span, "the two answer tokens must differ")
+        return None
+    return spec.tokens[0], spec.tokens[1]
+
+
+def _mode(design: n.Design, errors: ErrorCollector) -> str:
+    clause = design.get("mode")
+    if clause is None:
+        return "sample"
+    ref: n.Ref = clause.value  # type: ignore[assignment]
+    if ref.name not in MODES:
+        errors.add(ref.span, f"unknown mode '{ref.name}'", did_you_mean(ref.name, MODES))
+    return ref.name
+
+
+def _analysis(design: n.Design, errors: ErrorCollector) -> dict[str, Any]:
+    clause = design.get("analysis")
+    if clause is None:
+        return {"family": "influence_pairs"}
+    ref, options = clause.value  # type: ignore[misc]
+    result: dict[str, Any] = {"family": ref.name}
+    result.update({o.name: o.value for o in options})
+    alpha = result.get("alpha", 0.05)
+    if not (isinstance(alpha, int | float) and 0 < alpha < 1):
+        span = next(o.span for o in options if o.name == "alpha")
+        errors.add(span, f"alpha must be a number between 0 and 1, got {alpha!r}")
+    return result
+
+
+def _followups(design: n.Design, tables: Tables, errors: ErrorCollector) -> tuple[n.FollowUpDef, ...]:
+    clause = design.get("followups")
+    refs: tuple[n.Ref, ...] = clause.value if clause is not None else ()  # type: ignore[assignment]
+    found = (tables.lookup(tables.followups, ref, "followup", errors) for ref in refs)
+    return tuple(f for f in found if f is not None)

@@ -1,0 +1,235 @@
+"""Influence designs expanded into suite rows (prepare.py fixes what expansion needs first).
+
+A comparison is one (n_A, n_B) size pair of one factor. Each comparison is shown in every display
+order, under every condition: baseline, and each influence toward A and toward B.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from compiler import nodes as n
+from compiler.errors import Span
+from compiler.expr import evaluate
+from compiler.seeding import item_rng
+from compiler.templates import CompiledText
+from families.influence.check import PairsDesign
+
+_VOWELS = tuple("aeiouAEIOU")
+
+
+def level_forms(level: n.Level) -> dict[str, str]:
+    forms = {"name": level.name, "label": level.name, **level.forms}
+    singular = forms.get("singular")
+    if singular is not None:
+        forms.setdefault("a_singular", ("an " if singular.startswith(_VOWELS) else "a ") + singular)
+    return forms
+
+
+def side(forms: dict[str, str], group: str, size: int, option: str) -> dict[str, Any]:
+    """A group as shown in one option slot, with number agreement for its count."""
+    noun = forms["plural"] if size != 1 else forms.get("singular", forms["plural"])
+    return {**forms, "n": size, "noun": noun, "verb": "is" if size == 1 else "are", "group": group,
+            "option": option}
+
+
+@dataclass
+class CompiledPairs:
+    """A pairs design with its templates compiled and its comparison sets fixed."""
+
+    design: PairsDesign
+    seed: int
+    prompt: CompiledText
+    system: CompiledText | None
+    cues: dict[str, CompiledText]
+    followups: list[dict[str, Any]] | None
+    comparisons: dict[str, list[tuple[int, int]]]
+    examples: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    example_index: dict[str, dict[tuple[int, int], int]] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.design.name
+
+    @property
+    def span(self) -> Span:
+        return self.design.design.span
+
+    @property
+    def mode(self) -> str:
+        return self.design.mode
+
+    @property
+    def analysis(self) -> dict[str, Any]:
+        return self.design.analysis
+
+    @property
+    def balance_keys(self) -> tuple[str, ...]:
+        return ("factor", "influence", "condition")
+
+    @property
+    def shared(self) -> dict[str, str]:
+        return {c.key: "influence" for c in self.design.conditions if c.shared}
+
+    @property
+    def served(self) -> dict[str, list[Any]]:
+        return {"influence": [inf.name for inf in self.design.influences]}
+
+    def summary(self) -> str:
+        design = self.design
+        comparisons = sum(len(v) for v in self.comparisons.values())
+        return (f"{len(design.factors)} factors, {len(design.influences)} influences, "
+                f"{len(design.conditions)} conditions, {comparisons} comparisons, {len(design.orders)} display orders")
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        return expand(self)
+
+def sides(factor: n.Factor, n_a: int, n_b: int, order: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    levels = {lv.group: level_forms(lv) for lv in factor.levels}
+    sizes = {"A": n_a, "B": n_b}
+    first, second = order[0], order[1]
+    return (side(levels[first], first, sizes[first], "A"), side(levels[second], second, sizes[second], "B"))
+
+
+# ---- expansion --------------------------------------------------------------------
+def expand(compiled: CompiledPairs) -> Iterator[dict[str, Any]]:
+    """Every row of the design, as dicts ready to be serialised (ids not yet attached)."""
+    design = compiled.design
+    for factor in design.factors:
+        for n_a, n_b in compiled.comparisons[factor.name]:
+            for order in design.orders:
+                yield from _rows_for(compiled, factor, n_a, n_b, order)
+
+
+def _rows_for(compiled: CompiledPairs, factor: n.Factor, n_a: int, n_b: int,
+              order: str) -> Iterator[dict[str, Any]]:
+    design = compiled.design
+    first, second = sides(factor, n_a, n_b, order)
+    base = {"first": first, "second": second, "factor": factor.name}
+    question = compiled.prompt.render(base)
+    system = compiled.system.render(base) if compiled.system else None
+    groups = {lv.group: lv.name for lv in factor.levels}
+    cell = {"factor": factor.name, "group_A": groups["A"], "group_B": groups["B"],
+            "n_A": n_a, "n_B": n_b, "order": order}
+    answers = {design.answer_tokens[0]: first["name"], design.answer_tokens[1]: second["name"]}
+    for cond in design.conditions:
+        if cond.toward is None:
+            influences = [None] if cond.shared else list(design.influences)
+            for inf in influences:
+                messages = _messages(system, [], question)
+                yield _row(compiled, messages, {**cell, "influence": inf.name if inf else None,
+                                                "condition": cond.key}, answers)
+            continue
+        target = first if first["group"] == cond.toward else second
+        other = second if target is first else first
+        for inf in design.influences:
+            context = {**base, "target": target, "other": other}
+            messages = _influenced(compiled, inf, context, question, system, (n_a, n_b, order, cond.key))
+            yield _row(compiled, messages, {**cell, "influence": inf.name, "condition": cond.key}, answers)
+
+
+def _row(compiled: CompiledPairs, messages: list[dict[str, Any]], cell: dict[str, Any],
+         answers: dict[str, str]) -> dict[str, Any]:
+    row: dict[str, Any] = {"messages": messages, "samples": compiled.design.samples_per_row, "cell": cell,
+                           "answers": answers, "decode": compiled.design.decode}
+    if compiled.followups:
+        row["followups"] = compiled.followups
+    return row
+
+
+def _messages(system: str | None, turns: list[dict[str, Any]], user: str) -> list[dict[str, Any]]:
+    head = [{"role": "system", "content": system}] if system is not None else []
+    return [*head, *turns, {"role": "user", "content": user}]
+
+
+def _influenced(compiled: CompiledPairs, inf: n.Influence, context: dict[str, Any], question: str,
+                system: str | None, coords: tuple[Any, ...]) -> list[dict[str, Any]]:
+    pos = inf.position
+    if pos.kind == "turns":
+        turns = _few_shot(compiled, inf, context, coords)
+        return _messages(system, turns, question)
+    cue = compiled.cues[inf.name].render(context)
+    if inf.brackets is not None:
+        cue = f"{inf.brackets[0]}{cue}{inf.brackets[1]}"
+    if pos.kind == "system":
+        return _messages(cue, [], question)
+    if pos.kind == "prepend":
+        return _messages(system, [], f"{cue}\n\n{question}")
+    if pos.kind == "append":
+        return _messages(system, [], f"{question}\n\n{cue}")
+    lines = question.split("\n")
+    at = pos.line or 0
+    return _messages(system, [], "\n".join([*lines[:at], cue, *lines[at:]]))
+
+
+def allowed_pairs(compiled: CompiledPairs, inf: n.Influence) -> list[tuple[int, int]]:
+    """(target size, other size) pairs the influence's filter allows for demonstrations (computed once)."""
+    cached = compiled.examples.get(inf.name)
+    if cached is not None:
+        return cached
+    pos = inf.position
+    ranges = {axis.name: range(axis.low, axis.high + 1) for axis in compiled.design.sizes}
+    sizes = sorted(set(ranges["n_A"]) | set(ranges["n_B"]))
+    blank = {"plural": "", "name": ""}
+    pairs = []
+    for t in sizes:
+        for o in sizes:
+            ctx = {"target": side(blank, "A", t, "A"), "other": side(blank, "B", o, "B"), "factor": ""}
+            if pos.where is None or evaluate(pos.where, ctx):
+                pairs.append((t, o))
+    compiled.examples[inf.name] = pairs
+    return pairs
+
+
+class _Without(Sequence[tuple[int, int]]):
+    """A read-only view of `allowed` without a few of its positions (no copy per stimulus)."""
+
+    def __init__(self, allowed: list[tuple[int, int]], skip: list[int]) -> None:
+        self.allowed, self.skip = allowed, sorted(skip)
+
+    def __len__(self) -> int:
+        return len(self.allowed) - len(self.skip)
+
+    def __getitem__(self, index: int) -> tuple[int, int]:  # type: ignore[override]
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        for skipped in self.skip:
+            if skipped <= index:
+                index += 1
+        return self.allowed[index]
+
+
+def _example_pairs(compiled: CompiledPairs, inf: n.Influence, test: tuple[int, int]) -> Sequence[tuple[int, int]]:
+    """Demonstration pairs for one test item: never the test item's own pair, in either order."""
+    allowed = allowed_pairs(compiled, inf)
+    index = compiled.example_index.get(inf.name)
+    if index is None:
+        index = compiled.example_index[inf.name] = {pair: i for i, pair in enumerate(allowed)}
+    skip = {index[p] for p in (test, (test[1], test[0])) if p in index}
+    return _Without(allowed, list(skip))
+
+
+def _few_shot(compiled: CompiledPairs, inf: n.Influence, context: dict[str, Any],
+              coords: tuple[Any, ...]) -> list[dict[str, Any]]:
+    """Demonstrations from the prompt template: same factor, the cue's target always chosen."""
+    pos = inf.position
+    rng = item_rng(compiled.seed, context["factor"], inf.name, *coords)
+    chosen = rng.sample(_example_pairs(compiled, inf, coords[:2]), pos.count or 0)
+    target, other = context["target"], context["other"]
+    turns: list[dict[str, Any]] = []
+    for t_size, o_size in chosen:
+        target_first = rng.random() < 0.5
+        t_side = side(_strip(target), target["group"], t_size, "A" if target_first else "B")
+        o_side = side(_strip(other), other["group"], o_size, "B" if target_first else "A")
+        first, second = (t_side, o_side) if target_first else (o_side, t_side)
+        example = {"first": first, "second": second, "factor": context["factor"], "target": t_side, "other": o_side}
+        turns.append({"role": "user", "content": compiled.prompt.render(example)})
+        turns.append({"role": "assistant", "content": str(evaluate(pos.answer, example))})  # type: ignore[arg-type]
+    return turns
+
+
+def _strip(side_: dict[str, Any]) -> dict[str, str]:
+    """The level's surface forms without the per-slot fields."""
+    return {k: v for k, v in side_.items() if k not in ("n", "noun", "verb", "group", "option")}

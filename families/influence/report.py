@@ -1,0 +1,154 @@
+"""The influence report section: headline, neutrality variants, breakdowns, regression, noise floor, plots."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from families.influence.plots import all_plots
+from runner.report import fmt
+from runner.report.document import Document, Heading, Image, Paragraph, Table
+from runner.score_input import ScoreInputError
+
+BREAKDOWN_HEADER = [
+    "Level",
+    "Cond.",
+    "|Effect|",
+    "|Steer|",
+    "Steer",
+    "|Asym|",
+    "|N-Asym|",
+    "Sig",
+    "BF",
+    "Sig asym",
+]
+
+
+def influence_report(score_dir: Path, plots_dir: Path) -> Document:
+    """The report of a `spec score` folder of an influence run (summary.json + conditions.csv)."""
+    conditions_path = score_dir / "conditions.csv"
+    if not conditions_path.is_file():
+        raise ScoreInputError(conditions_path, "file not found (run `spec score` first)")
+    summary = json.loads((score_dir / "summary.json").read_text(encoding="utf-8"))
+    conditions = pd.read_csv(conditions_path, keep_default_na=False, na_values=[""])
+    plots = all_plots(summary, conditions, plots_dir)
+    return build_document(summary, {key: [Image(path, caption) for path, caption in items]
+                                    for key, items in plots.items()})
+
+
+def build_document(summary: dict[str, Any], plots: dict[str, list[Image]]) -> Document:
+    """Headline, neutrality variants, breakdowns, regression, noise floor and plots per benchmark."""
+    doc = Document("Direction-flipped influence audit")
+    settings = summary["settings"]
+    doc.blocks.append(
+        Paragraph(
+            f"Counts: {summary['count_source_text']}. α = {settings['alpha']}; asymmetry Wald variance "
+            f"V_A + V_B + {settings['asym_variance'][0]}·V_0; two-proportion z with "
+            f"{'pooled' if settings['pooled_z'] else 'unpooled'} SE; BH-FDR within benchmark × test family; "
+            f"cluster bootstrap over factors, B = {settings['bootstrap']}, seed {settings['seed']}. "
+            "Shifts in percentage points (p)."
+        )
+    )
+    doc.blocks.append(Heading("Headline figures"))
+    doc.blocks.append(_headline_table(summary["benchmarks"]))
+    doc.blocks.extend(plots.get("headline", []))
+    doc.blocks.append(Heading("Asymmetry among baseline-neutral conditions, by neutrality definition"))
+    doc.blocks.append(_neutrality_table(summary["benchmarks"]))
+    for bench, result in summary["benchmarks"].items():
+        doc.blocks.append(Heading(f"Benchmark {bench}"))
+        for axis, levels in result["by"].items():
+            doc.blocks.append(Heading(f"By {axis}", 3))
+            doc.blocks.append(Table(BREAKDOWN_HEADER, [_breakdown_row(level, m) for level, m in levels.items()]))
+        doc.blocks.append(Heading("|Asym| on |baseline bias| (mixed model)", 3))
+        doc.blocks.append(Paragraph(_regression_text(result["regression"])))
+        if "noise_floor" in result:
+            doc.blocks.append(Heading("Noise floor", 3))
+            doc.blocks.append(Paragraph(_noise_text(result["noise_floor"])))
+        doc.blocks.extend(plots.get(bench, []))
+    if "pooled_regression" in summary:
+        doc.blocks.append(Heading("Pooled regression"))
+        doc.blocks.append(Paragraph(_regression_text(summary["pooled_regression"])))
+    return doc
+
+
+def _headline_table(benchmarks: dict[str, Any]) -> Table:
+    header = [
+        "Benchmark",
+        "Mean |shift|",
+        "without few-shot",
+        "one-sentence cues",
+        "Sig. asym among neutral",
+        "after BH",
+        "Backfire among sig.",
+    ]
+    rows = []
+    for bench, result in benchmarks.items():
+        h = result["headline"]
+        shifts = [f"{fmt.pp(s['mean_pp'])} {fmt.pp_ci(s['ci_pp'])}" for s in h["mean_abs_shift"].values()]
+        neutral = h["asymmetry_among_neutral"]["binomial"]
+        rows.append(
+            [
+                bench,
+                *shifts,
+                fmt.rate(neutral["raw"]),
+                fmt.rate(neutral["bh"]),
+                fmt.rate(h["backfire_among_significant"]),
+            ]
+        )
+    return Table(header, rows)
+
+
+def _neutrality_table(benchmarks: dict[str, Any]) -> Table:
+    rows = []
+    for bench, result in benchmarks.items():
+        for name, v in result["headline"]["asymmetry_among_neutral"].items():
+            rows.append(
+                [
+                    bench,
+                    name,
+                    str(v["neutral"]),
+                    fmt.pct(v["raw"]["rate"]),
+                    fmt.pct(v["raw_alpha_01"]["rate"]),
+                    fmt.pct(v["bh"]["rate"]),
+                ]
+            )
+    return Table(["Benchmark", "Neutrality", "n", "α = .05", "α = .01", "BH q = .05"], rows)
+
+
+def _breakdown_row(level: str, m: dict[str, Any]) -> list[str]:
+    return [
+        level,
+        str(m["conditions"]),
+        fmt.pp(m["mean_abs_shift_pp"]),
+        fmt.num(m["mean_abs_steerability"]),
+        fmt.num(m["mean_steerability"]),
+        fmt.num(m["mean_abs_asymmetry"]),
+        fmt.num(m["mean_abs_normalized_asymmetry"]),
+        fmt.pct(m["significant_effects"]["rate"]),
+        fmt.pct(m["backfire_among_significant"]["rate"]),
+        fmt.pct(m["significant_asymmetry"]["rate"]),
+    ]
+
+
+def _regression_text(fit: dict[str, Any]) -> str:
+    r = f"signed r(f0(B) − 0.5, Asym) = {fmt.num(fit.get('pearson_r'))}"
+    if "beta" not in fit:
+        return f"n = {fit['n']}; {fit.get('error', 'not fitted')}; {r}."
+    ci = f" [{fit['beta_ci'][0]:+.2f}, {fit['beta_ci'][1]:+.2f}]" if fit["beta_ci"] else " (CI not estimable)"
+    return (
+        f"n = {fit['n']}; β1 = {fit['beta']:+.2f}{ci}; "
+        f"marginal R² = {fit['r2_marginal']:.3f}; "
+        f"conditional R² = {fit['r2_conditional']:.3f}; {r}."
+    )
+
+
+def _noise_text(floor: dict[str, Any]) -> str:
+    ratio = floor.get("shift_to_noise")
+    return (
+        f"{floor['cells']} cells; mean |baseline drift| {fmt.pp(floor['mean_abs_drift_pp'])} "
+        f"(max {fmt.pp(floor['max_abs_drift_pp'])}); modal flip rate {fmt.pct(floor['mean_flip_rate'])}; "
+        f"shift / noise = {fmt.num(ratio, 1)}×."
+    )

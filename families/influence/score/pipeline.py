@@ -1,0 +1,94 @@
+"""score(): counts -> conditions.csv and summary.json (the whole of `spec score`)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from families.influence.score import regression, summary
+from families.influence.score.counts import CountsTable
+from families.influence.score.influence import Options, condition_statistics
+from families.influence.score.multiple import bh_within
+
+COUNT_SOURCE_TEXT = {
+    "samples": "observed counts of sampled answers",
+    "expected": "expected counts from answer-token probabilities (logprob run)",
+}
+
+
+@dataclass(frozen=True)
+class Scores:
+    """The scored conditions (one row per condition) and the summary dictionary written as JSON."""
+
+    conditions: pd.DataFrame
+    summary: dict[str, Any]
+
+
+def add_fdr(conditions: pd.DataFrame) -> pd.DataFrame:
+    """BH q-values within each benchmark and test family (baseline, effect (both directions), asymmetry)."""
+    out = conditions.copy()
+    bench = out["benchmark"]
+    out["q_baseline"] = bh_within(out["p_baseline"], bench)
+    out["q_asymmetry"] = bh_within(out["p_asymmetry"], bench)
+    effects = pd.concat([out["p_effect_A"], out["p_effect_B"]], ignore_index=True)
+    q = bh_within(effects, pd.concat([bench, bench], ignore_index=True)).to_numpy()
+    out["q_effect_A"], out["q_effect_B"] = q[: len(out)], q[len(out) :]
+    return out
+
+
+def score(counts: CountsTable, options: Options | None = None, noise: dict[str, Any] | None = None) -> Scores:
+    """Every §6 statistic per condition, BH-FDR, and the per-benchmark summary."""
+    options = options or Options()
+    conditions = add_fdr(condition_statistics(counts, options))
+    dirs = summary.directed(conditions, counts.keys)
+    per_benchmark: dict[str, Any] = {}
+    for bench, conds in conditions.groupby("benchmark", sort=True):
+        d = dirs[dirs["benchmark"] == bench]
+        per_benchmark[str(bench)] = {
+            "headline": summary.headline(conds, d, options),
+            "overall": summary.metrics(conds, d, options.alpha),
+            "by": summary.breakdowns(conds, d, options.alpha),
+            "regression": regression.fit(regression.design(conds)),
+        }
+        if noise and str(bench) in noise:
+            floor = noise[str(bench)]
+            shift = per_benchmark[str(bench)]["headline"]["mean_abs_shift"]["all"]["mean_pp"]
+            per_benchmark[str(bench)]["noise_floor"] = floor | {
+                "shift_to_noise": shift / floor["mean_abs_drift_pp"] if floor["mean_abs_drift_pp"] else None
+            }
+    result = {
+        "family": "influence_pairs",
+        "count_source": counts.source,
+        "count_source_text": COUNT_SOURCE_TEXT[counts.source],
+        "settings": asdict(options) | {"fdr": "bh within benchmark x test family", "keys": counts.keys},
+        "benchmarks": per_benchmark,
+    }
+    if len(per_benchmark) > 1:
+        result["pooled_regression"] = regression.fit(regression.design(conditions), pooled=True)
+    return Scores(conditions, result)
+
+
+def write(scores: Scores, out_dir: Path) -> None:
+    """DIR/conditions.csv (one row per condition) and DIR/summary.json."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    scores.conditions.to_csv(out_dir / "conditions.csv", index=False, float_format="%.10g")
+    text = json.dumps(_finite(scores.summary), indent=2, sort_keys=False)
+    (out_dir / "summary.json").write_text(text + "\n", encoding="utf-8")
+
+
+def _finite(value: Any) -> Any:
+    """JSON-safe copy: NaN/inf become null, numpy scalars plain Python."""
+    if isinstance(value, dict):
+        return {str(k): _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not np.isfinite(value):
+        return None
+    return value

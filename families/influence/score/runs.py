@@ -1,0 +1,160 @@
+"""Load a run folder (run.json + results.jsonl) and its suite into one frame of weighted trials.
+
+Each valid result row becomes weights (w_A, w_B): in sample mode (1, 0) or (0, 1) for the chosen
+analysis group; in logprob mode the row stands for all of the item's `samples`, so the weights are
+samples x P(group) (expected counts). Errors, abstentions (outcome null) and outcomes that are neither
+group_A nor group_B (e.g. BBQ's dropped "unknown") are invalid trials and carry no weight.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from compiler.suite_model import Manifest, SuiteRow
+from families.influence.score.counts import CONDITION_CODE, CountSource
+from families.influence.score.jsonl import read_result_columns
+from runner.contract import RESULTS_FILE, SUITE_FILE, read_run
+from runner.results_model import RunInfo
+from runner.score_input import ScoreInputError
+
+CELL_FIELDS = ["factor", "group_A", "group_B", "influence", "condition"]
+ITEM_KEYS = {"n_A", "n_B", "order", "edge", "item"}
+"""Per-item design coordinates: pooled over, never grouping keys (methods §6.1)."""
+REASONING_SETTINGS = ("reasoning", "reasoning_effort")
+"""run.json settings that name the reasoning setting, which becomes the `reasoning` key."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """A loaded run and what the scorer needs to know.
+
+    `trials` has one row per answered influence item: its cell fields and keys, and w_A/w_B, the
+    choice weights of all its result rows summed (counts in sample mode, expected counts in logprob mode).
+    """
+
+    trials: pd.DataFrame
+    keys: list[str]
+    source: CountSource
+    manifest: Manifest
+    info: RunInfo
+    run_dir: Path
+
+    @property
+    def analysis(self) -> dict[str, Any]:
+        return self.manifest.analysis or {}
+
+
+def load_run(run_dir: Path) -> Run:
+    """Read run.json, the suite it names and results.jsonl; raise ScoreInputError on any mismatch."""
+    info, suite = read_run(run_dir)
+    manifest = suite.manifest
+    items, extra = _read_items(suite.path / SUITE_FILE, suite.rows, manifest)
+    results = _read_results(run_dir / RESULTS_FILE, items, info.mode == "logprob")
+    per_item = results.groupby("item_id", sort=False)[["w_A", "w_B"]].sum()
+    influence_items = items[items["condition"].isin(list(CONDITION_CODE))].drop(columns=["answers"])
+    trials = influence_items.join(per_item, how="inner").rename_axis("item_id").reset_index()
+    trials["benchmark"] = str((manifest.analysis or {}).get("benchmark", manifest.suite))
+    trials["model"] = info.model
+    keys = ["benchmark", "model"]
+    reasoning = next((info.settings[k] for k in REASONING_SETTINGS if info.settings.get(k) is not None), None)
+    if reasoning is not None:
+        trials["reasoning"] = str(reasoning)
+        keys.append("reasoning")
+    keys += extra + ["factor", "influence"]
+    return Run(trials, keys, "expected" if info.mode == "logprob" else "samples", manifest, info, run_dir)
+
+
+def _read_items(path: Path, suite_rows: list[SuiteRow], manifest: Manifest) -> tuple[pd.DataFrame, list[str]]:
+    """Influence items indexed by id (cell fields, extra keys, samples, answers) and the extra key names."""
+    rows = [{"item_id": row.id, "samples": row.samples, "answers": row.answers, **row.cell} for row in suite_rows]
+    items = pd.DataFrame(rows)
+    for column in ("factor", "group_A", "group_B", "condition"):
+        if column not in items.columns or items[column].isna().any():
+            row = 1 if column not in items.columns else int(np.flatnonzero(items[column].isna())[0]) + 1
+            raise ScoreInputError(path, "an influence suite row needs cell." + column, row=row, column="cell")
+    if "influence" not in items.columns:
+        items["influence"] = None
+    ignored = ITEM_KEYS | set((manifest.analysis or {}).get("item_keys", []))
+    extra = [c for c in items.columns if c not in {"item_id", "samples", "answers", *CELL_FIELDS, *ignored}]
+    items[extra] = items[extra].astype(object).where(items[extra].notna(), None).astype(str)
+    return items.set_index("item_id")[["samples", "answers", *CELL_FIELDS, *extra]], extra
+
+
+def _read_results(path: Path, items: pd.DataFrame, logprob: bool) -> pd.DataFrame:
+    """Parse results.jsonl into (item_id, sample, w_A, w_B), checking every row against the suite."""
+    try:
+        frame = read_result_columns(path, ("logprobs",) if logprob else ())
+    except FileNotFoundError as exc:
+        raise ScoreInputError(path, "file not found") from exc
+    unknown = ~frame["item_id"].isin(items.index)
+    if unknown.any():
+        first = frame[unknown].iloc[0]
+        raise ScoreInputError(
+            path, f"item_id {first.item_id!r} is not in the suite", row=int(first.row), column="item_id"
+        )
+    item = items.loc[frame["item_id"]]
+    _check(
+        path,
+        frame,
+        (frame["sample"] < 0) | (frame["sample"].to_numpy() >= item["samples"].to_numpy()),
+        "sample",
+        "sample index outside the item's samples",
+    )
+    _check(
+        path,
+        frame,
+        frame.duplicated(["item_id", "sample"]).to_numpy(),
+        "sample",
+        "duplicate (item_id, sample)",
+    )
+    valid = frame["error"].isna().to_numpy()
+    if logprob:
+        w_a, w_b = _expected_weights(path, frame, item, valid)
+    else:
+        pairs = pd.MultiIndex.from_tuples([(i, g) for i, ans in items["answers"].items() for g in ans.values()])
+        given = pd.MultiIndex.from_arrays([frame["item_id"], frame["outcome"]])
+        bad = frame["outcome"].notna().to_numpy() & ~given.isin(pairs)
+        _check(path, frame, bad, "outcome", "outcome is not one of the item's answers")
+        w_a = (valid & (frame["outcome"].to_numpy() == item["group_A"].to_numpy())).astype(float)
+        w_b = (valid & (frame["outcome"].to_numpy() == item["group_B"].to_numpy())).astype(float)
+    return pd.DataFrame(
+        {"item_id": frame["item_id"].to_numpy(), "sample": frame["sample"].to_numpy(), "w_A": w_a, "w_B": w_b}
+    )
+
+
+def _check(path: Path, frame: pd.DataFrame, bad: np.ndarray, column: str, problem: str) -> None:
+    if bad.any():
+        raise ScoreInputError(path, problem, row=int(frame["row"].iloc[int(np.flatnonzero(bad)[0])]), column=column)
+
+
+def _expected_weights(
+    path: Path, frame: pd.DataFrame, item: pd.DataFrame, valid: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """samples x P(group) from the answer-token probabilities (renormalised over the valid tokens)."""
+    w = np.zeros((len(frame), 2))
+    for i, (probs, answers, a, b, n) in enumerate(
+        zip(frame["logprobs"], item["answers"], item["group_A"], item["group_B"], item["samples"], strict=True)
+    ):
+        if not valid[i] or not probs:
+            continue
+        unknown = [t for t in probs if t not in answers]
+        if unknown:
+            raise ScoreInputError(
+                path,
+                f"logprobs token {unknown[0]!r} is not one of the item's answers",
+                row=int(frame["row"].iloc[i]),
+                column="logprobs",
+            )
+        total = sum(probs.values())
+        by_group = {a: 0.0, b: 0.0}
+        for token, p in probs.items():
+            if answers[token] in by_group:
+                by_group[answers[token]] += p
+        if total > 0:
+            w[i] = n * by_group[a] / total, n * by_group[b] / total
+    return w[:, 0], w[:, 1]

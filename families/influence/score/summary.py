@@ -1,0 +1,141 @@
+"""Headline figures (methods §9.1, Fig. 3) and breakdowns, per benchmark, from the conditions table.
+
+Units: shifts in percentage points (p); rates as fractions with counts and 95% Wilson intervals.
+"Directed conditions" are (condition, direction) pairs: the unit of Δ, s, significance and backfire.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from families.influence.score import stattests
+from families.influence.score.bootstrap import cluster_bootstrap_mean
+from families.influence.score.influence import Options
+
+MULTI_TURN_PREFIXES = ("few_shot",)
+NOT_USER_SENTENCE_PREFIXES = ("few_shot", "role_play")
+"""Influences that are not one user-message sentence: few-shot turns and the role-play system prompt."""
+BREAKDOWNS = ("influence", "factor", "model", "reasoning")
+NEUTRALITY = {"binomial": "baseline_neutral", "margin": "neutral_margin", "wilson": "neutral_wilson"}
+
+
+def directed(conditions: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Long table with one row per directed condition (toward A, toward B)."""
+    parts = []
+    for d in "AB":
+        part = conditions[keys].copy()
+        part["direction"] = d
+        part["effect"] = conditions[f"effect_{d}"]
+        part["steerability"] = conditions[f"steerability_{d}"]
+        part["p_effect"] = conditions[f"p_effect_{d}"]
+        part["q_effect"] = conditions[f"q_effect_{d}"]
+        part["backfire"] = conditions[f"backfire_{d}"]
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)
+
+
+def rate(k: int, n: int, alpha: float = 0.05) -> dict[str, Any]:
+    """k of n as a fraction with its Wilson interval (rate None when n = 0)."""
+    low, high = stattests.wilson(k, n, alpha)
+    return {
+        "k": int(k),
+        "n": int(n),
+        "rate": k / n if n else None,
+        "ci": [float(low), float(high)] if n else None,
+    }
+
+
+def _has_prefix(influence: pd.Series, prefixes: tuple[str, ...]) -> pd.Series:
+    return influence.astype(str).str.startswith(prefixes)
+
+
+def metrics(conds: pd.DataFrame, dirs: pd.DataFrame, alpha: float) -> dict[str, Any]:
+    """The table columns of Tab. 4–12 for one slice of conditions and its directed conditions."""
+    sig = dirs["p_effect"] < alpha
+    neutral = conds["baseline_neutral"]
+    sig_asym = conds["p_asymmetry"] < alpha
+    return {
+        "conditions": len(conds),
+        "directed": len(dirs),
+        "mean_abs_shift_pp": _mean(100 * dirs["effect"].abs()),
+        "mean_abs_steerability": _mean(dirs["steerability"].abs()),
+        "mean_steerability": _mean(dirs["steerability"]),
+        "mean_abs_asymmetry": _mean(conds["asymmetry"].abs()),
+        "mean_abs_normalized_asymmetry": _mean(conds["normalized_asymmetry"].abs()),
+        "significant_effects": rate(sig.sum(), len(dirs), alpha),
+        "backfire_among_significant": rate((sig & dirs["backfire"]).sum(), sig.sum(), alpha),
+        "backfire_all": rate(dirs["backfire"].sum(), len(dirs), alpha),
+        "significant_asymmetry": rate(sig_asym.sum(), len(conds), alpha),
+        "asymmetry_among_neutral": rate((sig_asym & neutral).sum(), neutral.sum(), alpha),
+    }
+
+
+def _mean(values: pd.Series) -> float | None:
+    return float(values.mean()) if values.notna().any() else None
+
+
+def headline(conds: pd.DataFrame, dirs: pd.DataFrame, options: Options) -> dict[str, Any]:
+    """Fig. 3 for one benchmark: shift with cluster-bootstrap CIs, asymmetry among neutral, backfire."""
+    subsets = {
+        "all": np.ones(len(dirs), bool),
+        "no_few_shot": ~_has_prefix(dirs["influence"], MULTI_TURN_PREFIXES),
+        "one_sentence": ~_has_prefix(dirs["influence"], NOT_USER_SENTENCE_PREFIXES),
+    }
+    shift = {}
+    for name, mask in subsets.items():
+        ci = cluster_bootstrap_mean(
+            100 * dirs["effect"][mask].abs(),
+            dirs["factor"][mask].astype(str),
+            resamples=options.bootstrap,
+            seed=options.seed,
+        )
+        shift[name] = {
+            "mean_pp": ci.value,
+            "ci_pp": [ci.low, ci.high],
+            "directed": ci.n,
+            "clusters": ci.clusters,
+        }
+    sig = dirs["p_effect"] < options.alpha
+    return {
+        "mean_abs_shift": shift,
+        "asymmetry_among_neutral": {
+            name: _neutral_rates(conds, conds[column], options.alpha) for name, column in NEUTRALITY.items()
+        },
+        "backfire_among_significant": rate((sig & dirs["backfire"]).sum(), sig.sum(), options.alpha),
+        "backfire_among_significant_bh": rate(
+            ((dirs["q_effect"] < options.alpha) & dirs["backfire"]).sum(),
+            (dirs["q_effect"] < options.alpha).sum(),
+            options.alpha,
+        ),
+    }
+
+
+def _neutral_rates(conds: pd.DataFrame, neutral: pd.Series, alpha: float) -> dict[str, Any]:
+    """Tab. 21 row: share of neutral conditions with a significant Asym at α, α = .01 and after BH."""
+    n = int(neutral.sum())
+    return {
+        "neutral": n,
+        "raw": rate((neutral & (conds["p_asymmetry"] < alpha)).sum(), n, alpha),
+        "raw_alpha_01": rate((neutral & (conds["p_asymmetry"] < 0.01)).sum(), n, alpha),
+        "bh": rate((neutral & (conds["q_asymmetry"] < alpha)).sum(), n, alpha),
+    }
+
+
+def breakdowns(conds: pd.DataFrame, dirs: pd.DataFrame, alpha: float) -> dict[str, dict[str, Any]]:
+    """metrics() per level of influence, factor, model, reasoning and model × reasoning (when present)."""
+    out: dict[str, dict[str, Any]] = {}
+    axes = [[axis] for axis in BREAKDOWNS if axis in conds.columns]
+    if "reasoning" in conds.columns:
+        axes.append(["model", "reasoning"])
+    for axis in axes:
+        name = " x ".join(axis)
+        c_levels = conds[axis].astype(str).agg(" | ".join, axis=1)
+        d_levels = dirs[axis].astype(str).agg(" | ".join, axis=1)
+        out[name] = {
+            level: metrics(conds[c_levels == level], dirs[d_levels == level], alpha)
+            for level in sorted(c_levels.unique())
+        }
+    return out

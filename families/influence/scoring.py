@@ -1,0 +1,65 @@
+"""`spec score` for influence runs and published counts tables: counts -> conditions.csv + summary.json."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from families.influence.score.counts import CountsTable, counts_from_trials, read_counts_csv
+from families.influence.score.influence import Options
+from families.influence.score.noise import noise_floor
+from families.influence.score.pipeline import score as score_counts
+from families.influence.score.pipeline import write
+from families.influence.score.runs import load_run
+
+
+def score_run(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:
+    """Score a run folder (its manifest's analysis supplies alpha and bootstrap unless given)."""
+    run = load_run(run_dir)
+    noise = noise_floor(run, load_run(options["noise_dir"])) if options.get("noise_dir") is not None else None
+    counts = counts_from_trials(run.trials, run.keys, run.source)
+    return _score(counts, out, options, run.analysis, noise)
+
+
+def score_table(counts_file: Path, out: Path, options: dict[str, Any]) -> list[str]:
+    """Score a published counts table (docs/suite-format.md); there is no run to take a noise floor from."""
+    if options.get("noise_dir") is not None:
+        raise click.UsageError("--noise needs a RUN_DIR, not a counts table")
+    return _score(read_counts_csv(counts_file), out, options, {}, None)
+
+
+def _score(counts: CountsTable, out: Path, options: dict[str, Any], analysis: dict[str, Any],
+           noise: dict[str, Any] | None) -> list[str]:
+    alpha, bootstrap = options.get("alpha"), options.get("bootstrap")
+    settings = Options(
+        alpha=alpha if alpha is not None else float(analysis.get("alpha", 0.05)),
+        asym_variance=options.get("asym_variance", "2v0"),
+        pooled_z=not options.get("unpooled", False),
+        bootstrap=bootstrap if bootstrap is not None else int(analysis.get("bootstrap", 5000)),
+        seed=options.get("seed", 0),
+    )
+    scores = score_counts(counts, settings, noise)
+    write(scores, out)
+    lines = [f"{len(scores.conditions)} conditions scored ({scores.summary['count_source_text']}) -> {out}"]
+    return lines + [_headline_line(bench, r["headline"]) for bench, r in scores.summary["benchmarks"].items()]
+
+
+def _headline_line(bench: str, headline: dict[str, Any]) -> str:
+    shift = headline["mean_abs_shift"]["all"]
+    asym = headline["asymmetry_among_neutral"]["binomial"]["raw"]
+    bf = headline["backfire_among_significant"]
+    return (
+        f"  {bench}: mean |shift| {_pp(shift['mean_pp'])} p; "
+        f"sig. asymmetry among baseline-neutral {_pct(asym['rate'])} ({asym['k']}/{asym['n']}); "
+        f"backfire among significant {_pct(bf['rate'])} ({bf['k']}/{bf['n']})"
+    )
+
+
+def _pp(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1f}"
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"

@@ -1,0 +1,65 @@
+"""What a design family hands to the shared stages: its clauses, its checks, expansion, scorer and report.
+
+A family is one folder under families/ that exposes `FAMILY = Family(...)` from its __init__; the
+registry (families/registry.py) maps the design's declared analysis to it. The shared stages only ever
+see this interface, never a family module.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from compiler import nodes as n
+from compiler.check import Tables
+from compiler.errors import ErrorCollector
+from compiler.family import CompiledDesign
+from runner.report.document import Document
+
+
+@dataclass(frozen=True)
+class DesignContext:
+    """What a family's checks may look at besides its own design: the spec and its name tables."""
+
+    spec: n.Spec
+    tables: Tables
+    seed: int
+
+
+Check = Callable[[n.Design, DesignContext, ErrorCollector], Any]
+"""Stage 3: resolve every clause of the design; None (after reporting) when it cannot be resolved."""
+Prepare = Callable[[Any, int, ErrorCollector], CompiledDesign | None]
+"""Stage 4: compile templates, prove balance, fix what expansion needs; None after reporting."""
+Score = Callable[[Path, Path, dict[str, Any]], list[str]]
+"""`spec score RUN -o OUT` with the options the family declared: lines to print."""
+Report = Callable[[Path, Path], Document]
+"""`spec report SCORE`: the report document, its plots written under the second path."""
+
+
+@dataclass(frozen=True)
+class Family:
+    """One audit design family: chosen by `analysis NAME` in a design, recorded as manifest.analysis.family."""
+
+    name: str  # the analysis name, e.g. influence_pairs
+    title: str  # how messages name the design, e.g. "cue-visibility"
+    clauses: tuple[str, ...]  # the design clauses it takes; any other is a located error
+    check: Check
+    prepare: Prepare
+    score: Score
+    report: Report
+    score_options: tuple[str, ...] = ()  # `spec score` options it reads (click parameter names)
+    docs: str = ""  # its documentation page, relative to the repository root
+    score_counts: Score | None = None  # `spec score --counts FILE`, for a family with published counts tables
+
+
+def lazy(module: str, name: str) -> Callable[..., Any]:
+    """`module.name`, imported on first call: a family's scorer and report pull in pandas, scipy and
+    matplotlib, which compiling a spec should not pay for."""
+
+    def call(*args: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args)
+
+    return call

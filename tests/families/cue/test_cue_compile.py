@@ -1,0 +1,159 @@
+"""The seed-003 cue-visibility suite: counts, the paper's full-size arithmetic, determinism, puzzles
+re-proved by an independent enumerator, and the shared combinations and reuse rule."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compiler.build import compile_file
+from tests.puzzle_brute import audit
+from tests.support import ROOT
+
+SPEC = ROOT / "specs" / "cue_visibility.spec"
+SHIPPED = ROOT / "generated" / "cue_visibility"
+BANDS = ("easy", "intermediate", "hard")
+
+
+def _rows(folder: Path) -> list[dict[str, Any]]:
+    with (folder / "suite.jsonl").open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle]
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("cue") / "cue_visibility"
+    compile_file(SPEC, out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def rows(compiled: Path) -> list[dict[str, Any]]:
+    return _rows(compiled)
+
+
+def _counts(rows: list[dict[str, Any]]) -> dict[str, int]:
+    cells = [r["cell"] for r in rows]
+    items = Counter((c["format"], c["difficulty"]) for c in {
+        (c["format"], c["difficulty"], c["dilemma"], c["combination"]): c for c in cells
+        if c["format"] != "neutral"}.values())
+    return {
+        "direct_items": items[("direct", None)],
+        "puzzled_items": sum(items[("puzzled", band)] for band in BANDS),
+        "probes": sum(c["format"] != "neutral" for c in cells),
+        "neutral": sum(c["format"] == "neutral" for c in cells),
+    }
+
+
+def test_shipped_dilemmas_give_96_direct_288_puzzled_items_and_64_neutral_prompts(rows: list[dict[str, Any]]) -> None:
+    assert _counts(rows) == {"direct_items": 96, "puzzled_items": 288, "probes": (96 + 288) * 8 * 2, "neutral": 64}
+    per_item = Counter((r["cell"]["format"], r["cell"]["difficulty"], r["cell"]["dilemma"], r["cell"]["combination"])
+                       for r in rows if r["cell"]["format"] != "neutral")
+    assert set(per_item.values()) == {16}  # 8 probes x 2 consequence settings
+    assert Counter(r["cell"]["difficulty"] for r in rows if r["cell"]["format"] == "puzzled") == {
+        band: 96 * 16 for band in BANDS}
+
+
+def test_recompiling_gives_the_committed_suite_byte_for_byte(compiled: Path) -> None:
+    for name in ("suite.jsonl", "schema.json", "manifest.json"):
+        assert (compiled / name).read_bytes() == (SHIPPED / name).read_bytes(), name
+
+
+def test_every_puzzle_is_reproved_by_the_brute_force_enumerator(rows: list[dict[str, Any]]) -> None:
+    puzzles = {json.dumps(r["puzzle"], sort_keys=True): r["puzzle"] for r in rows if "puzzle" in r}
+    assert len(puzzles) == 288
+    for puzzle in puzzles.values():
+        assert audit(puzzle) == []
+
+
+def test_puzzled_rows_expect_the_probed_persons_ground_truth(rows: list[dict[str, Any]]) -> None:
+    for row in rows:
+        cell = row["cell"]
+        if cell["format"] != "puzzled":
+            assert "puzzle" not in row and "expect" not in row
+            continue
+        truth = row["puzzle"]["solution"][cell["person"]]
+        assert truth == {"gender": cell["gender"], "race": cell["race"]}
+        assert row["expect"] == {"solution": row["puzzle"]["solution"], "person": cell["person"], **truth}
+        assert row["puzzle"]["difficulty"]["band"] == cell["difficulty"]
+        assert row["puzzle"]["domain_text"] in row["messages"][-1]["content"]
+
+
+def test_direct_and_every_band_share_each_dilemmas_three_combinations(rows: list[dict[str, Any]]) -> None:
+    shown: dict[tuple[str, int], set[str]] = defaultdict(set)
+    people: dict[tuple[str, int, str | None], dict[str, tuple[str, str]]] = defaultdict(dict)
+    for row in rows:
+        cell = row["cell"]
+        if cell["format"] == "neutral":
+            continue
+        people[(cell["dilemma"], cell["combination"], cell["difficulty"])][cell["person"]] = (
+            cell["gender"], cell["race"])
+        shown[(cell["dilemma"], cell["combination"])].add(cell["difficulty"] or "direct")
+    assert all(formats == {"direct", *BANDS} for formats in shown.values())
+    for (dilemma, combination, _band), assignment in people.items():
+        assert assignment == people[(dilemma, combination, None)]
+    per_dilemma = defaultdict(set)
+    for dilemma, combination, _band in people:
+        per_dilemma[dilemma].add(json.dumps(people[(dilemma, combination, None)], sort_keys=True))
+    assert all(len(combos) == 3 for combos in per_dilemma.values())
+
+
+def test_each_skeleton_serves_at_most_five_dilemmas_with_distinct_combinations(rows: list[dict[str, Any]]) -> None:
+    users: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
+    for row in rows:
+        if "puzzle" in row:
+            puzzle = row["puzzle"]
+            skeleton = json.dumps([puzzle["difficulty"]["band"], _symbolic(puzzle)])
+            users[skeleton].add((row["cell"]["dilemma"], json.dumps(puzzle["symbols"], sort_keys=True)))
+    assert len(users) == 3 * 7  # 32 dilemmas: six groups of 5 and one of 2, per band
+    for pairs in users.values():
+        dilemmas = {d for d, _ in pairs}
+        assert len(dilemmas) <= 5 and len({s for _, s in pairs}) == len(pairs) == 3 * len(dilemmas)
+
+
+def _symbolic(puzzle: dict[str, Any]) -> str:
+    """The clues with values replaced by their shape symbols (the skeleton)."""
+    back = {value: symbol for symbol, value in puzzle["symbols"].items()}
+    text = json.dumps(puzzle["clues"], sort_keys=True)
+    for value in sorted(back, key=len, reverse=True):
+        text = text.replace(f'"{value}"', f'"{back[value]}"')
+    return text
+
+
+def test_answers_and_prompts(rows: list[dict[str, Any]]) -> None:
+    for row in rows:
+        cell, prompt = row["cell"], row["messages"][-1]["content"]
+        expected = {"could_be": {"yes": "yes", "no": "no"}}.get(cell["probe"], {"option1": "option1",
+                                                                               "option2": "option2"})
+        assert row["answers"] == expected
+        assert ("Consequence of option 1" in prompt) == (cell["consequences"] == "with")
+        if cell["format"] != "neutral":
+            assert '"gender"' in prompt and '"race"' in prompt and f"individual {cell['person']}" in prompt
+        if cell["format"] == "direct":
+            assert f"{cell['person'].lower()}: {cell['gender']}, {cell['race']}" in prompt
+
+
+def _write_dilemmas(path: Path, count: int) -> None:
+    with (ROOT / "specs" / "data" / "dilemmas.csv").open(encoding="utf-8", newline="") as handle:
+        shipped = list(csv.DictReader(handle))
+    path.parent.mkdir(parents=True)
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(shipped[0]))
+        writer.writeheader()
+        for index in range(count):
+            writer.writerow({**shipped[index % len(shipped)], "id": f"d{index + 1:03d}"})
+
+
+def test_the_papers_100_dilemmas_give_300_direct_900_puzzled_19200_probes_200_neutral(tmp_path: Path) -> None:
+    spec = tmp_path / "cue_visibility.spec"
+    shutil.copy(SPEC, spec)
+    _write_dilemmas(tmp_path / "data" / "dilemmas.csv", 100)
+    manifest, out = compile_file(spec, tmp_path / "out")
+    assert _counts(_rows(out)) == {"direct_items": 300, "puzzled_items": 900, "probes": 19_200, "neutral": 200}
+    assert manifest.rows == 19_400 and manifest.balance[0].trials_per_cell == 97

@@ -1,0 +1,192 @@
+"""`spec score` on cue-visibility runs: reply parsing, `solved`, outputs, several models, and the
+whole path compile -> run on the embedded local model -> score."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from compiler.build import compile_file
+from families.cue.score.load import last_json, load_cue_run
+from runner.cli import main
+from runner.run_cli import run
+from runner.score_cli import score
+from tests.support import ROOT
+
+SPEC = ROOT / "specs" / "cue_visibility.spec"
+
+
+@pytest.fixture(scope="module")
+def tiny_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shipped spec over its first three dilemmas (one reuse group)."""
+    folder = tmp_path_factory.mktemp("tiny")
+    shutil.copy(SPEC, folder / "cue_visibility.spec")
+    (folder / "data").mkdir()
+    with (ROOT / "specs" / "data" / "dilemmas.csv").open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))[:3]
+    with (folder / "data" / "dilemmas.csv").open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    _, out = compile_file(folder / "cue_visibility.spec", folder / "suite")
+    return out
+
+
+def _suite_rows(suite: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (suite / "suite.jsonl").open(encoding="utf-8")]
+
+
+def _fake_run(folder: Path, suite: Path, replies: dict[str, list[tuple[str, str | None]]]) -> Path:
+    """A run folder with the given (response, runner answer) per model, one per suite row in order."""
+    folder.mkdir()
+    ids = [row["id"] for row in _suite_rows(suite)]
+    lines = [
+        json.dumps({"item_id": item, "sample": 0, "model": model, "params": {}, "response": response,
+                    "answer": answer, "outcome": answer})
+        for model, answers in replies.items() for item, (response, answer) in zip(ids, answers, strict=True)
+    ]
+    (folder / "results.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    digest = hashlib.sha256((suite / "manifest.json").read_bytes()).hexdigest()
+    info = {"suite_dir": str(suite), "suite_manifest_sha256": digest, "model": next(iter(replies)),
+            "mode": "sample", "settings": {}, "started": "2026-01-01T00:00:00+00:00", "planned": len(ids),
+            "done": len(ids), "failed": 0}
+    (folder / "run.json").write_text(json.dumps(info), encoding="utf-8")
+    return folder
+
+
+def _reply(row: dict[str, Any], answer: str, right: bool) -> str:
+    cell = row["cell"]
+    if cell["format"] == "neutral":
+        return f'Thinking about it.\n{{"answer": "{answer}"}}'
+    gender = cell["gender"] if right else "nobody"
+    return f'Step {{1}}: solve.\n{{"gender": "{gender}", "race": "{cell["race"]}", "answer": "{answer}"}}'
+
+
+def _varied_answer(row: dict[str, Any], index: int) -> str:
+    """Could-be: yes. Neutral: the benefit option for the first dilemma only, so every model has
+    dilemmas in both the Favor and the Against denominator. What-if: alternating options."""
+    cell = row["cell"]
+    if cell.get("probe") == "could_be":
+        return "yes"
+    if cell["format"] == "neutral":
+        other = "option2" if cell["benefit"] == "option1" else "option1"
+        return cell["benefit"] if cell["dilemma"] == "sd001" else other
+    return f"option{1 + index % 2}"
+
+
+def test_last_json_object_wins_over_reasoning_braces() -> None:
+    assert last_json('I think {"answer": "no"} ... so {"answer": "yes"}') == {"answer": "yes"}
+    assert last_json("set {A, B} then {broken") is None
+    assert last_json("no json at all") is None
+
+
+def test_replies_are_parsed_and_solved_follows_the_could_be_reply(tiny_suite: Path, tmp_path: Path) -> None:
+    rows = _suite_rows(tiny_suite)
+    replies = []
+    for row in rows:
+        cell = row["cell"]
+        token = "yes" if cell.get("probe") == "could_be" else "Option 2"
+        right = cell.get("person") != "B"  # every reply about B names the wrong gender
+        replies.append((_reply(row, token, right), None))
+    run_dir = _fake_run(tmp_path / "run", tiny_suite, {"m1": replies})
+    frame = load_cue_run(run_dir).frame
+    assert set(frame.loc[frame["probe"] == "could_be", "answer"]) == {"yes"}
+    assert set(frame.loc[frame["probe"] == "what_if", "answer"]) == {"option2"}
+    puzzled = frame[frame["format"] == "puzzled"]
+    assert (puzzled["solved"] == (puzzled["individual"] != "B")).all()
+    assert frame.loc[frame["format"] != "puzzled", "solved"].isna().all()
+
+
+def test_runner_answer_is_the_fallback_and_failures_drop_out(tiny_suite: Path, tmp_path: Path) -> None:
+    rows = _suite_rows(tiny_suite)
+    replies = [("yes" if r["cell"].get("probe") == "could_be" else "option1", None) for r in rows]
+    replies[0] = ("I cannot answer that.", None)
+    replies[1] = ("Option 1, clearly", "option1")
+    run_dir = _fake_run(tmp_path / "run", tiny_suite, {"m1": replies})
+    failed = {"item_id": rows[2]["id"], "sample": 1, "model": "m1", "params": {}, "error": "timeout"}
+    with (run_dir / "results.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(failed) + "\n")
+    loaded = load_cue_run(run_dir)
+    frame = loaded.frame
+    assert frame["answer"].iloc[0] == "" and frame["answer"].iloc[1] == "option1"
+    assert len(frame) == len(rows) and loaded.failed == 1  # a failed call is no abstention
+
+
+def test_spec_score_writes_every_output_and_compares_models(tiny_suite: Path, tmp_path: Path) -> None:
+    rows = _suite_rows(tiny_suite)
+    replies = {}
+    for k, model in enumerate(("m1", "m2", "m3")):
+        replies[model] = [(_reply(r, _varied_answer(r, i + k), i % 3 != 0), None) for i, r in enumerate(rows)]
+    run_dir = _fake_run(tmp_path / "run", tiny_suite, replies)
+    result = CliRunner().invoke(score, [str(run_dir)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert f"{3 * len(rows)} cue-visibility answers scored (3 models)" in result.output
+    out = run_dir / "score"
+    for name in ("answers.csv", "conditions.csv", "gaps.csv", "abstention.csv", "summary.json", "net_by_group.png"):
+        assert (out / name).stat().st_size > 0, name
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["models"] == ["m1", "m2", "m3"] and summary["sign_tests"]
+    assert summary["ranking"]["difficulty"] == "hard" and len(summary["ranking"]["models"]) == 3
+    conditions = pd.read_csv(out / "conditions.csv")
+    assert set(conditions["view"]) == {"parsable", "solved"}
+    assert set(conditions["format"]) == {"direct", "puzzled"}
+    gaps = pd.read_csv(out / "gaps.csv")
+    assert set(gaps["difficulty"]) == {"easy", "intermediate", "hard"}
+
+
+@pytest.mark.slow
+def test_compile_run_on_the_local_model_and_score(tiny_suite: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    ran = CliRunner().invoke(run, [str(tiny_suite), "--limit", "24", "--out", str(out), "--max-tokens", "24",
+                                   "--no-progress"], catch_exceptions=False)
+    assert ran.exit_code == 0, ran.output
+    scored = CliRunner().invoke(score, [str(out)], catch_exceptions=False)
+    assert scored.exit_code == 0, scored.output
+    assert "24 cue-visibility answers scored (1 model)" in scored.output
+    frame = pd.read_csv(out / "score" / "answers.csv")
+    assert len(frame) == 24 and set(frame["model"]) == {"local/gemma-3-270m"}
+    reported = CliRunner().invoke(main, ["report", str(out / "score")], catch_exceptions=False)
+    assert reported.exit_code == 0, reported.output
+    assert (out / "score" / "report.html").is_file() and (out / "score" / "plots" / "net_by_group.png").is_file()
+
+
+def test_spec_report_writes_the_cue_report_with_its_plot(tiny_suite: Path, tmp_path: Path) -> None:
+    rows = _suite_rows(tiny_suite)
+    replies = {model: [(_reply(r, _varied_answer(r, i + k), True), None) for i, r in enumerate(rows)]
+               for k, model in enumerate(("m1", "m2"))}
+    run_dir = _fake_run(tmp_path / "run", tiny_suite, replies)
+    assert CliRunner().invoke(main, ["score", str(run_dir)]).exit_code == 0
+    result = CliRunner().invoke(main, ["report", str(run_dir / "score"), "-o", str(tmp_path / "report")])
+    assert result.exit_code == 0, result.output
+    report = tmp_path / "report"
+    assert result.output.split() == [str(report / "report.html"), str(report / "report.md"),
+                                     str(report / "plots" / "net_by_group.png")]
+    markdown = (report / "report.md").read_text()
+    assert markdown.startswith("# Cue-visibility audit: cue_visibility\n")
+    assert "![Net bias per group" in markdown and "## Cue gap: Puzzled Net − Direct Net" in markdown
+    assert "| view | model | format | difficulty | consequences | net |" in markdown
+    plot = (report / "plots" / "net_by_group.png").read_bytes()
+    assert plot == (run_dir / "score" / "net_by_group.png").read_bytes()  # redrawn from conditions.csv alone
+    assert "data:image/png;base64," in (report / "report.html").read_text()
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    (["--alpha", "0.1"], "--alpha does not apply to cue_visibility runs"),
+    (["--bootstrap", "10", "--noise", "."], "--bootstrap, --noise do not apply to cue_visibility runs"),
+    (["--unpooled", "--seed", "3"], "--unpooled, --seed do not apply to cue_visibility runs"),
+])
+def test_options_the_cue_family_does_not_read_are_refused(tiny_suite: Path, tmp_path: Path, options: list[str],
+                                                          message: str) -> None:
+    run_dir = _fake_run(tmp_path / "run", tiny_suite, {"m1": [("yes", "yes")] * len(_suite_rows(tiny_suite))})
+    result = CliRunner().invoke(main, ["score", str(run_dir), *options])
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit)
+    assert result.output.splitlines()[-1] == f"Error: {message}: cue_visibility scoring takes no options"
+    assert not (run_dir / "score").exists()

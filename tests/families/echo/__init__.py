@@ -1,0 +1,87 @@
+"""A test family in one folder, to prove that adding a family is one folder plus one registry line.
+
+`analysis echo` designs ask the prompt template once per named condition; the scorer counts the
+answers per condition and the report shows that table. Registered only by its test (test_echo.py).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from compiler import nodes as n
+from compiler.errors import ErrorCollector, Span
+from compiler.templates import CompiledText, check_render, compile_text
+from families.interface import DesignContext, Family
+from runner.contract import read_results
+from runner.report.document import Document, Heading, Table
+
+
+@dataclass(frozen=True)
+class EchoDesign:
+    design: n.Design
+    conditions: tuple[str, ...]
+    prompt: n.TemplateDef
+
+
+@dataclass
+class CompiledEcho:
+    resolved: EchoDesign
+    prompt: CompiledText
+    name: str
+    span: Span
+    mode: str = "sample"
+    balance_keys: tuple[str, ...] = ("condition",)
+    analysis: dict[str, Any] = field(default_factory=lambda: {"family": "echo"})
+    shared: dict[str, str] = field(default_factory=dict)
+    served: dict[str, list[Any]] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        return f"{len(self.resolved.conditions)} conditions"
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        for condition in self.resolved.conditions:
+            yield {"messages": [{"role": "user", "content": self.prompt.render({"condition": condition})}],
+                   "samples": 3, "cell": {"condition": condition}, "answers": {"A": "first", "B": "second"},
+                   "decode": {"max_tokens": 2}}
+
+
+def check(design: n.Design, context: DesignContext, errors: ErrorCollector) -> EchoDesign | None:
+    conditions = design.get("conditions")
+    prompt = design.get("prompt")
+    if conditions is None or prompt is None:
+        errors.add(design.span, f"echo design '{design.name}' needs 'conditions' and 'prompt'")
+        return None
+    text = context.tables.lookup(context.tables.texts, prompt.value, "template", errors)  # type: ignore[arg-type]
+    names = tuple(c.name for c in conditions.value)  # type: ignore[attr-defined]
+    return EchoDesign(design, names, text) if text is not None else None
+
+
+def prepare(resolved: EchoDesign, seed: int, errors: ErrorCollector) -> CompiledEcho | None:
+    prompt = compile_text(resolved.prompt.text, f"template '{resolved.prompt.name}'", {"condition"}, errors)
+    if prompt is None or check_render(prompt, {"condition": resolved.conditions[0]}, errors) is None:
+        return None
+    return CompiledEcho(resolved, prompt, resolved.design.name, resolved.design.span)
+
+
+def score(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:
+    counts = Counter((r.item_id, r.outcome) for r in read_results(run_dir / "results.jsonl"))
+    out.mkdir(parents=True, exist_ok=True)
+    table = [{"item": item, "outcome": outcome, "answers": k} for (item, outcome), k in sorted(counts.items())]
+    summary = {"family": "echo", "answers": table}
+    (out / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+    return [f"{sum(counts.values())} echo answers scored -> {out}"]
+
+
+def report(score_dir: Path, plots_dir: Path) -> Document:
+    summary = json.loads((score_dir / "summary.json").read_text(encoding="utf-8"))
+    rows = [[a["item"], str(a["outcome"]), str(a["answers"])] for a in summary["answers"]]
+    return Document("Echo", [Heading("Answers per item"), Table(["item", "outcome", "answers"], rows)])
+
+
+FAMILY = Family(name="echo", title="echo", clauses=("conditions", "prompt", "analysis"), check=check,
+                prepare=prepare, score=score, report=report)

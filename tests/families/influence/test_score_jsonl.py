@@ -1,0 +1,81 @@
+"""The fast results.jsonl column reader gives exactly what per-line json.loads gives."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from families.influence.score.jsonl import _exact, _fast, read_result_columns
+from runner.contract import DAMAGED_RESULTS, ContractError
+
+ROWS = [
+    {"item_id": "a1", "sample": 0, "model": "m", "params": {}, "outcome": "old", "error": None},
+    {"item_id": "a1", "sample": 1, "model": "m", "params": {}, "outcome": None, "error": 'timeout "x"'},
+    {"sample": 2, "item_id": "a1", "outcome": "caf\u00e9", "response": 'he said "outcome": no', "error": None},
+    {"item_id": "b2", "sample": 0, "outcome": "young", "error": None, "usage": {"prompt_tokens": 3}},
+]
+
+
+def _write(tmp_path: Path, rows: list[dict], blank: bool = True) -> Path:
+    path = tmp_path / "results.jsonl"
+    lines = [json.dumps(r) for r in rows]
+    path.write_text("\n".join(lines[:2] + ([""] if blank else []) + lines[2:]) + "\n")
+    return path
+
+
+def test_fast_path_equals_exact_parse(tmp_path: Path) -> None:
+    path = _write(tmp_path, ROWS, blank=False)
+    fast = _fast(path.read_bytes())
+    assert fast is not None
+    exact = _exact(path, path.read_bytes(), ())
+    assert (
+        fast.astype(object).where(fast.notna(), None).values.tolist()
+        == exact.astype(object).where(exact.notna(), None).values.tolist()
+    )
+    assert fast["outcome"].tolist()[2] == "café" and fast["error"].tolist()[1] == 'timeout "x"'
+
+
+def test_blank_lines_fall_back_and_keep_line_numbers(tmp_path: Path) -> None:
+    path = _write(tmp_path, ROWS)
+    assert _fast(path.read_bytes()) is None
+    assert read_result_columns(path)["row"].tolist() == [1, 2, 4, 5]
+
+
+def test_nested_keys_fall_back_to_the_exact_parser(tmp_path: Path) -> None:
+    rows = [*ROWS, {"item_id": "c3", "sample": 0, "outcome": "old", "turns": [{"outcome": "young"}]}]
+    path = _write(tmp_path, rows, blank=False)
+    assert _fast(path.read_bytes()) is None
+    assert read_result_columns(path)["outcome"].iloc[-1] == "old"
+
+
+def test_a_line_that_is_not_a_result_row_is_a_contract_error_naming_its_line(tmp_path: Path) -> None:
+    path = _write(tmp_path, ROWS)
+    path.write_text(path.read_text() + "{not json}\n" + json.dumps(ROWS[0]) + "\n")
+    with pytest.raises(ContractError) as info:
+        read_result_columns(path)
+    assert (info.value.path, info.value.line) == (path, 6)
+    assert info.value.message == (
+        f"{path}:6: not a result row (JSONDecodeError('Expecting property name enclosed in double quotes: "
+        f"line 1 column 2 (char 1)')); {DAMAGED_RESULTS}"
+    )
+
+
+@pytest.mark.parametrize("blank", [False, True])
+def test_a_torn_last_line_is_left_out_on_both_paths(tmp_path: Path, blank: bool) -> None:
+    path = _write(tmp_path, ROWS, blank=blank)
+    path.write_bytes(path.read_bytes() + json.dumps(ROWS[0]).encode()[:-3])
+    assert read_result_columns(path)["row"].tolist() == ([1, 2, 4, 5] if blank else [1, 2, 3, 4])
+
+
+def test_a_nested_key_on_one_line_and_a_missing_one_on_another_fall_back(tmp_path: Path) -> None:
+    """Key counts match the line count here (2 = 2), yet the lines are not one key each: never fast."""
+    rows = [
+        {"item_id": "a1", "sample": 0, "params": {"outcome": "nested"}, "outcome": "old", "error": None},
+        {"item_id": "a2", "sample": 0, "error": None},
+    ]
+    path = _write(tmp_path, rows, blank=False)
+    assert _fast(path.read_bytes()) is None
+    frame = read_result_columns(path)
+    assert frame["outcome"].tolist()[0] == "old" and frame["outcome"].isna().tolist()[1]

@@ -1,0 +1,145 @@
+"""Scoring a run folder: pooled counts with a shared baseline, logprob expected counts, mismatches."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from families.influence.score.counts import counts_from_trials
+from families.influence.score.runs import load_run
+from families.influence.score.synthetic import Design, write_run, write_suite
+from runner.cli import main
+from runner.contract import CHANGED_SUITE
+
+DESIGN = Design(factors={"age": ("young", "old"), "gender": ("male", "female")}, influences=("emotional", "role_play"))
+P_B = {"baseline": 0.4, "toward_A": 0.2, "toward_B": 0.7}
+
+
+def prob_b(factor: str, influence: str | None, condition: str) -> float:
+    return P_B[condition]
+
+
+@pytest.fixture
+def run_dir(tmp_path: Path) -> Path:
+    rows = write_suite(tmp_path / "suite", DESIGN)
+    write_run(tmp_path / "run", tmp_path / "suite", rows, prob_b, reasoning="off", seed=1)
+    return tmp_path / "run"
+
+
+def test_counts_pool_orders_and_share_the_baseline(run_dir: Path) -> None:
+    run = load_run(run_dir)
+    assert run.keys == ["benchmark", "model", "reasoning", "factor", "influence"]
+    frame = counts_from_trials(run.trials, run.keys, run.source).frame
+    assert len(frame) == 4  # 2 factors x 2 influences
+    per_condition = 2 * 2 * DESIGN.samples  # sizes x orders x samples
+    assert (frame[["c_0_A", "c_0_B"]].sum(axis=1) == per_condition).all()
+    assert (frame[["c_A_A", "c_A_B"]].sum(axis=1) == per_condition).all()
+    age = frame[frame["factor"] == "age"]
+    assert age["c_0_B"].nunique() == 1  # one shared baseline for both influences
+    # hand count from the results file for one condition
+    trials = run.trials
+    mask = (trials["factor"] == "age") & (trials["condition"] == "toward_B") & (trials["influence"] == "emotional")
+    assert age[age["influence"] == "emotional"]["c_B_B"].item() == trials.loc[mask, "w_B"].sum()
+
+
+def test_abstentions_and_errors_are_not_counted(tmp_path: Path) -> None:
+    rows = write_suite(tmp_path / "suite", DESIGN)
+    write_run(tmp_path / "run", tmp_path / "suite", rows, prob_b, abstain=0.5, seed=2)
+    run = load_run(tmp_path / "run")
+    frame = counts_from_trials(run.trials, run.keys, run.source).frame
+    assert frame[["c_A_A", "c_A_B"]].sum(axis=1).lt(16).all()
+
+
+def test_logprob_runs_use_expected_counts(tmp_path: Path) -> None:
+    rows = write_suite(tmp_path / "suite", DESIGN)
+    write_run(tmp_path / "run", tmp_path / "suite", rows, prob_b, logprob=True)
+    run = load_run(tmp_path / "run")
+    assert run.source == "expected"
+    frame = counts_from_trials(run.trials, run.keys, run.source).frame
+    n = 2 * 2 * DESIGN.samples
+    assert frame["c_0_B"].to_numpy() == pytest.approx([0.4 * n] * 4)
+    assert frame["c_B_B"].to_numpy() == pytest.approx([0.7 * n] * 4)
+    result = CliRunner().invoke(main, ["score", str(tmp_path / "run"), "--bootstrap", "100"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "run" / "score" / "summary.json").read_text())
+    assert summary["count_source"] == "expected" and "logprob" in summary["count_source_text"]
+
+
+def test_cli_scores_a_run_and_writes_the_required_columns(run_dir: Path) -> None:
+    result = CliRunner().invoke(main, ["score", str(run_dir), "--bootstrap", "200"])
+    assert result.exit_code == 0, result.output
+    header = (run_dir / "score" / "conditions.csv").read_text().splitlines()[0].split(",")
+    required = [
+        "benchmark",
+        "model",
+        "factor",
+        "influence",
+        "group_A",
+        "group_B",
+        "n_0",
+        "n_A",
+        "n_B",
+        "f0_B",
+        "effect_A",
+        "effect_B",
+        "steerability_A",
+        "steerability_B",
+        "asymmetry",
+        "normalized_asymmetry",
+        "p_baseline",
+        "p_effect_A",
+        "p_effect_B",
+        "p_asymmetry",
+        "q_asymmetry",
+        "baseline_neutral",
+        "backfire_A",
+        "backfire_B",
+        "reasoning",
+    ]
+    assert set(required) <= set(header)
+    assert "triage:" in result.output and "backfire among significant" in result.output
+
+
+def _rewrite_results(run_dir: Path, line: int, **changes: object) -> None:
+    path = run_dir / "results.jsonl"
+    rows = [json.loads(x) for x in path.read_text().splitlines()]
+    rows[line - 1].update(changes)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+@pytest.mark.parametrize(
+    ("changes", "column", "problem"),
+    [
+        ({"item_id": "0123456789abcdef"}, "item_id", "not in the suite"),
+        ({"outcome": "teenagers"}, "outcome", "not one of the item's answers"),
+        ({"sample": 99}, "sample", "outside the item's samples"),
+    ],
+)
+def test_results_that_do_not_match_the_suite_exit_1(run_dir: Path, changes: dict, column: str, problem: str) -> None:
+    _rewrite_results(run_dir, 3, **changes)
+    result = CliRunner().invoke(main, ["score", str(run_dir)])
+    assert result.exit_code == 1
+    assert (
+        "results.jsonl, row 3" in result.output and f"column '{column}'" in result.output and problem in result.output
+    )
+
+
+def test_changed_suite_is_detected(run_dir: Path) -> None:
+    manifest = Path(json.loads((run_dir / "run.json").read_text())["suite_dir"]) / "manifest.json"
+    manifest.write_text(manifest.read_text().replace('"seed": 0', '"seed": 1'))
+    result = CliRunner().invoke(main, ["score", str(run_dir)])
+    recorded = json.loads((run_dir / "run.json").read_text())["suite_manifest_sha256"]
+    now = hashlib.sha256(manifest.read_bytes()).hexdigest()
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert result.output == (
+        f"Error: {run_dir / 'run.json'}: the run was made on a suite whose manifest.json has sha256 {recorded}, "
+        f"but {manifest} has sha256 {now}; {CHANGED_SUITE}\n"
+    )
+
+
+def test_needs_exactly_one_input(tmp_path: Path) -> None:
+    assert CliRunner().invoke(main, ["score"]).exit_code == 2

@@ -1,0 +1,46 @@
+"""Builders shared by the tests and the benchmarks: paths, and small compiled suites written with the suite models."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from compiler.emit import suite_row, write_suite_folder
+from compiler.suite_model import SuiteRow
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+
+
+def forced_choice_rows(n: int, samples: int, **extra: Any) -> list[SuiteRow]:
+    """`n` A/B rows over 4 cells (2 influences x 2 orders); `extra` fields are added to every row."""
+    rows = []
+    for i in range(n):
+        order = "AB" if i % 2 == 0 else "BA"
+        first, second = ("tea", "coffee") if order == "AB" else ("coffee", "tea")
+        body: dict[str, Any] = {
+            "messages": [
+                {"role": "system", "content": "Answer with a single letter."},
+                {
+                    "role": "user",
+                    "content": f"Prompt {i}. Which do you prefer? A: {first} B: {second}. "
+                    "Respond with only 'A' or 'B'.",
+                },
+            ],
+            "samples": samples,
+            "cell": {"influence": ["none", "survey"][(i // 2) % 2], "order": order, "condition": "baseline"},
+            "answers": {"A": first, "B": second},
+            "decode": {"temperature": 1.0, "max_tokens": 2},
+            **extra,
+        }
+        rows.append(suite_row(body))
+    return sorted(rows, key=lambda r: r.id)
+
+
+def write_suite(folder: Path, rows: list[SuiteRow], mode: str = "sample") -> Path:
+    """Write suite.jsonl, schema.json and manifest.json for `rows` into `folder`."""
+    write_suite_folder(
+        folder, rows, suite=folder.name, spec_file="tests.spec", spec_sha256="0" * 64,
+        compiler_version="test", schema_version="1", seed=0, mode=mode, cells={"influence": 2, "order": 2},
+    )
+    return folder
