@@ -132,7 +132,7 @@ def bench_b(tmp: Path, prompts: int, rounds: int = 3) -> None:
 def bench_c(tmp: Path, items: int) -> None:
     triage = ROOT / "generated" / "triage"
     suite = (
-        triage if (triage / "manifest.json").is_file() else write_suite(tmp / "c-suite", forced_choice_rows(items, 1))
+        triage if (triage / "suite.jsonl").is_file() else write_suite(tmp / "c-suite", forced_choice_rows(items, 1))
     )
     stub, api_base = start_stub(0.0)
     cache = tmp / "c-cache.sqlite"

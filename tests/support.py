@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import json
+import shutil
+import tempfile
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +16,24 @@ from compiler.suite_model import SuiteRow
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
+SUITE_FILES = ("suite.jsonl", "manifest.json", "schema.json")
+
+
+@cache
+def shipped_suite(name: str) -> Path:
+    """generated/<name> compiled afresh from the spec its manifest names, once per test session.
+
+    generated/ commits only manifest.json and schema.json (a suite.jsonl is tens of MB and each recompile
+    committed would count again against the submission limit); the manifest holds suite.jsonl's sha256, so
+    a byte-identical manifest proves a byte-identical suite."""
+    from compiler.build import compile_file
+
+    spec_file = json.loads((ROOT / "generated" / name / "manifest.json").read_text(encoding="utf-8"))["spec_file"]
+    scratch = Path(tempfile.mkdtemp(prefix=f"spec-shipped-{name}-"))
+    atexit.register(shutil.rmtree, scratch, ignore_errors=True)
+    with contextlib.chdir(ROOT):  # the manifest records spec_file relative to the working folder
+        compile_file(Path(spec_file), scratch / name)
+    return scratch / name
 
 
 def forced_choice_rows(n: int, samples: int, **extra: Any) -> list[SuiteRow]:

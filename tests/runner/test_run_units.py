@@ -17,7 +17,7 @@ from runner.merge import MergeError, merge_runs
 from runner.plan import Shard, plan
 from runner.run_cli import merge, run
 from tests.stub_server import StubServer
-from tests.support import ROOT
+from tests.support import shipped_suite
 
 AB = ("A", "B")
 
@@ -190,7 +190,7 @@ def test_unknown_model_stops_the_run_with_one_message(make_suite: Callable[..., 
 
 
 def test_limit_on_the_triage_suite_reaches_every_condition_of_the_design() -> None:
-    suite = read_suite(ROOT / "generated" / "triage")
+    suite = read_suite(shipped_suite("triage"))
     assert suite.strata == ["factor", "influence", "condition"]
     picked = plan(suite.rows, mode="sample", limit=75, seed=3, strata=suite.strata)
     strata = Counter((w.row.cell["factor"], w.row.cell["influence"], w.row.cell["condition"])
