@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import platform
 import sys
 from importlib import metadata
-from pathlib import Path
 
 import click
 
+from compiler.emit import file_sha256
 from runner.cache import cache_dir
 from runner.native import cpu_summary, describe_failure, read_record, record_path, run_smoke, smoke_line
 
@@ -32,19 +31,11 @@ def _build() -> str:
     return f"{record['level']} build for any {record['machine']} CPU: {' '.join(record['cmake_args'])}"
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as data:
-        for block in iter(lambda: data.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _model_file() -> str:
     path = cache_dir() / "models" / _MODEL_FILE
     if not path.is_file():
         return f"{path} (not assembled yet: the first local run or the smoke test writes it)"
-    return f"{path} ({path.stat().st_size / 1e6:.0f} MB, sha256 {_sha256(path)})"
+    return f"{path} ({path.stat().st_size / 1e6:.0f} MB, sha256 {file_sha256(path)})"
 
 
 def _cache() -> str:
