@@ -1,17 +1,61 @@
-"""The `spec` command line: one click group; each stage registers its commands here."""
+"""The `spec` command line: one click group whose commands are imported only when they run.
+
+Each command lives with its stage (compiler/cli.py, runner/run_cli.py, ...). Importing them all made
+every command, `spec --help` included, pay for scipy, litellm, asyncio and z3 (seconds on a small
+machine), so the group knows each command by module, attribute and one-line help, and imports a
+command's module only when that command is invoked. tests/runner/test_cli_startup.py keeps the
+one-line helps equal to the commands' own.
+"""
 
 from __future__ import annotations
 
+import importlib
+
 import click
+from click.utils import make_default_short_help
 
-from compiler.cli import check, compile_cmd, show
-from compiler.verify_cli import verify
-from runner.doctor import doctor
-from runner.run_cli import merge, run
-from runner.score_cli import report, score
+# name -> (module, attribute, the first paragraph of the command's help)
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "check": ("compiler.cli", "check", "Check a spec for mistakes without writing anything."),
+    "compile": ("compiler.cli", "compile_cmd", "Compile a spec into a frozen, hashed stimulus suite."),
+    "show": ("compiler.cli", "show",
+             "Show a compiled suite: trials per cell and items exactly as the model sees them."),
+    "verify": ("compiler.verify_cli", "verify",
+               "Re-prove every puzzle in SUITE (a compiled suite folder or suite.jsonl)."),
+    "run": ("runner.run_cli", "run", "Run every (item, sample) of the compiled suite SUITE_DIR against a model."),
+    "merge": ("runner.run_cli", "merge",
+              "Merge shard runs of one suite (same model and mode) into OUT, one row per (item, sample)."),
+    "score": ("runner.score_cli", "score",
+              "Score RUN_DIR (suite + results), or a counts table with --counts: conditions.csv + summary.json."),
+    "report": ("runner.score_cli", "report",
+               "Write report.html (self-contained) and report.md with PNG plots from a `spec score` folder."),
+    "doctor": ("runner.doctor", "doctor",
+               "Print what a bug report needs and test that the embedded model runs on this CPU."),
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """A group that imports a command's module when the command is looked up, not before."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(COMMANDS) | set(self.commands))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.commands or cmd_name not in COMMANDS:
+            return self.commands.get(cmd_name)
+        module, attribute, _ = COMMANDS[cmd_name]
+        return getattr(importlib.import_module(module), attribute)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(map(len, names))  # as click.Group lays out its commands
+        rows = [(name, make_default_short_help(COMMANDS[name][2], limit) if name in COMMANDS
+                 else self.commands[name].get_short_help_str(limit)) for name in names]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="spec-audits", prog_name="spec")
 def main() -> None:
     """spec: compile, run and score LLM influence and bias audits.
@@ -23,15 +67,5 @@ def main() -> None:
       spec show generated/triage
       spec run generated/triage --limit 200 --out runs/triage-local
       spec score runs/triage-local
+      spec doctor                 # what a bug report needs
     """
-
-
-main.add_command(check)
-main.add_command(compile_cmd)
-main.add_command(show)
-main.add_command(verify)
-main.add_command(score)
-main.add_command(report)
-main.add_command(run)
-main.add_command(merge)
-main.add_command(doctor)
