@@ -323,7 +323,8 @@ def instantiate(config: PropositionalConfig, skeleton: Skeleton, selection: Sele
     symbols = {f"{a.prefix}{i + 1}": value for a in config.attributes for i, value in enumerate(selection[a.name])}
     clues = [relabel(c, lambda _attribute, symbol: symbols[symbol]) for c in skeleton.clues]
     solution = {p: {a: symbols[s] for a, s in row.items()} for p, row in skeleton.solution.items()}
-    domain = {a.name: list(selection[a.name]) for a in config.attributes}
+    # Pool order, not symbol order: listing G1 first would tell the reader A's gender (A is G1 R1).
+    domain = {a.name: [v for v in a.values if v in selection[a.name]] for a in config.attributes}
     renderer = Renderer(config.attributes, config.clues, PROPOSITIONAL_PHRASINGS, config.literal)
     puzzle: dict[str, Any] = {
         "family": "propositional",

@@ -41,8 +41,7 @@ def test_generated_puzzles_are_unique_minimal_and_in_band(band: str) -> None:
 
 def test_canonical_shape_and_expect() -> None:
     puzzle = _puzzle(CONFIG, "easy", 0)
-    g1, g2 = puzzle["domain"]["gender"]
-    r1, r2 = puzzle["domain"]["race"]
+    g1, g2, r1, r2 = (puzzle["symbols"][s] for s in ("G1", "G2", "R1", "R2"))
     assert puzzle["solution"] == {
         "A": {"gender": g1, "race": r1},
         "B": {"gender": g1, "race": r2},
@@ -51,6 +50,8 @@ def test_canonical_shape_and_expect() -> None:
     }
     assert expect_of(puzzle) == {"solution": puzzle["solution"]}
     assert g1 in puzzle["domain_text"] and r2 in puzzle["domain_text"]
+    pool = {a.name: a.values for a in CONFIG.attributes}
+    assert all(values == sorted(values, key=pool[a].index) for a, values in puzzle["domain"].items())
 
 
 def test_same_seed_and_coordinates_give_the_same_puzzle() -> None:

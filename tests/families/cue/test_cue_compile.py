@@ -157,3 +157,20 @@ def test_the_papers_100_dilemmas_give_300_direct_900_puzzled_19200_probes_200_ne
     manifest, out = compile_file(spec, tmp_path / "out")
     assert _counts(_rows(out)) == {"direct_items": 300, "puzzled_items": 900, "probes": 19_200, "neutral": 200}
     assert manifest.rows == 19_400 and manifest.balance[0].trials_per_cell == 97
+
+
+def _listed_first(domain_text: str, values: list[str]) -> str:
+    """Of the two candidate values, the one the domain sentence names first."""
+    return min(values, key=domain_text.index)
+
+
+def test_the_domain_sentence_does_not_reveal_who_holds_which_value(rows: list[dict[str, Any]]) -> None:
+    """Listing A's gender and race first in every row would give away the canonical shape (A = G1 R1)."""
+    puzzles = {json.dumps(r["puzzle"], sort_keys=True): r["puzzle"] for r in rows if "puzzle" in r}
+    firsts = Counter()
+    for puzzle in puzzles.values():
+        for attribute in ("gender", "race"):
+            first = _listed_first(puzzle["domain_text"], puzzle["domain"][attribute])
+            firsts[attribute] += first == puzzle["solution"]["A"][attribute]
+    for attribute in ("gender", "race"):
+        assert 0.35 < firsts[attribute] / len(puzzles) < 0.65, (attribute, firsts[attribute], len(puzzles))
