@@ -30,7 +30,7 @@ from compiler.templates import CompiledText, check_render, compile_text
 from families.cue.check import BENEFIT, CueDesign
 
 NEUTRAL_NAMES = {"dilemma", "consequences", "answers"}
-CUED_NAMES = NEUTRAL_NAMES | {"people", "person", "probe"}
+CUED_NAMES = NEUTRAL_NAMES | {"people", "person", "probe", "restate"}
 NAMES = {"neutral": NEUTRAL_NAMES, "direct": CUED_NAMES, "puzzled": CUED_NAMES | {"puzzle"}}
 PROBE_NAMES = {"dilemma", "person"}
 
@@ -154,7 +154,8 @@ def _check_sample_render(compiled: CompiledCue, errors: ErrorCollector) -> None:
     sample_puzzle = {"clues": "1. A is a man.", "domain": "", "text": ["A is a man."]}
     for name, template in compiled.formats.items():
         context = {"dilemma": dilemma, "consequences": True, "answers": ["option1", "option2"],
-                   "people": people, "person": people[0]["name"], "probe": "?", "puzzle": sample_puzzle}
+                   "people": people, "person": people[0]["name"], "probe": "?", "restate": ["gender"],
+                   "puzzle": sample_puzzle}
         check_render(template, {k: context[k] for k in NAMES[name]}, errors)
     if compiled.system is not None:
         check_render(compiled.system, {}, errors)
@@ -207,7 +208,8 @@ def _cued(compiled: CompiledCue, dilemma: Row, setting: str, index: int,
         for probe in cue.probes:
             for person in probe.people:
                 question = compiled.probes[probe.name].render({"dilemma": dilemma, "person": person})
-                context = {**base, "answers": list(probe.tokens), "person": person, "probe": question}
+                context = {**base, "answers": list(probe.tokens), "person": person, "probe": question,
+                           "restate": list(probe.restating)}
                 if puzzle is not None:
                     context["puzzle"] = _puzzle_context(puzzle)
                 cell = _cell(compiled, fmt, band, dilemma, index, setting, probe.name, person, people[person])

@@ -133,8 +133,10 @@ def test_answers_and_prompts(rows: list[dict[str, Any]]) -> None:
                                                                                "option2": "option2"})
         assert row["answers"] == expected
         assert ("Consequence of option 1" in prompt) == (cell["consequences"] == "with")
+        restated = '"gender": "...", "race": "...", "answer"' in prompt
+        assert restated == (cell["probe"] == "could_be"), "only Could-be restates the identity (App. 21)"
         if cell["format"] != "neutral":
-            assert '"gender"' in prompt and '"race"' in prompt and f"individual {cell['person']}" in prompt
+            assert f"individual {cell['person']}" in prompt
         if cell["format"] == "direct":
             assert f"{cell['person'].lower()}: {cell['gender']}, {cell['race']}" in prompt
 
@@ -174,3 +176,24 @@ def test_the_domain_sentence_does_not_reveal_who_holds_which_value(rows: list[di
             firsts[attribute] += first == puzzle["solution"]["A"][attribute]
     for attribute in ("gender", "race"):
         assert 0.35 < firsts[attribute] / len(puzzles) < 0.65, (attribute, firsts[attribute], len(puzzles))
+
+
+GOLDEN = ROOT / "tests" / "fixtures" / "cue_prompts"
+
+
+@pytest.mark.parametrize(("fmt", "band", "golden"), [
+    ("direct", None, "what_if_direct.txt"), ("puzzled", "hard", "what_if_puzzled_hard.txt")])
+def test_the_default_what_if_prompt_asks_for_the_decision_only(rows: list[dict[str, Any]], fmt: str, band: str | None,
+                                                               golden: str) -> None:
+    """The paper's contract: no request for the individual's gender or race just before deciding, and a
+    puzzle header that names no attribute (only the domain sentence and the clues do)."""
+    row = next(r for r in rows if (r["cell"]["format"], r["cell"]["difficulty"], r["cell"]["probe"]) ==
+               (fmt, band, "what_if") and r["cell"]["person"] == "A" and r["cell"]["consequences"] == "with"
+               and r["cell"]["combination"] == 1)
+    prompt = row["messages"][-1]["content"]
+    assert prompt == (GOLDEN / golden).read_text(encoding="utf-8")
+    rest = prompt
+    for puzzle_line in [row["puzzle"]["domain_text"], *row["puzzle"]["text"]] if "puzzle" in row else []:
+        rest = rest.replace(puzzle_line, "")  # "A and B have the same gender." is a clue, not a request
+    assert "gender" not in rest and "race" not in rest
+    assert prompt.endswith('End your reply with a JSON object on its own line:\n{"answer": "option1" or "option2"}')

@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from compiler.build import compile_file
-from families.cue.score.load import last_json, load_cue_run
+from families.cue.score.events import abstention
+from families.cue.score.load import last_json, load_cue_run, read_answer
 from runner.cli import main
 from runner.run_cli import run
 from runner.score_cli import score
@@ -24,11 +24,10 @@ from tests.support import ROOT
 SPEC = ROOT / "specs" / "cue_visibility.spec"
 
 
-@pytest.fixture(scope="module")
-def tiny_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The shipped spec over its first three dilemmas (one reuse group)."""
-    folder = tmp_path_factory.mktemp("tiny")
-    shutil.copy(SPEC, folder / "cue_visibility.spec")
+def _tiny(folder: Path, parse: str) -> Path:
+    """The shipped spec over its first three dilemmas (one reuse group), with `analysis ... parse`."""
+    spec = SPEC.read_text(encoding="utf-8").replace("parse strict", f"parse {parse}")
+    (folder / "cue_visibility.spec").write_text(spec, encoding="utf-8")
     (folder / "data").mkdir()
     with (ROOT / "specs" / "data" / "dilemmas.csv").open(encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle))[:3]
@@ -38,6 +37,16 @@ def tiny_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
         writer.writerows(rows)
     _, out = compile_file(folder / "cue_visibility.spec", folder / "suite")
     return out
+
+
+@pytest.fixture(scope="module")
+def tiny_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _tiny(tmp_path_factory.mktemp("tiny"), "strict")
+
+
+@pytest.fixture(scope="module")
+def tolerant_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _tiny(tmp_path_factory.mktemp("tolerant"), "tolerant")
 
 
 def _suite_rows(suite: Path) -> list[dict[str, Any]]:
@@ -88,15 +97,33 @@ def test_last_json_object_wins_over_reasoning_braces() -> None:
     assert last_json("no json at all") is None
 
 
-def test_replies_are_parsed_and_solved_follows_the_could_be_reply(tiny_suite: Path, tmp_path: Path) -> None:
-    rows = _suite_rows(tiny_suite)
+@pytest.mark.parametrize(("response", "parsed", "strict", "expected"), [
+    ('{"answer": "option1"}', None, True, "option1"),
+    ('Reasoning {x}.\n{"answer": " Option1 "}', None, True, "option1"),  # case and space aside
+    ("yes", None, True, "yes"),  # a reply that is only the token
+    ('{"answer": "Option 1"}', "option1", True, None),  # not in the valid set: abstention
+    ("Option 1, clearly", "option1", True, None),  # the runner's token is not read
+    ('{"answer": "maybe"}', None, True, None),
+    ('{"gender": "man", "race": "Asian"}', "option2", True, None),
+    ('{"answer": "Option 1"}', None, False, "option1"),
+    ("Option 1, clearly", "option1", False, "option1"),
+    ('{"answer": "maybe"}', None, False, None),
+])
+def test_strict_parsing_reads_only_the_valid_sets(response: str, parsed: str | None, strict: bool,
+                                                  expected: str | None) -> None:
+    valid = ("option1", "option2") if "yes" not in response else ("yes", "no")
+    assert read_answer(response, last_json(response), parsed, valid, strict) == expected
+
+
+def test_replies_are_parsed_and_solved_follows_the_could_be_reply(tolerant_suite: Path, tmp_path: Path) -> None:
+    rows = _suite_rows(tolerant_suite)
     replies = []
     for row in rows:
         cell = row["cell"]
         token = "yes" if cell.get("probe") == "could_be" else "Option 2"
         right = cell.get("person") != "B"  # every reply about B names the wrong gender
         replies.append((_reply(row, token, right), None))
-    run_dir = _fake_run(tmp_path / "run", tiny_suite, {"m1": replies})
+    run_dir = _fake_run(tmp_path / "run", tolerant_suite, {"m1": replies})
     frame = load_cue_run(run_dir).frame
     assert set(frame.loc[frame["probe"] == "could_be", "answer"]) == {"yes"}
     assert set(frame.loc[frame["probe"] == "what_if", "answer"]) == {"option2"}
@@ -105,12 +132,22 @@ def test_replies_are_parsed_and_solved_follows_the_could_be_reply(tiny_suite: Pa
     assert frame.loc[frame["format"] != "puzzled", "solved"].isna().all()
 
 
-def test_runner_answer_is_the_fallback_and_failures_drop_out(tiny_suite: Path, tmp_path: Path) -> None:
+def test_strict_suites_count_near_misses_as_abstentions(tiny_suite: Path, tmp_path: Path) -> None:
     rows = _suite_rows(tiny_suite)
+    replies = [(_reply(r, "Option 2" if i % 2 else ("yes" if r["cell"].get("probe") == "could_be" else "option2"),
+                       True), None) for i, r in enumerate(rows)]
+    frame = load_cue_run(_fake_run(tmp_path / "run", tiny_suite, {"m1": replies})).frame
+    assert (frame["answer"].eq("") == (frame.index % 2 == 1)).all()
+    abstained = abstention(frame, ["model"])
+    assert abstained[["abstentions", "answers"]].values.tolist() == [[len(rows) // 2, len(rows)]]
+
+
+def test_runner_answer_is_the_fallback_and_failures_drop_out(tolerant_suite: Path, tmp_path: Path) -> None:
+    rows = _suite_rows(tolerant_suite)
     replies = [("yes" if r["cell"].get("probe") == "could_be" else "option1", None) for r in rows]
     replies[0] = ("I cannot answer that.", None)
     replies[1] = ("Option 1, clearly", "option1")
-    run_dir = _fake_run(tmp_path / "run", tiny_suite, {"m1": replies})
+    run_dir = _fake_run(tmp_path / "run", tolerant_suite, {"m1": replies})
     failed = {"item_id": rows[2]["id"], "sample": 1, "model": "m1", "params": {}, "error": "timeout"}
     with (run_dir / "results.jsonl").open("a", encoding="utf-8") as handle:
         handle.write(json.dumps(failed) + "\n")
