@@ -22,6 +22,7 @@ from runner.score_cli import score
 from tests.support import ROOT
 
 SPEC = ROOT / "specs" / "cue_visibility.spec"
+DATA = "dailydilemmas_100.csv"
 
 
 def _tiny(folder: Path, parse: str) -> Path:
@@ -29,9 +30,9 @@ def _tiny(folder: Path, parse: str) -> Path:
     spec = SPEC.read_text(encoding="utf-8").replace("parse strict", f"parse {parse}")
     (folder / "cue_visibility.spec").write_text(spec, encoding="utf-8")
     (folder / "data").mkdir()
-    with (ROOT / "specs" / "data" / "dilemmas.csv").open(encoding="utf-8", newline="") as handle:
+    with (ROOT / "specs" / "data" / DATA).open(encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle))[:3]
-    with (folder / "data" / "dilemmas.csv").open("w", encoding="utf-8", newline="") as handle:
+    with (folder / "data" / DATA).open("w", encoding="utf-8", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
@@ -87,7 +88,7 @@ def _varied_answer(row: dict[str, Any], index: int) -> str:
         return "yes"
     if cell["format"] == "neutral":
         other = "option2" if cell["benefit"] == "option1" else "option1"
-        return cell["benefit"] if cell["dilemma"] == "sd001" else other
+        return cell["benefit"] if cell["dilemma"] == "dd00055" else other
     return f"option{1 + index % 2}"
 
 
@@ -145,15 +146,16 @@ def test_strict_suites_count_near_misses_as_abstentions(tiny_suite: Path, tmp_pa
 def test_runner_answer_is_the_fallback_and_failures_drop_out(tolerant_suite: Path, tmp_path: Path) -> None:
     rows = _suite_rows(tolerant_suite)
     replies = [("yes" if r["cell"].get("probe") == "could_be" else "option1", None) for r in rows]
-    replies[0] = ("I cannot answer that.", None)
-    replies[1] = ("Option 1, clearly", "option1")
+    first, second = [i for i, r in enumerate(rows) if r["cell"].get("probe") != "could_be"][:2]
+    replies[first] = ("I cannot answer that.", None)
+    replies[second] = ("Option 1, clearly", "option1")
     run_dir = _fake_run(tmp_path / "run", tolerant_suite, {"m1": replies})
     failed = {"item_id": rows[2]["id"], "sample": 1, "model": "m1", "params": {}, "error": "timeout"}
     with (run_dir / "results.jsonl").open("a", encoding="utf-8") as handle:
         handle.write(json.dumps(failed) + "\n")
     loaded = load_cue_run(run_dir)
     frame = loaded.frame
-    assert frame["answer"].iloc[0] == "" and frame["answer"].iloc[1] == "option1"
+    assert frame["answer"].iloc[first] == "" and frame["answer"].iloc[second] == "option1"
     assert len(frame) == len(rows) and loaded.failed == 1  # a failed call is no abstention
 
 
