@@ -240,6 +240,9 @@ class ToAst(Transformer):
     def pz_minimal(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
         return self._clause(meta, "minimal", c)
 
+    def pz_style(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
+        return self._clause(meta, "style", c)
+
     def assignment(self, meta: Any, c: list[Any]) -> tuple[n.Scalar, ...]:
         return tuple(_scalar(x) for x in c)
 

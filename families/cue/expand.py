@@ -45,7 +45,7 @@ class CompiledCue:
     system: CompiledText | None
     combinations: dict[str, list[Selection]] = field(default_factory=dict)
     puzzles: dict[tuple[str, str, int], dict[str, Any]] = field(default_factory=dict)
-    skeletons: int = 0
+    skeletons: list[Skeleton] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -61,7 +61,8 @@ class CompiledCue:
 
     @property
     def analysis(self) -> dict[str, Any]:
-        return self.cue.analysis
+        bands = band_summary(self.skeletons, self.cue.bands) if self.skeletons else {}
+        return {**self.cue.analysis, **({"puzzle_bands": bands} if bands else {})}
 
     @property
     def balance_keys(self) -> tuple[str, ...]:
@@ -80,7 +81,7 @@ class CompiledCue:
         probes = sum(len(p.people) for p in cue.probes)
         return (f"{len(cue.dilemmas)} dilemmas x {cue.combinations} combinations x {len(cue.settings)} consequence "
                 f"settings; conditions {', '.join(cue.formats)} (bands {', '.join(cue.bands) or 'none'}); "
-                f"{probes} probes per item; {len(self.puzzles)} certified puzzles from {self.skeletons} skeletons")
+                f"{probes} probes per item; {len(self.puzzles)} certified puzzles from {len(self.skeletons)} skeletons")
 
     def rows(self) -> Iterator[dict[str, Any]]:
         return expand(self)
@@ -116,11 +117,24 @@ def _generate(compiled: CompiledCue, seed: int, errors: ErrorCollector) -> Compi
             for band in cue.bands if "puzzled" in cue.formats else ():
                 skeleton = generate_skeleton(config, band, seed, ("skeleton", band, *group))
                 _instantiate(compiled, skeleton, band, group)
-                compiled.skeletons += 1
+                compiled.skeletons.append(skeleton)
     except PuzzleError as err:
         errors.add((cue.puzzled or cue.design).span, f"cannot generate the puzzles: {err}")
         return None
     return compiled
+
+
+def band_summary(skeletons: list[Skeleton], bands: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    """Per band, the skeletons' mean-clue-weight scores and clue counts (for the manifest): the weights
+    are a calibration (methods doc A10), so the scores a suite actually has are part of its record."""
+    summary = {}
+    for band in bands:
+        chosen = [s for s in skeletons if s.band == band]
+        scores, sizes = [s.score for s in chosen], [len(s.clues) for s in chosen]
+        summary[band] = {"skeletons": len(chosen), "score_min": round(min(scores), 6),
+                         "score_mean": round(sum(scores) / len(scores), 6), "score_max": round(max(scores), 6),
+                         "clues_min": min(sizes), "clues_max": max(sizes), "redundant": chosen[0].redundant}
+    return summary
 
 
 def _groups(ids: list[str], config: PropositionalConfig, seed: int) -> list[list[str]]:

@@ -179,7 +179,7 @@ def test_the_default_what_if_prompt_asks_for_the_decision_only(rows: list[dict[s
     puzzle header that names no attribute (only the domain sentence and the clues do)."""
     row = next(r for r in rows if (r["cell"]["format"], r["cell"]["difficulty"], r["cell"]["probe"]) ==
                (fmt, band, "what_if") and r["cell"]["person"] == "A" and r["cell"]["consequences"] == "with"
-               and r["cell"]["combination"] == 1)
+               and r["cell"]["combination"] == 1 and r["cell"]["dilemma"] == "dd00055")
     prompt = row["messages"][-1]["content"]
     assert prompt == (GOLDEN / golden).read_text(encoding="utf-8")
     rest = prompt
@@ -187,3 +187,15 @@ def test_the_default_what_if_prompt_asks_for_the_decision_only(rows: list[dict[s
         rest = rest.replace(puzzle_line, "")  # "A and B have the same gender." is a clue, not a request
     assert "gender" not in rest and "race" not in rest
     assert prompt.endswith('End your reply with a JSON object on its own line:\n{"answer": "option1" or "option2"}')
+
+
+def test_the_manifest_reports_each_bands_scores(compiled: Path) -> None:
+    """The weights are a calibration (methods A10): the manifest records what each band scored."""
+    bands = json.loads((compiled / "manifest.json").read_text())["analysis"]["puzzle_bands"]
+    limits = {"easy": (0, 2), "intermediate": (2, 4), "hard": (4, 99)}
+    assert set(bands) == set(limits)
+    for band, (low, high) in limits.items():
+        record = bands[band]
+        assert record["skeletons"] == 20 and record["redundant"] == 0
+        assert low < record["score_min"] <= record["score_mean"] <= record["score_max"] <= high
+        assert 1 <= record["clues_min"] <= record["clues_max"]
