@@ -28,9 +28,11 @@ FORMATS = ("neutral", "direct", "puzzled")
 PROBES = ("could_be", "what_if")
 SETTINGS = ("with", "without")
 BENEFIT = "benefit"
+BREAKDOWNS = ("person_status", "topic_group")  # optional data columns the scorer breaks results down by
 CLAUSES = ("over", "conditions", "probes", "decode", "mode", "analysis", "system")
 # restrict: the solved view of the scorer's tables; parse: strict reads only the valid answer tokens
-# (the paper's rule), tolerant also folds 'Option 1' and falls back to the runner's parsed token.
+# (the paper's rule), tolerant also folds 'Option 1' and falls back to the runner's parsed token;
+# exclude_abstention RATE (checked apart) leaves models abstaining more often out of the bias tables.
 ANALYSIS_OPTIONS = {"restrict": ("solved", "none"), "parse": ("strict", "tolerant")}
 _OPTION_SPELLINGS = {"option1": "option1", "option 1": "option1", "option2": "option2", "option 2": "option2"}
 
@@ -292,9 +294,13 @@ def _analysis(design: n.Design, errors: ErrorCollector) -> dict[str, Any]:
         errors.add(ref.span, f"analysis '{ref.name}' does not fit a cue-visibility design", "use cue_visibility")
     takes = ", ".join(f"{name} {' | '.join(values)}" for name, values in ANALYSIS_OPTIONS.items())
     for option in options:
-        if option.value not in ANALYSIS_OPTIONS.get(option.name, ()):
+        if option.name == "exclude_abstention":
+            if not isinstance(option.value, int | float) or not 0 <= option.value < 1:
+                errors.add(option.span, f"exclude_abstention needs a rate from 0 to below 1, got {option.value!r}",
+                           "e.g. exclude_abstention 0.9: drop models whose What-if abstention exceeds 90%")
+        elif option.value not in ANALYSIS_OPTIONS.get(option.name, ()):
             errors.add(option.span, f"unknown analysis option '{option.name} {option.value}'",
-                       f"cue_visibility takes: {takes}")
+                       f"cue_visibility takes: {takes}, exclude_abstention RATE")
     return {"family": "cue_visibility", **{o.name: o.value for o in options}}
 
 

@@ -27,7 +27,7 @@ from compiler.puzzles import (
 from compiler.puzzles.propositional import Selection
 from compiler.puzzles.validate import parse_cell
 from compiler.templates import CompiledText, check_render, compile_text
-from families.cue.check import BENEFIT, CueDesign
+from families.cue.check import BENEFIT, BREAKDOWNS, CueDesign
 
 NEUTRAL_NAMES = {"dilemma", "consequences", "answers"}
 CUED_NAMES = NEUTRAL_NAMES | {"people", "person", "probe", "restate"}
@@ -240,6 +240,7 @@ def _cell(compiled: CompiledCue, fmt: str, band: str | None, dilemma: Row, combi
                             "combination": combination, "consequences": setting, "probe": probe, "person": person}
     cell.update({a.name: truth.get(a.name) for a in compiled.cue.puzzle.attributes})
     cell[BENEFIT] = dilemma[BENEFIT]
+    cell.update({column: dilemma[column] for column in BREAKDOWNS if column in dilemma})
     return cell
 
 

@@ -26,7 +26,7 @@ DATA = "dailydilemmas_100.csv"
 
 
 def _tiny(folder: Path, parse: str) -> Path:
-    """The shipped spec over its first three dilemmas (one reuse group), with `analysis ... parse`."""
+    """The shipped spec over its first three dilemmas (one reuse group), with `analysis ... parse ...`."""
     spec = SPEC.read_text(encoding="utf-8").replace("parse strict", f"parse {parse}")
     (folder / "cue_visibility.spec").write_text(spec, encoding="utf-8")
     (folder / "data").mkdir()
@@ -48,6 +48,11 @@ def tiny_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def tolerant_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _tiny(tmp_path_factory.mktemp("tolerant"), "tolerant")
+
+
+@pytest.fixture(scope="module")
+def screened_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _tiny(tmp_path_factory.mktemp("screened"), "strict, exclude_abstention 0.9")
 
 
 def _suite_rows(suite: Path) -> list[dict[str, Any]]:
@@ -169,7 +174,8 @@ def test_spec_score_writes_every_output_and_compares_models(tiny_suite: Path, tm
     assert result.exit_code == 0, result.output
     assert f"{3 * len(rows)} cue-visibility answers scored (3 models)" in result.output
     out = run_dir / "score"
-    for name in ("answers.csv", "conditions.csv", "gaps.csv", "abstention.csv", "summary.json", "net_by_group.png"):
+    for name in ("answers.csv", "conditions.csv", "gaps.csv", "abstention.csv", "summary.json", "net_by_group.png",
+                 "topics.csv", "status.csv", "solved_split.csv"):
         assert (out / name).stat().st_size > 0, name
     summary = json.loads((out / "summary.json").read_text())
     assert summary["models"] == ["m1", "m2", "m3"] and summary["sign_tests"]
@@ -179,6 +185,26 @@ def test_spec_score_writes_every_output_and_compares_models(tiny_suite: Path, tm
     assert set(conditions["format"]) == {"direct", "puzzled"}
     gaps = pd.read_csv(out / "gaps.csv")
     assert set(gaps["difficulty"]) == {"easy", "intermediate", "hard"}
+
+
+def test_models_abstaining_past_the_threshold_leave_the_bias_tables(screened_suite: Path, tmp_path: Path) -> None:
+    rows = _suite_rows(screened_suite)
+    replies = {"m1": [(_reply(r, _varied_answer(r, i), True), None) for i, r in enumerate(rows)],
+               "m2": [(_reply(r, _varied_answer(r, i), True) if r["cell"]["probe"] != "what_if" or i % 20 == 0
+                       else "I will not choose.", None) for i, r in enumerate(rows)]}
+    run_dir = _fake_run(tmp_path / "run", screened_suite, replies)
+    assert CliRunner().invoke(score, [str(run_dir)], catch_exceptions=False).exit_code == 0
+    out = run_dir / "score"
+    summary = json.loads((out / "summary.json").read_text())
+    screen = {m["model"]: m for m in summary["abstention_screen"]["models"]}
+    assert summary["abstention_screen"]["threshold"] == 0.9
+    assert screen["m2"]["excluded"] and screen["m2"]["what_if_abstention"] > 0.9 and not screen["m1"]["excluded"]
+    for name in ("conditions.csv", "gaps.csv", "topics.csv", "status.csv"):
+        assert set(pd.read_csv(out / name)["model"]) == {"m1"}, name
+    for name in ("answers.csv", "abstention.csv", "solved_split.csv"):
+        assert set(pd.read_csv(out / name)["model"]) == {"m1", "m2"}, name
+    split = pd.read_csv(out / "solved_split.csv")
+    assert (split["correct"] > 0).all() and (split[["wrong", "unparsable"]] == 0).all().all()
 
 
 @pytest.mark.slow
