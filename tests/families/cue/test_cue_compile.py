@@ -199,3 +199,17 @@ def test_the_manifest_reports_each_bands_scores(compiled: Path) -> None:
         assert record["skeletons"] == 20 and record["redundant"] == 0
         assert low < record["score_min"] <= record["score_mean"] <= record["score_max"] <= high
         assert 1 <= record["clues_min"] <= record["clues_max"]
+
+
+def test_restating_on_what_if_is_the_documented_way_back_to_the_identity_request(tmp_path: Path) -> None:
+    spec = SPEC.read_text(encoding="utf-8").replace(
+        'what_if(person in A..D) options "option1" | "option2"',
+        'what_if(person in A..D) options "option1" | "option2" restating gender and race')
+    (tmp_path / "cue_visibility.spec").write_text(spec, encoding="utf-8")
+    (tmp_path / "data").mkdir()
+    lines = (ROOT / "specs" / "data" / "dailydilemmas_100.csv").read_text(encoding="utf-8").splitlines(keepends=True)
+    (tmp_path / "data" / "dailydilemmas_100.csv").write_text("".join(lines[:6]), encoding="utf-8")
+    _, out = compile_file(tmp_path / "cue_visibility.spec", tmp_path / "out")
+    cued = [r for r in _rows(out) if r["cell"]["format"] != "neutral"]
+    assert cued and all(f"giving individual {r['cell']['person']}'s gender and race and your answer:\n"
+                        '{"gender": "...", "race": "...", "answer": ' in r["messages"][-1]["content"] for r in cued)
