@@ -205,6 +205,10 @@ def test_models_abstaining_past_the_threshold_leave_the_bias_tables(screened_sui
         assert set(pd.read_csv(out / name)["model"]) == {"m1", "m2"}, name
     split = pd.read_csv(out / "solved_split.csv")
     assert (split["correct"] > 0).all() and (split[["wrong", "unparsable"]] == 0).all().all()
+    reported = CliRunner().invoke(main, ["report", str(out)], catch_exceptions=False)
+    assert reported.exit_code == 0, reported.output
+    markdown = (out / "report.md").read_text()
+    assert "## Models screened by What-if abstention" in markdown and "| m2 | True | 0.948 |" in markdown
 
 
 @pytest.mark.slow
@@ -238,6 +242,8 @@ def test_spec_report_writes_the_cue_report_with_its_plot(tiny_suite: Path, tmp_p
     assert markdown.startswith("# Cue-visibility audit: cue_visibility\n")
     assert "![Net bias per group" in markdown and "## Cue gap: Puzzled Net − Direct Net" in markdown
     assert "| view | model | format | difficulty | consequences | net |" in markdown
+    assert "## Solved check: Puzzled Could-be replies correct, wrong or unparsable (Table 6)" in markdown
+    assert "| model | format | difficulty | consequences | correct | unparsable | wrong |" in markdown
     plot = (report / "plots" / "net_by_group.png").read_bytes()
     assert plot == (run_dir / "score" / "net_by_group.png").read_bytes()  # redrawn from conditions.csv alone
     assert "data:image/png;base64," in (report / "report.html").read_text()
