@@ -193,6 +193,7 @@ class Probe(Node):
     first: Scalar
     last: Scalar
     answer: AnswerSpec
+    restating: tuple[str, ...] = ()  # extra fields the reply must give beside the answer
 
 
 class Option(Node):

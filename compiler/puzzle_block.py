@@ -24,7 +24,9 @@ from compiler.puzzles import (
 from compiler.puzzles.model import PropositionalKind, ZebraKind
 
 KINDS = ("propositional", "zebra")
-CLAUSES = ("kind", "people", "attribute", "shape", "clues", "bands", "reuse", "phrasing", "timeout", "minimal")
+CLAUSES = ("kind", "people", "attribute", "shape", "clues", "bands", "reuse", "phrasing", "timeout", "minimal",
+           "style")
+_STYLES = ("articles", "redundancy")
 _ZEBRA_ONLY_NOT = ("shape", "reuse")
 # Words of a PuzzleError message -> the clause it is about (first match wins).
 _BLAME = (("shape", "shape"), ("band", "bands"), ("clue", "clues"), ("phrasing", "phrasing"),
@@ -204,7 +206,24 @@ def _minimal(args: tuple[Any, ...], fields: dict[str, Any], kind: str) -> None:
     fields["minimal"] = True
 
 
+def _style(args: tuple[Any, ...], fields: dict[str, Any], kind: str) -> None:
+    """`style articles on | off` ("A is a man" / the released "A is man"); `style redundancy N`."""
+    name, value = args
+    if kind == "zebra":
+        raise _BadClause("'style' applies to propositional puzzles only")
+    if name == "articles":
+        if value not in ("on", "off"):
+            raise _BadClause(f"style articles takes on or off, got {value!r}")
+        fields["articles"] = value == "on"
+    elif name == "redundancy":
+        if not isinstance(value, int) or value < 0:
+            raise _BadClause(f"style redundancy needs a whole number of clues >= 0, got {value!r}")
+        fields["redundancy"] = value
+    else:
+        raise _BadClause(f"unknown style '{name}'", did_you_mean(str(name), _STYLES))
+
+
 _HANDLERS: dict[str, Callable[[tuple[Any, ...], dict[str, Any], str], None]] = {
-    "people": _people, "attribute": _attribute, "shape": _shape, "clues": _clues,
+    "people": _people, "attribute": _attribute, "shape": _shape, "clues": _clues, "style": _style,
     "bands": _bands, "reuse": _reuse, "phrasing": _phrasing, "timeout": _timeout, "minimal": _minimal,
 }

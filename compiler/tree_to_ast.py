@@ -240,6 +240,9 @@ class ToAst(Transformer):
     def pz_minimal(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
         return self._clause(meta, "minimal", c)
 
+    def pz_style(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
+        return self._clause(meta, "style", c)
+
     def assignment(self, meta: Any, c: list[Any]) -> tuple[n.Scalar, ...]:
         return tuple(_scalar(x) for x in c)
 
@@ -340,7 +343,10 @@ class ToAst(Transformer):
 
     def probe(self, meta: Any, c: list[Any]) -> n.Probe:
         return n.Probe(span=self._span(meta), name=str(c[0]), variable=str(c[1]),
-                       first=_scalar(c[2]), last=_scalar(c[3]), answer=c[4])
+                       first=_scalar(c[2]), last=_scalar(c[3]), answer=c[4], restating=c[5] if len(c) > 5 else ())
+
+    def restating(self, meta: Any, c: list[Token]) -> tuple[str, ...]:
+        return tuple(str(t) for t in c)
 
     def ans_choice(self, meta: Any, c: list[n.Text]) -> n.AnswerSpec:
         return n.AnswerSpec(span=self._span(meta), kind="choice", tokens=tuple(t.value for t in c))

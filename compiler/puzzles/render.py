@@ -76,10 +76,13 @@ class Renderer:
         clue_types: Mapping[str, ClueTypeConfig],
         defaults: Mapping[str, str],
         literal: str = "{{ person }} is {{ value }}",
+        articles: bool = True,
     ) -> None:
         self._attributes = {a.name: a for a in attributes}
         self._phrasings = {k: (c.phrasing or defaults[k]) for k, c in clue_types.items()}
         self._literal = literal
+        self._predicates = DEFAULT_PREDICATES if articles else {}
+        self._plurals = DEFAULT_PLURALS if articles else {}
 
     def clue(self, clue: Clue) -> str:
         """The clue's sentence, first letter capitalised."""
@@ -88,11 +91,11 @@ class Renderer:
 
     def predicate(self, attribute: str, value: str) -> str:
         forms = self._attributes[attribute].predicates
-        return forms.get(value, DEFAULT_PREDICATES.get(value, value))
+        return forms.get(value, self._predicates.get(value, value))
 
     def plural(self, attribute: str, value: str) -> str:
         forms = self._attributes[attribute].plurals
-        return forms.get(value, DEFAULT_PLURALS.get(value, self.predicate(attribute, value)))
+        return forms.get(value, self._plurals.get(value, self.predicate(attribute, value)))
 
     def _context(self, clue: Clue) -> dict[str, Any]:
         if isinstance(clue, Unary):
