@@ -97,6 +97,7 @@ class Influence(Node):
     position: Position
     brackets: tuple[str, str] | None
     text: Text | None
+    joiner: Text | None = None  # prepend/append: what separates cue and prompt (default a blank line)
 
 
 class DataSource(Node):

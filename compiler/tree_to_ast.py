@@ -113,8 +113,9 @@ class ToAst(Transformer):
         position = children[1]
         brackets = next((c for c in children[2:] if isinstance(c, tuple)), None)
         text = next((c for c in children[2:] if isinstance(c, n.Text)), None)
+        joiner = next((c["joiner"] for c in children[2:] if isinstance(c, dict)), None)
         node = n.Influence(span=self._span(meta), name=str(children[0]), position=position,
-                           brackets=brackets, text=text)
+                           brackets=brackets, text=text, joiner=joiner)
         return ("influence", node)
 
     def pos_system(self, meta: Any, children: list[Any]) -> n.Position:
@@ -136,6 +137,9 @@ class ToAst(Transformer):
 
     def pos_unknown(self, meta: Any, children: list[Any]) -> n.Position:
         return n.Position(span=self._span(meta), kind="unknown", unknown=str(children[0]))
+
+    def joiner(self, meta: Any, children: list[n.Text]) -> dict[str, n.Text]:
+        return {"joiner": children[0]}
 
     def bracket(self, meta: Any, children: list[n.Text]) -> tuple[str, str]:
         return (children[0].value, children[1].value) if children else ("(", ")")

@@ -155,10 +155,11 @@ def _influenced(compiled: CompiledPairs, inf: n.Influence, context: dict[str, An
         cue = f"{inf.brackets[0]}{cue}{inf.brackets[1]}"
     if pos.kind == "system":
         return _messages(cue, [], question)
+    joiner = inf.joiner.value if inf.joiner is not None else "\n\n"
     if pos.kind == "prepend":
-        return _messages(system, [], f"{cue}\n\n{question}")
+        return _messages(system, [], f"{cue}{joiner}{question}")
     if pos.kind == "append":
-        return _messages(system, [], f"{question}\n\n{cue}")
+        return _messages(system, [], f"{question}{joiner}{cue}")
     lines = question.split("\n")
     at = pos.line or 0
     return _messages(system, [], "\n".join([*lines[:at], cue, *lines[at:]]))
