@@ -5,7 +5,7 @@ the mirror cue toward group B. docs/scoring.md defines every statistic.
     prepare.py   stage 4: templates compiled, comparisons fixed, balance proved, a sample rendered
     expand.py    the rows: every comparison in every display order under every condition
     score/       counts -> per-condition statistics -> BH-FDR -> headline summary (methods §6)
-    scoring.py   `spec score` for runs and published counts tables
+    scoring.py   `spec score` for runs (several together: a study) and published counts tables
     report.py    `spec report`: headline, breakdowns, regression, noise floor; plots.py draws its figures
 """
 
@@ -26,4 +26,5 @@ FAMILY = Family(
     score_options=("alpha", "asym_variance", "unpooled", "bootstrap", "seed", "noise_dir"),
     docs="docs/scoring.md",
     score_counts=lazy("families.influence.scoring", "score_table"),
+    score_runs=lazy("families.influence.scoring", "score_runs"),
 )

@@ -1,4 +1,4 @@
-"""`spec score` for influence runs and published counts tables: counts -> conditions.csv + summary.json."""
+"""`spec score` for influence runs (one or several together) and counts tables -> conditions.csv + summary.json."""
 
 from __future__ import annotations
 
@@ -7,20 +7,29 @@ from typing import Any
 
 import click
 
-from families.influence.score.counts import CountsTable, counts_from_trials, read_counts_csv
+from families.influence.score.counts import CountsTable, read_counts_csv
 from families.influence.score.influence import Options
 from families.influence.score.noise import noise_floor
 from families.influence.score.pipeline import score as score_counts
 from families.influence.score.pipeline import write
-from families.influence.score.runs import load_run
+from families.influence.score.runs import counts_of_runs, load_run
 
 
 def score_run(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:
     """Score a run folder (its manifest's analysis supplies alpha and bootstrap unless given)."""
-    run = load_run(run_dir)
-    noise = noise_floor(run, load_run(options["noise_dir"])) if options.get("noise_dir") is not None else None
-    counts = counts_from_trials(run.trials, run.keys, run.source)
-    return _score(counts, out, options, run.analysis, noise)
+    return score_runs([run_dir], out, options)
+
+
+def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list[str]:
+    """Score several runs together: one conditions table, BH within benchmark across all of them.
+
+    The first run's analysis supplies alpha and bootstrap unless given."""
+    runs = [load_run(run_dir) for run_dir in run_dirs]
+    noise_dir = options.get("noise_dir")
+    if noise_dir is not None and len(runs) > 1:
+        raise click.UsageError("--noise compares one run with its baseline replicate: score one RUN_DIR with it")
+    noise = noise_floor(runs[0], load_run(noise_dir)) if noise_dir is not None else None
+    return _score(counts_of_runs(runs), out, options, runs[0].analysis, noise)
 
 
 def score_table(counts_file: Path, out: Path, options: dict[str, Any]) -> list[str]:

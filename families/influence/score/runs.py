@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from compiler.suite_model import Manifest, SuiteRow
-from families.influence.score.counts import CONDITION_CODE, CountSource
+from families.influence.score.counts import CONDITION_CODE, CountSource, CountsTable, counts_from_trials
 from families.influence.score.jsonl import read_result_columns
 from runner.contract import RESULTS_FILE, SUITE_FILE, read_run
 from runner.results_model import RunInfo
@@ -158,3 +158,40 @@ def _expected_weights(
         if total > 0:
             w[i] = n * by_group[a] / total, n * by_group[b] / total
     return w[:, 0], w[:, 1]
+
+
+def counts_of_runs(runs: list[Run]) -> CountsTable:
+    """One counts table from several runs (models, reasoning settings, suites), keyed by all their keys.
+
+    A key one run lacks (no reasoning setting, another suite's extra key) reads "none" in its rows.
+    Two runs of the same benchmark, model and reasoning setting would pool silently, so they are refused.
+    """
+    sources = {run.source for run in runs}
+    if len(sources) > 1:
+        odd = next(run for run in runs if run.source != runs[0].source)
+        raise ScoreInputError(odd.run_dir, f"is a {odd.info.mode} run but {runs[0].run_dir} is not: "
+                              "score sampled and logprob runs separately")
+    keys = ["benchmark", "model"] + [k for k in _ordered(runs) if k not in ("benchmark", "model", *_LAST)] + _LAST
+    identity = [k for k in ("benchmark", "model", "reasoning") if k in keys]
+    seen: dict[tuple[str, ...], Path] = {}
+    frames = []
+    for run in runs:
+        trials = run.trials.assign(**{k: "none" for k in keys if k not in run.trials.columns})
+        for coords in trials[identity].drop_duplicates().itertuples(index=False, name=None):
+            if coords in seen:
+                raise ScoreInputError(run.run_dir, f"answers the same {', '.join(identity)} ({', '.join(coords)}) "
+                                      f"as {seen[coords]}; merge shards with spec merge before scoring")
+            seen[coords] = run.run_dir
+        frames.append(trials)
+    return counts_from_trials(pd.concat(frames, ignore_index=True), keys, runs[0].source)
+
+
+_LAST = ["factor", "influence"]
+
+
+def _ordered(runs: list[Run]) -> list[str]:
+    """The runs' keys in first-seen order, reasoning first so tables read benchmark, model, reasoning."""
+    found = ["reasoning"] if any("reasoning" in run.keys for run in runs) else []
+    for run in runs:
+        found += [k for k in run.keys if k not in found]
+    return found
