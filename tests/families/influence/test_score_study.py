@@ -126,3 +126,15 @@ def test_noise_floor_takes_one_run(study: Path) -> None:
     assert result.exit_code == 2
     assert result.output.endswith("Error: --noise compares one run with its baseline replicate: "
                                   "score one RUN_DIR with it\n")
+
+
+def test_the_report_compares_the_models(study: Path) -> None:
+    assert spec("score", study).exit_code == 0
+    result = spec("report", study / "score")
+    assert result.exit_code == 0, result.output
+    markdown = (study / "score" / "report.md").read_text(encoding="utf-8")
+    assert "![duo: headline figures per model.](plots/models-duo.png)" in markdown
+    assert (study / "score" / "plots" / "models-duo.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    by_model = markdown.split("### By model\n", 1)[1].split("###", 1)[0]
+    assert [line.split("|")[1].strip() for line in by_model.splitlines() if line.startswith("| openai/")] == [
+        "openai/stub-large", "openai/stub-small"]
