@@ -6,13 +6,15 @@ from pathlib import Path
 from typing import Any
 
 import click
+import pandas as pd
 
-from families.influence.score.counts import CountsTable, read_counts_csv
+from families.influence.score.counts import CountsTable, counts_from_trials, read_counts_csv
+from families.influence.score.flips import flip_rates, totals
 from families.influence.score.influence import Options
 from families.influence.score.noise import noise_floor
 from families.influence.score.pipeline import score as score_counts
 from families.influence.score.pipeline import write
-from families.influence.score.runs import counts_of_runs, load_run
+from families.influence.score.runs import load_run, pool_runs
 
 
 def score_run(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:
@@ -29,28 +31,42 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
     if noise_dir is not None and len(runs) > 1:
         raise click.UsageError("--noise compares one run with its baseline replicate: score one RUN_DIR with it")
     noise = noise_floor(runs[0], load_run(noise_dir)) if noise_dir is not None else None
-    return _score(counts_of_runs(runs), out, options, runs[0].analysis, noise)
+    trials, keys, source = pool_runs(runs)
+    settings = _settings(options, runs[0].analysis)
+    flips = flip_rates(trials, keys, settings.alpha)
+    return _score(counts_from_trials(trials, keys, source), out, settings, noise, flips)
 
 
 def score_table(counts_file: Path, out: Path, options: dict[str, Any]) -> list[str]:
-    """Score a published counts table (docs/suite-format.md); there is no run to take a noise floor from."""
+    """Score a published counts table (docs/suite-format.md); it has no items, so no noise floor or flips."""
     if options.get("noise_dir") is not None:
         raise click.UsageError("--noise needs a RUN_DIR, not a counts table")
-    return _score(read_counts_csv(counts_file), out, options, {}, None)
+    return _score(read_counts_csv(counts_file), out, _settings(options, {}), None, None)
 
 
-def _score(counts: CountsTable, out: Path, options: dict[str, Any], analysis: dict[str, Any],
-           noise: dict[str, Any] | None) -> list[str]:
+def _settings(options: dict[str, Any], analysis: dict[str, Any]) -> Options:
     alpha, bootstrap = options.get("alpha"), options.get("bootstrap")
-    settings = Options(
+    return Options(
         alpha=alpha if alpha is not None else float(analysis.get("alpha", 0.05)),
         asym_variance=options.get("asym_variance", "2v0"),
         pooled_z=not options.get("unpooled", False),
         bootstrap=bootstrap if bootstrap is not None else int(analysis.get("bootstrap", 5000)),
         seed=options.get("seed", 0),
     )
+
+
+def _score(counts: CountsTable, out: Path, settings: Options, noise: dict[str, Any] | None,
+           flips: pd.DataFrame | None) -> list[str]:
     scores = score_counts(counts, settings, noise)
+    if flips is not None:
+        for bench, rows in flips.groupby("benchmark", sort=True):
+            scores.summary["benchmarks"][str(bench)]["flip_rates"] = {
+                "all": totals(rows, settings.alpha),
+                "by_influence": {str(inf): totals(sub, settings.alpha) for inf, sub in rows.groupby("influence")},
+            }
     write(scores, out)
+    if flips is not None:
+        flips.to_csv(out / "flips.csv", index=False, float_format="%.10g")
     lines = [f"{len(scores.conditions)} conditions scored ({scores.summary['count_source_text']}) -> {out}"]
     return lines + [_headline_line(bench, r["headline"]) for bench, r in scores.summary["benchmarks"].items()]
 

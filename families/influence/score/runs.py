@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 
 from compiler.suite_model import Manifest, SuiteRow
-from families.influence.score.counts import CONDITION_CODE, CountSource, CountsTable, counts_from_trials
+from families.influence.score.counts import CONDITION_CODE, CountSource
+from families.influence.score.flips import ITEM_COLUMNS
 from families.influence.score.jsonl import read_result_columns
 from runner.contract import RESULTS_FILE, SUITE_FILE, read_run
 from runner.results_model import RunInfo
@@ -82,7 +83,8 @@ def _read_items(path: Path, suite_rows: list[SuiteRow], manifest: Manifest) -> t
     ignored = ITEM_KEYS | set((manifest.analysis or {}).get("item_keys", []))
     extra = [c for c in items.columns if c not in {"item_id", "samples", "answers", *CELL_FIELDS, *ignored}]
     items[extra] = items[extra].astype(object).where(items[extra].notna(), None).astype(str)
-    return items.set_index("item_id")[["samples", "answers", *CELL_FIELDS, *extra]], extra
+    coordinates = [c for c in ITEM_COLUMNS if c in items.columns]  # kept for per-item flip rates, never keys
+    return items.set_index("item_id")[["samples", "answers", *CELL_FIELDS, *extra, *coordinates]], extra
 
 
 def _read_results(path: Path, items: pd.DataFrame, logprob: bool) -> pd.DataFrame:
@@ -160,8 +162,8 @@ def _expected_weights(
     return w[:, 0], w[:, 1]
 
 
-def counts_of_runs(runs: list[Run]) -> CountsTable:
-    """One counts table from several runs (models, reasoning settings, suites), keyed by all their keys.
+def pool_runs(runs: list[Run]) -> tuple[pd.DataFrame, list[str], CountSource]:
+    """The trials of several runs (models, reasoning settings, suites) in one frame, with the keys of all of them.
 
     A key one run lacks (no reasoning setting, another suite's extra key) reads "none" in its rows.
     Two runs of the same benchmark, model and reasoning setting would pool silently, so they are refused.
@@ -183,7 +185,7 @@ def counts_of_runs(runs: list[Run]) -> CountsTable:
                                       f"as {seen[coords]}; merge shards with spec merge before scoring")
             seen[coords] = run.run_dir
         frames.append(trials)
-    return counts_from_trials(pd.concat(frames, ignore_index=True), keys, runs[0].source)
+    return pd.concat(frames, ignore_index=True), keys, runs[0].source
 
 
 _LAST = ["factor", "influence"]

@@ -98,6 +98,10 @@ def test_scoring_the_study_applies_bh_across_both_models(study: Path) -> None:
     assert conds[["q_effect_A", "q_effect_B"]].to_numpy().max() == pytest.approx(effects.max())
     by_model = json.loads((study / "score" / "summary.json").read_text())["benchmarks"]["duo"]["by"]["model"]
     assert sorted(by_model) == sorted(MODELS) and {m["conditions"] for m in by_model.values()} == {4}
+    flips = pd.read_csv(study / "score" / "flips.csv")
+    assert len(flips) == 2 * 2 * 2 * 2 and flips["n_flip"].le(4).all()  # models x factors x influences x directions
+    pooled = json.loads((study / "score" / "summary.json").read_text())["benchmarks"]["duo"]["flip_rates"]["all"]
+    assert pooled["flip"]["k"] == flips["k_flip"].sum() and pooled["flip"]["n"] == flips["n_flip"].sum()
 
 
 def test_scoring_runs_named_one_by_one_equals_scoring_the_study(study: Path) -> None:
