@@ -290,6 +290,10 @@ class ToAst(Transformer):
         seed = self._whole(c[1]) if len(c) > 1 else None
         return self._design_clause(meta, "sample", (self._whole(c[0]), seed))
 
+    def d_trials(self, meta: Any, c: list[Any]) -> n.Clause:
+        seed = self._whole(c[1]) if len(c) > 1 else None
+        return self._design_clause(meta, "trials", (self._whole(c[0]), seed))
+
     def d_answer(self, meta: Any, c: list[Any]) -> n.Clause:
         return self._design_clause(meta, "answer", c[0])
 

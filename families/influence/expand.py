@@ -6,6 +6,7 @@ order, under every condition: baseline, and each influence toward A and toward B
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +19,10 @@ from compiler.templates import CompiledText
 from families.influence.check import PairsDesign
 
 _VOWELS = tuple("aeiouAEIOU")
+Cell = tuple[str, str | None, str]
+"""(factor, influence, condition) of a balance cell; influence None for a shared baseline."""
+Slot = tuple[int, int, str]
+"""(n_A, n_B, display order) of one row within its cell."""
 
 
 def level_forms(level: n.Level) -> dict[str, str]:
@@ -48,6 +53,14 @@ class CompiledPairs:
     comparisons: dict[str, list[tuple[int, int]]]
     examples: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     example_index: dict[str, dict[tuple[int, int], int]] = field(default_factory=dict)
+    picks: dict[Cell, Counter[Slot]] | None = None  # `trials N per cell`: samples kept per (comparison, order)
+
+    def samples(self, cell: dict[str, Any]) -> int:
+        """The samples a row of `cell` asks for: all of them, or the ones `trials N per cell` drew."""
+        if self.picks is None:
+            return self.design.samples_per_row
+        return self.picks[(cell["factor"], cell["influence"], cell["condition"])][(cell["n_A"], cell["n_B"],
+                                                                                   cell["order"])]
 
     @property
     def name(self) -> str:
@@ -100,7 +113,7 @@ def expand(compiled: CompiledPairs) -> Iterator[dict[str, Any]]:
     for factor in design.factors:
         for n_a, n_b in compiled.comparisons[factor.name]:
             for order in design.orders:
-                yield from _rows_for(compiled, factor, n_a, n_b, order)
+                yield from (row for row in _rows_for(compiled, factor, n_a, n_b, order) if row["samples"])
 
 
 def _rows_for(compiled: CompiledPairs, factor: n.Factor, n_a: int, n_b: int,
@@ -132,7 +145,7 @@ def _rows_for(compiled: CompiledPairs, factor: n.Factor, n_a: int, n_b: int,
 
 def _row(compiled: CompiledPairs, messages: list[dict[str, Any]], cell: dict[str, Any],
          answers: dict[str, str]) -> dict[str, Any]:
-    row: dict[str, Any] = {"messages": messages, "samples": compiled.design.samples_per_row, "cell": cell,
+    row: dict[str, Any] = {"messages": messages, "samples": compiled.samples(cell), "cell": cell,
                            "answers": answers, "decode": compiled.design.decode}
     if compiled.followups:
         row["followups"] = compiled.followups
