@@ -48,6 +48,16 @@ COUNTS_FAMILY = "influence_pairs"  # published counts tables (docs/suite-format.
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     help="A baseline-replicate run folder: adds the noise floor (App. N).",
 )
+@click.option(
+    "--parent",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Follow-up probe runs: the main run's score folder, whose conditions give each probed trial its kind.",
+)
+@click.option(
+    "--human-labels",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="With --parent: CSV item_id,sample,label of human-labelled probe replies, to check the judge against.",
+)
 @click.pass_context
 def score(ctx: click.Context, run_dirs: tuple[Path, ...], counts_file: Path | None, out: Path | None,
           **options: Any) -> None:

@@ -14,7 +14,8 @@ from families.influence.score.influence import Options
 from families.influence.score.noise import noise_floor
 from families.influence.score.pipeline import score as score_counts
 from families.influence.score.pipeline import write
-from families.influence.score.runs import load_run, pool_runs
+from families.influence.score.probe import cross_tab, judge_agreement, judge_labels, probe_summary, probe_trials
+from families.influence.score.runs import Run, load_run, pool_runs
 
 
 def score_run(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:
@@ -30,18 +31,40 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
     noise_dir = options.get("noise_dir")
     if noise_dir is not None and len(runs) > 1:
         raise click.UsageError("--noise compares one run with its baseline replicate: score one RUN_DIR with it")
+    if options.get("human_labels") is not None and options.get("parent") is None:
+        raise click.UsageError("--human-labels checks the probe's judge: give the main run's score folder "
+                               "with --parent too")
     noise = noise_floor(runs[0], load_run(noise_dir)) if noise_dir is not None else None
     trials, keys, source = pool_runs(runs)
     settings = _settings(options, runs[0].analysis)
-    flips = flip_rates(trials, keys, settings.alpha)
-    return _score(counts_from_trials(trials, keys, source), out, settings, noise, flips)
+    tables = {"flips.csv": flip_rates(trials, keys, settings.alpha)}
+    probe = _probe(runs, keys, options, settings.alpha, tables) if options.get("parent") is not None else None
+    lines = _score(counts_from_trials(trials, keys, source), out, settings, noise, tables, probe)
+    if probe is not None:
+        share = probe["stated_vs_revealed"]
+        lines.append(f"  probe: {probe['trials']} trials; ACK_DISCLAIMED among significant backfire "
+                     f"{_pct(share['rate'])} ({share['k']}/{share['n']}) -> {out / 'probe.csv'}")
+    return lines
 
 
 def score_table(counts_file: Path, out: Path, options: dict[str, Any]) -> list[str]:
     """Score a published counts table (docs/suite-format.md); it has no items, so no noise floor or flips."""
     if options.get("noise_dir") is not None:
         raise click.UsageError("--noise needs a RUN_DIR, not a counts table")
-    return _score(read_counts_csv(counts_file), out, _settings(options, {}), None, None)
+    return _score(read_counts_csv(counts_file), out, _settings(options, {}), None, {}, None)
+
+
+def _probe(runs: list[Run], keys: list[str], options: dict[str, Any], alpha: float,
+           tables: dict[str, pd.DataFrame]) -> dict[str, Any]:
+    """The probe's summary; its label-by-kind table (and the judge's confusion matrix) go into `tables`."""
+    trials = probe_trials(runs, keys, options["parent"], alpha)
+    labels = judge_labels(runs[0])
+    tables["probe.csv"] = cross_tab(trials, labels, alpha)
+    found = probe_summary(trials, alpha)
+    if options.get("human_labels") is not None:
+        found["judge_validation"], confusion = judge_agreement(trials, options["human_labels"], labels)
+        tables["judge_confusion.csv"] = confusion.reset_index()
+    return found
 
 
 def _settings(options: dict[str, Any], analysis: dict[str, Any]) -> Options:
@@ -56,17 +79,20 @@ def _settings(options: dict[str, Any], analysis: dict[str, Any]) -> Options:
 
 
 def _score(counts: CountsTable, out: Path, settings: Options, noise: dict[str, Any] | None,
-           flips: pd.DataFrame | None) -> list[str]:
+           tables: dict[str, pd.DataFrame], probe: dict[str, Any] | None) -> list[str]:
     scores = score_counts(counts, settings, noise)
+    flips = tables.get("flips.csv")
     if flips is not None:
         for bench, rows in flips.groupby("benchmark", sort=True):
             scores.summary["benchmarks"][str(bench)]["flip_rates"] = {
                 "all": totals(rows, settings.alpha),
                 "by_influence": {str(inf): totals(sub, settings.alpha) for inf, sub in rows.groupby("influence")},
             }
+    if probe is not None:
+        scores.summary["probe"] = probe
     write(scores, out)
-    if flips is not None:
-        flips.to_csv(out / "flips.csv", index=False, float_format="%.10g")
+    for name, table in tables.items():
+        table.to_csv(out / name, index=False, float_format="%.10g")
     lines = [f"{len(scores.conditions)} conditions scored ({scores.summary['count_source_text']}) -> {out}"]
     return lines + [_headline_line(bench, r["headline"]) for bench, r in scores.summary["benchmarks"].items()]
 
