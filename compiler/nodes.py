@@ -109,6 +109,7 @@ class DataSource(Node):
     sample_per: str | None = None
     sample_seed: int | None = None
     mapping: dict[str, str] = {}
+    min_count: tuple[int, tuple[str, ...]] | None = None  # drop rows with a rare value until none is rare
 
 
 class Turn(Node):

@@ -167,6 +167,9 @@ class ToAst(Transformer):
                 out["sample_seed"] = self._whole(child)
         return out
 
+    def data_min_count(self, meta: Any, children: list[Token]) -> dict[str, Any]:
+        return {"min_count": (self._whole(children[0]), tuple(str(c) for c in children[1:]))}
+
     def data_map(self, meta: Any, children: list[tuple[str, str]]) -> dict[str, Any]:
         return {"mapping": dict(children)}
 
@@ -289,6 +292,9 @@ class ToAst(Transformer):
     def d_sample(self, meta: Any, c: list[Any]) -> n.Clause:
         seed = self._whole(c[1]) if len(c) > 1 else None
         return self._design_clause(meta, "sample", (self._whole(c[0]), seed))
+
+    def d_items(self, meta: Any, c: list[Any]) -> n.Clause:
+        return self._design_clause(meta, "items", self._ref(c[0]))
 
     def d_trials(self, meta: Any, c: list[Any]) -> n.Clause:
         seed = self._whole(c[1]) if len(c) > 1 else None

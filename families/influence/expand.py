@@ -131,51 +131,55 @@ def _rows_for(compiled: CompiledPairs, factor: n.Factor, n_a: int, n_b: int,
         if cond.toward is None:
             influences = [None] if cond.shared else list(design.influences)
             for inf in influences:
-                messages = _messages(system, [], question)
-                yield _row(compiled, messages, {**cell, "influence": inf.name if inf else None,
+                yield _row(compiled, messages(system, [], question), {**cell, "influence": inf.name if inf else None,
                                                 "condition": cond.key}, answers)
             continue
         target = first if first["group"] == cond.toward else second
         other = second if target is first else first
         for inf in design.influences:
             context = {**base, "target": target, "other": other}
-            messages = _influenced(compiled, inf, context, question, system, (n_a, n_b, order, cond.key))
-            yield _row(compiled, messages, {**cell, "influence": inf.name, "condition": cond.key}, answers)
+            sent = _influenced(compiled, inf, context, question, system, (n_a, n_b, order, cond.key))
+            yield _row(compiled, sent, {**cell, "influence": inf.name, "condition": cond.key}, answers)
 
 
-def _row(compiled: CompiledPairs, messages: list[dict[str, Any]], cell: dict[str, Any],
+def _row(compiled: CompiledPairs, sent: list[dict[str, Any]], cell: dict[str, Any],
          answers: dict[str, str]) -> dict[str, Any]:
-    row: dict[str, Any] = {"messages": messages, "samples": compiled.samples(cell), "cell": cell,
+    row: dict[str, Any] = {"messages": sent, "samples": compiled.samples(cell), "cell": cell,
                            "answers": answers, "decode": compiled.design.decode}
     if compiled.followups:
         row["followups"] = compiled.followups
     return row
 
 
-def _messages(system: str | None, turns: list[dict[str, Any]], user: str) -> list[dict[str, Any]]:
+def messages(system: str | None, turns: list[dict[str, Any]], user: str) -> list[dict[str, Any]]:
+    """A system prompt (if any), prior turns, then the user message."""
     head = [{"role": "system", "content": system}] if system is not None else []
     return [*head, *turns, {"role": "user", "content": user}]
 
 
 def _influenced(compiled: CompiledPairs, inf: n.Influence, context: dict[str, Any], question: str,
                 system: str | None, coords: tuple[Any, ...]) -> list[dict[str, Any]]:
-    pos = inf.position
-    if pos.kind == "turns":
+    if inf.position.kind == "turns":
         turns = _few_shot(compiled, inf, context, coords)
-        return _messages(system, turns, question)
-    cue = compiled.cues[inf.name].render(context)
+        return messages(system, turns, question)
+    return cued(inf, compiled.cues[inf.name].render(context), question, system)
+
+
+def cued(inf: n.Influence, cue: str, question: str, system: str | None) -> list[dict[str, Any]]:
+    """The messages with a rendered cue placed where its (non-turns) position says."""
+    pos = inf.position
     if inf.brackets is not None:
         cue = f"{inf.brackets[0]}{cue}{inf.brackets[1]}"
     if pos.kind == "system":
-        return _messages(cue, [], question)
+        return messages(cue, [], question)
     joiner = inf.joiner.value if inf.joiner is not None else "\n\n"
     if pos.kind == "prepend":
-        return _messages(system, [], f"{cue}{joiner}{question}")
+        return messages(system, [], f"{cue}{joiner}{question}")
     if pos.kind == "append":
-        return _messages(system, [], f"{question}{joiner}{cue}")
+        return messages(system, [], f"{question}{joiner}{cue}")
     lines = question.split("\n")
     at = pos.line or 0
-    return _messages(system, [], "\n".join([*lines[:at], cue, *lines[at:]]))
+    return messages(system, [], "\n".join([*lines[:at], cue, *lines[at:]]))
 
 
 def allowed_pairs(compiled: CompiledPairs, inf: n.Influence) -> list[tuple[int, int]]:

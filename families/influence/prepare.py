@@ -43,7 +43,7 @@ def prepare(design: PairsDesign, seed: int, errors: ErrorCollector) -> CompiledP
     if len(errors.diagnostics) > start or prompt is None:
         return None
     compiled = CompiledPairs(design, seed, prompt, system, {k: v for k, v in cues.items() if v},
-                             _followups(design), comparisons)
+                             followup_entries(design.followups), comparisons)
     _check_sample_render(compiled, errors)
     _check_turn_counts(compiled, errors)
     if design.trials is not None:
@@ -227,11 +227,12 @@ def _unordered(pair: tuple[int, int]) -> tuple[int, int]:
     return (pair[0], pair[1]) if pair[0] <= pair[1] else (pair[1], pair[0])
 
 
-def _followups(design: PairsDesign) -> list[dict[str, Any]] | None:
-    if not design.followups:
+def followup_entries(followups: tuple[n.FollowUpDef, ...]) -> list[dict[str, Any]] | None:
+    """The follow-up turns as suite rows carry them (with the judge, its default prompt filled in)."""
+    if not followups:
         return None
     out = []
-    for follow in design.followups:
+    for follow in followups:
         entry: dict[str, Any] = {"name": follow.name, "content": follow.text.value}
         if follow.judge is not None:
             judge = follow.judge

@@ -59,6 +59,9 @@ def load_run(run_dir: Path) -> Run:
     per_item = results.groupby("item_id", sort=False)[["w_A", "w_B"]].sum()
     influence_items = items[items["condition"].isin(list(CONDITION_CODE))].drop(columns=["answers"])
     trials = influence_items.join(per_item, how="inner").rename_axis("item_id").reset_index()
+    excluded = (manifest.analysis or {}).get("exclude")  # a factor left out of the analysis (DailyDilemmas)
+    if excluded is not None:
+        trials = trials[trials["factor"] != str(excluded)].reset_index(drop=True)
     trials["benchmark"] = str((manifest.analysis or {}).get("benchmark", manifest.suite))
     trials["model"] = info.model
     keys = ["benchmark", "model"]

@@ -1,0 +1,207 @@
+"""Influence designs over data items (DailyDilemmas): each row of a `data` source is one binary choice.
+
+`items DATA` replaces `sizes`: every data row gives two option texts (`option_A`, `option_B`) and the
+level of the design's one factor each option stands for (`level_A`, `level_B`; a `map` clause renames
+the file's columns). The cues name levels, so a condition is a level v (the paper's value): it pools
+every item in which v is one option's level, with group A = the v-option and group B = the other option.
+An item with levels (a, b) therefore serves two conditions, a and b; the suite carries its prompts once
+per condition (identical requests, which the response cache answers once). Direction toward A is a cue
+toward v, toward B a cue toward the other option's level.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from compiler import nodes as n
+from compiler.data_source import Row, read_rows
+from compiler.errors import ErrorCollector, Span
+from compiler.templates import CompiledText, check_render, compile_text
+from families.influence import check as pairs
+from families.influence.expand import cued, level_forms, messages
+from families.influence.prepare import followup_entries
+from families.interface import DesignContext
+
+ITEM_COLUMNS = ("option_A", "option_B", "level_A", "level_B")
+OTHER = "other"
+"""group B of every item condition: whichever option does not stand for the condition's level."""
+PAIRS_ONLY = ("sizes", "where", "cross", "sample", "trials")
+CLAUSES = ("items", "factors", "influences", "conditions", "order", "samples", "answer", "decode", "mode",
+           "analysis", "system", "prompt", "followups")
+PROMPT_NAMES = {"first", "second", "factor", "item"}
+CUE_NAMES = PROMPT_NAMES | {"target", "other"}
+
+
+@dataclass(frozen=True)
+class ItemsDesign:
+    """An items design, resolved: its data rows read and filtered, every name pointing at its declaration."""
+
+    design: n.Design
+    factor: n.Factor
+    items: list[Row]
+    key: str
+    influences: tuple[n.Influence, ...]
+    conditions: tuple[n.ConditionRef, ...]
+    system: n.TemplateDef | None
+    prompt: n.TemplateDef
+    orders: tuple[str, ...]
+    samples_per_row: int
+    answer_tokens: tuple[str, str]
+    decode: dict[str, Any]
+    mode: str
+    analysis: dict[str, Any]
+    followups: list[dict[str, Any]] | None
+
+
+def resolve_items(design: n.Design, context: DesignContext, errors: ErrorCollector) -> ItemsDesign | None:
+    """Check an items design; None after reporting every problem found."""
+    tables, start = context.tables, len(errors.diagnostics)
+    for keyword in PAIRS_ONLY:
+        clause = design.get(keyword)
+        if clause is not None:
+            errors.add(clause.span, f"'{keyword}' does not apply to an items design: its stimuli are the data "
+                       "rows", "remove it, or filter the rows in the data clause")
+    ref: n.Ref = design.get("items").value  # type: ignore[union-attr,assignment]
+    source = tables.lookup({d.name: d for d in context.spec.data}, ref, "data source", errors)
+    factors = pairs._select(design, "factors", tables.factors, "factor", errors)
+    if len(factors) > 1:
+        errors.add(design.get("factors").span,  # type: ignore[union-attr]
+                   f"an items design takes one factor, whose levels the items name; got {len(factors)}")
+    influences = pairs._select(design, "influences", tables.influences, "influence", errors)
+    for inf in influences:
+        if inf.position.kind == "turns":
+            errors.add(inf.position.span, f"influence '{inf.name}' builds few-shot turns from size pairs, which "
+                       f"an items design has not", "append a fixed examples block instead")
+    prompt = pairs._text_ref(design, "prompt", "template", tables, errors) or tables.texts.get("question")
+    if prompt is None:
+        errors.add(design.span, f"design '{design.name}' names no prompt template", "add 'prompt NAME'")
+    orders = pairs._orders(design, errors)
+    fields = dict(conditions=pairs._conditions(design, errors), system=pairs._text_ref(design, "system", "system",
+                  tables, errors), orders=orders, samples_per_row=pairs._samples(design, orders, errors),
+                  answer_tokens=pairs._answer(design, errors), decode=pairs.decode_options(design, errors),
+                  mode=pairs._mode(design, errors), analysis=pairs._analysis(design, errors))
+    followups = pairs._followups(design, tables, errors)
+    if source is None or len(errors.diagnostics) > start or not factors or fields["answer_tokens"] is None:
+        return None
+    rows = read_rows(source, ITEM_COLUMNS, context.seed, errors)
+    if rows is None or not _levels_known(source, rows, factors[0], errors):
+        return None
+    return ItemsDesign(design=design, factor=factors[0], items=rows, key=source.key or "", influences=influences,
+                       prompt=prompt, followups=followup_entries(followups), **fields)  # type: ignore[arg-type]
+
+
+def _levels_known(source: n.DataSource, rows: list[Row], factor: n.Factor, errors: ErrorCollector) -> bool:
+    levels = {lv.name for lv in factor.levels}
+    for number, row in enumerate(rows, start=1):
+        for column in ("level_A", "level_B"):
+            if row[column] not in levels:
+                errors.add(source.span, f"data '{source.name}': row {number} names level '{row[column]}' "
+                           f"({column}), which factor '{factor.name}' does not declare",
+                           f"declare it, or filter the row out with 'where' (levels: {', '.join(sorted(levels))})")
+                return False
+    return True
+
+
+@dataclass
+class CompiledItems:
+    """An items design with its templates compiled."""
+
+    design: ItemsDesign
+    prompt: CompiledText
+    system: CompiledText | None
+    cues: dict[str, CompiledText]
+
+    @property
+    def name(self) -> str:
+        return self.design.design.name
+
+    @property
+    def span(self) -> Span:
+        return self.design.design.span
+
+    @property
+    def mode(self) -> str:
+        return self.design.mode
+
+    @property
+    def analysis(self) -> dict[str, Any]:
+        return self.design.analysis
+
+    @property
+    def balance_keys(self) -> tuple[str, ...]:
+        return ("influence", "condition")  # levels differ in how many items name them; influences do not
+
+    @property
+    def shared(self) -> dict[str, str]:
+        return {c.key: "influence" for c in self.design.conditions if c.shared}
+
+    @property
+    def served(self) -> dict[str, list[Any]]:
+        return {"influence": [inf.name for inf in self.design.influences]}
+
+    def summary(self) -> str:
+        d = self.design
+        return (f"{len(d.items)} items over {len({r['level_A'] for r in d.items} | {r['level_B'] for r in d.items})} "
+                f"levels of '{d.factor.name}', {len(d.influences)} influences, {len(d.conditions)} conditions, "
+                f"{len(d.orders)} display orders")
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        for item in self.design.items:
+            for oriented in "AB":
+                for order in self.design.orders:
+                    yield from self._rows_for(item, oriented, order)
+
+    def _rows_for(self, item: Row, oriented: str, order: str) -> Iterator[dict[str, Any]]:
+        d = self.design
+        forms = {lv.name: level_forms(lv) for lv in d.factor.levels}
+        slots = {letter: {**forms[item[f"level_{letter}"]], "text": item[f"option_{letter}"]} for letter in "AB"}
+        first, second = ({**slots[order[i]], "option": "AB"[i]} for i in (0, 1))
+        level = item[f"level_{oriented}"]
+        base = {"first": first, "second": second, "factor": level, "item": item}
+        question, system = self.prompt.render(base), self.system.render(base) if self.system else None
+        outcome = {k: level if k == oriented else OTHER for k in "AB"}
+        answers = {d.answer_tokens[0]: outcome[order[0]], d.answer_tokens[1]: outcome[order[1]]}
+        cell = {"factor": level, "group_A": level, "group_B": OTHER, "item": item[d.key], "order": order}
+        for cond in d.conditions:
+            if cond.toward is None:
+                for inf in [None] if cond.shared else d.influences:
+                    yield self._row(messages(system, [], question), cell | {
+                        "influence": inf.name if inf else None, "condition": cond.key}, answers)
+                continue
+            aimed = oriented if cond.toward == "A" else "BA"["AB".index(oriented)]
+            target, other = (first, second) if order[0] == aimed else (second, first)
+            for inf in d.influences:
+                cue = self.cues[inf.name].render({**base, "target": target, "other": other})
+                yield self._row(cued(inf, cue, question, system), cell | {"influence": inf.name,
+                                                                         "condition": cond.key}, answers)
+
+    def _row(self, sent: list[dict[str, Any]], cell: dict[str, Any], answers: dict[str, str]) -> dict[str, Any]:
+        row = {"messages": sent, "samples": self.design.samples_per_row, "cell": cell, "answers": answers,
+               "decode": self.design.decode}
+        if self.design.followups:
+            row["followups"] = self.design.followups
+        return row
+
+
+def prepare_items(design: ItemsDesign, seed: int, errors: ErrorCollector) -> CompiledItems | None:
+    """Compile the templates and render each once on the first item, in both orientations."""
+    start = len(errors.diagnostics)
+    prompt = compile_text(design.prompt.text, f"template '{design.prompt.name}'", PROMPT_NAMES, errors)
+    system = None
+    if design.system is not None:
+        system = compile_text(design.system.text, f"system '{design.system.name}'", CUE_NAMES, errors)
+    cues = {inf.name: compile_text(inf.text, f"influence '{inf.name}'", CUE_NAMES, errors)
+            for inf in design.influences if inf.text is not None}
+    if len(errors.diagnostics) > start or prompt is None:
+        return None
+    compiled = CompiledItems(design, prompt, system, {k: v for k, v in cues.items() if v is not None})
+    item = design.items[0]
+    forms = {lv.name: level_forms(lv) for lv in design.factor.levels}
+    first, second = ({**forms[item[f"level_{k}"]], "text": item[f"option_{k}"], "option": k} for k in "AB")
+    context = {"first": first, "second": second, "factor": item["level_A"], "item": item, "target": first,
+               "other": second}
+    for text in [prompt, *([system] if system else []), *compiled.cues.values()]:
+        check_render(text, context, errors)
+    return None if len(errors.diagnostics) > start else compiled
