@@ -1,12 +1,14 @@
-"""Influence designs over data items (DailyDilemmas): each row of a `data` source is one binary choice.
+"""Influence designs over data items (DailyDilemmas, BBQ): each row of a `data` source is one binary choice.
 
 `items DATA` replaces `sizes`: every data row gives two option texts (`option_A`, `option_B`) and the
-level of the design's one factor each option stands for (`level_A`, `level_B`; a `map` clause renames
-the file's columns). The cues name levels, so a condition is a level v (the paper's value): it pools
-every item in which v is one option's level, with group A = the v-option and group B = the other option.
-An item with levels (a, b) therefore serves two conditions, a and b; the suite carries its prompts once
-per condition (identical requests, which the response cache answers once). Direction toward A is a cue
-toward v, toward B a cue toward the other option's level.
+level each option stands for (`level_A`, `level_B`; a `map` clause renames the file's columns).
+
+Factors whose levels carry groups A and B (BBQ's nonOld / old) orient every item by group: its condition
+is its factor (with several factors, the row's `factor` column names it), and toward A cues group A.
+A factor without groups (DailyDilemmas' values) makes each level v a condition: it pools every item in
+which v is one option's level, with group A = the v-option and group B = the other (`other`). Such an
+item with levels (a, b) serves two conditions, a and b, so the suite carries its prompts once per
+condition (identical requests, which the response cache answers once); toward B cues the other level.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ class ItemsDesign:
     """An items design, resolved: its data rows read and filtered, every name pointing at its declaration."""
 
     design: n.Design
-    factor: n.Factor
+    factors: dict[str, n.Factor]
     items: list[Row]
     key: str
     influences: tuple[n.Influence, ...]
@@ -66,9 +68,10 @@ def resolve_items(design: n.Design, context: DesignContext, errors: ErrorCollect
     ref: n.Ref = design.get("items").value  # type: ignore[union-attr,assignment]
     source = tables.lookup({d.name: d for d in context.spec.data}, ref, "data source", errors)
     factors = pairs._select(design, "factors", tables.factors, "factor", errors)
-    if len(factors) > 1:
+    if len(factors) > 1 and not all(lv.group for f in factors for lv in f.levels):
         errors.add(design.get("factors").span,  # type: ignore[union-attr]
-                   f"an items design takes one factor, whose levels the items name; got {len(factors)}")
+                   f"an items design takes several factors only when their levels are grouped (A, B); "
+                   f"got {len(factors)}", "give each level its group, or keep one factor")
     influences = pairs._select(design, "influences", tables.influences, "influence", errors)
     for inf in influences:
         if inf.position.kind == "turns":
@@ -85,22 +88,36 @@ def resolve_items(design: n.Design, context: DesignContext, errors: ErrorCollect
     followups = pairs._followups(design, tables, errors)
     if source is None or len(errors.diagnostics) > start or not factors or fields["answer_tokens"] is None:
         return None
-    rows = read_rows(source, ITEM_COLUMNS, context.seed, errors)
-    if rows is None or not _levels_known(source, rows, factors[0], errors):
+    by_name = {f.name: f for f in factors}
+    rows = read_rows(source, ITEM_COLUMNS + (("factor",) if len(factors) > 1 else ()), context.seed, errors)
+    if rows is None or not _levels_known(source, rows, by_name, errors):
         return None
-    return ItemsDesign(design=design, factor=factors[0], items=rows, key=source.key or "", influences=influences,
+    return ItemsDesign(design=design, factors=by_name, items=rows, key=source.key or "", influences=influences,
                        prompt=prompt, followups=followup_entries(followups), **fields)  # type: ignore[arg-type]
 
 
-def _levels_known(source: n.DataSource, rows: list[Row], factor: n.Factor, errors: ErrorCollector) -> bool:
-    levels = {lv.name for lv in factor.levels}
+def factor_of(row: Row, factors: dict[str, n.Factor]) -> n.Factor | None:
+    return factors.get(row["factor"]) if len(factors) > 1 else next(iter(factors.values()))
+
+
+def _levels_known(source: n.DataSource, rows: list[Row], factors: dict[str, n.Factor], errors: ErrorCollector) -> bool:
     for number, row in enumerate(rows, start=1):
+        factor = factor_of(row, factors)
+        if factor is None:
+            errors.add(source.span, f"data '{source.name}': row {number} names factor '{row['factor']}', which "
+                       "the design does not select", f"select it, or filter it out (factors: {', '.join(factors)})")
+            return False
+        levels = {lv.name: lv.group for lv in factor.levels}
         for column in ("level_A", "level_B"):
             if row[column] not in levels:
                 errors.add(source.span, f"data '{source.name}': row {number} names level '{row[column]}' "
                            f"({column}), which factor '{factor.name}' does not declare",
                            f"declare it, or filter the row out with 'where' (levels: {', '.join(sorted(levels))})")
                 return False
+        if levels[row["level_A"]] is not None and levels[row["level_A"]] == levels[row["level_B"]]:
+            errors.add(source.span, f"data '{source.name}': row {number} puts both options in group "
+                       f"{levels[row['level_A']]} of factor '{factor.name}'", "each item contrasts group A with B")
+            return False
     return True
 
 
@@ -143,27 +160,33 @@ class CompiledItems:
 
     def summary(self) -> str:
         d = self.design
-        return (f"{len(d.items)} items over {len({r['level_A'] for r in d.items} | {r['level_B'] for r in d.items})} "
-                f"levels of '{d.factor.name}', {len(d.influences)} influences, {len(d.conditions)} conditions, "
-                f"{len(d.orders)} display orders")
+        return (f"{len(d.items)} items, factors {', '.join(d.factors)}, {len(d.influences)} influences, "
+                f"{len(d.conditions)} conditions, {len(d.orders)} display orders")
 
     def rows(self) -> Iterator[dict[str, Any]]:
         for item in self.design.items:
-            for oriented in "AB":
+            factor = factor_of(item, self.design.factors)
+            assert factor is not None  # checked by resolve_items
+            groups = {lv.name: lv.group for lv in factor.levels}
+            grouped = groups[item["level_A"]] is not None
+            for oriented in ["A" if groups[item["level_A"]] == "A" else "B"] if grouped else "AB":
                 for order in self.design.orders:
-                    yield from self._rows_for(item, oriented, order)
+                    yield from self._rows_for(item, factor, oriented, grouped, order)
 
-    def _rows_for(self, item: Row, oriented: str, order: str) -> Iterator[dict[str, Any]]:
+    def _rows_for(self, item: Row, factor: n.Factor, oriented: str, grouped: bool,
+                  order: str) -> Iterator[dict[str, Any]]:
+        """The rows of one item in one orientation (`oriented`: the option standing for group A) and order."""
         d = self.design
-        forms = {lv.name: level_forms(lv) for lv in d.factor.levels}
+        forms = {lv.name: level_forms(lv) for lv in factor.levels}
         slots = {letter: {**forms[item[f"level_{letter}"]], "text": item[f"option_{letter}"]} for letter in "AB"}
         first, second = ({**slots[order[i]], "option": "AB"[i]} for i in (0, 1))
-        level = item[f"level_{oriented}"]
-        base = {"first": first, "second": second, "factor": level, "item": item}
+        level, contrast = item[f"level_{oriented}"], item[f"level_{'BA'['AB'.index(oriented)]}"]
+        name, group_b = (factor.name, contrast) if grouped else (level, OTHER)
+        base = {"first": first, "second": second, "factor": name, "item": item}
         question, system = self.prompt.render(base), self.system.render(base) if self.system else None
-        outcome = {k: level if k == oriented else OTHER for k in "AB"}
+        outcome = {k: level if k == oriented else group_b for k in "AB"}
         answers = {d.answer_tokens[0]: outcome[order[0]], d.answer_tokens[1]: outcome[order[1]]}
-        cell = {"factor": level, "group_A": level, "group_B": OTHER, "item": item[d.key], "order": order}
+        cell = {"factor": name, "group_A": level, "group_B": group_b, "item": item[d.key], "order": order}
         for cond in d.conditions:
             if cond.toward is None:
                 for inf in [None] if cond.shared else d.influences:
@@ -198,7 +221,9 @@ def prepare_items(design: ItemsDesign, seed: int, errors: ErrorCollector) -> Com
         return None
     compiled = CompiledItems(design, prompt, system, {k: v for k, v in cues.items() if v is not None})
     item = design.items[0]
-    forms = {lv.name: level_forms(lv) for lv in design.factor.levels}
+    factor = factor_of(item, design.factors)
+    assert factor is not None  # checked by resolve_items
+    forms = {lv.name: level_forms(lv) for lv in factor.levels}
     first, second = ({**forms[item[f"level_{k}"]], "text": item[f"option_{k}"], "option": k} for k in "AB")
     context = {"first": first, "second": second, "factor": item["level_A"], "item": item, "target": first,
                "other": second}
