@@ -40,8 +40,39 @@ def side(forms: dict[str, str], group: str, size: int, option: str) -> dict[str,
             "option": option}
 
 
+class CompiledInfluence:
+    """What the emit stage asks of a compiled influence design, read off its resolved `design` (which has
+    the n.Design as `design`, and `mode`, `analysis`, `conditions`, `influences`)."""
+
+    design: Any
+
+    @property
+    def name(self) -> str:
+        return str(self.design.design.name)
+
+    @property
+    def span(self) -> Span:
+        return self.design.design.span  # type: ignore[no-any-return]
+
+    @property
+    def mode(self) -> str:
+        return str(self.design.mode)
+
+    @property
+    def analysis(self) -> dict[str, Any]:
+        return self.design.analysis  # type: ignore[no-any-return]
+
+    @property
+    def shared(self) -> dict[str, str]:
+        return {c.key: "influence" for c in self.design.conditions if c.shared}
+
+    @property
+    def served(self) -> dict[str, list[Any]]:
+        return {"influence": [inf.name for inf in self.design.influences]}
+
+
 @dataclass
-class CompiledPairs:
+class CompiledPairs(CompiledInfluence):
     """A pairs design with its templates compiled and its comparison sets fixed."""
 
     design: PairsDesign
@@ -63,32 +94,8 @@ class CompiledPairs:
                                                                                    cell["order"])]
 
     @property
-    def name(self) -> str:
-        return self.design.name
-
-    @property
-    def span(self) -> Span:
-        return self.design.design.span
-
-    @property
-    def mode(self) -> str:
-        return self.design.mode
-
-    @property
-    def analysis(self) -> dict[str, Any]:
-        return self.design.analysis
-
-    @property
     def balance_keys(self) -> tuple[str, ...]:
         return ("factor", "influence", "condition")
-
-    @property
-    def shared(self) -> dict[str, str]:
-        return {c.key: "influence" for c in self.design.conditions if c.shared}
-
-    @property
-    def served(self) -> dict[str, list[Any]]:
-        return {"influence": [inf.name for inf in self.design.influences]}
 
     def summary(self) -> str:
         design = self.design

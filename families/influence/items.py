@@ -19,11 +19,11 @@ from typing import Any
 
 from compiler import nodes as n
 from compiler.data_source import Row, read_rows
-from compiler.errors import ErrorCollector, Span
-from compiler.templates import CompiledText, check_render, compile_text
+from compiler.errors import ErrorCollector
+from compiler.templates import CompiledText, check_render
 from families.influence import check as pairs
-from families.influence.expand import cued, level_forms, messages
-from families.influence.prepare import followup_entries
+from families.influence.expand import CompiledInfluence, cued, level_forms, messages
+from families.influence.prepare import compile_texts, followup_entries
 from families.interface import DesignContext
 
 ITEM_COLUMNS = ("option_A", "option_B", "level_A", "level_B")
@@ -122,7 +122,7 @@ def _levels_known(source: n.DataSource, rows: list[Row], factors: dict[str, n.Fa
 
 
 @dataclass
-class CompiledItems:
+class CompiledItems(CompiledInfluence):
     """An items design with its templates compiled."""
 
     design: ItemsDesign
@@ -131,32 +131,8 @@ class CompiledItems:
     cues: dict[str, CompiledText]
 
     @property
-    def name(self) -> str:
-        return self.design.design.name
-
-    @property
-    def span(self) -> Span:
-        return self.design.design.span
-
-    @property
-    def mode(self) -> str:
-        return self.design.mode
-
-    @property
-    def analysis(self) -> dict[str, Any]:
-        return self.design.analysis
-
-    @property
     def balance_keys(self) -> tuple[str, ...]:
         return ("influence", "condition")  # levels differ in how many items name them; influences do not
-
-    @property
-    def shared(self) -> dict[str, str]:
-        return {c.key: "influence" for c in self.design.conditions if c.shared}
-
-    @property
-    def served(self) -> dict[str, list[Any]]:
-        return {"influence": [inf.name for inf in self.design.influences]}
 
     def summary(self) -> str:
         d = self.design
@@ -211,15 +187,10 @@ class CompiledItems:
 def prepare_items(design: ItemsDesign, seed: int, errors: ErrorCollector) -> CompiledItems | None:
     """Compile the templates and render each once on the first item, in both orientations."""
     start = len(errors.diagnostics)
-    prompt = compile_text(design.prompt.text, f"template '{design.prompt.name}'", PROMPT_NAMES, errors)
-    system = None
-    if design.system is not None:
-        system = compile_text(design.system.text, f"system '{design.system.name}'", CUE_NAMES, errors)
-    cues = {inf.name: compile_text(inf.text, f"influence '{inf.name}'", CUE_NAMES, errors)
-            for inf in design.influences if inf.text is not None}
+    prompt, system, cues = compile_texts(design, PROMPT_NAMES, CUE_NAMES, errors)
     if len(errors.diagnostics) > start or prompt is None:
         return None
-    compiled = CompiledItems(design, prompt, system, {k: v for k, v in cues.items() if v is not None})
+    compiled = CompiledItems(design, prompt, system, cues)
     item = design.items[0]
     factor = factor_of(item, design.factors)
     assert factor is not None  # checked by resolve_items

@@ -10,7 +10,7 @@ from compiler import nodes as n
 from compiler.errors import ErrorCollector, did_you_mean
 from compiler.expr import evaluate, names, resolves
 from compiler.seeding import item_rng
-from compiler.templates import check_render, compile_text
+from compiler.templates import CompiledText, check_render, compile_text
 from families.influence.check import PairsDesign
 from families.influence.expand import Cell, CompiledPairs, Slot, allowed_pairs, side, sides
 
@@ -22,14 +22,7 @@ FILTER_NAMES = {"n_A", "n_B", "factor"}
 def prepare(design: PairsDesign, seed: int, errors: ErrorCollector) -> CompiledPairs | None:
     """Compile templates, check them on a sample stimulus, fix comparisons and prove balance."""
     start = len(errors.diagnostics)
-    prompt = compile_text(design.prompt.text, f"template '{design.prompt.name}'", PROMPT_NAMES, errors)
-    system = None
-    if design.system is not None:
-        system = compile_text(design.system.text, f"system '{design.system.name}'", CUE_NAMES, errors)
-    cues = {}
-    for inf in design.influences:
-        if inf.text is not None:
-            cues[inf.name] = compile_text(inf.text, f"influence '{inf.name}'", CUE_NAMES, errors)
+    prompt, system, cues = compile_texts(design, PROMPT_NAMES, CUE_NAMES, errors)
     before = len(errors.diagnostics)
     _check_filter_names(design, errors)
     _check_turns_names(design, errors)
@@ -42,13 +35,24 @@ def prepare(design: PairsDesign, seed: int, errors: ErrorCollector) -> CompiledP
                    f"numbers of size pairs ({counts})", "use the same filter for every factor")
     if len(errors.diagnostics) > start or prompt is None:
         return None
-    compiled = CompiledPairs(design, seed, prompt, system, {k: v for k, v in cues.items() if v},
-                             followup_entries(design.followups), comparisons)
+    compiled = CompiledPairs(design, seed, prompt, system, cues, followup_entries(design.followups), comparisons)
     _check_sample_render(compiled, errors)
     _check_turn_counts(compiled, errors)
     if design.trials is not None:
         compiled.picks = _pick_trials(design, comparisons, seed, errors)
     return None if len(errors.diagnostics) > start else compiled
+
+
+def compile_texts(design: Any, prompt_names: set[str], cue_names: set[str], errors: ErrorCollector) -> tuple[
+        CompiledText | None, CompiledText | None, dict[str, CompiledText]]:
+    """The design's prompt, system prompt and cue texts compiled (a failed one reported and left out)."""
+    prompt = compile_text(design.prompt.text, f"template '{design.prompt.name}'", prompt_names, errors)
+    system = None
+    if design.system is not None:
+        system = compile_text(design.system.text, f"system '{design.system.name}'", cue_names, errors)
+    cues = {inf.name: compile_text(inf.text, f"influence '{inf.name}'", cue_names, errors)
+            for inf in design.influences if inf.text is not None}
+    return prompt, system, {name: cue for name, cue in cues.items() if cue is not None}
 
 
 def _check_filter_names(design: PairsDesign, errors: ErrorCollector) -> None:
