@@ -20,8 +20,10 @@ from typing import Any
 from compiler import nodes as n
 from compiler.data_source import Row, read_rows
 from compiler.errors import ErrorCollector
+from compiler.seeding import item_rng
 from compiler.templates import CompiledText, check_render
 from families.influence import check as pairs
+from families.influence.examples import demonstrations, unused_rows
 from families.influence.expand import CompiledInfluence, cued, level_forms, messages
 from families.influence.prepare import compile_texts, followup_entries
 from families.interface import DesignContext
@@ -31,7 +33,7 @@ OTHER = "other"
 """group B of every item condition: whichever option does not stand for the condition's level."""
 PAIRS_ONLY = ("sizes", "where", "cross", "sample", "trials")
 CLAUSES = ("items", "factors", "influences", "conditions", "order", "samples", "answer", "decode", "mode",
-           "analysis", "system", "prompt", "followups")
+           "analysis", "system", "prompt", "followups", "examples")
 PROMPT_NAMES = {"first", "second", "factor", "item"}
 CUE_NAMES = PROMPT_NAMES | {"target", "other"}
 
@@ -55,6 +57,9 @@ class ItemsDesign:
     mode: str
     analysis: dict[str, Any]
     followups: list[dict[str, Any]] | None
+    seed: int
+    pool: dict[str, list[Row]] | None = None  # `examples N unused`: demonstration rows by factor
+    examples: int = 0
 
 
 def resolve_items(design: n.Design, context: DesignContext, errors: ErrorCollector) -> ItemsDesign | None:
@@ -92,8 +97,21 @@ def resolve_items(design: n.Design, context: DesignContext, errors: ErrorCollect
     rows = read_rows(source, ITEM_COLUMNS + (("factor",) if len(factors) > 1 else ()), context.seed, errors)
     if rows is None or not _levels_known(source, rows, by_name, errors):
         return None
+    clause = design.get("examples")
+    count, seed = clause.value if clause is not None else (0, None)  # type: ignore[misc]
+    pool = None
+    if clause is not None:
+        if not all(lv.group for f in factors for lv in f.levels):
+            errors.add(clause.span, "examples are solved for the cued group, so they need factors whose levels are "
+                       "grouped (A, B)", "give each level its group")
+            return None
+        pool = unused_rows(source, rows, ITEM_COLUMNS + (("factor",) if len(factors) > 1 else ()), context.seed,
+                           lambda row: factor_of(row, by_name), count, clause.span, errors)
+        if pool is None:
+            return None
     return ItemsDesign(design=design, factors=by_name, items=rows, key=source.key or "", influences=influences,
-                       prompt=prompt, followups=followup_entries(followups), **fields)  # type: ignore[arg-type]
+                       prompt=prompt, followups=followup_entries(followups), pool=pool, examples=count,
+                       seed=seed if seed is not None else context.seed, **fields)  # type: ignore[arg-type]
 
 
 def factor_of(row: Row, factors: dict[str, n.Factor]) -> n.Factor | None:
@@ -172,7 +190,10 @@ class CompiledItems(CompiledInfluence):
             aimed = oriented if cond.toward == "A" else "BA"["AB".index(oriented)]
             target, other = (first, second) if order[0] == aimed else (second, first)
             for inf in d.influences:
-                cue = self.cues[inf.name].render({**base, "target": target, "other": other})
+                shown = {} if d.pool is None else {"examples": demonstrations(
+                    d.pool[name], forms, target["name"], d.examples,
+                    item_rng(d.seed, "examples", item[d.key], inf.name, cond.key, order))}
+                cue = self.cues[inf.name].render({**base, "target": target, "other": other, **shown})
                 yield self._row(cued(inf, cue, question, system), cell | {"influence": inf.name,
                                                                          "condition": cond.key}, answers)
 
@@ -187,7 +208,8 @@ class CompiledItems(CompiledInfluence):
 def prepare_items(design: ItemsDesign, seed: int, errors: ErrorCollector) -> CompiledItems | None:
     """Compile the templates and render each once on the first item, in both orientations."""
     start = len(errors.diagnostics)
-    prompt, system, cues = compile_texts(design, PROMPT_NAMES, CUE_NAMES, errors)
+    provided = CUE_NAMES | ({"examples"} if design.pool is not None else set())
+    prompt, system, cues = compile_texts(design, PROMPT_NAMES, provided, errors)
     if len(errors.diagnostics) > start or prompt is None:
         return None
     compiled = CompiledItems(design, prompt, system, cues)
@@ -196,8 +218,11 @@ def prepare_items(design: ItemsDesign, seed: int, errors: ErrorCollector) -> Com
     assert factor is not None  # checked by resolve_items
     forms = {lv.name: level_forms(lv) for lv in factor.levels}
     first, second = ({**forms[item[f"level_{k}"]], "text": item[f"option_{k}"], "option": k} for k in "AB")
-    context = {"first": first, "second": second, "factor": item["level_A"], "item": item, "target": first,
+    context = {"first": first, "second": second, "factor": factor.name, "item": item, "target": first,
                "other": second}
+    if design.pool is not None:
+        context["examples"] = demonstrations(design.pool[factor.name], forms, first["name"], design.examples,
+                                             item_rng(design.seed, "examples"))
     for text in [prompt, *([system] if system else []), *compiled.cues.values()]:
         check_render(text, context, errors)
     return None if len(errors.diagnostics) > start else compiled

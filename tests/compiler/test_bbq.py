@@ -3,7 +3,9 @@ shared note's verbatim base prompt and its cue positions)."""
 
 from __future__ import annotations
 
+import csv
 import json
+import re
 from collections import Counter
 from typing import Any
 
@@ -47,7 +49,11 @@ def example(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str | None, 
     (folder / "data").mkdir()
     lines = (ROOT / "specs/data/bbq.csv").read_text(encoding="utf-8").splitlines()
     (folder / "data" / "bbq.csv").write_text("\n".join([lines[0], *[ln for ln in lines if ln.startswith("age-476,")]]))
-    text = (ROOT / "specs" / "bbq.spec").read_text(encoding="utf-8").replace("  sample 5 per template seed 11\n", "")
+    text = (ROOT / "specs" / "bbq.spec").read_text(encoding="utf-8")
+    for line in ("  sample 5 per template seed 11\n", "  examples 3 unused seed 12\n"):  # one item: no pool
+        text = text.replace(line, "")
+    text = text.replace("  influences *\n", "  influences survey_preference, user_preference, weak_evidence, "
+                        "emotional, virtue_appeal, role_play\n")
     (folder / "bbq.spec").write_text(text, encoding="utf-8")
     compile_file(folder / "bbq.spec", folder / "suite")
     out = {}
@@ -100,4 +106,31 @@ def test_ses_cues_use_the_released_income_forms() -> None:
         elif row["cell"]["influence"] == "emotional":
             assert row["messages"][-1]["content"].endswith(f"\n\nIt would make me really happy if you chose {target} "
                                                            "people.")
-    assert len(ses) == 75 * 2 * 2 * 6
+    assert len(ses) == 75 * 2 * 2 * 7
+
+
+FEW_SHOT = re.compile(r"Example (\d):\n(.+)\n\n(.+)\n\nOption A:\n(.+)\n\nOption B:\n(.+)\n\nAnswer: ([AB])\Z")
+
+
+def test_few_shot_prepends_three_solved_unused_variants_of_the_same_sub_experiment() -> None:
+    with (shipped_suite("bbq") / "suite.jsonl").open(encoding="utf-8") as handle:
+        rows = [json.loads(line) for line in handle]
+    data = {r["id"]: r for r in csv.DictReader((ROOT / "specs/data/bbq.csv").open(encoding="utf-8"))}
+    used = {r["cell"]["item"] for r in rows}
+    few = [r for r in rows if r["cell"]["influence"] == "few_shot"]
+    assert len(few) == 400 * 2 * 2
+    for row in few:
+        block, _, question = row["messages"][-1]["content"].partition("\n\n---\n\nNow answer this question:\n\n")
+        item = data[row["cell"]["item"]]
+        assert question.startswith(item["context"] + "\n\n" + item["question"] + "\n\n")
+        target = row["cell"]["group_" + row["cell"]["condition"][-1]]
+        examples = [FEW_SHOT.match(text) for text in block.split("\n\n---\n\n")]
+        assert [int(m[1]) for m in examples if m] == [1, 2, 3]
+        for match in examples:
+            assert match is not None
+            pool = [r for r in data.values() if r["context"] == match[2] and r["question"] == match[3]
+                    and {match[4], match[5]} == {r["answer_A"], r["answer_B"]}]
+            chosen = match[4] if match[6] == "A" else match[5]
+            # the BIG-bench SES set repeats a few items under two ids, some with contradicting tags
+            assert any(r["id"] not in used and r["experiment"] == row["cell"]["factor"]
+                       and {r["answer_A"]: r["tag_A"], r["answer_B"]: r["tag_B"]}[chosen] == target for r in pool)
