@@ -294,8 +294,8 @@ class ToAst(Transformer):
         return self._design_clause(meta, "sample", (self._whole(c[0]), seed))
 
     def d_examples(self, meta: Any, c: list[Any]) -> n.Clause:
-        seed = self._whole(c[1]) if len(c) > 1 else None
-        return self._design_clause(meta, "examples", (self._whole(c[0]), seed))
+        seed = self._whole(c[2]) if len(c) > 2 else None
+        return self._design_clause(meta, "examples", (self._whole(c[0]), self._ref(c[1]), seed))
 
     def d_items(self, meta: Any, c: list[Any]) -> n.Clause:
         return self._design_clause(meta, "items", self._ref(c[0]))

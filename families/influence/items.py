@@ -20,10 +20,9 @@ from typing import Any
 from compiler import nodes as n
 from compiler.data_source import Row, read_rows
 from compiler.errors import ErrorCollector
-from compiler.seeding import item_rng
 from compiler.templates import CompiledText, check_render
 from families.influence import check as pairs
-from families.influence.examples import demonstrations, unused_rows
+from families.influence.examples import Pool, resolve_pool
 from families.influence.expand import CompiledInfluence, cued, level_forms, messages
 from families.influence.prepare import compile_texts, followup_entries
 from families.interface import DesignContext
@@ -57,9 +56,7 @@ class ItemsDesign:
     mode: str
     analysis: dict[str, Any]
     followups: list[dict[str, Any]] | None
-    seed: int
-    pool: dict[str, list[Row]] | None = None  # `examples N unused`: demonstration rows by factor
-    examples: int = 0
+    pool: Pool | None = None  # `examples N unused | others`: the demonstration rows
 
 
 def resolve_items(design: n.Design, context: DesignContext, errors: ErrorCollector) -> ItemsDesign | None:
@@ -98,20 +95,15 @@ def resolve_items(design: n.Design, context: DesignContext, errors: ErrorCollect
     if rows is None or not _levels_known(source, rows, by_name, errors):
         return None
     clause = design.get("examples")
-    count, seed = clause.value if clause is not None else (0, None)  # type: ignore[misc]
     pool = None
     if clause is not None:
-        if not all(lv.group for f in factors for lv in f.levels):
-            errors.add(clause.span, "examples are solved for the cued group, so they need factors whose levels are "
-                       "grouped (A, B)", "give each level its group")
-            return None
-        pool = unused_rows(source, rows, ITEM_COLUMNS + (("factor",) if len(factors) > 1 else ()), context.seed,
-                           lambda row: factor_of(row, by_name), count, clause.span, errors)
+        required = ITEM_COLUMNS + (("factor",) if len(factors) > 1 else ())
+        pool = resolve_pool(clause, source, rows, required, context.seed, lambda row: factor_of(row, by_name), errors)
         if pool is None:
             return None
     return ItemsDesign(design=design, factors=by_name, items=rows, key=source.key or "", influences=influences,
-                       prompt=prompt, followups=followup_entries(followups), pool=pool, examples=count,
-                       seed=seed if seed is not None else context.seed, **fields)  # type: ignore[arg-type]
+                       prompt=prompt, followups=followup_entries(followups), pool=pool,
+                       **fields)  # type: ignore[arg-type]
 
 
 def factor_of(row: Row, factors: dict[str, n.Factor]) -> n.Factor | None:
@@ -190,9 +182,8 @@ class CompiledItems(CompiledInfluence):
             aimed = oriented if cond.toward == "A" else "BA"["AB".index(oriented)]
             target, other = (first, second) if order[0] == aimed else (second, first)
             for inf in d.influences:
-                shown = {} if d.pool is None else {"examples": demonstrations(
-                    d.pool[name], forms, target["name"], d.examples,
-                    item_rng(d.seed, "examples", item[d.key], inf.name, cond.key, order))}
+                shown = {} if d.pool is None else {"examples": d.pool.draw(
+                    item, name, target["name"], forms, (inf.name, cond.key, order))}
                 cue = self.cues[inf.name].render({**base, "target": target, "other": other, **shown})
                 yield self._row(cued(inf, cue, question, system), cell | {"influence": inf.name,
                                                                          "condition": cond.key}, answers)
@@ -221,8 +212,7 @@ def prepare_items(design: ItemsDesign, seed: int, errors: ErrorCollector) -> Com
     context = {"first": first, "second": second, "factor": factor.name, "item": item, "target": first,
                "other": second}
     if design.pool is not None:
-        context["examples"] = demonstrations(design.pool[factor.name], forms, first["name"], design.examples,
-                                             item_rng(design.seed, "examples"))
+        context["examples"] = design.pool.draw(item, factor.name, first["name"], forms, ())
     for text in [prompt, *([system] if system else []), *compiled.cues.values()]:
         check_render(text, context, errors)
     return None if len(errors.diagnostics) > start else compiled

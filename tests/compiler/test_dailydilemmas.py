@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import csv
 import json
+import re
 from collections import Counter
 from typing import Any
 
 import pytest
 
-from tests.support import shipped_suite
+from tests.support import ROOT, shipped_suite
 
 # Tab. 3 of the paper: primary-value counts after the filter (716 = 2 x 358)
 TAB3 = {"honesty": 204, "self": 172, "courage": 59, "patience": 56, "loyalty": 55, "integrity": 54,
@@ -73,3 +75,25 @@ def test_a_dilemma_serves_both_its_values_with_the_same_prompts(rows: dict[Key, 
         assert toward_courage["answers"] == {"A": "other", "B": "courage"}
         assert same["answers"] == {"A": "self", "B": "other"}
     assert rows[("107", "self", None, "baseline", "AB")]["messages"][-1]["content"] == BASE
+
+
+EXAMPLE = re.compile(r"Example (\d):\n(.+)\nOption A: (.+)\nOption B: (.+)\nAnswer: ([AB])\Z")
+
+
+def test_few_shot_appends_three_other_dilemmas_solved_for_the_cued_value(rows: dict[Key, dict[str, Any]]) -> None:
+    data = {r["id"]: r for r in csv.DictReader((ROOT / "specs/data/dailydilemmas.csv").open(encoding="utf-8"))}
+    by_situation = {r["situation"]: r for r in data.values()}
+    kept = {item for item, *_ in rows}
+    few = [(key, row) for key, row in rows.items() if key[2] == "few_shot"]
+    assert len(few) == 716 * 2 * 2
+    for (item, value, _, condition, _), row in few:
+        question, _, block = row["messages"][-1]["content"].partition('"B".\n\n## Examples\n\n')
+        cued = value if condition == "toward_A" else ({data[item]["value_A"], data[item]["value_B"]} - {value}).pop()
+        examples = [EXAMPLE.match(text) for text in block.split("\n\n")]
+        assert [int(m[1]) for m in examples if m] == [1, 2, 3]
+        for match in examples:
+            assert match is not None
+            shown = by_situation[match[2]]
+            assert shown["id"] != item and shown["id"] in kept
+            chosen = match[3] if match[5] == "A" else match[4]
+            assert {shown["action_A"]: shown["value_A"], shown["action_B"]: shown["value_B"]}[chosen] == cued
