@@ -13,6 +13,7 @@ from compiler import nodes as n
 from compiler.errors import ErrorCollector, did_you_mean
 
 POSITIONS = ("system", "prepend", "append", "after_line", "turns")
+JOINED_POSITIONS = ("prepend", "append")
 DECODE_KEYS = ("temperature", "max_tokens", "top_p", "top_k", "seed", "stop", "reasoning_effort",
                "presence_penalty", "frequency_penalty")
 TOP_KEYWORDS = ("suite", "version", "seed", "description", "citation", "import", "factor", "system",
@@ -107,6 +108,9 @@ def _check_influences(influences: Iterable[n.Influence], tables: Tables, errors:
             errors.add(inf.span, f"influence '{inf.name}' has no cue text", "add the cue as a string at the end")
         if pos.kind == "after_line" and (pos.line or 0) < 1:
             errors.add(pos.span, f"after_line needs a line number >= 1, got {pos.line}")
+        if inf.joiner is not None and pos.kind not in JOINED_POSITIONS:
+            errors.add(inf.joiner.span, f"'joined' applies to prepend and append, not to {pos.kind} "
+                       f"(influence '{inf.name}')", "remove 'joined ...'")
 
 
 def _check_turns(inf: n.Influence, tables: Tables, errors: ErrorCollector) -> None:

@@ -1,4 +1,5 @@
-"""`data NAME from "file.csv" key ID [where EXPR] [sample N [per FIELD] [seed S]] [map new = old]`.
+"""`data NAME from "file.csv" key ID [where EXPR] [min_count N over FIELD, ...] [sample N [per FIELD] [seed S]]
+[map new = old]`.
 
 Reads the rows of a data source with located errors, then filters them with `where` (column values are
 text) and keeps a seeded sample: each row's rank is hashed from (seed, source, key), so adding rows to the
@@ -8,6 +9,7 @@ file never reshuffles the ones already chosen.
 from __future__ import annotations
 
 import csv
+from collections import Counter
 from pathlib import Path
 
 from compiler import nodes as n
@@ -38,6 +40,7 @@ def read_rows(source: n.DataSource, required: tuple[str, ...], seed: int, errors
     if rows is None:
         return None
     rows = _filtered(source, rows, errors)
+    rows = None if rows is None else _common(source, rows, errors)
     return None if rows is None else _sampled(source, rows, seed, errors)
 
 
@@ -108,6 +111,29 @@ def _filtered(source: n.DataSource, rows: list[Row], errors: ErrorCollector) -> 
         errors.add(source.where.span, f"data '{source.name}': the filter keeps no row")
         return None
     return kept
+
+
+def _common(source: n.DataSource, rows: list[Row], errors: ErrorCollector) -> list[Row] | None:
+    """`min_count N over F, G`: drop every row in which a value of F or G occurs fewer than N times (counted
+    over F and G together), again and again until every value left occurs at least N times."""
+    if source.min_count is None:
+        return rows
+    least, fields = source.min_count
+    for field in fields:
+        if field not in rows[0]:
+            errors.add(source.span, f"data '{source.name}': no column '{field}' to count", did_you_mean(field, rows[0]))
+            return None
+    while True:
+        counts = Counter(row[field] for row in rows for field in fields)
+        kept = [row for row in rows if all(counts[row[field]] >= least for field in fields)]
+        if len(kept) == len(rows):
+            break
+        rows = kept
+    if not rows:
+        errors.add(source.span, f"data '{source.name}': no row is left once values occurring fewer than "
+                   f"{least} times are dropped", "lower the count or widen the data")
+        return None
+    return rows
 
 
 def _sampled(source: n.DataSource, rows: list[Row], seed: int, errors: ErrorCollector) -> list[Row] | None:

@@ -113,8 +113,9 @@ class ToAst(Transformer):
         position = children[1]
         brackets = next((c for c in children[2:] if isinstance(c, tuple)), None)
         text = next((c for c in children[2:] if isinstance(c, n.Text)), None)
+        joiner = next((c["joiner"] for c in children[2:] if isinstance(c, dict)), None)
         node = n.Influence(span=self._span(meta), name=str(children[0]), position=position,
-                           brackets=brackets, text=text)
+                           brackets=brackets, text=text, joiner=joiner)
         return ("influence", node)
 
     def pos_system(self, meta: Any, children: list[Any]) -> n.Position:
@@ -136,6 +137,9 @@ class ToAst(Transformer):
 
     def pos_unknown(self, meta: Any, children: list[Any]) -> n.Position:
         return n.Position(span=self._span(meta), kind="unknown", unknown=str(children[0]))
+
+    def joiner(self, meta: Any, children: list[n.Text]) -> dict[str, n.Text]:
+        return {"joiner": children[0]}
 
     def bracket(self, meta: Any, children: list[n.Text]) -> tuple[str, str]:
         return (children[0].value, children[1].value) if children else ("(", ")")
@@ -162,6 +166,9 @@ class ToAst(Transformer):
             else:
                 out["sample_seed"] = self._whole(child)
         return out
+
+    def data_min_count(self, meta: Any, children: list[Token]) -> dict[str, Any]:
+        return {"min_count": (self._whole(children[0]), tuple(str(c) for c in children[1:]))}
 
     def data_map(self, meta: Any, children: list[tuple[str, str]]) -> dict[str, Any]:
         return {"mapping": dict(children)}
@@ -288,6 +295,17 @@ class ToAst(Transformer):
     def d_sample(self, meta: Any, c: list[Any]) -> n.Clause:
         seed = self._whole(c[1]) if len(c) > 1 else None
         return self._design_clause(meta, "sample", (self._whole(c[0]), seed))
+
+    def d_examples(self, meta: Any, c: list[Any]) -> n.Clause:
+        seed = self._whole(c[2]) if len(c) > 2 else None
+        return self._design_clause(meta, "examples", (self._whole(c[0]), self._ref(c[1]), seed))
+
+    def d_items(self, meta: Any, c: list[Any]) -> n.Clause:
+        return self._design_clause(meta, "items", self._ref(c[0]))
+
+    def d_trials(self, meta: Any, c: list[Any]) -> n.Clause:
+        seed = self._whole(c[1]) if len(c) > 1 else None
+        return self._design_clause(meta, "trials", (self._whole(c[0]), seed))
 
     def d_answer(self, meta: Any, c: list[Any]) -> n.Clause:
         return self._design_clause(meta, "answer", c[0])

@@ -15,7 +15,7 @@ MODES = ("sample", "logprob")
 PAIR_CONDITIONS = ("baseline",)
 MAX_COMPARISONS = 1_000_000  # size pairs per factor; more is almost surely a typo in a range
 CLAUSES = ("factors", "influences", "conditions", "sizes", "order", "samples", "where", "cross", "sample",
-           "answer", "decode", "mode", "analysis", "system", "prompt", "followups")
+           "answer", "decode", "mode", "analysis", "system", "prompt", "followups", "trials")
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,7 @@ class PairsDesign:
     mode: str
     analysis: dict[str, Any]
     followups: tuple[n.FollowUpDef, ...] = field(default_factory=tuple)
+    trials: tuple[int, int | None] | None = None  # `trials N per cell [seed S]`: a seeded subset of trials
 
 
 def resolve_pairs(design: n.Design, context: DesignContext, errors: ErrorCollector) -> PairsDesign | None:
@@ -75,6 +76,11 @@ def resolve_pairs(design: n.Design, context: DesignContext, errors: ErrorCollect
         return None
     where = design.get("where")
     sample = design.get("sample")
+    trials = design.get("trials")
+    if trials is not None and trials.value[0] < 1:  # type: ignore[index]
+        errors.add(trials.span, f"trials needs a count >= 1, got {trials.value[0]}",  # type: ignore[index]
+                   "trials N per cell keeps N trials of every cell")
+        return None
     if sample is not None and sample.value[0] < 1:  # type: ignore[index]
         errors.add(sample.span, f"sample needs a count >= 1, got {sample.value[0]}",  # type: ignore[index]
                    "sample N keeps N unordered size pairs (with their mirrors)")
@@ -84,6 +90,7 @@ def resolve_pairs(design: n.Design, context: DesignContext, errors: ErrorCollect
         system=system, prompt=prompt, sizes=sizes, orders=orders, samples_per_row=samples,
         where=where.value if where else None, sample=sample.value if sample else None,
         answer_tokens=answer, decode=decode, mode=mode, analysis=analysis, followups=followups,
+        trials=trials.value if trials else None,  # type: ignore[arg-type]
     )
 
 
