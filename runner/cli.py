@@ -25,7 +25,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "merge": ("runner.run_cli", "merge",
               "Merge shard runs of one suite (same model and mode) into OUT, one row per (item, sample)."),
     "score": ("runner.score_cli", "score",
-              "Score RUN_DIR (suite + results), or a counts table with --counts: conditions.csv + summary.json."),
+              "Score RUN_DIR... (suite + results), or a counts table with --counts: conditions.csv + summary.json."),
     "report": ("runner.score_cli", "report",
                "Write report.html (self-contained) and report.md with PNG plots from a `spec score` folder."),
     "doctor": ("runner.doctor", "doctor",
