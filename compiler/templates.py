@@ -4,22 +4,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from functools import lru_cache
 from typing import Any
 
-from jinja2 import StrictUndefined, TemplateSyntaxError, UndefinedError, meta, nodes
-from jinja2.sandbox import SandboxedEnvironment
+from jinja2 import TemplateSyntaxError, UndefinedError, meta, nodes
+from jinja2.exceptions import SecurityError
 
 from compiler import nodes as n
-from compiler.errors import ErrorCollector, Span, did_you_mean
+from compiler.errors import Diagnostic, ErrorCollector, Span, SpecError, did_you_mean
+from compiler.sandbox import bounded_render, environment
 
 _MISSING_ATTR = re.compile(r"has no attribute '([^']+)'")
-
-
-@lru_cache(maxsize=1)
-def environment() -> SandboxedEnvironment:
-    return SandboxedEnvironment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
-
+_SANDBOX_HINT = "spec templates read their values, never change them, and build no huge ranges, powers or texts"
+RESERVED = ("self",)  # jinja2's own names, which would print its internals into a prompt
 
 _CACHE_LIMIT = 4096  # rendered texts kept per template; the memo is dropped when full, so memory stays flat
 
@@ -41,18 +37,25 @@ class CompiledText:
 
     def render(self, context: Mapping[str, Any]) -> str:
         if self._reads is None:
-            return self.template.render(context)
+            return self._render(context)
         try:
             key = tuple(context[name] if attr is None else context[name][attr] for name, attr in self._reads)
             hash(key)
         except (KeyError, TypeError):
-            return self.template.render(context)  # let jinja2 report the missing name as usual
+            return self._render(context)  # let jinja2 report the missing name as usual
         found = self._memo.get(key)
         if found is None:
             if len(self._memo) >= _CACHE_LIMIT:
                 self._memo.clear()
-            found = self._memo[key] = self.template.render(context)
+            found = self._memo[key] = self._render(context)
         return found
+
+    def _render(self, context: Mapping[str, Any]) -> str:
+        """A render; a template over its limits is the spec's mistake, located at the text."""
+        try:
+            return bounded_render(self.template, context)
+        except SecurityError as err:
+            raise SpecError([Diagnostic(self.text.span, f"{self.label} is refused: {err}", _SANDBOX_HINT)]) from None
 
 
 def _reads(tree: nodes.Template) -> tuple[tuple[str, str | None], ...] | None:
@@ -84,6 +87,9 @@ def compile_text(text: n.Text, label: str, provided: set[str], errors: ErrorColl
         errors.add(_line_span(text, err.lineno or 1), f"template syntax error in {label}: {err.message}",
                    "jinja2 syntax: {{ name }} for values, {% if ... %} ... {% endif %} for logic")
         return None
+    for name in sorted({node.name for node in parsed.find_all(nodes.Name)} & set(RESERVED)):
+        errors.add(_name_span(text, name), f"'{name}' is reserved in templates ({label})",
+                   did_you_mean(name, provided))
     for name in sorted(meta.find_undeclared_variables(parsed) - provided):
         errors.add(_name_span(text, name), f"undefined template variable '{name}' in {label}",
                    did_you_mean(name, provided))
@@ -94,6 +100,8 @@ def check_render(compiled: CompiledText, context: Mapping[str, Any], errors: Err
     """Render once with a representative context so misspelt attributes fail at compile time."""
     try:
         return compiled.render(context)
+    except SpecError as err:
+        errors.diagnostics.extend(err.diagnostics)
     except UndefinedError as err:
         _undefined_attribute(compiled, context, str(err.message), errors)
     except Exception as err:  # noqa: BLE001 - any template runtime error is the spec's, not ours
