@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from compiler import nodes as n
-from compiler.errors import ErrorCollector, did_you_mean
+from compiler.errors import ErrorCollector, did_you_mean, report_repeats
 
 POSITIONS = ("system", "prepend", "append", "after_line", "turns")
 DECODE_KEYS = ("temperature", "max_tokens", "top_p", "top_k", "seed", "stop", "reasoning_effort",
@@ -124,8 +124,13 @@ def _check_turns(inf: n.Influence, tables: Tables, errors: ErrorCollector) -> No
 
 def _check_followups(spec: n.Spec, tables: Tables, errors: ErrorCollector) -> None:
     for follow in spec.followups:
-        if follow.judge is not None and len(follow.judge.labels) < 2:
+        if follow.judge is None:
+            continue
+        if len(follow.judge.labels) < 2:
             errors.add(follow.judge.span, f"the judge of follow-up '{follow.name}' needs at least two labels")
+        for label in sorted({label for label in follow.judge.labels if follow.judge.labels.count(label) > 1}):
+            errors.add(follow.judge.span, f"the judge of follow-up '{follow.name}' lists label '{label}' twice",
+                       "remove one of them")
 
 
 def check_repeated_clauses(design: n.Design, errors: ErrorCollector) -> None:
@@ -143,6 +148,7 @@ def _options(clause: n.Clause | None) -> tuple[n.Option, ...]:
 
 def decode_options(design: n.Design, errors: ErrorCollector) -> dict[str, Any]:
     decode: dict[str, Any] = {}
+    report_repeats(((o.name, o.span) for o in _options(design.get("decode"))), "decode setting", errors)
     for option in _options(design.get("decode")):
         if option.name not in DECODE_KEYS:
             errors.add(option.span, f"unknown decode setting '{option.name}'", did_you_mean(option.name, DECODE_KEYS))

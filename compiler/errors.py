@@ -70,6 +70,16 @@ class ErrorCollector:
             raise SpecError(list(self.diagnostics), dict(sources or {}))
 
 
+def report_repeats(items: Iterable[tuple[str, Span]], what: str, errors: ErrorCollector) -> None:
+    """Report each name given again at its second place, pointing back at its first."""
+    first: dict[str, Span] = {}
+    for name, span in items:
+        if name in first:
+            errors.add(span, f"{what} '{name}' is given twice (first at {first[name].line}:{first[name].column})",
+                       "remove one of them")
+        first.setdefault(name, span)
+
+
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
     """A 'did you mean' hint for a misspelt name, or a list of the valid names."""
     options = sorted(set(candidates))

@@ -28,6 +28,7 @@ FORMATS = ("neutral", "direct", "puzzled")
 PROBES = ("could_be", "what_if")
 SETTINGS = ("with", "without")
 BENEFIT = "benefit"
+AXES = ("combinations", "consequences")
 CLAUSES = ("over", "conditions", "probes", "decode", "mode", "analysis", "system")
 _OPTION_SPELLINGS = {"option1": "option1", "option 1": "option1", "option2": "option2", "option 2": "option2"}
 
@@ -114,8 +115,14 @@ def _over(design: n.Design, spec: n.Spec,
     sources = {d.name: d for d in spec.data}
     source, count, settings = None, 0, SETTINGS
     for axis in axes:
-        if axis.name in sources:
-            source = sources[axis.name]
+        if axis.name in AXES and axis.name in sources:
+            errors.add(sources[axis.name].span, f"data source '{axis.name}' takes the name of a cue-visibility axis",
+                       f"rename the data source; {', '.join(AXES)} are axis names")
+        if axis.name in sources and axis.name not in AXES:
+            if source is not None:
+                errors.add(axis.span, f"'over' names a second data source '{axis.name}' (first: '{source.name}')",
+                           "a cue-visibility design reads its dilemmas from one data source")
+            source = source or sources[axis.name]
         elif axis.name == "combinations":
             count = axis.count or 0
             if count < 1:
@@ -127,11 +134,11 @@ def _over(design: n.Design, spec: n.Spec,
                     errors.add(axis.span, f"unknown consequence setting '{value}'", did_you_mean(value, SETTINGS))
         else:
             errors.add(axis.span, f"unknown axis '{axis.name}'",
-                       did_you_mean(axis.name, [*sources, "combinations", "consequences"]))
+                       did_you_mean(axis.name, [*sources, *AXES]))
     if clause is not None and source is None:
         errors.add(clause.span, "'over' names no data source of dilemmas",
                    'declare: data dilemmas from "data/dilemmas.csv" key id, then: over dilemmas x ...')
-    known = {*sources, "combinations", "consequences"}
+    known = {*sources, *AXES}
     if clause is not None and all(a.name in known for a in axes) and not any(a.name == "combinations" for a in axes):
         errors.add(clause.span, "'over' has no combinations axis", "add: x combinations 3")
     return source, count, settings

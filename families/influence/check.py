@@ -7,12 +7,13 @@ from typing import Any
 
 from compiler import nodes as n
 from compiler.check import Tables, decode_options
-from compiler.errors import ErrorCollector, did_you_mean
+from compiler.errors import ErrorCollector, did_you_mean, report_repeats
 from families.interface import DesignContext
 
 ORDERS = {"both": ("AB", "BA"), "AB": ("AB",), "BA": ("BA",)}
 MODES = ("sample", "logprob")
 PAIR_CONDITIONS = ("baseline",)
+RESERVED_FORMS = ("name", "label", "n", "noun", "verb", "group", "option")  # set per slot by the expansion
 MAX_COMPARISONS = 1_000_000  # size pairs per factor; more is almost surely a typo in a range
 CLAUSES = ("factors", "influences", "conditions", "sizes", "order", "samples", "where", "cross", "sample",
            "answer", "decode", "mode", "analysis", "system", "prompt", "followups")
@@ -54,6 +55,7 @@ def resolve_pairs(design: n.Design, context: DesignContext, errors: ErrorCollect
         if sorted(lv.group or "" for lv in factor.levels) != ["A", "B"]:
             errors.add(factor.span, f"factor '{factor.name}' must have exactly two levels labelled A and B "
                        f"for design '{design.name}'", "write: A level1 \"...\" / \"...\"  B level2 ...")
+        _check_reserved_forms(factor, errors)
     conditions = _conditions(design, errors)
     system = _text_ref(design, "system", "system", tables, errors)
     prompt = _text_ref(design, "prompt", "template", tables, errors)
@@ -87,6 +89,14 @@ def resolve_pairs(design: n.Design, context: DesignContext, errors: ErrorCollect
     )
 
 
+def _check_reserved_forms(factor: n.Factor, errors: ErrorCollector) -> None:
+    """A form called `name` (or another per-slot field) would overwrite what the design fills in."""
+    for level in factor.levels:
+        for form in sorted(set(level.forms) & set(RESERVED_FORMS)):
+            errors.add(level.span, f"level '{level.name}' of factor '{factor.name}' names a form '{form}', "
+                       "which the design fills in itself", f"reserved form names: {', '.join(RESERVED_FORMS)}")
+
+
 def _check_crossing(design: n.Design, errors: ErrorCollector) -> None:
     """`cross full` (the default) crosses every axis; `sample N` is the only alternative."""
     cross = design.get("cross")
@@ -117,8 +127,9 @@ def _select(design: n.Design, keyword: str, table: dict[str, Any], kind: str,
         if not table:
             errors.add(clause.span, f"'{keyword} *' selects nothing: the spec declares no {kind}")
         return tuple(table.values())
+    report_repeats(((ref.name, ref.span) for ref in selection.names), kind, errors)
     found = []
-    for ref in selection.names:
+    for ref in dict((ref.name, ref) for ref in selection.names).values():
         if ref.name in table:
             found.append(table[ref.name])
         else:
