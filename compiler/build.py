@@ -6,7 +6,7 @@ import hashlib
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from compiler.emit import (
 )
 from compiler.errors import ErrorCollector
 from compiler.family import CompiledDesign
+from compiler.files import spec_roots
 from compiler.load import display_path, load_spec
 from compiler.suite_model import Manifest
 from compiler.version import COMPILER_VERSION, SCHEMA_VERSION
@@ -45,14 +46,15 @@ class Checked:
     designs: list[CompiledDesign]
 
 
-def check_file(path: Path, seed: int | None = None) -> Checked:
+def check_file(path: Path, seed: int | None = None, allowed: Sequence[Path] = ()) -> Checked:
     """Parse, run the shared checks and every design's family checks in one pass; raise SpecError listing
-    every mistake found."""
-    spec, sources = load_spec(path)
-    errors = ErrorCollector()
-    tables = check_spec(spec, errors, seed)
-    final_seed = seed if seed is not None else int(spec.seed or 0)
-    designs = prepare_designs(spec, DesignContext(spec, tables, final_seed), errors)
+    every mistake found. The spec reads files only under its own folder and the `allowed` ones."""
+    with spec_roots(path, allowed):
+        spec, sources = load_spec(path)
+        errors = ErrorCollector()
+        tables = check_spec(spec, errors, seed)
+        final_seed = seed if seed is not None else int(spec.seed or 0)
+        designs = prepare_designs(spec, DesignContext(spec, tables, final_seed), errors)
     errors.raise_if_any(sources)
     return Checked(path, spec, sources, final_seed, designs)
 
@@ -62,14 +64,15 @@ def default_out_dir(checked: Checked) -> Path:
 
 
 def compile_file(
-    path: Path, out_dir: Path | None = None, seed: int | None = None, progress: bool = False
+    path: Path, out_dir: Path | None = None, seed: int | None = None, progress: bool = False,
+    allowed: Sequence[Path] = (),
 ) -> tuple[Manifest, Path]:
     """Compile a spec into out_dir (suite.jsonl, schema.json, manifest.json), atomically.
 
     Returns the manifest and the folder written (generated/<suite name> when out_dir is None).
     `progress` shows a row counter on stderr when it is a terminal.
     """
-    checked = check_file(path, seed)
+    checked = check_file(path, seed, allowed)
     out_dir = out_dir or default_out_dir(checked)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=out_dir.parent))

@@ -28,10 +28,19 @@ def _fail(err: SpecError) -> SpecFailed:
     return SpecFailed(err.render())
 
 
+def allow_path_option(command: Any) -> Any:
+    """`--allow-path DIR`, for every command that loads a spec someone else may have written."""
+    return click.option("--allow-path", "allowed", multiple=True, metavar="DIR",
+                        type=click.Path(path_type=Path, file_okay=False, exists=True),
+                        help="Let the spec read imports and data under DIR too (repeatable); "
+                             "by default only under the spec's own folder.")(command)
+
+
 @click.command()
 @click.argument("spec_file", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--seed", type=int, default=None, help="Override the spec's seed.")
-def check(spec_file: Path, seed: int | None) -> None:
+@allow_path_option
+def check(spec_file: Path, seed: int | None, allowed: tuple[Path, ...]) -> None:
     """Check a spec for mistakes without writing anything.
 
     Reports every error at once, each with file:line:column, the line, a caret
@@ -42,7 +51,7 @@ def check(spec_file: Path, seed: int | None) -> None:
       spec check specs/triage.spec
     """
     try:
-        checked = check_file(spec_file, seed)
+        checked = check_file(spec_file, seed, allowed)
     except SpecError as err:
         raise _fail(err) from None
     for design in checked.designs:
@@ -54,7 +63,8 @@ def check(spec_file: Path, seed: int | None) -> None:
 @click.option("-o", "--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="Output folder [default: generated/<suite name>].")
 @click.option("--seed", type=int, default=None, help="Override the spec's seed.")
-def compile_cmd(spec_file: Path, out_dir: Path | None, seed: int | None) -> None:
+@allow_path_option
+def compile_cmd(spec_file: Path, out_dir: Path | None, seed: int | None, allowed: tuple[Path, ...]) -> None:
     """Compile a spec into a frozen, hashed stimulus suite.
 
     Writes suite.jsonl (one row per unique prompt, sorted by id), schema.json and
@@ -67,7 +77,7 @@ def compile_cmd(spec_file: Path, out_dir: Path | None, seed: int | None) -> None
       spec compile specs/triage.spec -o generated/triage
     """
     try:
-        manifest, target = compile_file(spec_file, out_dir, seed, progress=True)
+        manifest, target = compile_file(spec_file, out_dir, seed, progress=True, allowed=allowed)
     except SpecError as err:
         raise _fail(err) from None
     click.echo(f"compiled {manifest.suite}: {manifest.rows} prompts, {manifest.trials} trials -> {target}")
