@@ -55,6 +55,8 @@ def check_file(path: Path, seed: int | None = None, allowed: Sequence[Path] = ()
         tables = check_spec(spec, errors, seed)
         final_seed = seed if seed is not None else int(spec.seed or 0)
         designs = prepare_designs(spec, DesignContext(spec, tables, final_seed), errors)
+    if not errors.diagnostics:
+        _check_agreement(designs, errors)
     errors.raise_if_any(sources)
     return Checked(path, spec, sources, final_seed, designs)
 
@@ -87,7 +89,7 @@ def compile_file(
 
 def _write(checked: Checked, folder: Path, progress: bool) -> Manifest:
     tally = Tally()
-    keys = _one(checked, "balance_keys", lambda d: d.balance_keys)
+    keys = checked.designs[0].balance_keys
     rows = (row for design in checked.designs for row in design.rows())
     if progress and sys.stderr.isatty():
         rows = tqdm(rows, unit=" rows", desc="compiling", leave=False, mininterval=0.5)
@@ -109,15 +111,18 @@ def _write(checked: Checked, folder: Path, progress: bool) -> Manifest:
     return write_manifest(folder, fields)
 
 
-def _one(checked: Checked, what: str, get: Callable[[CompiledDesign], Any]) -> Any:
-    """A setting all designs of one suite must agree on (the suite has one mode, analysis, balance)."""
-    values = [get(d) for d in checked.designs]
-    if any(v != values[0] for v in values[1:]):
-        errors = ErrorCollector()
-        errors.add(checked.designs[1].span, f"designs of one suite must share their {what}",
-                   "put designs with different settings in separate spec files")
-        errors.raise_if_any(checked.sources)
-    return values[0]
+_AGREED: tuple[tuple[str, Callable[[CompiledDesign], Any]], ...] = (
+    ("mode", lambda d: d.mode), ("analysis", lambda d: d.analysis), ("balance_keys", lambda d: d.balance_keys))
+
+
+def _check_agreement(designs: list[CompiledDesign], errors: ErrorCollector) -> None:
+    """The settings all designs of one suite must agree on (the suite has one mode, analysis, balance)."""
+    for what, get in _AGREED:
+        other = next((d for d in designs[1:] if get(d) != get(designs[0])), None)
+        if other is not None:
+            errors.add(other.span, f"designs of one suite must share their {what}: design '{other.name}' "
+                       f"differs from '{designs[0].name}'",
+                       "put designs with different settings in separate spec files")
 
 
 def _manifest_fields(checked: Checked, tally: Tally, keys: tuple[str, ...]) -> dict[str, object]:
@@ -138,8 +143,8 @@ def _manifest_fields(checked: Checked, tally: Tally, keys: tuple[str, ...]) -> d
         "compiler_version": COMPILER_VERSION,
         "schema_version": SCHEMA_VERSION,
         "seed": checked.seed,
-        "mode": _one(checked, "mode", lambda d: d.mode),
-        "analysis": _one(checked, "analysis", lambda d: d.analysis),
+        "mode": checked.designs[0].mode,
+        "analysis": checked.designs[0].analysis,
         "rows": tally.rows,
         "trials": tally.trials,
         "cells": {key: len(values) for key, values in sorted(tally.axes.items())},

@@ -143,6 +143,10 @@ def _filtered(source: n.DataSource, rows: list[Row], errors: ErrorCollector) -> 
 def _sampled(source: n.DataSource, rows: list[Row], seed: int, errors: ErrorCollector) -> list[Row] | None:
     if source.sample is None:
         return rows
+    if source.sample < 1:
+        errors.add(source.span, f"data '{source.name}': sample needs a count >= 1, got {source.sample}",
+                   "sample N keeps N rows (per group with 'per')")
+        return None
     per = source.sample_per
     if per is not None and per not in rows[0]:
         errors.add(source.span, f"data '{source.name}': no column '{per}' to sample per", did_you_mean(per, rows[0]))

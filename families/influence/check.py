@@ -6,7 +6,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compiler import nodes as n
-from compiler.check import Tables, decode_options
+from compiler.check import (
+    Domain,
+    Tables,
+    check_domains,
+    decode_options,
+    first_values,
+    is_number,
+    is_whole,
+)
 from compiler.errors import ErrorCollector, did_you_mean, report_repeats
 from families.interface import DesignContext
 
@@ -14,6 +22,12 @@ ORDERS = {"both": ("AB", "BA"), "AB": ("AB",), "BA": ("BA",)}
 MODES = ("sample", "logprob")
 PAIR_CONDITIONS = ("baseline",)
 RESERVED_FORMS = ("name", "label", "n", "noun", "verb", "group", "option")  # set per slot by the expansion
+MAX_BOOTSTRAP = 1_000_000
+ANALYSIS_DOMAINS: dict[str, Domain] = {
+    "alpha": (lambda v: is_number(v) and 0 < v < 1, "a number between 0 and 1"),
+    "bootstrap": (lambda v: is_whole(v) and 1 <= v <= MAX_BOOTSTRAP, f"a whole number from 1 to {MAX_BOOTSTRAP:,}"),
+    "seed": (is_whole, "a whole number"),
+}
 MAX_COMPARISONS = 1_000_000  # size pairs per factor; more is almost surely a typo in a range
 CLAUSES = ("factors", "influences", "conditions", "sizes", "order", "samples", "where", "cross", "sample",
            "answer", "decode", "mode", "analysis", "system", "prompt", "followups")
@@ -252,11 +266,9 @@ def _analysis(design: n.Design, errors: ErrorCollector) -> dict[str, Any]:
         return {"family": "influence_pairs"}
     ref, options = clause.value  # type: ignore[misc]
     result: dict[str, Any] = {"family": ref.name}
-    result.update({o.name: o.value for o in options})
-    alpha = result.get("alpha", 0.05)
-    if not (isinstance(alpha, int | float) and 0 < alpha < 1):
-        span = next(o.span for o in options if o.name == "alpha")
-        errors.add(span, f"alpha must be a number between 0 and 1, got {alpha!r}")
+    result.update(first_values(options))
+    report_repeats(((o.name, o.span) for o in options), "analysis option", errors)
+    check_domains(options, ANALYSIS_DOMAINS, errors)
     return result
 
 
