@@ -6,7 +6,7 @@ import hashlib
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,6 +14,7 @@ from typing import Any
 from tqdm import tqdm
 
 from compiler import nodes as n
+from compiler.budget import DEFAULT_BUDGET, Budget, Size, check_budget, counted, planned_size
 from compiler.check import check_spec
 from compiler.designs import prepare_designs
 from compiler.emit import (
@@ -44,11 +45,15 @@ class Checked:
     sources: dict[str, str]
     seed: int
     designs: list[CompiledDesign]
+    size: Size | None  # None when a design cannot plan its size: it is counted as it expands
+    budget: Budget
 
 
-def check_file(path: Path, seed: int | None = None, allowed: Sequence[Path] = ()) -> Checked:
-    """Parse, run the shared checks and every design's family checks in one pass; raise SpecError listing
-    every mistake found. The spec reads files only under its own folder and the `allowed` ones."""
+def check_file(path: Path, seed: int | None = None, allowed: Sequence[Path] = (),
+               budget: Budget = DEFAULT_BUDGET) -> Checked:
+    """Parse, run the shared checks, every design's family checks and the compile budget in one pass;
+    raise SpecError listing every mistake found. The spec reads files only under its own folder and the
+    `allowed` ones."""
     with spec_roots(path, allowed):
         spec, sources = load_spec(path)
         errors = ErrorCollector()
@@ -57,8 +62,11 @@ def check_file(path: Path, seed: int | None = None, allowed: Sequence[Path] = ()
         designs = prepare_designs(spec, DesignContext(spec, tables, final_seed), errors)
     if not errors.diagnostics:
         _check_agreement(designs, errors)
+    size = planned_size(designs) if not errors.diagnostics else None
+    if size is not None:
+        check_budget(size, budget, designs[0].span, errors)
     errors.raise_if_any(sources)
-    return Checked(path, spec, sources, final_seed, designs)
+    return Checked(path, spec, sources, final_seed, designs, size, budget)
 
 
 def default_out_dir(checked: Checked) -> Path:
@@ -67,14 +75,14 @@ def default_out_dir(checked: Checked) -> Path:
 
 def compile_file(
     path: Path, out_dir: Path | None = None, seed: int | None = None, progress: bool = False,
-    allowed: Sequence[Path] = (),
+    allowed: Sequence[Path] = (), budget: Budget = DEFAULT_BUDGET,
 ) -> tuple[Manifest, Path]:
     """Compile a spec into out_dir (suite.jsonl, schema.json, manifest.json), atomically.
 
     Returns the manifest and the folder written (generated/<suite name> when out_dir is None).
     `progress` shows a row counter on stderr when it is a terminal.
     """
-    checked = check_file(path, seed, allowed)
+    checked = check_file(path, seed, allowed, budget)
     out_dir = out_dir or default_out_dir(checked)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=out_dir.parent))
@@ -90,7 +98,9 @@ def compile_file(
 def _write(checked: Checked, folder: Path, progress: bool) -> Manifest:
     tally = Tally()
     keys = checked.designs[0].balance_keys
-    rows = (row for design in checked.designs for row in design.rows())
+    rows: Iterator[dict[str, Any]] = (row for design in checked.designs for row in design.rows())
+    if checked.size is None:
+        rows = counted(rows, checked.budget, checked.designs[0].span)
     if progress and sys.stderr.isatty():
         rows = tqdm(rows, unit=" rows", desc="compiling", leave=False, mininterval=0.5)
     try:

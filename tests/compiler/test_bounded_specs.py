@@ -1,16 +1,21 @@
 """Hostile specs that used to hang end within a few seconds, with their located error (the exact
-messages are in each fixture's header, checked by test_malformed_specs.py)."""
+messages are in each fixture's header, checked by test_malformed_specs.py); the compile budget."""
 
 from __future__ import annotations
 
 import time
 
 import pytest
+from click.testing import CliRunner
 
+from compiler.budget import Budget, counted
+from compiler.cli import check
+from compiler.errors import Span, SpecError
 from tests.compiler.test_malformed_specs import MALFORMED, expected, reported, run_check
+from tests.support import ROOT
 
 BOUNDED = ("sandbox_huge_power", "sandbox_nested_huge_ranges", "sandbox_string_repetition",
-           "sandbox_render_time_limit")
+           "sandbox_render_time_limit", "budget_too_many_rows", "budget_too_many_trials")
 SECONDS = 5.0
 
 
@@ -20,3 +25,28 @@ def test_bounded_case_ends_quickly(name: str, monkeypatch: pytest.MonkeyPatch) -
     result = run_check(f"{name}.spec", monkeypatch)
     assert time.monotonic() - start < SECONDS
     assert reported(result.output) == expected(MALFORMED / f"{name}.spec")
+
+
+def test_a_design_that_cannot_plan_is_stopped_at_the_budget() -> None:
+    rows = iter([{"samples": 1}] * 3)
+    with pytest.raises(SpecError) as caught:
+        list(counted(rows, Budget(rows=2), Span("x.spec", 4, 1)))
+    assert [(d.span.line, d.message, d.hint) for d in caught.value.diagnostics] == [
+        (4, "the suite would have 3 rows, over the budget of 2", "pass --max-rows 3 if this is intended")]
+
+
+def test_check_prints_the_planned_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    result = CliRunner().invoke(check, ["specs/triage.spec"])
+    assert result.exit_code == 0, result.output
+    assert result.exception is None
+    assert result.output.splitlines()[-1] == "specs/triage.spec: planned size: 15,000 rows, 60,000 trials, about 8.6 MB"
+
+
+def test_max_trials_raises_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(MALFORMED)
+    result = CliRunner().invoke(check, ["budget_too_many_trials.spec", "--max-trials", "54000000000"])
+    assert result.exit_code == 0, result.output
+    assert result.exception is None
+    assert result.output.splitlines()[-1] == ("budget_too_many_trials.spec: planned size: 54 rows, "
+                                              "54,000,000,000 trials, about 17.3 KB")
