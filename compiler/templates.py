@@ -80,20 +80,34 @@ def _reads(tree: nodes.Template) -> tuple[tuple[str, str | None], ...] | None:
 
 def compile_text(text: n.Text, label: str, provided: set[str], errors: ErrorCollector) -> CompiledText | None:
     """Compile a template and check that it uses only the names the design provides."""
-    env = environment()
     try:
-        parsed = env.parse(text.value)
+        parsed = environment().parse(text.value)
+        compiled = CompiledText(text, label)  # compiling finds unknown filters and tests
     except TemplateSyntaxError as err:
         errors.add(_line_span(text, err.lineno or 1), f"template syntax error in {label}: {err.message}",
                    "jinja2 syntax: {{ name }} for values, {% if ... %} ... {% endif %} for logic")
         return None
+    except RecursionError:
+        errors.add(text.span, f"{label} is nested too deeply to compile", "write the template with less nesting")
+        return None
+    _check_filters_and_tests(text, label, parsed, errors)
     for name in sorted({node.name for node in parsed.find_all(nodes.Name)} & set(RESERVED)):
         errors.add(_name_span(text, name), f"'{name}' is reserved in templates ({label})",
                    did_you_mean(name, provided))
     for name in sorted(meta.find_undeclared_variables(parsed) - provided):
         errors.add(_name_span(text, name), f"undefined template variable '{name}' in {label}",
                    did_you_mean(name, provided))
-    return CompiledText(text, label)
+    return compiled
+
+
+def _check_filters_and_tests(text: n.Text, label: str, parsed: nodes.Template, errors: ErrorCollector) -> None:
+    """Every filter and test the template uses, in every branch (jinja2 looks up those inside an `if`
+    only when the branch renders)."""
+    env = environment()
+    for kind, node_type, known in (("filter", nodes.Filter, env.filters), ("test", nodes.Test, env.tests)):
+        for name in sorted({node.name for node in parsed.find_all(node_type)} - set(known)):
+            errors.add(_name_span(text, name), f"unknown template {kind} '{name}' in {label}",
+                       did_you_mean(name, known))
 
 
 def check_render(compiled: CompiledText, context: Mapping[str, Any], errors: ErrorCollector) -> str | None:

@@ -15,7 +15,8 @@ from tests.compiler.test_malformed_specs import MALFORMED, expected, reported, r
 from tests.support import ROOT
 
 BOUNDED = ("sandbox_huge_power", "sandbox_nested_huge_ranges", "sandbox_string_repetition",
-           "sandbox_render_time_limit", "budget_too_many_rows", "budget_too_many_trials")
+           "sandbox_render_time_limit", "budget_too_many_rows", "budget_too_many_trials",
+           "expression_nested_too_deep", "template_nested_too_deep")
 SECONDS = 5.0
 
 
