@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,10 +81,18 @@ def report_repeats(items: Iterable[tuple[str, Span]], what: str, errors: ErrorCo
         first.setdefault(name, span)
 
 
+MAX_SCORED = 40  # candidates scored by difflib per hint: a spec with thousands of names stays fast
+
+
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
-    """A 'did you mean' hint for a misspelt name, or a list of the valid names."""
+    """A 'did you mean' hint for a misspelt name, or a list of the valid names.
+
+    difflib's ratio is costly, so among many candidates only the MAX_SCORED nearest in length (then
+    sharing the first letter) are scored: a misspelling rarely changes a name's length by much."""
     options = sorted(set(candidates))
-    close = difflib.get_close_matches(name, options, n=1, cutoff=0.6)
+    nearest = options if len(options) <= MAX_SCORED else heapq.nsmallest(
+        MAX_SCORED, options, key=lambda o: (abs(len(o) - len(name)), o[:1] != name[:1]))
+    close = difflib.get_close_matches(name, nearest, n=1, cutoff=0.6)
     if close:
         return f"did you mean '{close[0]}'?"
     if options and len(options) <= 12:

@@ -4,6 +4,7 @@ messages are in each fixture's header, checked by test_malformed_specs.py); the 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -51,3 +52,18 @@ def test_max_trials_raises_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     assert result.exception is None
     assert result.output.splitlines()[-1] == ("budget_too_many_trials.spec: planned size: 54 rows, "
                                               "54,000,000,000 trials, about 17.3 KB")
+
+
+def test_a_thousand_misspelt_names_are_reported_quickly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    base = (MALFORMED / "samples_zero.spec").read_text(encoding="utf-8").split("\n", 2)[2].replace("  samples 0\n", "")
+    factors = "".join(f'factor color{i}:\n  A red{i} "r" / "r"\n  B blue{i} "b" / "b"\n' for i in range(1000))
+    misspelt = ", ".join(f"colr{i}x" for i in range(1000))
+    spec = base.replace("factor color:", factors + "factor color:").replace("  factors *", f"  factors {misspelt}")
+    (tmp_path / "many.spec").write_text(spec, encoding="utf-8")
+    start = time.monotonic()
+    result = run_check("many.spec", monkeypatch, tmp_path)
+    assert time.monotonic() - start < SECONDS
+    found = reported(result.output)
+    assert len(found) == 1000
+    assert (found[0].message, found[0].hint) == ("unknown factor 'colr0x'", "did you mean 'color0'?")
+    assert result.output.rstrip().endswith("1000 errors found.")
