@@ -6,12 +6,15 @@ Design clauses are checked by the design's family (families/<name>/check.py); th
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from compiler import nodes as n
 from compiler.errors import ErrorCollector, did_you_mean, report_repeats
+from compiler.templates import check_syntax
 
+REPLY_SLOT = re.compile(r"\{\{\s*reply\s*\}\}")  # what the runner replaces in a judge prompt
 POSITIONS = ("system", "prepend", "append", "after_line", "turns")
 DECODE_KEYS = ("temperature", "max_tokens", "top_p", "top_k", "seed", "stop", "reasoning_effort",
                "presence_penalty", "frequency_penalty")
@@ -29,6 +32,9 @@ def check_spec(spec: n.Spec, errors: ErrorCollector, seed_override: int | None) 
     tables.broken_factors = _check_factors(spec.factors, errors)
     _check_influences(spec.influences, tables, errors)
     _check_followups(spec, tables, errors)
+    _check_conversations(spec, tables, errors)
+    for text in spec.texts:
+        check_syntax(text.text, f"{text.kind} '{text.name}'", errors)
     if not spec.designs:
         errors.add(spec.span, "the spec declares no design", "add a 'design NAME:' block")
     return tables
@@ -126,11 +132,22 @@ def _check_followups(spec: n.Spec, tables: Tables, errors: ErrorCollector) -> No
     for follow in spec.followups:
         if follow.judge is None:
             continue
+        prompt = follow.judge.prompt
+        if prompt is not None and not REPLY_SLOT.search(prompt.value):
+            errors.add(prompt.span, f"the judge prompt of follow-up '{follow.name}' never shows the reply",
+                       "put {{ reply }} where the judge should read the model's reply")
         if len(follow.judge.labels) < 2:
             errors.add(follow.judge.span, f"the judge of follow-up '{follow.name}' needs at least two labels")
         for label in sorted({label for label in follow.judge.labels if follow.judge.labels.count(label) > 1}):
             errors.add(follow.judge.span, f"the judge of follow-up '{follow.name}' lists label '{label}' twice",
                        "remove one of them")
+
+
+def _check_conversations(spec: n.Spec, tables: Tables, errors: ErrorCollector) -> None:
+    for conversation in spec.conversations:
+        for turn in conversation.turns:
+            if turn.template is not None:
+                tables.lookup(tables.texts, turn.template, "template", errors)
 
 
 def check_repeated_clauses(design: n.Design, errors: ErrorCollector) -> None:

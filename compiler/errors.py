@@ -62,9 +62,19 @@ class ErrorCollector:
 
     def __init__(self) -> None:
         self.diagnostics: list[Diagnostic] = []
+        self._seen: set[Diagnostic] = set()
 
     def add(self, span: Span, message: str, hint: str | None = None) -> None:
-        self.diagnostics.append(Diagnostic(span, message, hint))
+        """Record a diagnostic; one already recorded (a shared check and a family finding the same
+        template mistake) is not repeated."""
+        diagnostic = Diagnostic(span, message, hint)
+        if diagnostic not in self._seen:
+            self._seen.add(diagnostic)
+            self.diagnostics.append(diagnostic)
+
+    def extend(self, diagnostics: Iterable[Diagnostic]) -> None:
+        for diagnostic in diagnostics:
+            self.add(diagnostic.span, diagnostic.message, diagnostic.hint)
 
     def raise_if_any(self, sources: dict[str, str] | None = None) -> None:
         if self.diagnostics:

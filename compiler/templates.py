@@ -78,8 +78,9 @@ def _reads(tree: nodes.Template) -> tuple[tuple[str, str | None], ...] | None:
     return tuple(sorted(reads, key=lambda r: (r[0], r[1] or "")))
 
 
-def compile_text(text: n.Text, label: str, provided: set[str], errors: ErrorCollector) -> CompiledText | None:
-    """Compile a template and check that it uses only the names the design provides."""
+def check_syntax(text: n.Text, label: str, errors: ErrorCollector) -> tuple[nodes.Template, CompiledText] | None:
+    """A template parsed and compiled, with its filters, tests and reserved names checked in every branch;
+    None after a syntax error. Needs no design: the shared checks run it on every declared text."""
     try:
         parsed = environment().parse(text.value)
         compiled = CompiledText(text, label)  # compiling finds unknown filters and tests
@@ -93,7 +94,16 @@ def compile_text(text: n.Text, label: str, provided: set[str], errors: ErrorColl
     _check_filters_and_tests(text, label, parsed, errors)
     for name in sorted({node.name for node in parsed.find_all(nodes.Name)} & set(RESERVED)):
         errors.add(_name_span(text, name), f"'{name}' is reserved in templates ({label})",
-                   did_you_mean(name, provided))
+                   "jinja2 means the template object itself by it; use the names the design provides")
+    return parsed, compiled
+
+
+def compile_text(text: n.Text, label: str, provided: set[str], errors: ErrorCollector) -> CompiledText | None:
+    """Compile a template and check that it uses only the names the design provides."""
+    checked = check_syntax(text, label, errors)
+    if checked is None:
+        return None
+    parsed, compiled = checked
     for name in sorted(meta.find_undeclared_variables(parsed) - provided):
         errors.add(_name_span(text, name), f"undefined template variable '{name}' in {label}",
                    did_you_mean(name, provided))
@@ -115,7 +125,7 @@ def check_render(compiled: CompiledText, context: Mapping[str, Any], errors: Err
     try:
         return compiled.render(context)
     except SpecError as err:
-        errors.diagnostics.extend(err.diagnostics)
+        errors.extend(err.diagnostics)
     except UndefinedError as err:
         _undefined_attribute(compiled, context, str(err.message), errors)
     except Exception as err:  # noqa: BLE001 - any template runtime error is the spec's, not ours

@@ -25,7 +25,7 @@ def prepare(design: PairsDesign, seed: int, errors: ErrorCollector) -> CompiledP
     prompt = compile_text(design.prompt.text, f"template '{design.prompt.name}'", PROMPT_NAMES, errors)
     system = None
     if design.system is not None:
-        system = compile_text(design.system.text, f"system '{design.system.name}'", CUE_NAMES, errors)
+        system = compile_text(design.system.text, f"system '{design.system.name}'", PROMPT_NAMES, errors)
     cues = {}
     for inf in design.influences:
         if inf.text is not None:
