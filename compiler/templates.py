@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from jinja2 import TemplateSyntaxError, UndefinedError, meta, nodes
@@ -118,6 +118,28 @@ def _check_filters_and_tests(text: n.Text, label: str, parsed: nodes.Template, e
         for name in sorted({node.name for node in parsed.find_all(node_type)} - set(known)):
             errors.add(_name_span(text, name), f"unknown template {kind} '{name}' in {label}",
                        did_you_mean(name, known))
+
+
+def check_attributes(text: n.Text, label: str, schema: Mapping[str, Collection[str]], errors: ErrorCollector) -> None:
+    """Every `name.attribute` the template reads, in every branch, against the attributes the design gives
+    each name (`schema`); names the template assigns itself, and names outside the schema, are left alone.
+    A template that does not parse is skipped: its syntax error is reported elsewhere."""
+    try:
+        parsed = environment().parse(text.value)
+    except (TemplateSyntaxError, RecursionError):
+        return
+    assigned = {node.name for node in parsed.find_all(nodes.Name) if node.ctx != "load"}
+    reported: set[tuple[str, str]] = set()
+    for node in parsed.find_all(nodes.Getattr):
+        if not isinstance(node.node, nodes.Name) or node.node.name in assigned:
+            continue
+        owner, attr = node.node.name, node.attr
+        known = schema.get(owner)
+        if known is None or attr in known or (owner, attr) in reported:
+            continue
+        reported.add((owner, attr))
+        errors.add(_name_span(text, "." + attr), f"undefined template variable '{owner}.{attr}' in {label}",
+                   did_you_mean(attr, known))
 
 
 def check_render(compiled: CompiledText, context: Mapping[str, Any], errors: ErrorCollector) -> str | None:

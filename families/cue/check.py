@@ -22,12 +22,14 @@ from compiler.data_source import Row, read_rows
 from compiler.errors import ErrorCollector, Span, did_you_mean
 from compiler.puzzle_block import puzzle_config
 from compiler.puzzles import PropositionalConfig
+from compiler.templates import check_attributes
 from families.interface import DesignContext
 
 FORMATS = ("neutral", "direct", "puzzled")
 PROBES = ("could_be", "what_if")
 SETTINGS = ("with", "without")
 BENEFIT = "benefit"
+PUZZLE_FIELDS = ("clues", "domain", "text")  # what a puzzled template reads of its puzzle
 AXES = ("combinations", "consequences")
 CLAUSES = ("over", "conditions", "probes", "decode", "mode", "analysis", "system")
 _OPTION_SPELLINGS = {"option1": "option1", "option 1": "option1", "option2": "option2", "option 2": "option2"}
@@ -88,6 +90,7 @@ def resolve_cue(design: n.Design, context: DesignContext, errors: ErrorCollector
     dilemmas = _with_benefit(source, rows, errors) if source is not None and rows is not None else None
     if len(errors.diagnostics) == before and dilemmas is not None and config is not None:
         _check_enough_combinations(design, config, count, len(dilemmas), errors)
+        _check_attributes([*formats.values(), *probe_texts.values()], set(dilemmas[0]), errors)
     if len(errors.diagnostics) > before or source is None or dilemmas is None or config is None:
         return None
     return CueDesign(
@@ -99,6 +102,14 @@ def resolve_cue(design: n.Design, context: DesignContext, errors: ErrorCollector
         puzzle=config, system=system, decode=decode, analysis=analysis,
         neutral_tokens=options[0] if options else (),
     )
+
+
+def _check_attributes(texts: list[n.TemplateDef | None], columns: set[str], errors: ErrorCollector) -> None:
+    """`dilemma.situaton` or `puzzle.clue` in any branch, not only in those a sample render takes."""
+    schema = {"dilemma": columns, "puzzle": PUZZLE_FIELDS}
+    for text in texts:
+        if text is not None:
+            check_attributes(text.text, f"template '{text.name}'", schema, errors)
 
 
 def _check_required(design: n.Design, errors: ErrorCollector) -> None:

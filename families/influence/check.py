@@ -16,6 +16,7 @@ from compiler.check import (
     is_whole,
 )
 from compiler.errors import ErrorCollector, did_you_mean, report_repeats
+from compiler.templates import check_attributes
 from families.interface import DesignContext
 
 ORDERS = {"both": ("AB", "BA"), "AB": ("AB",), "BA": ("BA",)}
@@ -87,6 +88,8 @@ def resolve_pairs(design: n.Design, context: DesignContext, errors: ErrorCollect
     analysis = _analysis(design, errors)
     followups = _followups(design, tables, errors)
     _check_crossing(design, errors)
+    if prompt is not None and len(errors.diagnostics) == start and not broken:
+        _check_attributes(factors, prompt, system, influences, errors)
     if len(errors.diagnostics) > start or broken or prompt is None or answer is None:
         return None
     where = design.get("where")
@@ -101,6 +104,20 @@ def resolve_pairs(design: n.Design, context: DesignContext, errors: ErrorCollect
         where=where.value if where else None, sample=sample.value if sample else None,
         answer_tokens=answer, decode=decode, mode=mode, analysis=analysis, followups=followups,
     )
+
+
+def _check_attributes(factors: tuple[n.Factor, ...], prompt: n.TemplateDef, system: n.TemplateDef | None,
+                      influences: tuple[n.Influence, ...], errors: ErrorCollector) -> None:
+    """`first.nuon` in any branch of any text, not only in those a sample render takes."""
+    slot = {*RESERVED_FORMS, "plural", "singular", "a_singular",
+            *(form for factor in factors for level in factor.levels for form in level.forms)}
+    schema = dict.fromkeys(("first", "second", "target", "other"), slot)
+    texts = [(prompt, "template"), *([(system, "system")] if system else [])]
+    for text, kind in texts:
+        check_attributes(text.text, f"{kind} '{text.name}'", schema, errors)
+    for inf in influences:
+        if inf.text is not None:
+            check_attributes(inf.text, f"influence '{inf.name}'", schema, errors)
 
 
 def _check_reserved_forms(factor: n.Factor, errors: ErrorCollector) -> None:
