@@ -6,7 +6,7 @@ import hashlib
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ from compiler.errors import ErrorCollector
 from compiler.family import CompiledDesign
 from compiler.files import spec_roots
 from compiler.load import display_path, load_spec
+from compiler.suite_checks import check_suite, shared_and_served
 from compiler.suite_model import Manifest
 from compiler.version import COMPILER_VERSION, SCHEMA_VERSION
 from families.interface import DesignContext
@@ -60,11 +61,11 @@ def check_file(path: Path, seed: int | None = None, allowed: Sequence[Path] = ()
         tables = check_spec(spec, errors, seed)
         final_seed = seed if seed is not None else int(spec.seed or 0)
         designs = prepare_designs(spec, DesignContext(spec, tables, final_seed), errors)
-    if not errors.diagnostics:
-        _check_agreement(designs, errors)
     size = planned_size(designs) if not errors.diagnostics else None
     if size is not None:
         check_budget(size, budget, designs[0].span, errors)
+    if designs and not errors.diagnostics:
+        check_suite(designs, errors)
     errors.raise_if_any(sources)
     return Checked(path, spec, sources, final_seed, designs, size, budget)
 
@@ -121,28 +122,9 @@ def _write(checked: Checked, folder: Path, progress: bool) -> Manifest:
     return write_manifest(folder, fields)
 
 
-_AGREED: tuple[tuple[str, Callable[[CompiledDesign], Any]], ...] = (
-    ("mode", lambda d: d.mode), ("analysis", lambda d: d.analysis), ("balance_keys", lambda d: d.balance_keys))
-
-
-def _check_agreement(designs: list[CompiledDesign], errors: ErrorCollector) -> None:
-    """The settings all designs of one suite must agree on (the suite has one mode, analysis, balance)."""
-    for what, get in _AGREED:
-        other = next((d for d in designs[1:] if get(d) != get(designs[0])), None)
-        if other is not None:
-            errors.add(other.span, f"designs of one suite must share their {what}: design '{other.name}' "
-                       f"differs from '{designs[0].name}'",
-                       "put designs with different settings in separate spec files")
-
-
 def _manifest_fields(checked: Checked, tally: Tally, keys: tuple[str, ...]) -> dict[str, object]:
     spec = checked.spec
-    served: dict[str, list[Any]] = {}
-    shared: dict[str, str] = {}
-    for design in checked.designs:
-        shared.update(design.shared)
-        for key, values in design.served.items():
-            served[key] = sorted(set(served.get(key, [])) | set(values))
+    shared, served = shared_and_served(checked.designs)
     return {
         "suite": spec.header.name if spec.header else checked.path.stem,
         "title": spec.header.title if spec.header else None,
