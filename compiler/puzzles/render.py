@@ -47,6 +47,9 @@ ZEBRA_PHRASINGS = {
     "directly_left": "{{ x }} is directly left of {{ y }}.",
     "next_to": "{{ x }} and {{ y }} are next to each other.",
 }
+# Every name a clue phrasing is rendered with, over all clue types (Renderer._context).
+PHRASING_NAMES = frozenset({"x", "y", "person", "attribute", "value", "same_person", "value_x", "value_y", "p", "q",
+                            "n", "n_word", "plural", "position"})
 DEFAULT_PREDICATES = {"man": "a man", "woman": "a woman"}
 DEFAULT_PLURALS = {"man": "men", "woman": "women"}
 NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
