@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import operator
+import re
 import signal
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -28,6 +30,7 @@ MAX_EXPONENT = 64  # x ** y with |x| > 1 and y above this is refused
 MAX_OUTPUT = 100_000  # characters one render may produce (repetition results included)
 MAX_SECONDS = 2.0  # wall time of one render
 
+_DIGITS = re.compile(r"\d+")
 _budget: contextvars.ContextVar[list[float]] = contextvars.ContextVar("template_budget")
 
 
@@ -36,23 +39,69 @@ class TemplateLimitError(SecurityError):
 
 
 class BoundedEnvironment(ImmutableSandboxedEnvironment):
-    """An immutable sandbox whose calls and `**`/`*` are checked against the limits first."""
+    """An immutable sandbox whose calls, filters and `**`/`*`/`%` are checked against the limits first.
 
-    intercepted_binops = frozenset({"**", "*"})
+    Widths are the way to a huge string in one C call (`"x".center(10**9)`, `"%999999999d" % 1`), which
+    no timer interrupts, so every number given to a call or filter, and every number in a format string,
+    is at most MAX_OUTPUT."""
+
+    intercepted_binops = frozenset({"**", "*", "%"})
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.filters = {name: _bounded_filter(f, name == "format") for name, f in self.filters.items()}
 
     def call(self, __context: Context, __obj: Any, *args: Any, **kwargs: Any) -> Any:
         _check_time()
         if __obj is range or __obj is safe_range:
             _spend(len(range(*args)))
+        else:
+            _check_arguments(args, kwargs)
         return super().call(__context, __obj, *args, **kwargs)
+
+    def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
+        wrapped = super().wrap_str_format(value)
+        if wrapped is not None:
+            _check_widths(value.__self__)  # the format string of `"{:>999999999}".format`
+        return wrapped
 
     def call_binop(self, context: Context, operator_name: str, left: Any, right: Any) -> Any:
         _check_time()
         if operator_name == "**":
             _check_power(left, right)
             return operator.pow(left, right)
+        if operator_name == "%":
+            _check_widths(left)
+            return operator.mod(left, right)
         _check_repeat(left, right)
         return operator.mul(left, right)
+
+
+def _bounded_filter(function: Callable[..., Any], formats: bool) -> Callable[..., Any]:
+    """The filter, refusing huge numbers among its arguments (and huge widths in the format it applies)."""
+    @functools.wraps(function)
+    def bounded(*args: Any, **kwargs: Any) -> Any:
+        _check_arguments(args, kwargs)
+        if formats:
+            _check_widths(next((a for a in args if isinstance(a, str)), ""))
+        return function(*args, **kwargs)
+
+    return bounded
+
+
+def _check_arguments(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, int) and abs(value) > MAX_OUTPUT:
+            raise TemplateLimitError(f"the number {value} is too large for a call (at most {MAX_OUTPUT:,})")
+
+
+def _check_widths(text: Any) -> None:
+    if not isinstance(text, str):
+        return
+    for digits in _DIGITS.findall(text):
+        if len(digits) > len(str(MAX_OUTPUT)) or int(digits) > MAX_OUTPUT:  # int() of 5,000 digits would raise
+            shown = digits if len(digits) <= 12 else digits[:12] + "..."
+            raise TemplateLimitError(f"the width {shown} in a format is too large (at most {MAX_OUTPUT:,})")
 
 
 def _check_power(base: Any, exponent: Any) -> None:

@@ -17,7 +17,8 @@ from tests.support import ROOT
 
 BOUNDED = ("sandbox_huge_power", "sandbox_nested_huge_ranges", "sandbox_string_repetition",
            "sandbox_render_time_limit", "budget_too_many_rows", "budget_too_many_trials",
-           "expression_nested_too_deep", "template_nested_too_deep")
+           "expression_nested_too_deep", "template_nested_too_deep", "sandbox_huge_format_width",
+           "sandbox_huge_call_argument", "sandbox_huge_percent_width")
 SECONDS = 5.0
 
 
