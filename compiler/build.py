@@ -27,7 +27,7 @@ from compiler.emit import (
     write_rows,
     write_schema,
 )
-from compiler.errors import ErrorCollector
+from compiler.errors import ErrorCollector, SpecError
 from compiler.family import CompiledDesign
 from compiler.files import spec_roots
 from compiler.load import display_path, load_spec
@@ -90,6 +90,9 @@ def compile_file(
     try:
         manifest = _write(checked, staging, progress)
         publish(staging, out_dir)
+    except SpecError as err:  # a template over its limits in a row the checks did not render
+        shutil.rmtree(staging, ignore_errors=True)
+        raise SpecError(err.diagnostics, {**checked.sources, **err.sources}) from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

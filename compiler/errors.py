@@ -6,7 +6,6 @@ import difflib
 import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -31,9 +30,8 @@ class Diagnostic:
     def render(self, source: str | None = None) -> str:
         head = f"{self.span.file}:{self.span.line}:{self.span.column}: error: {self.message}"
         lines = [head]
-        text = source if source is not None else _read(self.span.file)
-        if text is not None:
-            lines.extend(_excerpt(text, self.span))
+        if source is not None:  # only texts the loader read as specs are quoted, never a file reopened here
+            lines.extend(_excerpt(source, self.span))
         if self.hint:
             lines.append(f"  hint: {self.hint}")
         return "\n".join(lines)
@@ -108,13 +106,6 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
     if options and len(options) <= 12:
         return "valid names: " + ", ".join(f"'{o}'" for o in options)
     return None
-
-
-def _read(path: str) -> str | None:
-    try:
-        return Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
 
 
 def _excerpt(source: str, span: Span) -> list[str]:

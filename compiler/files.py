@@ -19,6 +19,7 @@ from compiler.errors import ErrorCollector, Span
 
 MAX_NAME = 255  # bytes in one path component (the common file-system limit)
 MAX_PATH = 4096  # bytes in a whole path
+MAX_FILE = 256 * 1024**2  # bytes in one spec or data file: each is read whole
 
 _roots: contextvars.ContextVar[tuple[Path, ...] | None] = contextvars.ContextVar("spec_roots", default=None)
 
@@ -62,16 +63,24 @@ def _place_problem(real: Path) -> str | None:
     roots = _roots.get()
     if roots is not None and not any(real == root or real.is_relative_to(root) for root in roots):
         return "is outside the spec's folder"
+    return kind_problem(real)
+
+
+def kind_problem(path: Path) -> str | None:
+    """Why `path` may not be read whole (a folder, a FIFO or device that would block, a huge file), or
+    None; a path that does not exist is left to the caller."""
     try:
-        mode = real.stat().st_mode
+        info = path.stat()
     except FileNotFoundError:
         return None
     except OSError as err:
         return f"cannot be read ({err.strerror})"
-    if stat.S_ISDIR(mode):
+    if stat.S_ISDIR(info.st_mode):
         return "is a folder, not a file"
-    if not stat.S_ISREG(mode):
+    if not stat.S_ISREG(info.st_mode):
         return "is not a regular file (a FIFO, socket or device)"
+    if info.st_size > MAX_FILE:
+        return f"is larger than {MAX_FILE // 1024**2} MB"
     return None
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from compiler import nodes as n
 from compiler.errors import Diagnostic, ErrorCollector, Span, SpecError
-from compiler.files import checked_path
+from compiler.files import checked_path, kind_problem
 from compiler.parse import parse_text
 from compiler.tree_to_ast import build_spec
 
@@ -27,11 +27,14 @@ def read_spec(path: Path) -> tuple[str, str]:
     be read."""
     shown = display_path(path)
     try:
+        problem = kind_problem(path)
+        if problem is not None:
+            raise SpecError([_file_error(shown, f"the spec file {problem}")])
         return path.read_text(encoding="utf-8-sig"), shown
     except FileNotFoundError:
         raise SpecError([_file_error(shown, "no such spec file")]) from None
     except UnicodeDecodeError as err:
-        raise SpecError([_not_utf8(shown, err)]) from None
+        raise SpecError([_not_utf8(shown, err)], {shown: bytes(err.object).decode("utf-8", "replace")}) from None
     except OSError as err:
         raise SpecError([_file_error(shown, f"cannot read spec file: {err.strerror}")]) from None
     except ValueError:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from compiler import files
 from compiler.cli import check
 from tests.compiler.test_malformed_specs import MALFORMED, Reported, reported
 
@@ -149,3 +150,16 @@ def test_map_from_a_missing_column(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert reported(result.output) == [Reported(
         "specs/cue.spec:3:1", "data 'dilemmas': 'map' reads column 'persn', which data file 'cue_data/dilemmas.csv' "
         "lacks", "did you mean 'person'?")]
+
+
+def test_fifo_given_as_the_spec_is_refused_without_blocking(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    os.mkfifo(tmp_path / "pipe.spec")
+    result = run(tmp_path, monkeypatch, "pipe.spec")
+    assert reported(result.output) == [Reported("pipe.spec:1:1", "the spec file is not a regular file (a FIFO, socket "
+                                                "or device)", "check the path and try again")]
+
+
+def test_a_data_file_over_the_size_limit_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(files, "MAX_FILE", 1024**2)
+    cue_spec(tmp_path, "big.csv", DILEMMAS + "x" * 1024**2)
+    data_error(tmp_path, monkeypatch, "data file 'big.csv' is larger than 1 MB")
