@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from compiler.budget import Budget, counted
-from compiler.cli import check
+from compiler.cli import check, compile_cmd
 from compiler.errors import Span, SpecError
 from tests.compiler.test_malformed_specs import MALFORMED, expected, reported, run_check
 from tests.support import ROOT
@@ -68,3 +68,17 @@ def test_a_thousand_misspelt_names_are_reported_quickly(tmp_path: Path, monkeypa
     assert len(found) == 1000
     assert (found[0].message, found[0].hint) == ("unknown factor 'colr0x'", "did you mean 'color0'?")
     assert result.output.rstrip().endswith("1000 errors found.")
+
+
+def test_compile_refuses_over_budget_and_takes_the_override(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(MALFORMED)
+    spec, out = "budget_too_many_trials.spec", str(tmp_path / "suite")
+    refused = CliRunner().invoke(compile_cmd, [spec, "-o", out])
+    assert refused.exit_code == 1
+    assert isinstance(refused.exception, SystemExit)
+    assert reported(refused.output) == expected(MALFORMED / spec)
+    assert not (tmp_path / "suite").exists()
+    allowed = CliRunner().invoke(compile_cmd, [spec, "-o", out, "--max-trials", "54000000000"])
+    assert allowed.exit_code == 0, allowed.output
+    assert allowed.exception is None
+    assert allowed.output.splitlines()[0] == f"compiled tiny: 54 prompts, 54000000000 trials -> {out}"
