@@ -338,7 +338,7 @@ class ToAst(Transformer):
         return n.SizeAxis(span=self._span(meta), name=str(c[0]), low=self._whole(c[1]), high=self._whole(c[2]))
 
     def axis(self, meta: Any, c: list[Any]) -> n.Axis:
-        count = number(c[1]) if len(c) > 1 and isinstance(c[1], Token) else None
+        count = self._whole(c[1]) if len(c) > 1 and isinstance(c[1], Token) else None
         values = c[1] if len(c) > 1 and isinstance(c[1], tuple) else ()
         return n.Axis(span=self._span(meta), name=str(c[0]), count=count, values=values)
 
