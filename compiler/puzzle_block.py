@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, get_args
 
+from jinja2 import TemplateSyntaxError, meta
 from pydantic import ValidationError
 
 from compiler import nodes as n
@@ -22,6 +23,8 @@ from compiler.puzzles import (
     validate_config,
 )
 from compiler.puzzles.model import PropositionalKind, ZebraKind
+from compiler.puzzles.render import PHRASING_NAMES
+from compiler.sandbox import environment
 
 KINDS = ("propositional", "zebra")
 CLAUSES = ("kind", "people", "attribute", "shape", "clues", "bands", "reuse", "phrasing", "timeout", "minimal",
@@ -184,6 +187,7 @@ def _reuse(args: tuple[Any, ...], fields: dict[str, Any], kind: str) -> None:
 
 def _phrasing(args: tuple[Any, ...], fields: dict[str, Any], kind: str) -> None:
     name, text = args
+    _check_phrasing(str(name), str(text))
     if name == "literal":
         fields["literal"] = str(text)
         return
@@ -193,6 +197,18 @@ def _phrasing(args: tuple[Any, ...], fields: dict[str, Any], kind: str) -> None:
     if name not in clues:
         raise _BadClause(f"phrasing for undeclared clue type '{name}'", did_you_mean(str(name), [*clues, "literal"]))
     clues[name] = clues[name].model_copy(update={"phrasing": str(text)})
+
+
+def _check_phrasing(name: str, text: str) -> None:
+    """A phrasing renders only when its clue type is drawn, so its names are checked here, statically."""
+    try:
+        used = meta.find_undeclared_variables(environment().parse(text))
+    except TemplateSyntaxError as err:
+        raise _BadClause(f"phrasing of '{name}' is not a valid template: {err.message}") from None
+    unknown = sorted(used - PHRASING_NAMES)
+    if unknown:
+        hint = did_you_mean(unknown[0], PHRASING_NAMES) or f"phrasings can use: {', '.join(sorted(PHRASING_NAMES))}"
+        raise _BadClause(f"phrasing of '{name}' uses unknown name '{unknown[0]}'", hint)
 
 
 def _timeout(args: tuple[Any, ...], fields: dict[str, Any], kind: str) -> None:

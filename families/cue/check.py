@@ -22,12 +22,15 @@ from compiler.data_source import Row, read_rows
 from compiler.errors import ErrorCollector, Span, did_you_mean
 from compiler.puzzle_block import puzzle_config
 from compiler.puzzles import PropositionalConfig
+from compiler.templates import check_attributes
 from families.interface import DesignContext
 
 FORMATS = ("neutral", "direct", "puzzled")
 PROBES = ("could_be", "what_if")
 SETTINGS = ("with", "without")
 BENEFIT = "benefit"
+PUZZLE_FIELDS = ("clues", "domain", "text")  # what a puzzled template reads of its puzzle
+AXES = ("combinations", "consequences")
 BREAKDOWNS = ("person_status", "topic_group")  # optional data columns the scorer breaks results down by
 CLAUSES = ("over", "conditions", "probes", "decode", "mode", "analysis", "system")
 # restrict: the solved view of the scorer's tables; parse: strict reads only the valid answer tokens
@@ -94,6 +97,7 @@ def resolve_cue(design: n.Design, context: DesignContext, errors: ErrorCollector
     dilemmas = _with_benefit(source, rows, errors) if source is not None and rows is not None else None
     if len(errors.diagnostics) == before and dilemmas is not None and config is not None:
         _check_enough_combinations(design, config, count, len(dilemmas), errors)
+        _check_attributes([*formats.values(), *probe_texts.values()], set(dilemmas[0]), errors)
     if len(errors.diagnostics) > before or source is None or dilemmas is None or config is None:
         return None
     return CueDesign(
@@ -105,6 +109,14 @@ def resolve_cue(design: n.Design, context: DesignContext, errors: ErrorCollector
         puzzle=config, system=system, decode=decode, analysis=analysis,
         neutral_tokens=options[0] if options else (),
     )
+
+
+def _check_attributes(texts: list[n.TemplateDef | None], columns: set[str], errors: ErrorCollector) -> None:
+    """`dilemma.situaton` or `puzzle.clue` in any branch, not only in those a sample render takes."""
+    schema = {"dilemma": columns, "puzzle": PUZZLE_FIELDS}
+    for text in texts:
+        if text is not None:
+            check_attributes(text.text, f"template '{text.name}'", schema, errors)
 
 
 def _check_required(design: n.Design, errors: ErrorCollector) -> None:
@@ -121,8 +133,14 @@ def _over(design: n.Design, spec: n.Spec,
     sources = {d.name: d for d in spec.data}
     source, count, settings = None, 0, SETTINGS
     for axis in axes:
-        if axis.name in sources:
-            source = sources[axis.name]
+        if axis.name in AXES and axis.name in sources:
+            errors.add(sources[axis.name].span, f"data source '{axis.name}' takes the name of a cue-visibility axis",
+                       f"rename the data source; {', '.join(AXES)} are axis names")
+        if axis.name in sources and axis.name not in AXES:
+            if source is not None:
+                errors.add(axis.span, f"'over' names a second data source '{axis.name}' (first: '{source.name}')",
+                           "a cue-visibility design reads its dilemmas from one data source")
+            source = source or sources[axis.name]
         elif axis.name == "combinations":
             count = axis.count or 0
             if count < 1:
@@ -134,11 +152,11 @@ def _over(design: n.Design, spec: n.Spec,
                     errors.add(axis.span, f"unknown consequence setting '{value}'", did_you_mean(value, SETTINGS))
         else:
             errors.add(axis.span, f"unknown axis '{axis.name}'",
-                       did_you_mean(axis.name, [*sources, "combinations", "consequences"]))
+                       did_you_mean(axis.name, [*sources, *AXES]))
     if clause is not None and source is None:
         errors.add(clause.span, "'over' names no data source of dilemmas",
                    'declare: data dilemmas from "data/dilemmas.csv" key id, then: over dilemmas x ...')
-    known = {*sources, "combinations", "consequences"}
+    known = {*sources, *AXES}
     if clause is not None and all(a.name in known for a in axes) and not any(a.name == "combinations" for a in axes):
         errors.add(clause.span, "'over' has no combinations axis", "add: x combinations 3")
     return source, count, settings

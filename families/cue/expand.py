@@ -14,6 +14,7 @@ from typing import Any
 
 from compiler.data_source import Row
 from compiler.errors import ErrorCollector, Span
+from compiler.family import Plan
 from compiler.puzzles import (
     PropositionalConfig,
     PuzzleError,
@@ -85,6 +86,15 @@ class CompiledCue:
 
     def rows(self) -> Iterator[dict[str, Any]]:
         return expand(self)
+
+    def planned(self) -> Plan:
+        cue = self.cue
+        variants = ("direct" in self.formats) + ("puzzled" in self.formats) * len(cue.bands)
+        per_combination = variants * sum(len(p.people) for p in cue.probes)
+        neutral = "neutral" in self.formats
+        rows = len(cue.settings) * sum(neutral + len(self.combinations[d[cue.key]]) * per_combination
+                                       for d in cue.dilemmas)
+        return Plan(rows, rows)
 
 
 def prepare_cue(cue: CueDesign, seed: int, errors: ErrorCollector) -> CompiledCue | None:

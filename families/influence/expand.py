@@ -14,6 +14,7 @@ from typing import Any
 from compiler import nodes as n
 from compiler.errors import Span
 from compiler.expr import evaluate
+from compiler.family import Plan
 from compiler.seeding import item_rng
 from compiler.templates import CompiledText
 from families.influence.check import PairsDesign
@@ -105,6 +106,12 @@ class CompiledPairs(CompiledInfluence):
 
     def rows(self) -> Iterator[dict[str, Any]]:
         return expand(self)
+
+    def planned(self) -> Plan:
+        design = self.design
+        per_order = sum(1 if c.shared and c.toward is None else len(design.influences) for c in design.conditions)
+        rows = sum(len(pairs) for pairs in self.comparisons.values()) * len(design.orders) * per_order
+        return Plan(rows, rows * design.samples_per_row)
 
 def sides(factor: n.Factor, n_a: int, n_b: int, order: str) -> tuple[dict[str, Any], dict[str, Any]]:
     levels = {lv.group: level_forms(lv) for lv in factor.levels}

@@ -49,7 +49,7 @@ def compile_texts(design: Any, prompt_names: set[str], cue_names: set[str], erro
     prompt = compile_text(design.prompt.text, f"template '{design.prompt.name}'", prompt_names, errors)
     system = None
     if design.system is not None:
-        system = compile_text(design.system.text, f"system '{design.system.name}'", cue_names, errors)
+        system = compile_text(design.system.text, f"system '{design.system.name}'", prompt_names, errors)
     cues = {inf.name: compile_text(inf.text, f"influence '{inf.name}'", cue_names, errors)
             for inf in design.influences if inf.text is not None}
     return prompt, system, {name: cue for name, cue in cues.items() if cue is not None}
