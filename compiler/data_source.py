@@ -1,22 +1,45 @@
-"""`data NAME from "file.csv" key ID [where EXPR] [sample N [per FIELD] [seed S]] [map new = old]`.
+"""`data NAME from "file.csv" key ID[, ID2 ...] [where EXPR] [sample N [per FIELD] [seed S]] [map new = old]
+[parse COLUMN as FORMAT, ...]`.
 
-Reads the rows of a data source with located errors, then filters them with `where` (column values are
-text) and keeps a seeded sample: each row's rank is hashed from (seed, source, key), so adding rows to the
-file never reshuffles the ones already chosen.
+Reads the rows of a data source with located errors, parses the declared columns (compiler/data_parse.py),
+then filters them with `where` (column values are text) and keeps a seeded sample: each row's rank is
+hashed from (seed, source, key), so adding rows to the file never reshuffles the ones already chosen.
+A key of several columns identifies a row by their values together.
 """
 
 from __future__ import annotations
 
 import csv
 from pathlib import Path
+from typing import Any
 
 from compiler import nodes as n
-from compiler.errors import ErrorCollector, did_you_mean
+from compiler.data_parse import PARSERS, ParseFailure
+from compiler.errors import ErrorCollector, Span, did_you_mean
 from compiler.expr import evaluate, names
 from compiler.load import display_path
 from compiler.seeding import item_rng
 
-Row = dict[str, str]
+
+class Row(dict[str, Any]):
+    """One data row (column -> text, or the parsed value of a `parse` column) and where it sits in its file."""
+
+    def __init__(self, values: dict[str, Any], number: int, line: int, file: str) -> None:
+        super().__init__(values)
+        self.number, self.line, self.file = number, line, file
+
+    def span(self, column: str) -> Span:
+        """The cell, as file:line:column (its record's first line; the column's position in the header)."""
+        names = list(self)
+        return Span(self.file, self.line, names.index(column) + 1 if column in names else 1)
+
+    def where(self, column: str) -> str:
+        return f"data file '{self.file}': row {self.number}, column '{column}'"
+
+
+def key_of(source: n.DataSource, row: Row) -> str:
+    """The row's key: its key columns' values joined by '|'."""
+    return "|".join(str(row[column]) for column in source.key)
 
 
 def read_rows(source: n.DataSource, required: tuple[str, ...], seed: int, errors: ErrorCollector) -> list[Row] | None:
@@ -24,7 +47,7 @@ def read_rows(source: n.DataSource, required: tuple[str, ...], seed: int, errors
     with `map` renames applied, filtered and sampled; None after reporting a missing file or column, a
     duplicate key, a bad filter or a sample larger than the rows it draws from."""
     before = len(errors.diagnostics)
-    if source.key is None:
+    if not source.key:
         errors.add(source.span, f"data '{source.name}' names no key column", "add: key id")
     path = Path(source.span.file).parent / source.path.value
     if path.suffix.lower() != ".csv":
@@ -35,7 +58,7 @@ def read_rows(source: n.DataSource, required: tuple[str, ...], seed: int, errors
     if rows is None:
         return None
     rows = _checked(source, rows, required, errors)
-    if rows is None:
+    if rows is None or not _parsed(source, rows, errors):
         return None
     rows = _filtered(source, rows, errors)
     return None if rows is None else _sampled(source, rows, seed, errors)
@@ -44,7 +67,7 @@ def read_rows(source: n.DataSource, required: tuple[str, ...], seed: int, errors
 def _read(source: n.DataSource, path: Path, errors: ErrorCollector) -> list[Row] | None:
     try:
         with path.open(encoding="utf-8", newline="") as handle:
-            rows = list(csv.DictReader(handle))
+            rows = _records(csv.DictReader(handle), display_path(path) or str(path), source)
     except FileNotFoundError:
         errors.add(source.path.span, f"data file not found: '{source.path.value}'",
                    f"paths are relative to the spec's folder ({display_path(Path(source.span.file).parent) or '.'})")
@@ -58,10 +81,21 @@ def _read(source: n.DataSource, path: Path, errors: ErrorCollector) -> list[Row]
     if not rows:
         errors.add(source.path.span, f"data file '{source.path.value}' has no rows")
         return None
-    return [{new: row.get(old, "") for new, old in source.mapping.items()} | _clean(row) for row in rows]
+    return rows
 
 
-def _clean(row: dict[str | None, str | list[str] | None]) -> Row:
+def _records(reader: csv.DictReader, file: str, source: n.DataSource) -> list[Row]:
+    """The rows with their numbers and the file line each starts on (a quoted cell may span lines)."""
+    reader.fieldnames  # noqa: B018 - reads the header, so line_num counts the header's lines
+    rows, line = [], reader.line_num + 1
+    for number, raw in enumerate(reader, start=1):
+        values = {new: raw.get(old, "") for new, old in source.mapping.items()} | _clean(raw)
+        rows.append(Row(values, number, line, file))
+        line = reader.line_num + 1
+    return rows
+
+
+def _clean(row: dict[str | None, str | list[str] | None]) -> dict[str, str]:
     """Drop the overflow of ragged lines (csv puts it under None) and fill short lines with ''."""
     return {key: value if isinstance(value, str) else "" for key, value in row.items() if key is not None}
 
@@ -69,23 +103,41 @@ def _clean(row: dict[str | None, str | list[str] | None]) -> Row:
 def _checked(source: n.DataSource, rows: list[Row], required: tuple[str, ...],
              errors: ErrorCollector) -> list[Row] | None:
     columns = set(rows[0])
-    key = source.key or ""
     before = len(errors.diagnostics)
-    for column in (key, *required):
+    for column in (*source.key, *source.parse, *required):
         if column not in columns:
             errors.add(source.span, f"data file '{source.path.value}' has no column '{column}'",
                        did_you_mean(column, columns))
     if len(errors.diagnostics) > before:
         return None
     seen: set[str] = set()
-    for number, row in enumerate(rows, start=1):
-        if not row[key] or row[key] in seen:
-            what = "an empty" if not row[key] else f"a repeated ('{row[key]}')"
-            errors.add(source.span, f"data file '{source.path.value}': row {number} has {what} key '{key}'",
+    key = ", ".join(source.key)
+    for row in rows:
+        value = key_of(source, row)
+        if not all(row[column] for column in source.key) or value in seen:
+            what = "an empty" if not all(row[column] for column in source.key) else f"a repeated ('{value}')"
+            errors.add(source.span, f"data file '{source.path.value}': row {row.number} has {what} key '{key}'",
                        "every row needs its own key")
             return None
-        seen.add(row[key])
+        seen.add(value)
     return rows
+
+
+def _parsed(source: n.DataSource, rows: list[Row], errors: ErrorCollector) -> bool:
+    """Parse each `parse` column in place; every cell that fails is reported at its file, row and column."""
+    before = len(errors.diagnostics)
+    for column, fmt in source.parse.items():
+        parser = PARSERS.get(fmt)
+        if parser is None:
+            errors.add(source.span, f"data '{source.name}': unknown format '{fmt}' for column '{column}'",
+                       did_you_mean(fmt, PARSERS))
+            continue
+        for row in rows:
+            try:
+                row[column] = parser(row[column])
+            except ParseFailure as err:
+                errors.add(row.span(column), f"{row.where(column)}: {err}")
+    return len(errors.diagnostics) == before
 
 
 def _filtered(source: n.DataSource, rows: list[Row], errors: ErrorCollector) -> list[Row] | None:
@@ -128,6 +180,6 @@ def _sampled(source: n.DataSource, rows: list[Row], seed: int, errors: ErrorColl
             errors.add(source.span, f"data '{source.name}': cannot sample {source.sample} rows{where}: "
                        f"only {len(members)} there", "lower the sample size or loosen the filter")
             return None
-        ranked = sorted(members, key=lambda r: item_rng(draw_seed, source.name, r[source.key or ""]).random())
-        chosen.update(r[source.key or ""] for r in ranked[: source.sample])
-    return [row for row in rows if row[source.key or ""] in chosen]
+        ranked = sorted(members, key=lambda r: item_rng(draw_seed, source.name, key_of(source, r)).random())
+        chosen.update(key_of(source, r) for r in ranked[: source.sample])
+    return [row for row in rows if key_of(source, row) in chosen]

@@ -60,14 +60,16 @@ def check_clauses(design: n.Design, family: Family, errors: ErrorCollector) -> N
     for clause in design.clauses:
         if clause.keyword in family.clauses:
             continue
-        owner = next((f for f in others if clause.keyword in f.clauses), None)
-        if owner is None:
+        owners = [f for f in others if clause.keyword in f.clauses]
+        if not owners:
             errors.add(clause.span, f"'{clause.keyword}' designs are parsed but not compiled by this version",
                        f"this clause belongs to the {clause.keyword} family")
             continue
+        titles = " or ".join(f.title for f in owners)
+        declare = " or ".join(f"'analysis {f.name}'" for f in owners)
         errors.add(clause.span, f"'{clause.keyword}' does not apply to {_a(family.title)} design",
                    f"{_a(family.title)} design takes: {', '.join(family.clauses)}; "
-                   f"'{clause.keyword}' belongs to {owner.title} designs: declare 'analysis {owner.name}'")
+                   f"'{clause.keyword}' belongs to {titles} designs: declare {declare}")
 
 
 def _a(word: str) -> str:

@@ -102,12 +102,13 @@ class Influence(Node):
 class DataSource(Node):
     name: str
     path: Text
-    key: str | None = None
+    key: tuple[str, ...] = ()  # the columns whose values together identify a row
     where: Expr | None = None
     sample: int | None = None
     sample_per: str | None = None
     sample_seed: int | None = None
     mapping: dict[str, str] = {}
+    parse: dict[str, str] = {}  # column -> format its text is parsed as (test_case, pydict, json)
 
 
 class Turn(Node):
@@ -115,6 +116,7 @@ class Turn(Node):
     text: Text | None = None
     template: Ref | None = None
     generate: bool = False
+    decode: tuple[Option, ...] = ()  # decode settings of a generated turn, over the design's
 
 
 class Conversation(Node):
@@ -155,6 +157,7 @@ class ConditionRef(Node):
     name: str
     toward: str | None = None
     args: tuple[Scalar, ...] = ()
+    bindings: dict[str, Name] = {}  # `turn = row.human_message`: a name the condition's conversation reads
     shared: bool = False
 
     @property
@@ -174,8 +177,9 @@ class Samples(Node):
 
 
 class AnswerSpec(Node):
-    kind: Literal["choice", "options", "yesno", "scale", "solution"]
+    kind: Literal["choice", "options", "yesno", "scale", "solution", "numbered", "lettered"]
     tokens: tuple[str, ...] = ()
+    source: Name | None = None  # numbered/lettered: the per-row list of options the tokens number
     low: int | None = None
     high: int | None = None
     puzzle: Ref | None = None
@@ -242,5 +246,5 @@ class Spec(Node):
     designs: tuple[Design, ...] = ()
 
 
-for _model in (Compare, BoolOp, Not, Position, DataSource):
+for _model in (Compare, BoolOp, Not, Position, DataSource, Turn):
     _model.model_rebuild()

@@ -149,7 +149,7 @@ class ToAst(Transformer):
         return ("data", node)
 
     def data_key(self, meta: Any, children: list[Any]) -> dict[str, Any]:
-        return {"key": str(children[0])}
+        return {"key": tuple(str(c) for c in children)}
 
     def data_where(self, meta: Any, children: list[Any]) -> dict[str, Any]:
         return {"where": children[0]}
@@ -165,6 +165,12 @@ class ToAst(Transformer):
 
     def data_map(self, meta: Any, children: list[tuple[str, str]]) -> dict[str, Any]:
         return {"mapping": dict(children)}
+
+    def data_parse(self, meta: Any, children: list[tuple[str, str]]) -> dict[str, Any]:
+        return {"parse": dict(children)}
+
+    def parsing(self, meta: Any, children: list[Token]) -> tuple[str, str]:
+        return (str(children[0]), str(children[1]))
 
     def mapping(self, meta: Any, children: list[Token]) -> tuple[str, str]:
         return (str(children[0]), str(children[1]))
@@ -183,7 +189,7 @@ class ToAst(Transformer):
         return {"template": self._ref(children[0])}
 
     def turn_generate(self, meta: Any, children: list[Any]) -> dict[str, Any]:
-        return {"generate": True}
+        return {"generate": True, "decode": tuple(children)}
 
     def followup_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
         judge = children[2] if len(children) > 2 else None
@@ -316,6 +322,16 @@ class ToAst(Transformer):
     def d_probes(self, meta: Any, c: list[Any]) -> n.Clause:
         return self._design_clause(meta, "probes", tuple(c))
 
+    def d_unit(self, meta: Any, c: list[Token]) -> n.Clause:
+        return self._design_clause(meta, "unit", tuple(self._ref(t) for t in c))
+
+    def d_arms(self, meta: Any, c: list[Token]) -> n.Clause:
+        return self._design_clause(meta, "arms", tuple(self._ref(t) for t in c))
+
+    def d_reverse(self, meta: Any, c: list[Token]) -> n.Clause:
+        """`reverse P by KEYS`: (probability, the keys one draw is made per)."""
+        return self._design_clause(meta, "reverse", (number(c[0]), tuple(self._ref(t) for t in c[1:])))
+
     def select_all(self, meta: Any, c: list[Any]) -> n.Selection:
         return n.Selection(span=self._span(meta), names=None)
 
@@ -326,9 +342,14 @@ class ToAst(Transformer):
         return n.ConditionRef(span=self._span(meta), name="toward", toward=str(c[0]))
 
     def cond_named(self, meta: Any, c: list[Any]) -> n.ConditionRef:
-        args = next((x for x in c[1:] if isinstance(x, tuple)), ())
         shared = any(isinstance(x, Token) and x.type == "SHARED" for x in c[1:])
-        return n.ConditionRef(span=self._span(meta), name=str(c[0]), args=args, shared=shared)
+        rest = [x for x in c[1:] if not (isinstance(x, Token) and x.type == "SHARED")]
+        bindings = {k: v for x in rest if isinstance(x, dict) for k, v in x.items()}
+        args = tuple(_scalar(x) for x in rest if not isinstance(x, dict))
+        return n.ConditionRef(span=self._span(meta), name=str(c[0]), args=args, bindings=bindings, shared=shared)
+
+    def binding(self, meta: Any, c: list[Any]) -> dict[str, n.Name]:
+        return {str(c[0]): c[1]}
 
     def size_axis(self, meta: Any, c: list[Token]) -> n.SizeAxis:
         return n.SizeAxis(span=self._span(meta), name=str(c[0]), low=self._whole(c[1]), high=self._whole(c[2]))
@@ -357,6 +378,12 @@ class ToAst(Transformer):
 
     def ans_solution(self, meta: Any, c: list[Token]) -> n.AnswerSpec:
         return n.AnswerSpec(span=self._span(meta), kind="solution", puzzle=self._ref(c[0]))
+
+    def ans_numbered(self, meta: Any, c: list[n.Name]) -> n.AnswerSpec:
+        return n.AnswerSpec(span=self._span(meta), kind="numbered", source=c[0])
+
+    def ans_lettered(self, meta: Any, c: list[n.Name]) -> n.AnswerSpec:
+        return n.AnswerSpec(span=self._span(meta), kind="lettered", source=c[0])
 
     def option(self, meta: Any, c: list[Any]) -> n.Option:
         return n.Option(span=self._span(meta), name=str(c[0]), value=_scalar(c[1]))

@@ -90,7 +90,7 @@ def resolve_cue(design: n.Design, context: DesignContext, errors: ErrorCollector
     if len(errors.diagnostics) > before or source is None or dilemmas is None or config is None:
         return None
     return CueDesign(
-        design=design, dilemmas=dilemmas, key=source.key or "", combinations=count, settings=settings,
+        design=design, dilemmas=dilemmas, key=(source.key or ("",))[0], combinations=count, settings=settings,
         formats={k: v for k, v in formats.items() if v is not None},
         puzzled=next((c for c in conditions if c.name == "puzzled"), None), bands=bands,
         probes=tuple(CueProbe(p.name, _people(config, p), p.answer.tokens, probe_texts[p.name])  # type: ignore[arg-type]
@@ -116,6 +116,9 @@ def _over(design: n.Design, spec: n.Spec,
     for axis in axes:
         if axis.name in sources:
             source = sources[axis.name]
+            if len(source.key) > 1:
+                errors.add(source.span, f"data '{source.name}': dilemmas are keyed by one column, "
+                           f"got {', '.join(source.key)}", "key the dilemmas by their id column")
         elif axis.name == "combinations":
             count = axis.count or 0
             if count < 1:
