@@ -7,7 +7,7 @@ import math
 import re
 import sys
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -134,6 +134,7 @@ class Runner:
         judge = config.judge_model
         self.judges: dict[str, ModelClient] = {}
         self._cache = cache
+        self._shared: dict[tuple[str, int], asyncio.Future[Reply]] = {}  # (share key, sample) -> the one reply
         if judge:
             self.judges[judge] = ModelClient(self._call_settings(judge, None), cache)
 
@@ -201,10 +202,29 @@ class Runner:
             if not message.generate:
                 item.messages.append({"role": message.role, "content": message.content or ""})
                 continue
-            params = self.decode(work.row, work.sample, 0, self.config.model)
-            reply = item.take(await self.client.call(item.messages, params, f"{work.sample}/turn{index}", {}))
+            params = {**self.decode(work.row, work.sample, 0, self.config.model), **(message.decode or {})}
+            reply = item.take(await self._generate(item, message.share, params, f"{work.sample}/turn{index}"))
             item.messages.append({"role": "assistant", "content": reply.text or ""})
             item.turns.append({"turn": index, "content": reply.text})
+
+    async def _generate(self, item: _Item, share: str | None, params: dict[str, Any], slot: str) -> Reply:
+        """A generated turn; one with a share key is made once per (key, sample) in this run, cache or not:
+        the rows that share it wait for the first one's reply (a failure fails them all)."""
+        if share is None:
+            return await self.client.call(item.messages, params, slot, {})
+        key = (share, item.work.sample)
+        if key in self._shared:
+            reply = await asyncio.shield(self._shared[key])
+            return replace(reply, usage={}, latency_s=0.0, cached=True)  # nothing new was paid for
+        future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
+        self._shared[key] = future
+        try:
+            future.set_result(await self.client.call(item.messages, params, slot, {}))
+        except BaseException as err:
+            future.set_exception(err)
+            future.exception()  # marks it retrieved when no other row waits on it
+            raise
+        return future.result()
 
     async def _sample(self, item: _Item) -> tuple[dict[str, Any], dict[str, Any]]:
         """Draw the answer; re-ask an invalid one up to `reasks` times."""
