@@ -148,9 +148,11 @@ class Runner:
             self.judges[name] = ModelClient(self._call_settings(name, None), self._cache)
         return self.judges.get(name) if name else None
 
-    def decode(self, row: SuiteRow, sample: int, attempt: int, model: str) -> dict[str, Any]:
-        """The decode settings sent: the row's, CLI overrides, and a per-sample seed where seeds apply."""
-        params = dict(row.decode)
+    def decode(self, row: SuiteRow, sample: int, attempt: int, model: str,
+               turn: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The decode settings sent: the row's (a generated turn's own over them), CLI overrides, and a
+        per-sample seed where seeds apply."""
+        params = {**row.decode, **(turn or {})}
         if self.config.max_tokens is not None:
             params["max_tokens"] = self.config.max_tokens
         if self.config.reasoning_effort is not None:
@@ -202,7 +204,7 @@ class Runner:
             if not message.generate:
                 item.messages.append({"role": message.role, "content": message.content or ""})
                 continue
-            params = {**self.decode(work.row, work.sample, 0, self.config.model), **(message.decode or {})}
+            params = self.decode(work.row, work.sample, 0, self.config.model, message.decode)
             reply = item.take(await self._generate(item, message.share, params, f"{work.sample}/turn{index}"))
             item.messages.append({"role": "assistant", "content": reply.text or ""})
             item.turns.append({"turn": index, "content": reply.text})

@@ -18,7 +18,7 @@ FAMILY = Family(
     clauses=CLAUSES,
     check=resolve_bias,
     prepare=prepare_bias,
-    score=lazy("families.cognitive_bias.score", "score"),
+    score=lazy("families.cognitive_bias.score.outputs", "score"),
     report=lazy("families.cognitive_bias.report", "bias_report"),
     docs="docs/cognitive-bias.md",
 )

@@ -30,6 +30,7 @@ ANALYSIS = "bias_decomposition"
 CLAUSES = ("over", "unit", "arms", "conditions", "answer", "reverse", "decode", "analysis")
 METRIC_KEYS = ("k", "x_1", "x_2", "flip_treatment")
 REVERSE_BY = ("unit", "arm", "condition", "row")
+CONDITIONS = ("zero_shot", "neutral_turn", "biased_turn")  # m0, m_n, m_b of the paper: the scorer reads these
 DID_VARIANTS = ("abs", "authors")
 LIST_OPTIONS = ("matrix_order", "psm_covariates", "scm_covariates")
 ANALYSIS_OPTIONS = ("params", "target", "human", *LIST_OPTIONS, "did")
@@ -85,7 +86,7 @@ def resolve_bias(design: n.Design, context: DesignContext, errors: ErrorCollecto
     if rows is None or not _bank_ok(source, rows, arms, analysis, design, errors):
         return None
     return BiasDesign(design, source, rows, unit, arms, conditions, dict(context.tables.texts), answer, reverse,
-                      decode, analysis)
+                      decode, {**analysis, "arms": list(arms)})
 
 
 def _names(design: n.Design, keyword: str) -> tuple[str, ...]:
@@ -113,6 +114,9 @@ def _conditions(design: n.Design, context: DesignContext, errors: ErrorCollector
     for ref in refs:
         if ref.key in seen:
             errors.add(ref.span, f"condition '{ref.key}' is listed twice")
+        if ref.key not in CONDITIONS:
+            errors.add(ref.span, f"unknown condition '{ref.key}' for a conditional-bias design",
+                       did_you_mean(ref.key, CONDITIONS))
         seen.add(ref.key)
         if len(ref.args) != 1 or ref.toward is not None:
             errors.add(ref.span, f"condition '{ref.key}' must name the conversation it is played in",

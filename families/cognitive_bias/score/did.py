@@ -8,6 +8,8 @@ mean(m_b - m_n), not the mean content effect.
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import statsmodels.formula.api as smf
 
@@ -33,5 +35,7 @@ def did(rows: pd.DataFrame, variant: str) -> dict[str, float]:
     fixed = " + C(target)" * (frame["target"].nunique() > 1) + " + C(human)" * (frame["human"].nunique() > 1)
     groups = pd.factorize(frame["unit"])[0]
     fit = smf.ols(f"score ~ group * post{fixed}", data=frame).fit(cov_type="cluster", cov_kwds={"groups": groups})
-    att, se = float(fit.params["group:post"]), float(fit.bse["group:post"])
+    # only this coefficient's variance: with few clusters the fixed effects' clustered variances can be < 0
+    variance = float(fit.cov_params().loc["group:post", "group:post"])
+    att, se = float(fit.params["group:post"]), math.sqrt(max(variance, 0.0))
     return {"att": att, "se": se, "ci_low": att - Z95 * se, "ci_high": att + Z95 * se, "n_rows": len(frame) // 4}
