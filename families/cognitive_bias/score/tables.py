@@ -45,14 +45,16 @@ def table1(rows: pd.DataFrame) -> pd.DataFrame:
     rows where the effect suppresses (< 0) or amplifies (> 0) the bias."""
     out = []
     for model, group in rows.groupby("model", sort=True):
-        for name in (*LEVELS, *EFFECTS):
+        for name in LEVELS:
+            values = group[name].dropna()
+            out.append({"model": model, "quantity": name, "n": len(values), "mean": values.mean(),
+                        "sd": values.std(ddof=1)})
+        for name in EFFECTS:
             test = one_sample(group[name])
             values = group[name].dropna()
             shares = {"suppressed": float((values < 0).mean()) if len(values) else math.nan,
                       "amplified": float((values > 0).mean()) if len(values) else math.nan}
-            tested = name in EFFECTS
-            out.append({"model": model, "quantity": name, **test, "stars": stars(test["p"]) if tested else "",
-                        **(shares if tested else {"suppressed": math.nan, "amplified": math.nan})})
+            out.append({"model": model, "quantity": name, **test, "stars": stars(test["p"]), **shares})
     return pd.DataFrame(out)
 
 
