@@ -53,6 +53,7 @@ class Family:
     score_options: tuple[str, ...] = ()  # `spec score` options it reads (click parameter names)
     docs: str = ""  # its documentation page, relative to the repository root
     score_counts: Score | None = None  # `spec score --counts FILE`, for a family with published counts tables
+    score_cells: Score | None = None  # `spec score --cells FILE`, for a family with published per-cell tables
 
 
 def lazy(module: str, name: str) -> Callable[..., Any]:

@@ -13,6 +13,7 @@ from families.interface import Family
 from runner.score_input import ScoreInputError, run_family
 
 COUNTS_FAMILY = "influence_pairs"  # published counts tables (docs/suite-format.md) are influence tables
+CELLS_FAMILY = "bias_decomposition"  # published per-cell tables are conditional-bias tables (docs/cognitive-bias.md)
 
 
 @click.command("score")
@@ -22,6 +23,12 @@ COUNTS_FAMILY = "influence_pairs"  # published counts tables (docs/suite-format.
     "counts_file",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Score a counts table (suite-format.md) instead of a run folder.",
+)
+@click.option(
+    "--cells",
+    "cells_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Re-score a published per-cell table of a conditional-bias audit (docs/cognitive-bias.md).",
 )
 @click.option(
     "-o",
@@ -47,9 +54,9 @@ COUNTS_FAMILY = "influence_pairs"  # published counts tables (docs/suite-format.
     help="A baseline-replicate run folder: adds the noise floor (App. N).",
 )
 @click.pass_context
-def score(ctx: click.Context, run_dir: Path | None, counts_file: Path | None, out: Path | None,
-          **options: Any) -> None:
-    """Score RUN_DIR (suite + results), or a counts table with --counts: conditions.csv + summary.json.
+def score(ctx: click.Context, run_dir: Path | None, counts_file: Path | None, cells_file: Path | None,
+          out: Path | None, **options: Any) -> None:
+    """Score RUN_DIR (suite + results), a counts table with --counts, or a per-cell table with --cells.
 
     The run's suite names its analysis family; options the family does not read are refused.
 
@@ -57,19 +64,22 @@ def score(ctx: click.Context, run_dir: Path | None, counts_file: Path | None, ou
     Examples:
       spec score runs/triage-local
       spec score --counts published_counts.csv -o scores/published
+      spec score --cells cells_content.csv
     """
-    if (run_dir is None) == (counts_file is None):
-        raise click.UsageError("give either RUN_DIR or --counts FILE.csv")
+    if sum(x is not None for x in (run_dir, counts_file, cells_file)) != 1:
+        raise click.UsageError("give one of RUN_DIR, --counts FILE.csv or --cells FILE.csv")
     if run_dir is not None:
         family = _family(run_family(run_dir, registry.DEFAULT), run_dir / "run.json")
         _refuse_options(ctx, family, f"{family.name} runs")
         lines = family.score(run_dir, out or run_dir / "score", options)
     else:
-        assert counts_file is not None
-        family = _family(COUNTS_FAMILY, counts_file)
-        assert family.score_counts is not None
-        _refuse_options(ctx, family, "a counts table")
-        lines = family.score_counts(counts_file, out or counts_file.parent / f"{counts_file.stem}-score", options)
+        table = counts_file or cells_file
+        assert table is not None
+        family = _family(COUNTS_FAMILY if counts_file else CELLS_FAMILY, table)
+        scorer = family.score_counts if counts_file else family.score_cells
+        assert scorer is not None
+        _refuse_options(ctx, family, "a counts table" if counts_file else "a per-cell table")
+        lines = scorer(table, out or table.parent / f"{table.stem}-score", options)
     for line in lines:
         click.echo(line)
 
@@ -84,7 +94,8 @@ def _family(name: str, source: Path) -> Family:
 
 def _refuse_options(ctx: click.Context, family: Family, what: str) -> None:
     """Say which given options the family does not read, instead of ignoring them."""
-    options = [p for p in ctx.command.params if isinstance(p, click.Option) and p.name not in ("out", "counts_file")]
+    options = [p for p in ctx.command.params
+               if isinstance(p, click.Option) and p.name not in ("out", "counts_file", "cells_file")]
     given = [p for p in options if p.name not in family.score_options
              and ctx.get_parameter_source(str(p.name)) is not ParameterSource.DEFAULT]
     if given:

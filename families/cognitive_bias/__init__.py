@@ -21,4 +21,5 @@ FAMILY = Family(
     score=lazy("families.cognitive_bias.score.outputs", "score"),
     report=lazy("families.cognitive_bias.report", "bias_report"),
     docs="docs/cognitive-bias.md",
+    score_cells=lazy("families.cognitive_bias.score.cells", "score_cells"),
 )

@@ -135,3 +135,33 @@ def test_the_propensity_is_the_l2_logistic_optimum() -> None:
     assert np.allclose(w, x.T @ residual, atol=1e-5)
     assert abs(residual.sum()) < 1e-5
     assert 0 < np.abs(w).sum() < np.abs(x.T @ (treated - treated.mean())).sum()  # shrunk, not zero
+
+
+def test_score_cells_rebuilds_table1_from_the_cell_moments(scored: tuple[Path, list[Any]], tmp_path: Path) -> None:
+    out, _ = scored
+    result = CliRunner().invoke(main, ["score", "--cells", str(out / "cells_content.csv"), "-o", str(tmp_path / "c")])
+    assert result.exit_code == 0, result.output
+    frame = pd.read_csv(out / "rows.csv")
+    content = frame["content"].dropna()
+    summary = json.loads((tmp_path / "c" / "cells_summary.json").read_text())["models"]["cells_content"]
+    assert summary["pooled"]["mean"] == pytest.approx(content.mean(), abs=1e-12)
+    assert summary["pooled"]["t"] == pytest.approx(stats.ttest_1samp(content, 0.0).statistic, rel=1e-9)
+    on = frame.loc[frame["diagonal"] == 1, "content"].dropna()
+    off = frame.loc[frame["diagonal"] == 0, "content"].dropna()
+    assert summary["att_unmatched"] == pytest.approx(on.mean() - off.mean(), abs=1e-12)
+    assert summary["t_diagonal"] == pytest.approx(stats.ttest_ind(on, off).statistic, rel=1e-9)
+
+
+def test_score_cells_names_the_missing_column_and_the_bad_row(tmp_path: Path) -> None:
+    bad = tmp_path / "cells.csv"
+    bad.write_text("target_bias,human_bias,n,mean_delta\nAnchoring,Anchoring,3,0.1\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["score", "--cells", str(bad)])
+    assert result.exit_code == 1
+    assert f"{bad}, column 'std_delta': missing column 'std_delta' (the released per-cell schema)" in result.output
+    bad.write_text("target_bias,human_bias,n,mean_delta,std_delta\nAnchoring,Anchoring,0.5,0.1,0.2\n",
+                   encoding="utf-8")
+    result = CliRunner().invoke(main, ["score", "--cells", str(bad)])
+    assert result.exit_code == 1
+    assert f"{bad}, row 2, column 'n': n must be a whole number >= 1, got 0.5" in result.output
+    both = CliRunner().invoke(main, ["score", "--cells", str(bad), "--counts", str(bad)])
+    assert both.exit_code == 2 and "give one of RUN_DIR, --counts FILE.csv or --cells FILE.csv" in both.output
