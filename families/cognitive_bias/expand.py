@@ -64,7 +64,7 @@ class CompiledBias:
 
     @property
     def served(self) -> dict[str, list[Any]]:
-        return {"human_bias": list(self.bias.analysis["matrix_order"])} if self.shared else {}
+        return {}  # a unit's shared rows serve the human biases its bank rows have (emit.balance_report)
 
     def summary(self) -> str:
         b = self.bias

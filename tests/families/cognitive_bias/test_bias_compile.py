@@ -49,7 +49,9 @@ def test_head_compiles_to_four_rows_per_unit_and_two_per_bank_row(compiled: Path
     assert by_condition == {"zero_shot": 24, "neutral_turn": 24, "biased_turn": 106}
     manifest = json.loads((compiled / "manifest.json").read_text())
     assert manifest["analysis"]["family"] == "bias_decomposition"
-    assert manifest["balance"][0]["trials_per_cell"] == 1
+    balance = manifest["balance"][0]
+    # 1 trial per (unit, human bias, condition, arm), each unit's shared rows counted for its own human biases
+    assert (balance["cells"], balance["trials_per_cell"]) == (53 * 3 * 2, 1) == (318, 1)
 
 
 def test_compiling_twice_gives_the_same_bytes(compiled: Path, tmp_path: Path) -> None:
