@@ -85,12 +85,13 @@ def plan(
     """The run's work items. In logprob mode one call per row stands in for its samples.
 
     Rows that name a `unit` are taken whole: --limit then counts units (each stratified by its first row's
-    cell), so that rows meant to be compared with each other, e.g. the two arms of a test, never split."""
+    cell) and shards split by unit, so that rows meant to be compared with each other, e.g. the two arms of
+    a test, never split."""
     if limit is not None:
         rows = _whole_units(rows, limit, seed, strata) if any(r.unit for r in rows) else \
             stratified_subset(rows, limit, seed, strata)
-    if shard is not None:
-        rows = [row for row in rows if shard.owns(row.id)]
+    if shard is not None:  # by unit, so one shard generates a unit's shared turns for all its rows
+        rows = [row for row in rows if shard.owns(row.unit or row.id)]
     if mode == "logprob":
         return [WorkItem(row, 0) for row in rows]
     return [WorkItem(row, s) for row in rows for s in range(row.samples)]

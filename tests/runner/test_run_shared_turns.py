@@ -10,7 +10,7 @@ from compiler.emit import suite_row
 from compiler.suite_model import SuiteRow
 from runner.contract import read_results, read_suite
 from runner.execute import RunConfig, run_suite
-from runner.plan import estimate, plan
+from runner.plan import Shard, estimate, plan
 from tests.stub_server import StubServer
 from tests.support import write_suite
 
@@ -61,3 +61,12 @@ def test_limit_takes_whole_units_and_dry_run_counts_a_shared_turn_once() -> None
     (main,) = estimate(items, mode="sample", model="local/x", judge_model=None)
     assert main.calls == 2 * (1 + 1 + 3)  # per unit: one shared turn, one solo turn, three answers
     assert main.completion_tokens == 2 * (8 + 8 + 3 * 2)
+
+
+def test_shards_split_by_unit() -> None:
+    rows = _rows(9)
+    shards = [plan(rows, mode="sample", shard=Shard(i, 3)) for i in (1, 2, 3)]
+    assert sum(len(s) for s in shards) == 27
+    owners = [{w.row.unit for w in s} for s in shards]
+    assert all(len(s) == 3 * len(o) for s, o in zip(shards, owners, strict=True))  # every unit whole
+    assert not (owners[0] & owners[1]) and not (owners[1] & owners[2]) and not (owners[0] & owners[2])
