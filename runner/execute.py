@@ -209,6 +209,19 @@ class Runner:
             item.messages.append({"role": "assistant", "content": reply.text or ""})
             item.turns.append({"turn": index, "content": reply.text})
 
+    def reuse_shared_turns(self, rows: list[SuiteRow], done: list[ResultRow]) -> None:
+        """A resumed run keeps the shared turns its written answers saw, so the rows still to come get them."""
+        by_id = {row.id: row for row in rows}
+        loop = asyncio.get_running_loop()
+        for result in done:
+            row = by_id.get(result.item_id)
+            for turn in (result.turns or []) if row is not None and result.error is None else []:
+                share = row.messages[turn["turn"]].share  # type: ignore[union-attr]
+                if share is not None and (share, result.sample) not in self._shared:
+                    future: asyncio.Future[Reply] = loop.create_future()
+                    future.set_result(Reply(turn["content"], {}, None, True, 0.0))
+                    self._shared[(share, result.sample)] = future
+
     async def _generate(self, item: _Item, share: str | None, params: dict[str, Any], slot: str) -> Reply:
         """A generated turn; one with a share key is made once per (key, sample) in this run, cache or not:
         the rows that share it wait for the first one's reply (a failure fails them all)."""
@@ -382,6 +395,7 @@ async def _run(config: RunConfig) -> RunSummary:
         runner.mode = "sample"
         items = _plan(suite, config, "sample")
     todo = [work for work in items if work.key not in state.rows]
+    runner.reuse_shared_turns(suite.rows, list(state.rows.values()))
     info = RunInfo(
         suite_dir=str(suite.path),
         suite_manifest_sha256=suite.manifest_sha256,

@@ -70,3 +70,25 @@ def test_shards_split_by_unit() -> None:
     owners = [{w.row.unit for w in s} for s in shards]
     assert all(len(s) == 3 * len(o) for s, o in zip(shards, owners, strict=True))  # every unit whole
     assert not (owners[0] & owners[1]) and not (owners[1] & owners[2]) and not (owners[0] & owners[2])
+
+
+def test_a_resumed_run_reuses_the_shared_turns_its_answers_saw(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path / "suite", _rows(4))
+    out = tmp_path / "run"
+    server = StubServer()
+    api_base = server.start()
+    try:
+        config = RunConfig(suite_dir=suite, out=out, model="openai/stub", api_base=api_base, use_cache=False,
+                           progress=False)
+        run_suite(config)
+        rows = {r.id: r for r in read_suite(suite).rows}
+        results = out / "results.jsonl"
+        kept = [line for line in results.read_text().splitlines()
+                if '"treatment"' not in rows[line.split('"item_id":"')[1][:16]].model_dump_json()]
+        results.write_text("\n".join(kept) + "\n")
+        before = server.stats.requests
+        summary = run_suite(config)
+        after = server.stats.requests
+    finally:
+        server.stop()
+    assert (summary.done, summary.resumed, after - before) == (12, 8, 4)  # 4 answers; no acknowledgment again
