@@ -7,7 +7,8 @@ import math
 import re
 import sys
 from collections import Counter
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import Awaitable
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from runner.results_io import (
     write_run_info,
 )
 from runner.results_model import ResultRow, RunInfo
+from runner.shared_turns import SharedTurns
 
 DEFAULT_MODEL = "local/gemma-3-270m"
 TOP_LOGPROBS = 20
@@ -134,7 +136,7 @@ class Runner:
         judge = config.judge_model
         self.judges: dict[str, ModelClient] = {}
         self._cache = cache
-        self._shared: dict[tuple[str, int], asyncio.Future[Reply]] = {}  # (share key, sample) -> the one reply
+        self.shared = SharedTurns()
         if judge:
             self.judges[judge] = ModelClient(self._call_settings(judge, None), cache)
 
@@ -209,37 +211,11 @@ class Runner:
             item.messages.append({"role": "assistant", "content": reply.text or ""})
             item.turns.append({"turn": index, "content": reply.text})
 
-    def reuse_shared_turns(self, rows: list[SuiteRow], done: list[ResultRow]) -> None:
-        """A resumed run keeps the shared turns its written answers saw, so the rows still to come get them."""
-        by_id = {row.id: row for row in rows}
-        loop = asyncio.get_running_loop()
-        for result in done:
-            row = by_id.get(result.item_id)
-            for turn in (result.turns or []) if row is not None and result.error is None else []:
-                share = row.messages[turn["turn"]].share  # type: ignore[union-attr]
-                if share is not None and (share, result.sample) not in self._shared:
-                    future: asyncio.Future[Reply] = loop.create_future()
-                    future.set_result(Reply(turn["content"], {}, None, True, 0.0))
-                    self._shared[(share, result.sample)] = future
-
     async def _generate(self, item: _Item, share: str | None, params: dict[str, Any], slot: str) -> Reply:
-        """A generated turn; one with a share key is made once per (key, sample) in this run, cache or not:
-        the rows that share it wait for the first one's reply (a failure fails them all)."""
-        if share is None:
-            return await self.client.call(item.messages, params, slot, {})
-        key = (share, item.work.sample)
-        if key in self._shared:
-            reply = await asyncio.shield(self._shared[key])
-            return replace(reply, usage={}, latency_s=0.0, cached=True)  # nothing new was paid for
-        future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
-        self._shared[key] = future
-        try:
-            future.set_result(await self.client.call(item.messages, params, slot, {}))
-        except BaseException as err:
-            future.set_exception(err)
-            future.exception()  # marks it retrieved when no other row waits on it
-            raise
-        return future.result()
+        def call() -> Awaitable[Reply]:
+            return self.client.call(item.messages, params, slot, {})
+
+        return await (call() if share is None else self.shared.get((share, item.work.sample), call))
 
     async def _sample(self, item: _Item) -> tuple[dict[str, Any], dict[str, Any]]:
         """Draw the answer; re-ask an invalid one up to `reasks` times."""
@@ -395,7 +371,7 @@ async def _run(config: RunConfig) -> RunSummary:
         runner.mode = "sample"
         items = _plan(suite, config, "sample")
     todo = [work for work in items if work.key not in state.rows]
-    runner.reuse_shared_turns(suite.rows, list(state.rows.values()))
+    runner.shared.seed(suite.rows, list(state.rows.values()))
     info = RunInfo(
         suite_dir=str(suite.path),
         suite_manifest_sha256=suite.manifest_sha256,
