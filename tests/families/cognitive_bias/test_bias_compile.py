@@ -18,7 +18,7 @@ from compiler.data_parse import parse_test_case
 from compiler.errors import SpecError
 from compiler.load import display_path
 from families.cognitive_bias.expand import _arm
-from tests.support import ROOT
+from tests.support import ROOT, suite_rows
 
 SPEC = ROOT / "specs" / "cognitive_bias.spec"
 BANK = ROOT / "specs" / "data" / "cognitive_bias" / "bank.head.csv"
@@ -29,10 +29,6 @@ def _bank() -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
-def _rows(folder: Path) -> list[dict[str, Any]]:
-    with (folder / "suite.jsonl").open(encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle]
-
 
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -42,7 +38,7 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_head_compiles_to_four_rows_per_unit_and_two_per_bank_row(compiled: Path) -> None:
-    rows = _rows(compiled)
+    rows = suite_rows(compiled)
     units = {r["unit"] for r in rows}
     assert (len(units), len(rows)) == (12, 4 * 12 + 2 * 53) == (12, 154)
     by_condition = Counter(r["cell"]["condition"] for r in rows)
@@ -71,7 +67,7 @@ def test_parsed_test_cases_rebuild_the_banks_own_columns_on_all_53_rows() -> Non
 
 
 def test_both_arms_of_a_unit_share_one_generated_turn_and_reversal_is_undone_by_answers(compiled: Path) -> None:
-    rows = _rows(compiled)
+    rows = suite_rows(compiled)
     shares = Counter(m["share"] for r in rows for m in r["messages"] if m.get("generate"))
     assert len(shares) == 12 + 53 and set(shares.values()) == {2}  # 65 acknowledgments, each seen by 2 arms
     for row in rows:

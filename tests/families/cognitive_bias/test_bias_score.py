@@ -20,13 +20,10 @@ from compiler.build import compile_file
 from families.cognitive_bias.score.causal import logistic_l2, propensity
 from families.cognitive_bias.score.metric import bias_metric
 from runner.cli import main
-from tests.support import ROOT
+from tests.support import ROOT, suite_rows
 
 SPEC = ROOT / "specs" / "cognitive_bias.spec"
 
-
-def _suite_rows(suite: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (suite / "suite.jsonl").read_text(encoding="utf-8").splitlines()]
 
 
 def _answer(row: dict[str, Any]) -> str | None:
@@ -42,7 +39,7 @@ def scored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[st
     base = tmp_path_factory.mktemp("score")
     suite = base / "suite"
     compile_file(SPEC, suite)
-    rows = _suite_rows(suite)
+    rows = suite_rows(suite)
     run = base / "run"
     run.mkdir()
     lines = [json.dumps({"item_id": r["id"], "sample": 0, "model": "m", "params": {}, "response": _answer(r),
