@@ -15,7 +15,7 @@ from tqdm import tqdm
 
 from compiler import nodes as n
 from compiler.check import check_spec
-from compiler.designs import prepare_designs
+from compiler.designs import prepare_designs, prepare_generators
 from compiler.emit import (
     DuplicateRowError,
     Tally,
@@ -31,7 +31,7 @@ from compiler.family import CompiledDesign
 from compiler.load import display_path, load_spec
 from compiler.suite_model import Manifest
 from compiler.version import COMPILER_VERSION, SCHEMA_VERSION
-from families.interface import DesignContext
+from families.interface import DesignContext, Family
 
 
 @dataclass
@@ -43,6 +43,7 @@ class Checked:
     sources: dict[str, str]
     seed: int
     designs: list[CompiledDesign]
+    generators: dict[str, tuple[Family, Any]]
 
 
 def check_file(path: Path, seed: int | None = None) -> Checked:
@@ -52,9 +53,11 @@ def check_file(path: Path, seed: int | None = None) -> Checked:
     errors = ErrorCollector()
     tables = check_spec(spec, errors, seed)
     final_seed = seed if seed is not None else int(spec.seed or 0)
-    designs = prepare_designs(spec, DesignContext(spec, tables, final_seed), errors)
+    context = DesignContext(spec, tables, final_seed)
+    designs = prepare_designs(spec, context, errors)
+    generators = prepare_generators(spec, context, errors)
     errors.raise_if_any(sources)
-    return Checked(path, spec, sources, final_seed, designs)
+    return Checked(path, spec, sources, final_seed, designs, generators)
 
 
 def default_out_dir(checked: Checked) -> Path:

@@ -148,6 +148,16 @@ class PuzzleDef(Node):
     clauses: tuple[PuzzleClause, ...]
 
 
+class GeneratorDef(Node):
+    """A `generator` block; its clauses keep their spans, and the family that runs it checks them."""
+
+    name: str
+    clauses: tuple[Clause, ...]
+
+    def get(self, keyword: str) -> Clause | None:
+        return next((c for c in self.clauses if c.keyword == keyword), None)
+
+
 # ---- designs ----------------------------------------------------------------
 class Selection(Node):
     names: tuple[Ref, ...] | None  # None means '*'
@@ -243,8 +253,9 @@ class Spec(Node):
     conversations: tuple[Conversation, ...] = ()
     followups: tuple[FollowUpDef, ...] = ()
     puzzles: tuple[PuzzleDef, ...] = ()
+    generators: tuple[GeneratorDef, ...] = ()
     designs: tuple[Design, ...] = ()
 
 
-for _model in (Compare, BoolOp, Not, Position, DataSource, Turn):
+for _model in (Compare, BoolOp, Not, Position, DataSource, Turn, GeneratorDef):
     _model.model_rebuild()

@@ -255,6 +255,51 @@ class ToAst(Transformer):
     def band(self, meta: Any, c: list[Any]) -> tuple[n.Scalar, ...]:
         return (str(c[0]), str(c[1]), number(c[2]))
 
+    # ---- generators ----------------------------------------------------------------
+    def generator_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
+        node = n.GeneratorDef(span=self._span(meta), name=str(children[0]), clauses=tuple(children[1:]))
+        return ("generator", node)
+
+    def _generator_clause(self, meta: Any, keyword: str, value: object) -> n.Clause:
+        return n.Clause(span=self._span(meta), keyword=keyword, value=value)
+
+    def g_from(self, meta: Any, c: list[Token]) -> n.Clause:
+        return self._generator_clause(meta, "from", self._ref(c[0]))
+
+    def g_analysis(self, meta: Any, c: list[Token]) -> n.Clause:
+        return self._generator_clause(meta, "analysis", self._ref(c[0]))
+
+    def g_humans(self, meta: Any, c: list[n.Text]) -> n.Clause:
+        return self._generator_clause(meta, "humans", c[0])
+
+    def g_model(self, meta: Any, c: list[n.Text]) -> n.Clause:
+        return self._generator_clause(meta, "model", c[0])
+
+    def g_prompt(self, meta: Any, c: list[Token]) -> n.Clause:
+        return self._generator_clause(meta, "prompt", self._ref(c[0]))
+
+    def g_neutral(self, meta: Any, c: list[Token]) -> n.Clause:
+        return self._generator_clause(meta, "neutral", self._ref(c[0]))
+
+    def g_persona(self, meta: Any, c: list[n.Option]) -> n.Clause:
+        return self._generator_clause(meta, "persona", tuple(c))
+
+    def g_decode(self, meta: Any, c: list[n.Option]) -> n.Clause:
+        return self._generator_clause(meta, "decode", tuple(c))
+
+    def g_jury(self, meta: Any, c: list[n.Text]) -> n.Clause:
+        return self._generator_clause(meta, "jury", tuple(c))
+
+    def g_accept(self, meta: Any, c: list[tuple[n.Scalar, ...]]) -> n.Clause:
+        return self._generator_clause(meta, "accept", tuple(c))
+
+    def g_retries(self, meta: Any, c: list[Token]) -> n.Clause:
+        feedback = self._ref(c[1]) if len(c) > 1 else None
+        return self._generator_clause(meta, "retries", (self._whole(c[0]), feedback))
+
+    def g_write(self, meta: Any, c: list[n.Text]) -> n.Clause:
+        return self._generator_clause(meta, "write", c[0])
+
     # ---- designs -----------------------------------------------------------------
     def design_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
         return ("design", n.Design(span=self._span(meta), name=str(children[0]), clauses=tuple(children[1:])))
@@ -461,7 +506,7 @@ def build_spec(tree: Tree, file: str, errors: ErrorCollector) -> n.Spec:
 _LIST_FIELDS = {
     "import": "imports", "factor": "factors", "text": "texts", "influence": "influences",
     "data": "data", "conversation": "conversations", "followup": "followups",
-    "puzzle": "puzzles", "design": "designs",
+    "puzzle": "puzzles", "generator": "generators", "design": "designs",
 }
 _KEYWORD = {"header": "suite", "version": "version", "seed": "seed",
             "description": "description", "citation": "citation"}

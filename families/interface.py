@@ -37,6 +37,10 @@ Score = Callable[[Path, Path, dict[str, Any]], list[str]]
 """`spec score RUN -o OUT` with the options the family declared: lines to print."""
 Report = Callable[[Path, Path], Document]
 """`spec report SCORE`: the report document, its plots written under the second path."""
+CheckGenerator = Callable[[n.GeneratorDef, DesignContext, ErrorCollector], Any]
+"""A `generator` block's clauses resolved; None after reporting."""
+Generate = Callable[[Any, dict[str, Any]], list[str]]
+"""`spec generate`: run a resolved generator with the command's options; lines to print."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,8 @@ class Family:
     docs: str = ""  # its documentation page, relative to the repository root
     score_counts: Score | None = None  # `spec score --counts FILE`, for a family with published counts tables
     score_cells: Score | None = None  # `spec score --cells FILE`, for a family with published per-cell tables
+    check_generator: CheckGenerator | None = None  # for a family whose data a `generator` block writes
+    generate: Generate | None = None
 
 
 def lazy(module: str, name: str) -> Callable[..., Any]:

@@ -7,6 +7,7 @@ import click
 from compiler.cli import check, compile_cmd, show
 from compiler.verify_cli import verify
 from runner.doctor import doctor
+from runner.generate_cli import generate
 from runner.run_cli import merge, run
 from runner.score_cli import report, score
 
@@ -35,3 +36,4 @@ main.add_command(report)
 main.add_command(run)
 main.add_command(merge)
 main.add_command(doctor)
+main.add_command(generate)

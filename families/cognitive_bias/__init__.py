@@ -4,12 +4,15 @@ played with no user turn, a neutral one and a biased one. docs/cognitive-bias.md
 
     check.py     stage 3: clauses resolved, the bank read, every bank row checked (biases, metric params)
     expand.py    stage 4: conversations compiled, units formed, rows expanded (shared turns keyed)
+    score/       `spec score` (outputs.py), `--cells` (cells.py); report.py is `spec report`
+    generator.py, generate.py   the `generator` block and `spec generate` (bank turns judged by a jury)
 """
 
 from __future__ import annotations
 
 from families.cognitive_bias.check import ANALYSIS, CLAUSES, resolve_bias
 from families.cognitive_bias.expand import prepare_bias
+from families.cognitive_bias.generator import resolve_generator
 from families.interface import Family, lazy
 
 FAMILY = Family(
@@ -22,4 +25,6 @@ FAMILY = Family(
     report=lazy("families.cognitive_bias.report", "bias_report"),
     docs="docs/cognitive-bias.md",
     score_cells=lazy("families.cognitive_bias.score.cells", "score_cells"),
+    check_generator=resolve_generator,
+    generate=lazy("families.cognitive_bias.generate", "generate"),
 )
