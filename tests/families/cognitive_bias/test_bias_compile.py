@@ -87,6 +87,7 @@ def _check_with_bank(tmp_path: Path, edit: Any) -> list[str]:
         writer.writeheader()
         writer.writerows(bank)
     shutil.copy(SPEC, tmp_path / "cognitive_bias.spec")
+    shutil.copy(BANK.parent / "scenarios.head.csv", data)  # the generator's input
     with pytest.raises(SpecError) as raised:
         check_file(tmp_path / "cognitive_bias.spec")
     return [f"{Path(d.span.file).name}:{d.span.line}:{d.span.column}: {d.message}" for d in raised.value.diagnostics]
