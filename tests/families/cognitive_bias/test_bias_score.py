@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -162,3 +163,36 @@ def test_score_cells_names_the_missing_column_and_the_bad_row(tmp_path: Path) ->
     assert f"{bad}, row 2, column 'n': n must be a whole number >= 1, got 0.5" in result.output
     both = CliRunner().invoke(main, ["score", "--cells", str(bad), "--counts", str(bad)])
     assert both.exit_code == 2 and "give one of RUN_DIR, --counts FILE.csv or --cells FILE.csv" in both.output
+
+
+def _score_choosing_originals(folder: Path, reverse: str) -> pd.DataFrame:
+    """Compile with `reverse`, answer each row with a fixed original option, score; the rows frame."""
+    shutil.copytree(SPEC.parent / "data", folder / "data")
+    spec = folder / "cognitive_bias.spec"
+    spec.write_text(SPEC.read_text(encoding="utf-8").replace("reverse 0.5 by unit, arm", reverse), encoding="utf-8")
+    compile_file(spec, folder / "suite")
+    lines = []
+    for row in suite_rows(folder / "suite"):
+        cell = row["cell"]
+        original = hashlib.sha256(f"{cell['unit']}|{cell['human_bias']}|{cell['condition']}|{cell['arm']}".encode())
+        index = str(original.digest()[0] % len(row["answers"]))
+        token = next(t for t, i in row["answers"].items() if i == index)
+        lines.append(json.dumps({"item_id": row["id"], "sample": 0, "model": "m", "params": {}, "answer": token}))
+    run = folder / "run"
+    run.mkdir()
+    (run / "results.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    digest = hashlib.sha256((folder / "suite" / "manifest.json").read_bytes()).hexdigest()
+    (run / "run.json").write_text(json.dumps({"suite_dir": str(folder / "suite"), "suite_manifest_sha256": digest,
+                                              "model": "m", "mode": "sample", "settings": {}, "planned": 154,
+                                              "started": "2026-01-01T00:00:00+00:00", "done": 154, "failed": 0}))
+    assert CliRunner().invoke(main, ["score", str(run)]).exit_code == 0
+    return pd.read_csv(run / "score" / "rows.csv").sort_values("bank_row").reset_index(drop=True)
+
+
+def test_scores_are_invariant_to_option_reversal(tmp_path: Path) -> None:
+    never = _score_choosing_originals(tmp_path / "never", "reverse 0")
+    always = _score_choosing_originals(tmp_path / "always", "reverse 1 by unit, arm")
+    assert {r["cell"]["reversed"] for r in suite_rows(tmp_path / "always" / "suite")} == {1}
+    assert {r["cell"]["reversed"] for r in suite_rows(tmp_path / "never" / "suite")} == {0}
+    columns = ["m_zero_shot", "m_neutral_turn", "m_biased_turn", "presence", "content", "total"]
+    pd.testing.assert_frame_equal(never[columns], always[columns])
