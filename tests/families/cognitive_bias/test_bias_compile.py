@@ -18,6 +18,8 @@ from compiler.data_parse import parse_test_case
 from compiler.errors import SpecError
 from compiler.load import display_path
 from families.cognitive_bias.expand import _arm
+from runner.contract import read_suite
+from runner.plan import estimate, plan
 from tests.support import ROOT, suite_rows
 
 SPEC = ROOT / "specs" / "cognitive_bias.spec"
@@ -148,3 +150,15 @@ def _check_spec(tmp_path: Path, old: str, new: str) -> list[str]:
 )
 def test_a_spec_mistake_is_a_located_error(tmp_path: Path, old: str, new: str, expected: str) -> None:
     assert _check_spec(tmp_path, old, new) == [expected]
+
+
+def test_dry_run_counts_five_calls_per_unit_and_three_per_bank_row(compiled: Path) -> None:
+    rows = read_suite(compiled).rows
+    (whole,) = estimate(plan(rows, mode="sample"), mode="sample", model="local/x", judge_model=None)
+    assert whole.calls == 5 * 12 + 3 * 53 == 219  # 154 decisions + 65 acknowledgments
+    limited = plan(rows, mode="sample", limit=2, seed=0, strata=["unit"])
+    units = {w.row.unit for w in limited}
+    bank_rows = {w.row.meta["bank_row"] for w in limited if w.row.meta and "bank_row" in w.row.meta}
+    assert len(units) == 2 and len(limited) == 4 * 2 + 2 * len(bank_rows)
+    (part,) = estimate(limited, mode="sample", model="local/x", judge_model=None)
+    assert part.calls == 5 * 2 + 3 * len(bank_rows)
