@@ -74,7 +74,8 @@ class CompiledBias:
     def rows(self) -> Iterator[dict[str, Any]]:
         for unit, members in self.units.items():
             first = members[0]
-            arms = {arm: _arm(first, self.bias.arms, arm, self._reversed(unit, arm, "", "")) for arm in self.bias.arms}
+            arms = {arm: arm_context(first, self.bias.arms, arm, self._reversed(unit, arm, "", ""))
+                    for arm in self.bias.arms}
             for condition in self.bias.conditions:
                 for row in members[:1] if condition.shared else members:
                     for arm in self.bias.arms:
@@ -91,7 +92,7 @@ class CompiledBias:
         bank_key = "" if condition.shared else key_of(bias.source, row)
         reversed_ = self._reversed(unit, arm, condition.name, bank_key)
         if reversed_ != context["reversed"]:
-            context = _arm(row, bias.arms, arm, reversed_)
+            context = arm_context(row, bias.arms, arm, reversed_)
         human = None if condition.shared else row[analysis["human"]]
         share = f"{self.name}|{condition.name}|{unit}|{bank_key}"
         messages = _messages(self.turns[condition.conversation.name], _context(row, condition, context), share)
@@ -116,7 +117,7 @@ def _number(text: str) -> float | None:
         return None
 
 
-def _arm(row: Row, arms: tuple[str, ...], arm: str, reversed_: bool) -> dict[str, Any]:
+def arm_context(row: Row, arms: tuple[str, ...], arm: str, reversed_: bool) -> dict[str, Any]:
     """What a template sees as `arm`: the arm's test case (options in display order), the situation
     lines after the arms' longest identical leading run (`diverging`), and the text without them (`rest`)."""
     cases = [row[name] for name in arms]
@@ -204,7 +205,7 @@ def _names(text: n.Text) -> set[str]:
 def _check_sample(compiled: CompiledBias, row: Row, errors: ErrorCollector) -> None:
     """Render one row of each condition so that misspelt attributes fail here, at the template."""
     for condition in compiled.bias.conditions:
-        context = _context(row, condition, _arm(row, compiled.bias.arms, compiled.bias.arms[0], False))
+        context = _context(row, condition, arm_context(row, compiled.bias.arms, compiled.bias.arms[0], False))
         for _, text in compiled.turns[condition.conversation.name]:
             if text is not None:
                 check_render(text, context, errors)
@@ -216,7 +217,7 @@ def _check_unit_agrees(compiled: CompiledBias, condition: BiasCondition, members
     texts = [text for _, text in compiled.turns[condition.conversation.name] if text is not None]
 
     def rendered(row: Row) -> list[str]:
-        return [t.render(_context(row, condition, _arm(row, arms, arm, False))) for arm in arms for t in texts]
+        return [t.render(_context(row, condition, arm_context(row, arms, arm, False))) for arm in arms for t in texts]
 
     first = members[0]
     theirs = rendered(first)

@@ -17,7 +17,7 @@ from compiler.build import check_file, compile_file
 from compiler.data_parse import parse_test_case
 from compiler.errors import SpecError
 from compiler.load import display_path
-from families.cognitive_bias.expand import _arm
+from families.cognitive_bias.expand import arm_context
 from runner.contract import read_suite
 from runner.plan import estimate, plan
 from tests.support import ROOT, suite_rows
@@ -64,7 +64,7 @@ def test_parsed_test_cases_rebuild_the_banks_own_columns_on_all_53_rows() -> Non
     for row in bank:
         parsed = {arm: parse_test_case(row[arm]) for arm in ("control", "treatment")}
         assert [parsed[arm]["text"] for arm in parsed] == [row["control"], row["treatment"]]
-        arm = _arm(parsed, ("control", "treatment"), "treatment", False)  # type: ignore[arg-type]
+        arm = arm_context(parsed, ("control", "treatment"), "treatment", False)  # type: ignore[arg-type]
         assert (arm["common"], arm["diverging"]) == (row["common_situation"], row["diverging_situation"])
 
 

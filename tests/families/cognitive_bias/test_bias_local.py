@@ -27,6 +27,7 @@ def _tiny_spec(folder: Path) -> Path:
         writer = csv.DictWriter(handle, fieldnames=list(bank[0]), lineterminator="\n")
         writer.writeheader()
         writer.writerows(bank[i - 1] for i in SINGLE_ROW_UNITS)
+    shutil.copy(BANK.parent / "scenarios.head.csv", data)  # the generator's input, read by every check
     return Path(shutil.copy(SPEC, folder / "cognitive_bias.spec"))
 
 
