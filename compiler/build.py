@@ -16,7 +16,7 @@ from tqdm import tqdm
 from compiler import nodes as n
 from compiler.budget import DEFAULT_BUDGET, Budget, Size, check_budget, counted, planned_size
 from compiler.check import check_spec
-from compiler.designs import prepare_designs
+from compiler.designs import prepare_designs, prepare_generators
 from compiler.emit import (
     DuplicateRowError,
     Tally,
@@ -34,7 +34,7 @@ from compiler.load import display_path, load_spec
 from compiler.suite_checks import check_suite, shared_and_served
 from compiler.suite_model import Manifest
 from compiler.version import COMPILER_VERSION, SCHEMA_VERSION
-from families.interface import DesignContext
+from families.interface import DesignContext, Family
 
 
 @dataclass
@@ -48,26 +48,29 @@ class Checked:
     designs: list[CompiledDesign]
     size: Size | None  # None when a design cannot plan its size: it is counted as it expands
     budget: Budget
+    generators: dict[str, tuple[Family, Any]]
 
 
 def check_file(path: Path, seed: int | None = None, allowed: Sequence[Path] = (),
                budget: Budget = DEFAULT_BUDGET) -> Checked:
-    """Parse, run the shared checks, every design's family checks and the compile budget in one pass;
-    raise SpecError listing every mistake found. The spec reads files only under its own folder and the
-    `allowed` ones."""
+    """Parse, run the shared checks, every design's and generator's family checks and the compile budget in
+    one pass; raise SpecError listing every mistake found. The spec reads files only under its own folder
+    and the `allowed` ones."""
     with spec_roots(path, allowed):
         spec, sources = load_spec(path)
         errors = ErrorCollector()
         tables = check_spec(spec, errors, seed)
         final_seed = seed if seed is not None else int(spec.seed or 0)
-        designs = prepare_designs(spec, DesignContext(spec, tables, final_seed), errors)
+        context = DesignContext(spec, tables, final_seed)
+        designs = prepare_designs(spec, context, errors)
+        generators = prepare_generators(spec, context, errors)
     size = planned_size(designs) if not errors.diagnostics else None
     if size is not None:
         check_budget(size, budget, designs[0].span, errors)
     if designs and not errors.diagnostics:
         check_suite(designs, errors)
     errors.raise_if_any(sources)
-    return Checked(path, spec, sources, final_seed, designs, size, budget)
+    return Checked(path, spec, sources, final_seed, designs, size, budget, generators)
 
 
 def default_out_dir(checked: Checked) -> Path:

@@ -20,7 +20,7 @@ JOINED_POSITIONS = ("prepend", "append")
 DECODE_KEYS = ("temperature", "max_tokens", "top_p", "top_k", "seed", "stop", "reasoning_effort",
                "presence_penalty", "frequency_penalty")
 TOP_KEYWORDS = ("suite", "version", "seed", "description", "citation", "import", "factor", "system",
-                "template", "influence", "data", "conversation", "followup", "puzzle", "design")
+                "template", "influence", "data", "conversation", "followup", "puzzle", "generator", "design")
 
 
 def check_spec(spec: n.Spec, errors: ErrorCollector, seed_override: int | None) -> Tables:
@@ -52,6 +52,7 @@ class Tables:
         self.puzzles = _index(spec.puzzles, "puzzle", errors)
         self.conversations = _index(spec.conversations, "conversation", errors)
         _index(spec.data, "data source", errors)
+        self.generators = _index(spec.generators, "generator", errors)
         _index(spec.designs, "design", errors)
         self.broken_factors: set[str] = set()
 

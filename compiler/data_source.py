@@ -1,9 +1,10 @@
-"""`data NAME from "file.csv" key ID [where EXPR] [min_count N over FIELD, ...] [sample N [per FIELD] [seed S]]
-[map new = old]`.
+"""`data NAME from "file.csv" key ID[, ID2 ...] [where EXPR] [min_count N over FIELD, ...]
+[sample N [per FIELD] [seed S]] [map new = old] [parse COLUMN as FORMAT, ...]`.
 
-Reads the rows of a data source with located errors, then filters them with `where` (column values are
-text) and keeps a seeded sample: each row's rank is hashed from (seed, source, key), so adding rows to the
-file never reshuffles the ones already chosen.
+Reads the rows of a data source with located errors, parses the declared columns (compiler/data_parse.py),
+then filters them with `where` (column values are text) and keeps a seeded sample: each row's rank is
+hashed from (seed, source, key), so adding rows to the file never reshuffles the ones already chosen.
+A key of several columns identifies a row by their values together.
 """
 
 from __future__ import annotations
@@ -13,15 +14,41 @@ import csv
 import io
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from compiler import nodes as n
-from compiler.errors import ErrorCollector, did_you_mean
+from compiler.data_parse import PARSERS, ParseFailure
+from compiler.errors import ErrorCollector, Span, did_you_mean
 from compiler.expr import evaluate, names
 from compiler.files import checked_path
 from compiler.load import display_path
 from compiler.seeding import item_rng
 
-Row = dict[str, str]
+
+class Row(dict[str, Any]):
+    """One data row (column -> text, or the parsed value of a `parse` column) and where it sits in its file."""
+
+    def __init__(self, values: dict[str, Any], number: int, line: int, file: str) -> None:
+        super().__init__(values)
+        self.number, self.line, self.file = number, line, file
+
+    def span(self, column: str) -> Span:
+        """The cell, as file:line:column (its record's first line; the column's position in the header)."""
+        names = list(self)
+        return Span(self.file, self.line, names.index(column) + 1 if column in names else 1)
+
+    def where(self, column: str) -> str:
+        return f"data file '{self.file}': row {self.number}, column '{column}'"
+
+
+def first_key(source: n.DataSource) -> str:
+    """The first key column (families whose items are keyed by one column read only this)."""
+    return source.key[0] if source.key else ""
+
+
+def key_of(source: n.DataSource, row: Row) -> str:
+    """The row's key: its key columns' values joined by '|'."""
+    return "|".join(str(row[column]) for column in source.key)
 
 
 def read_rows(source: n.DataSource, required: tuple[str, ...], seed: int, errors: ErrorCollector) -> list[Row] | None:
@@ -29,7 +56,7 @@ def read_rows(source: n.DataSource, required: tuple[str, ...], seed: int, errors
     with `map` renames applied, filtered and sampled; None after reporting a missing file or column, a
     duplicate key, a bad filter or a sample larger than the rows it draws from."""
     before = len(errors.diagnostics)
-    if source.key is None:
+    if not source.key:
         errors.add(source.span, f"data '{source.name}' names no key column", "add: key id")
     if not source.path.value.lower().endswith(".csv"):
         errors.add(source.path.span, f"data '{source.name}': only CSV files are read, got '{source.path.value}'")
@@ -37,7 +64,7 @@ def read_rows(source: n.DataSource, required: tuple[str, ...], seed: int, errors
     if len(errors.diagnostics) > before or path is None:
         return None
     rows = _read(source, path, errors)
-    if rows is None:
+    if rows is None or not _parsed(source, rows, errors):
         return None
     rows = _checked(source, rows, required, errors)
     if rows is None:
@@ -65,17 +92,21 @@ def _read(source: n.DataSource, path: Path, errors: ErrorCollector) -> list[Row]
         errors.add(source.path.span, f"data file '{source.path.value}' is not UTF-8 text: byte 0x{data[offset]:02x} "
                    f"at offset {offset} cannot be decoded", "save it as UTF-8")
         return None
-    return _records(source, text, errors)
+    return _records(source, text, display_path(path) or str(path), errors)
 
 
-def _records(source: n.DataSource, text: str, errors: ErrorCollector) -> list[Row] | None:
+def _records(source: n.DataSource, text: str, file: str, errors: ErrorCollector) -> list[Row] | None:
     """The rows of a CSV text; a ragged line, an unterminated quote or a repeated column is an error
     (naming the CSV's line, never quoting it: the file is not the spec)."""
     where = f"data file '{source.path.value}'"
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
         header = next(reader, [])
-        records = [(reader.line_num, record) for record in reader if record]
+        records, start = [], reader.line_num + 1
+        for record in reader:  # each record with the line it starts on (a quoted cell may span lines)
+            if record:
+                records.append((start, record))
+            start = reader.line_num + 1
     except csv.Error as err:
         errors.add(source.path.span, f"{where}: line {reader.line_num}: {err}",
                    "close every quoted field with a double quote")
@@ -95,30 +126,51 @@ def _records(source: n.DataSource, text: str, errors: ErrorCollector) -> list[Ro
                    did_you_mean(old, header))
     if repeated or ragged is not None or not records or missing:
         return None
-    rows = [dict(zip(header, record, strict=True)) for _, record in records]
-    return [{new: row[old] for new, old in source.mapping.items()} | row for row in rows]
+    rows = []
+    for number, (line, record) in enumerate(records, start=1):
+        values = dict(zip(header, record, strict=True))
+        rows.append(Row({new: values[old] for new, old in source.mapping.items()} | values, number, line, file))
+    return rows
 
 
 def _checked(source: n.DataSource, rows: list[Row], required: tuple[str, ...],
              errors: ErrorCollector) -> list[Row] | None:
     columns = set(rows[0])
-    key = source.key or ""
     before = len(errors.diagnostics)
-    for column in (key, *required):
+    for column in (*source.key, *source.parse, *required):
         if column not in columns:
             errors.add(source.span, f"data file '{source.path.value}' has no column '{column}'",
                        did_you_mean(column, columns))
     if len(errors.diagnostics) > before:
         return None
     seen: set[str] = set()
-    for number, row in enumerate(rows, start=1):
-        if not row[key] or row[key] in seen:
-            what = "an empty" if not row[key] else f"a repeated ('{row[key]}')"
-            errors.add(source.span, f"data file '{source.path.value}': row {number} has {what} key '{key}'",
+    key = ", ".join(source.key)
+    for row in rows:
+        value = key_of(source, row)
+        if not all(row[column] for column in source.key) or value in seen:
+            what = "an empty" if not all(row[column] for column in source.key) else f"a repeated ('{value}')"
+            errors.add(source.span, f"data file '{source.path.value}': row {row.number} has {what} key '{key}'",
                        "every row needs its own key")
             return None
-        seen.add(row[key])
+        seen.add(value)
     return rows
+
+
+def _parsed(source: n.DataSource, rows: list[Row], errors: ErrorCollector) -> bool:
+    """Parse each `parse` column in place; every cell that fails is reported at its file, row and column."""
+    before = len(errors.diagnostics)
+    for column, fmt in source.parse.items():
+        parser = PARSERS.get(fmt)
+        if parser is None:
+            errors.add(source.span, f"data '{source.name}': unknown format '{fmt}' for column '{column}'",
+                       did_you_mean(fmt, PARSERS))
+            continue
+        for row in rows:
+            try:
+                row[column] = parser(row[column])
+            except ParseFailure as err:
+                errors.add(row.span(column), f"{row.where(column)}: {err}")
+    return len(errors.diagnostics) == before
 
 
 def _filtered(source: n.DataSource, rows: list[Row], errors: ErrorCollector) -> list[Row] | None:
@@ -188,6 +240,6 @@ def _sampled(source: n.DataSource, rows: list[Row], seed: int, errors: ErrorColl
             errors.add(source.span, f"data '{source.name}': cannot sample {source.sample} rows{where}: "
                        f"only {len(members)} there", "lower the sample size or loosen the filter")
             return None
-        ranked = sorted(members, key=lambda r: item_rng(draw_seed, source.name, r[source.key or ""]).random())
-        chosen.update(r[source.key or ""] for r in ranked[: source.sample])
-    return [row for row in rows if row[source.key or ""] in chosen]
+        ranked = sorted(members, key=lambda r: item_rng(draw_seed, source.name, key_of(source, r)).random())
+        chosen.update(key_of(source, r) for r in ranked[: source.sample])
+    return [row for row in rows if key_of(source, row) in chosen]

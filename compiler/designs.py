@@ -8,6 +8,8 @@ stages passed.
 
 from __future__ import annotations
 
+from typing import Any
+
 from compiler import nodes as n
 from compiler.check import check_repeated_clauses
 from compiler.errors import ErrorCollector, did_you_mean
@@ -42,6 +44,26 @@ def _prepare_one(design: n.Design, context: DesignContext, errors: ErrorCollecto
     return family.prepare(resolved, context.seed, errors)
 
 
+def prepare_generators(spec: n.Spec, context: DesignContext, errors: ErrorCollector) -> dict[str, tuple[Family, Any]]:
+    """Every generator block resolved by the family its `analysis` clause names: name -> (family, resolved)."""
+    out = {}
+    for block in spec.generators:
+        clause = block.get("analysis")
+        if clause is None:
+            errors.add(block.span, f"generator '{block.name}' names no analysis", "add: analysis bias_decomposition")
+            continue
+        ref: n.Ref = clause.value  # type: ignore[assignment]
+        family = registry.get(ref.name)
+        if family is None or family.check_generator is None:
+            writers = [f.name for f in registry.all_families() if f.check_generator is not None]
+            errors.add(ref.span, f"no generator for analysis '{ref.name}'", did_you_mean(ref.name, writers))
+            continue
+        resolved = family.check_generator(block, context, errors)
+        if resolved is not None:
+            out[block.name] = (family, resolved)
+    return out
+
+
 def family_of(design: n.Design, errors: ErrorCollector) -> Family | None:
     """The family the design's `analysis` clause names (the default family when it has none)."""
     clause = design.get("analysis")
@@ -60,14 +82,16 @@ def check_clauses(design: n.Design, family: Family, errors: ErrorCollector) -> N
     for clause in design.clauses:
         if clause.keyword in family.clauses:
             continue
-        owner = next((f for f in others if clause.keyword in f.clauses), None)
-        if owner is None:
+        owners = [f for f in others if clause.keyword in f.clauses]
+        if not owners:
             errors.add(clause.span, f"'{clause.keyword}' designs are parsed but not compiled by this version",
                        f"this clause belongs to the {clause.keyword} family")
             continue
+        titles = " or ".join(f.title for f in owners)
+        declare = " or ".join(f"'analysis {f.name}'" for f in owners)
         errors.add(clause.span, f"'{clause.keyword}' does not apply to {_a(family.title)} design",
                    f"{_a(family.title)} design takes: {', '.join(family.clauses)}; "
-                   f"'{clause.keyword}' belongs to {owner.title} designs: declare 'analysis {owner.name}'")
+                   f"'{clause.keyword}' belongs to {titles} designs: declare {declare}")
 
 
 def _a(word: str) -> str:

@@ -97,13 +97,17 @@ def write_schema(folder: Path) -> None:
 
 def balance_report(tally: Tally, keys: tuple[str, ...], shared: dict[str, str],
                    expand_shared: dict[str, list[Any]]) -> list[Balance]:
-    """Trials per (keys) cell, counting shared rows (e.g. the baseline) once for every value they serve."""
+    """Trials per (keys) cell, counting shared rows (e.g. the baseline) once for every value they serve:
+    every value listed in `expand_shared`, or, for a key it does not list, the values the design's other
+    rows carry in the same cell (e.g. the human biases of one unit)."""
     per_cell: dict[tuple[Any, ...], int] = defaultdict(int)
+    found = _served_in_cells(tally, keys, shared)
     for cell, trials in tally.cell_trials.items():
         values = dict(zip(keys, cell, strict=True))
         served_key = shared.get(str(values.get("condition")))
         if served_key is not None and values.get(served_key) is None:
-            for served in expand_shared[served_key]:
+            serves = expand_shared.get(served_key) or sorted(found[_around(values, served_key)], key=str)
+            for served in serves:
                 per_cell[tuple({**values, served_key: served}[k] for k in keys)] += trials
         else:
             per_cell[cell] += trials
@@ -111,6 +115,22 @@ def balance_report(tally: Tally, keys: tuple[str, ...], shared: dict[str, str],
     if len(counts) != 1:
         raise UnbalancedError(f"cells over ({', '.join(keys)}) get between {counts[0]} and {counts[-1]} trials")
     return [Balance(keys=list(keys), cells=len(per_cell), trials_per_cell=counts[0], shared=shared)]
+
+
+def _around(values: dict[str, Any], served_key: str) -> tuple[Any, ...]:
+    """A cell's coordinates without its condition and the key a shared row serves."""
+    return tuple(v for k, v in values.items() if k not in ("condition", served_key))
+
+
+def _served_in_cells(tally: Tally, keys: tuple[str, ...], shared: dict[str, str]) -> dict[tuple[Any, ...], set[Any]]:
+    found: dict[tuple[Any, ...], set[Any]] = defaultdict(set)
+    served_keys = set(shared.values())
+    for cell in tally.cell_trials:
+        values = dict(zip(keys, cell, strict=True))
+        for served_key in served_keys:
+            if values.get(served_key) is not None:
+                found[_around(values, served_key)].add(values[served_key])
+    return found
 
 
 def publish(staging: Path, out_dir: Path) -> None:

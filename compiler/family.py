@@ -36,7 +36,8 @@ class CompiledDesign(Protocol):
 
     @property
     def served(self) -> dict[str, list[Any]]:
-        """Key -> the values shared rows serve."""
+        """Key -> the values shared rows serve; a shared key not listed serves the values the design's
+        other rows carry in the same cell."""
         ...
 
     def summary(self) -> str:

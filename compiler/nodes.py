@@ -103,13 +103,14 @@ class Influence(Node):
 class DataSource(Node):
     name: str
     path: Text
-    key: str | None = None
+    key: tuple[str, ...] = ()  # the columns whose values together identify a row
     where: Expr | None = None
     sample: int | None = None
     sample_per: str | None = None
     sample_seed: int | None = None
     mapping: dict[str, str] = {}
     min_count: tuple[int, tuple[str, ...]] | None = None  # drop rows with a rare value until none is rare
+    parse: dict[str, str] = {}  # column -> format its text is parsed as (test_case, pydict, json)
 
 
 class Turn(Node):
@@ -117,6 +118,7 @@ class Turn(Node):
     text: Text | None = None
     template: Ref | None = None
     generate: bool = False
+    decode: tuple[Option, ...] = ()  # decode settings of a generated turn, over the design's
 
 
 class Conversation(Node):
@@ -148,6 +150,16 @@ class PuzzleDef(Node):
     clauses: tuple[PuzzleClause, ...]
 
 
+class GeneratorDef(Node):
+    """A `generator` block; its clauses keep their spans, and the family that runs it checks them."""
+
+    name: str
+    clauses: tuple[Clause, ...]
+
+    def get(self, keyword: str) -> Clause | None:
+        return next((c for c in self.clauses if c.keyword == keyword), None)
+
+
 # ---- designs ----------------------------------------------------------------
 class Selection(Node):
     names: tuple[Ref, ...] | None  # None means '*'
@@ -157,6 +169,7 @@ class ConditionRef(Node):
     name: str
     toward: str | None = None
     args: tuple[Scalar, ...] = ()
+    bindings: dict[str, Name] = {}  # `turn = row.human_message`: a name the condition's conversation reads
     shared: bool = False
 
     @property
@@ -176,8 +189,9 @@ class Samples(Node):
 
 
 class AnswerSpec(Node):
-    kind: Literal["choice", "options", "yesno", "scale", "solution"]
+    kind: Literal["choice", "options", "yesno", "scale", "solution", "numbered", "lettered"]
     tokens: tuple[str, ...] = ()
+    source: Name | None = None  # numbered/lettered: the per-row list of options the tokens number
     low: int | None = None
     high: int | None = None
     puzzle: Ref | None = None
@@ -242,8 +256,9 @@ class Spec(Node):
     conversations: tuple[Conversation, ...] = ()
     followups: tuple[FollowUpDef, ...] = ()
     puzzles: tuple[PuzzleDef, ...] = ()
+    generators: tuple[GeneratorDef, ...] = ()
     designs: tuple[Design, ...] = ()
 
 
-for _model in (Compare, BoolOp, Not, Position, DataSource):
+for _model in (Compare, BoolOp, Not, Position, DataSource, Turn, GeneratorDef):
     _model.model_rebuild()

@@ -22,6 +22,14 @@ class Message(BaseModel):
     generate: bool | None = Field(
         default=None, description="True when the model must write this assistant turn at run time."
     )
+    decode: dict[str, Any] | None = Field(
+        default=None, description="Generate turns: decode settings over the row's (e.g. a longer max_tokens)."
+    )
+    share: str | None = Field(
+        default=None,
+        description="Generate turns: rows whose turn has the same share key get one generated text per "
+        "sample, made once per run (e.g. the acknowledgment both arms of a unit see).",
+    )
 
 
 class Judge(BaseModel):
@@ -59,6 +67,9 @@ class SuiteRow(BaseModel):
     followups: list[FollowUp] | None = Field(default=None, description="Turns sent after the answer.")
     expect: dict[str, Any] | None = Field(default=None, description="Correct auxiliary answers.")
     meta: dict[str, Any] | None = Field(default=None, description="Provenance: template, source row, ...")
+    unit: str | None = Field(
+        default=None, description="Rows of one unit are planned together: --limit counts units, never splits one."
+    )
 
 
 class Balance(BaseModel):

@@ -156,7 +156,7 @@ class ToAst(Transformer):
         return ("data", node)
 
     def data_key(self, meta: Any, children: list[Any]) -> DataClause:
-        return ("key", {"key": str(children[0])}, self._span(meta))
+        return ("key", {"key": tuple(str(c) for c in children)}, self._span(meta))
 
     def data_where(self, meta: Any, children: list[Any]) -> DataClause:
         return ("where", {"where": children[0]}, self._span(meta))
@@ -178,6 +178,12 @@ class ToAst(Transformer):
         report_repeats(((new, span) for new, _, span in children), "mapped column", self.errors)
         return ("map", {"mapping": {new: old for new, old, _ in reversed(children)}}, self._span(meta))
 
+    def data_parse(self, meta: Any, children: list[tuple[str, str]]) -> DataClause:
+        return ("parse", {"parse": dict(children)}, self._span(meta))
+
+    def parsing(self, meta: Any, children: list[Token]) -> tuple[str, str]:
+        return (str(children[0]), str(children[1]))
+
     def mapping(self, meta: Any, children: list[Token]) -> tuple[str, str, Span]:
         return (str(children[0]), str(children[1]), self._span(meta))
 
@@ -195,7 +201,7 @@ class ToAst(Transformer):
         return {"template": self._ref(children[0])}
 
     def turn_generate(self, meta: Any, children: list[Any]) -> dict[str, Any]:
-        return {"generate": True}
+        return {"generate": True, "decode": tuple(children)}
 
     def followup_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
         judge = children[2] if len(children) > 2 else None
@@ -263,6 +269,51 @@ class ToAst(Transformer):
 
     def band(self, meta: Any, c: list[Any]) -> tuple[n.Scalar, ...]:
         return (str(c[0]), str(c[1]), number(c[2]))
+
+    # ---- generators ----------------------------------------------------------------
+    def generator_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
+        node = n.GeneratorDef(span=self._span(meta), name=str(children[0]), clauses=tuple(children[1:]))
+        return ("generator", node)
+
+    def _generator_clause(self, meta: Any, keyword: str, value: object) -> n.Clause:
+        return n.Clause(span=self._span(meta), keyword=keyword, value=value)
+
+    def g_from(self, meta: Any, c: list[Token]) -> n.Clause:
+        return self._generator_clause(meta, "from", self._ref(c[0]))
+
+    def g_analysis(self, meta: Any, c: list[Token]) -> n.Clause:
+        return self._generator_clause(meta, "analysis", self._ref(c[0]))
+
+    def g_humans(self, meta: Any, c: list[n.Text]) -> n.Clause:
+        return self._generator_clause(meta, "humans", c[0])
+
+    def g_model(self, meta: Any, c: list[n.Text]) -> n.Clause:
+        return self._generator_clause(meta, "model", c[0])
+
+    def g_prompt(self, meta: Any, c: list[Token]) -> n.Clause:
+        return self._generator_clause(meta, "prompt", self._ref(c[0]))
+
+    def g_neutral(self, meta: Any, c: list[Token]) -> n.Clause:
+        return self._generator_clause(meta, "neutral", self._ref(c[0]))
+
+    def g_persona(self, meta: Any, c: list[n.Option]) -> n.Clause:
+        return self._generator_clause(meta, "persona", tuple(c))
+
+    def g_decode(self, meta: Any, c: list[n.Option]) -> n.Clause:
+        return self._generator_clause(meta, "decode", tuple(c))
+
+    def g_jury(self, meta: Any, c: list[n.Text]) -> n.Clause:
+        return self._generator_clause(meta, "jury", tuple(c))
+
+    def g_accept(self, meta: Any, c: list[tuple[n.Scalar, ...]]) -> n.Clause:
+        return self._generator_clause(meta, "accept", tuple(c))
+
+    def g_retries(self, meta: Any, c: list[Token]) -> n.Clause:
+        feedback = self._ref(c[1]) if len(c) > 1 else None
+        return self._generator_clause(meta, "retries", (self._whole(c[0]), feedback))
+
+    def g_write(self, meta: Any, c: list[n.Text]) -> n.Clause:
+        return self._generator_clause(meta, "write", c[0])
 
     # ---- designs -----------------------------------------------------------------
     def design_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
@@ -342,6 +393,16 @@ class ToAst(Transformer):
     def d_probes(self, meta: Any, c: list[Any]) -> n.Clause:
         return self._design_clause(meta, "probes", tuple(c))
 
+    def d_unit(self, meta: Any, c: list[Token]) -> n.Clause:
+        return self._design_clause(meta, "unit", tuple(self._ref(t) for t in c))
+
+    def d_arms(self, meta: Any, c: list[Token]) -> n.Clause:
+        return self._design_clause(meta, "arms", tuple(self._ref(t) for t in c))
+
+    def d_reverse(self, meta: Any, c: list[Token]) -> n.Clause:
+        """`reverse P by KEYS`: (probability, the keys one draw is made per)."""
+        return self._design_clause(meta, "reverse", (number(c[0]), tuple(self._ref(t) for t in c[1:])))
+
     def select_all(self, meta: Any, c: list[Any]) -> n.Selection:
         return n.Selection(span=self._span(meta), names=None)
 
@@ -352,9 +413,14 @@ class ToAst(Transformer):
         return n.ConditionRef(span=self._span(meta), name="toward", toward=str(c[0]))
 
     def cond_named(self, meta: Any, c: list[Any]) -> n.ConditionRef:
-        args = next((x for x in c[1:] if isinstance(x, tuple)), ())
         shared = any(isinstance(x, Token) and x.type == "SHARED" for x in c[1:])
-        return n.ConditionRef(span=self._span(meta), name=str(c[0]), args=args, shared=shared)
+        rest = [x for x in c[1:] if not (isinstance(x, Token) and x.type == "SHARED")]
+        bindings = {k: v for x in rest if isinstance(x, dict) for k, v in x.items()}
+        args = tuple(_scalar(x) for x in rest if not isinstance(x, dict))
+        return n.ConditionRef(span=self._span(meta), name=str(c[0]), args=args, bindings=bindings, shared=shared)
+
+    def binding(self, meta: Any, c: list[Any]) -> dict[str, n.Name]:
+        return {str(c[0]): c[1]}
 
     def size_axis(self, meta: Any, c: list[Token]) -> n.SizeAxis:
         return n.SizeAxis(span=self._span(meta), name=str(c[0]), low=self._whole(c[1]), high=self._whole(c[2]))
@@ -386,6 +452,12 @@ class ToAst(Transformer):
 
     def ans_solution(self, meta: Any, c: list[Token]) -> n.AnswerSpec:
         return n.AnswerSpec(span=self._span(meta), kind="solution", puzzle=self._ref(c[0]))
+
+    def ans_numbered(self, meta: Any, c: list[n.Name]) -> n.AnswerSpec:
+        return n.AnswerSpec(span=self._span(meta), kind="numbered", source=c[0])
+
+    def ans_lettered(self, meta: Any, c: list[n.Name]) -> n.AnswerSpec:
+        return n.AnswerSpec(span=self._span(meta), kind="lettered", source=c[0])
 
     def option(self, meta: Any, c: list[Any]) -> n.Option:
         return n.Option(span=self._span(meta), name=str(c[0]), value=_scalar(c[1]))
@@ -463,7 +535,7 @@ def build_spec(tree: Tree, file: str, errors: ErrorCollector) -> n.Spec:
 _LIST_FIELDS = {
     "import": "imports", "factor": "factors", "text": "texts", "influence": "influences",
     "data": "data", "conversation": "conversations", "followup": "followups",
-    "puzzle": "puzzles", "design": "designs",
+    "puzzle": "puzzles", "generator": "generators", "design": "designs",
 }
 _KEYWORD = {"header": "suite", "version": "version", "seed": "seed",
             "description": "description", "citation": "citation"}

@@ -39,6 +39,10 @@ ScoreRuns = Callable[[list[Path], Path, dict[str, Any]], list[str]]
 """`spec score RUN RUN ... -o OUT` (or a study folder): several runs scored together."""
 Report = Callable[[Path, Path], Document]
 """`spec report SCORE`: the report document, its plots written under the second path."""
+CheckGenerator = Callable[[n.GeneratorDef, DesignContext, ErrorCollector], Any]
+"""A `generator` block's clauses resolved; None after reporting."""
+Generate = Callable[[Any, dict[str, Any]], list[str]]
+"""`spec generate`: run a resolved generator with the command's options; lines to print."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,9 @@ class Family:
     docs: str = ""  # its documentation page, relative to the repository root
     score_counts: Score | None = None  # `spec score --counts FILE`, for a family with published counts tables
     score_runs: ScoreRuns | None = None  # several runs (a study) together, for a family that pools them
+    score_cells: Score | None = None  # `spec score --cells FILE`, for a family with published per-cell tables
+    check_generator: CheckGenerator | None = None  # for a family whose data a `generator` block writes
+    generate: Generate | None = None
 
 
 def lazy(module: str, name: str) -> Callable[..., Any]:

@@ -13,6 +13,7 @@ from families.interface import Family
 BUILTIN: dict[str, str] = {
     "influence_pairs": "families.influence",
     "cue_visibility": "families.cue",
+    "bias_decomposition": "families.cognitive_bias",
 }
 DEFAULT = "influence_pairs"  # the family of a design that declares no analysis
 _REGISTERED: dict[str, Family] = {}

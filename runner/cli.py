@@ -25,11 +25,13 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "merge": ("runner.run_cli", "merge",
               "Merge shard runs of one suite (same model and mode) into OUT, one row per (item, sample)."),
     "score": ("runner.score_cli", "score",
-              "Score RUN_DIR... (suite + results), or a counts table with --counts: conditions.csv + summary.json."),
+              "Score RUN_DIR... (suite + results), a counts table with --counts, or a per-cell table with --cells."),
     "report": ("runner.score_cli", "report",
                "Write report.html (self-contained) and report.md with PNG plots from a `spec score` folder."),
     "doctor": ("runner.doctor", "doctor",
                "Print what a bug report needs and test that the embedded model runs on this CPU."),
+    "generate": ("runner.generate_cli", "generate",
+                 "Write data with a model and keep what a jury accepts, frozen into a hashed CSV the spec can read."),
 }
 
 

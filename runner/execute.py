@@ -7,6 +7,7 @@ import math
 import re
 import sys
 from collections import Counter
+from collections.abc import Awaitable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +27,7 @@ from runner.results_io import (
     write_run_info,
 )
 from runner.results_model import ResultRow, RunInfo
+from runner.shared_turns import SharedTurns
 
 DEFAULT_MODEL = "local/gemma-3-270m"
 TOP_LOGPROBS = 20
@@ -134,6 +136,7 @@ class Runner:
         judge = config.judge_model
         self.judges: dict[str, ModelClient] = {}
         self._cache = cache
+        self.shared = SharedTurns()
         if judge:
             self.judges[judge] = ModelClient(self._call_settings(judge, None), cache)
 
@@ -147,9 +150,11 @@ class Runner:
             self.judges[name] = ModelClient(self._call_settings(name, None), self._cache)
         return self.judges.get(name) if name else None
 
-    def decode(self, row: SuiteRow, sample: int, attempt: int, model: str) -> dict[str, Any]:
-        """The decode settings sent: the row's, CLI overrides, and a per-sample seed where seeds apply."""
-        params = dict(row.decode)
+    def decode(self, row: SuiteRow, sample: int, attempt: int, model: str,
+               turn: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The decode settings sent: the row's (a generated turn's own over them), CLI overrides, and a
+        per-sample seed where seeds apply."""
+        params = {**row.decode, **(turn or {})}
         if self.config.max_tokens is not None:
             params["max_tokens"] = self.config.max_tokens
         if self.config.reasoning_effort is not None:
@@ -201,10 +206,16 @@ class Runner:
             if not message.generate:
                 item.messages.append({"role": message.role, "content": message.content or ""})
                 continue
-            params = self.decode(work.row, work.sample, 0, self.config.model)
-            reply = item.take(await self.client.call(item.messages, params, f"{work.sample}/turn{index}", {}))
+            params = self.decode(work.row, work.sample, 0, self.config.model, message.decode)
+            reply = item.take(await self._generate(item, message.share, params, f"{work.sample}/turn{index}"))
             item.messages.append({"role": "assistant", "content": reply.text or ""})
             item.turns.append({"turn": index, "content": reply.text})
+
+    async def _generate(self, item: _Item, share: str | None, params: dict[str, Any], slot: str) -> Reply:
+        def call() -> Awaitable[Reply]:
+            return self.client.call(item.messages, params, slot, {})
+
+        return await (call() if share is None else self.shared.get((share, item.work.sample), call))
 
     async def _sample(self, item: _Item) -> tuple[dict[str, Any], dict[str, Any]]:
         """Draw the answer; re-ask an invalid one up to `reasks` times."""
@@ -360,6 +371,7 @@ async def _run(config: RunConfig) -> RunSummary:
         runner.mode = "sample"
         items = _plan(suite, config, "sample")
     todo = [work for work in items if work.key not in state.rows]
+    runner.shared.seed(suite.rows, list(state.rows.values()))
     info = RunInfo(
         suite_dir=str(suite.path),
         suite_manifest_sha256=suite.manifest_sha256,

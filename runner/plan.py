@@ -82,14 +82,28 @@ def plan(
     shard: Shard | None = None,
     strata: Sequence[str] | None = None,
 ) -> list[WorkItem]:
-    """The run's work items. In logprob mode one call per row stands in for its samples."""
+    """The run's work items. In logprob mode one call per row stands in for its samples.
+
+    Rows that name a `unit` are taken whole: --limit then counts units (each stratified by its first row's
+    cell) and shards split by unit, so that rows meant to be compared with each other, e.g. the two arms of
+    a test, never split."""
     if limit is not None:
-        rows = stratified_subset(rows, limit, seed, strata)
-    if shard is not None:
-        rows = [row for row in rows if shard.owns(row.id)]
+        rows = _whole_units(rows, limit, seed, strata) if any(r.unit for r in rows) else \
+            stratified_subset(rows, limit, seed, strata)
+    if shard is not None:  # by unit, so one shard generates a unit's shared turns for all its rows
+        rows = [row for row in rows if shard.owns(row.unit or row.id)]
     if mode == "logprob":
         return [WorkItem(row, 0) for row in rows]
     return [WorkItem(row, s) for row in rows for s in range(row.samples)]
+
+
+def _whole_units(rows: list[SuiteRow], limit: int, seed: int, strata: Sequence[str] | None) -> list[SuiteRow]:
+    first: dict[str, SuiteRow] = {}
+    for row in rows:
+        first.setdefault(row.unit or row.id, row)
+    strata = [key for key in strata or () if key != "unit"] or None
+    picked = {row.unit or row.id for row in stratified_subset(list(first.values()), limit, seed, strata)}
+    return [row for row in rows if (row.unit or row.id) in picked]
 
 
 @dataclass
@@ -107,16 +121,22 @@ def _tokens(text: str | None) -> int:
     return len(text or "") // 4 + 1  # ~4 characters per token; no tokenizer needed for an estimate
 
 
-def _add_item(main: Estimate, judge: Estimate | None, row: SuiteRow, mode: str) -> None:
+def _add_item(main: Estimate, judge: Estimate | None, work: WorkItem, mode: str, made: set[tuple[str, int]]) -> None:
+    """Add one item's calls; a shared generated turn (`made` holds those counted) is counted once per sample."""
+    row = work.row
     max_tokens = 1 if mode == "logprob" else int(row.decode.get("max_tokens") or 256)
     context = 0
     messages = row.messages[:-1] if row.messages[-1].generate else row.messages
     for message in messages:
         if message.generate:
-            main.calls += 1
-            main.prompt_tokens += context
-            main.completion_tokens += max_tokens
-            context += max_tokens
+            turn_tokens = int({**row.decode, **(message.decode or {})}.get("max_tokens") or 256)
+            if message.share is None or (message.share, work.sample) not in made:
+                main.calls += 1
+                main.prompt_tokens += context
+                main.completion_tokens += turn_tokens
+            if message.share is not None:
+                made.add((message.share, work.sample))
+            context += turn_tokens
         else:
             context += _tokens(message.content)
     main.calls += 1
@@ -153,8 +173,9 @@ def estimate(items: list[WorkItem], *, mode: str, model: str, judge_model: str |
     """Calls, tokens and cost per model for `items`, without calling anything (re-asks not included)."""
     main = Estimate(model)
     judge = Estimate(judge_model) if judge_model else None
+    made: set[tuple[str, int]] = set()
     for work in items:
-        _add_item(main, judge, work.row, mode)
+        _add_item(main, judge, work, mode, made)
     estimates = [main] + ([judge] if judge and judge.calls else [])
     for entry in estimates:
         entry.cost_usd = _cost(entry)

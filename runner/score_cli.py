@@ -14,6 +14,7 @@ from runner.score_input import ScoreInputError, run_family
 from runner.study import expand_runs
 
 COUNTS_FAMILY = "influence_pairs"  # published counts tables (docs/suite-format.md) are influence tables
+CELLS_FAMILY = "bias_decomposition"  # published per-cell tables are conditional-bias tables (docs/cognitive-bias.md)
 
 
 @click.command("score")
@@ -23,6 +24,12 @@ COUNTS_FAMILY = "influence_pairs"  # published counts tables (docs/suite-format.
     "counts_file",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Score a counts table (suite-format.md) instead of a run folder.",
+)
+@click.option(
+    "--cells",
+    "cells_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Re-score a published per-cell table of a conditional-bias audit (docs/cognitive-bias.md).",
 )
 @click.option(
     "-o",
@@ -59,9 +66,9 @@ COUNTS_FAMILY = "influence_pairs"  # published counts tables (docs/suite-format.
     help="With --parent: CSV item_id,sample,label of human-labelled probe replies, to check the judge against.",
 )
 @click.pass_context
-def score(ctx: click.Context, run_dirs: tuple[Path, ...], counts_file: Path | None, out: Path | None,
-          **options: Any) -> None:
-    """Score RUN_DIR... (suite + results), or a counts table with --counts: conditions.csv + summary.json.
+def score(ctx: click.Context, run_dirs: tuple[Path, ...], counts_file: Path | None, cells_file: Path | None,
+          out: Path | None, **options: Any) -> None:
+    """Score RUN_DIR... (suite + results), a counts table with --counts, or a per-cell table with --cells.
 
     Several run folders, or a study folder (spec run with several --model), are scored together: one
     conditions table keyed by benchmark, model and reasoning setting, BH-FDR across all of them.
@@ -73,19 +80,22 @@ def score(ctx: click.Context, run_dirs: tuple[Path, ...], counts_file: Path | No
       spec score runs/triage-study
       spec score runs/triage-gpt-4o-mini runs/bbq-gpt-4o-mini -o scores/gpt-4o-mini
       spec score --counts published_counts.csv -o scores/published
+      spec score --cells cells_content.csv
     """
-    if bool(run_dirs) == (counts_file is not None):
-        raise click.UsageError("give either RUN_DIR... or --counts FILE.csv")
+    if sum((bool(run_dirs), counts_file is not None, cells_file is not None)) != 1:
+        raise click.UsageError("give one of RUN_DIR..., --counts FILE.csv or --cells FILE.csv")
     if run_dirs:
         if out is None and len(run_dirs) > 1:
             raise click.UsageError("scoring several folders together needs -o OUT")
         lines = _score_runs(ctx, expand_runs(run_dirs), out or run_dirs[0] / "score", options)
     else:
-        assert counts_file is not None
-        family = _family(COUNTS_FAMILY, counts_file)
-        assert family.score_counts is not None
-        _refuse_options(ctx, family, "a counts table")
-        lines = family.score_counts(counts_file, out or counts_file.parent / f"{counts_file.stem}-score", options)
+        table = counts_file or cells_file
+        assert table is not None
+        family = _family(COUNTS_FAMILY if counts_file else CELLS_FAMILY, table)
+        scorer = family.score_counts if counts_file else family.score_cells
+        assert scorer is not None
+        _refuse_options(ctx, family, "a counts table" if counts_file else "a per-cell table")
+        lines = scorer(table, out or table.parent / f"{table.stem}-score", options)
     for line in lines:
         click.echo(line)
 
@@ -117,7 +127,8 @@ def _family(name: str, source: Path) -> Family:
 
 def _refuse_options(ctx: click.Context, family: Family, what: str) -> None:
     """Say which given options the family does not read, instead of ignoring them."""
-    options = [p for p in ctx.command.params if isinstance(p, click.Option) and p.name not in ("out", "counts_file")]
+    options = [p for p in ctx.command.params
+               if isinstance(p, click.Option) and p.name not in ("out", "counts_file", "cells_file")]
     given = [p for p in options if p.name not in family.score_options
              and ctx.get_parameter_source(str(p.name)) is not ParameterSource.DEFAULT]
     if given:

@@ -68,3 +68,8 @@ def write_suite(folder: Path, rows: list[SuiteRow], mode: str = "sample") -> Pat
         compiler_version="test", schema_version="1", seed=0, mode=mode, cells={"influence": 2, "order": 2},
     )
     return folder
+
+
+def suite_rows(folder: Path) -> list[dict[str, Any]]:
+    """The rows of a compiled suite folder, as plain dicts."""
+    return [json.loads(line) for line in (folder / "suite.jsonl").read_text(encoding="utf-8").splitlines()]

@@ -18,7 +18,7 @@ from typing import Any
 
 from compiler import nodes as n
 from compiler.check import decode_options
-from compiler.data_source import Row, read_rows
+from compiler.data_source import Row, first_key, read_rows
 from compiler.errors import ErrorCollector, Span, did_you_mean
 from compiler.puzzle_block import puzzle_config
 from compiler.puzzles import PropositionalConfig
@@ -101,7 +101,7 @@ def resolve_cue(design: n.Design, context: DesignContext, errors: ErrorCollector
     if len(errors.diagnostics) > before or source is None or dilemmas is None or config is None:
         return None
     return CueDesign(
-        design=design, dilemmas=dilemmas, key=source.key or "", combinations=count, settings=settings,
+        design=design, dilemmas=dilemmas, key=first_key(source), combinations=count, settings=settings,
         formats={k: v for k, v in formats.items() if v is not None},
         puzzled=next((c for c in conditions if c.name == "puzzled"), None), bands=bands,
         probes=tuple(CueProbe(p.name, _people(config, p), p.answer.tokens, probe_texts[p.name],  # type: ignore[arg-type]
@@ -141,6 +141,9 @@ def _over(design: n.Design, spec: n.Spec,
                 errors.add(axis.span, f"'over' names a second data source '{axis.name}' (first: '{source.name}')",
                            "a cue-visibility design reads its dilemmas from one data source")
             source = source or sources[axis.name]
+            if len(source.key) > 1:
+                errors.add(source.span, f"data '{source.name}': dilemmas are keyed by one column, "
+                           f"got {', '.join(source.key)}", "key the dilemmas by their id column")
         elif axis.name == "combinations":
             count = axis.count or 0
             if count < 1:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from compiler import nodes as n
-from compiler.data_source import Row, read_rows
+from compiler.data_source import Row, first_key, read_rows
 from compiler.errors import ErrorCollector, did_you_mean
 from compiler.seeding import item_rng
 
@@ -65,7 +65,7 @@ def resolve_pool(clause: n.Clause, source: n.DataSource, items: list[Row], requi
         rows = _others(items, count, clause, errors)
     if rows is None:
         return None
-    return Pool(kind.name, rows, count, own_seed if own_seed is not None else seed, source.key or "")
+    return Pool(kind.name, rows, count, own_seed if own_seed is not None else seed, first_key(source))
 
 
 def _unused(source: n.DataSource, items: list[Row], required: tuple[str, ...], seed: int, factor_of: FactorOf,
@@ -77,10 +77,10 @@ def _unused(source: n.DataSource, items: list[Row], required: tuple[str, ...], s
     everything = read_rows(source.model_copy(update={"sample": None}), required, seed, errors)
     if everything is None:
         return None
-    used = {row[source.key or ""] for row in items}
+    used = {row[first_key(source)] for row in items}
     pool: dict[str, list[Row]] = {}
     for row in everything:
-        if row[source.key or ""] not in used:
+        if row[first_key(source)] not in used:
             pool.setdefault(factor_of(row).name, []).append(row)
     return _enough(pool, sorted({factor_of(row).name for row in items}), count, count, "unused rows of factor",
                    clause, errors)

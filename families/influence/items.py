@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from compiler import nodes as n
-from compiler.data_source import Row, read_rows
+from compiler.data_source import Row, first_key, read_rows
 from compiler.errors import ErrorCollector
 from compiler.templates import CompiledText, check_render
 from families.influence import check as pairs
@@ -101,7 +101,7 @@ def resolve_items(design: n.Design, context: DesignContext, errors: ErrorCollect
         pool = resolve_pool(clause, source, rows, required, context.seed, lambda row: factor_of(row, by_name), errors)
         if pool is None:
             return None
-    return ItemsDesign(design=design, factors=by_name, items=rows, key=source.key or "", influences=influences,
+    return ItemsDesign(design=design, factors=by_name, items=rows, key=first_key(source), influences=influences,
                        prompt=prompt, followups=followup_entries(followups), pool=pool,
                        **fields)  # type: ignore[arg-type]
 

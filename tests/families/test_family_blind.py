@@ -8,11 +8,13 @@ from pathlib import Path
 from tests.support import ROOT
 
 PACKAGES = ("compiler", "runner")
-DISPATCH = {"compiler.build", "compiler.designs", "runner.score_cli", "runner.report.build", "runner.cli"}
+DISPATCH = {"compiler.build", "compiler.designs", "runner.score_cli", "runner.report.build", "runner.cli",
+            "runner.generate_cli"}
 """The only shared modules that may reach families/ (through the registry and the interface)."""
 FAMILY_BLIND = ("compiler.parse", "compiler.tree_to_ast", "compiler.nodes", "compiler.load", "compiler.check",
                 "compiler.emit", "compiler.suite_model", "runner.plan", "runner.execute", "runner.cache",
-                "runner.merge", "runner.call", "runner.contract", "runner.results_io", "runner.run_cli")
+                "runner.merge", "runner.call", "runner.contract", "runner.results_io", "runner.run_cli",
+                "runner.shared_turns", "compiler.data_source", "compiler.data_parse")
 
 
 def _module(path: Path) -> str:

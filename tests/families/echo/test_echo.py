@@ -82,4 +82,4 @@ def test_without_its_registry_line_the_analysis_is_unknown(spec: Path) -> None:
     result = _spec("check", str(spec))
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
     assert result.output.splitlines()[0] == f"{spec}:7:12: error: unknown analysis 'echo'"
-    assert "  hint: valid names: 'cue_visibility', 'influence_pairs'" in result.output
+    assert "  hint: valid names: 'bias_decomposition', 'cue_visibility', 'influence_pairs'" in result.output

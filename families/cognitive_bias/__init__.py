@@ -1,0 +1,30 @@
+"""Conditional cognitive bias (seed 004): does a biased user turn earlier in a conversation change a model's
+susceptibility to a cognitive bias measured later? Nine Malberg-style tests (control and treatment arms)
+played with no user turn, a neutral one and a biased one. docs/cognitive-bias.md describes the family.
+
+    check.py     stage 3: clauses resolved, the bank read, every bank row checked (biases, metric params)
+    expand.py    stage 4: conversations compiled, units formed, rows expanded (shared turns keyed)
+    score/       `spec score` (outputs.py), `--cells` (cells.py); report.py is `spec report`
+    generator.py, generate.py   the `generator` block and `spec generate` (bank turns judged by a jury)
+"""
+
+from __future__ import annotations
+
+from families.cognitive_bias.check import ANALYSIS, CLAUSES, resolve_bias
+from families.cognitive_bias.expand import prepare_bias
+from families.cognitive_bias.generator import resolve_generator
+from families.interface import Family, lazy
+
+FAMILY = Family(
+    name=ANALYSIS,
+    title="conditional-bias",
+    clauses=CLAUSES,
+    check=resolve_bias,
+    prepare=prepare_bias,
+    score=lazy("families.cognitive_bias.score.outputs", "score"),
+    report=lazy("families.cognitive_bias.report", "bias_report"),
+    docs="docs/cognitive-bias.md",
+    score_cells=lazy("families.cognitive_bias.score.cells", "score_cells"),
+    check_generator=resolve_generator,
+    generate=lazy("families.cognitive_bias.generate", "generate"),
+)

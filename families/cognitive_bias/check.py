@@ -1,0 +1,246 @@
+"""Stage 3 for conditional cognitive-bias designs (seed 004): clauses resolved, the bank read and checked.
+
+```
+design conditional_bias:
+  over bank
+  unit bias, scenario_id
+  arms control, treatment
+  conditions zero_shot(no_turn) shared, neutral_turn(with_turn, turn = row.neutral_message) shared,
+             biased_turn(with_turn, turn = row.human_message)
+  answer numbered arm.options
+  reverse 0.5 by unit, arm
+  analysis bias_decomposition params metric_params, target bias, human human_bias, matrix_order "A|B|..."
+```
+Each condition names the conversation it is played in and binds the names that conversation reads.
+Each arm names a bank column parsed `as test_case`; `params` a column parsed `as pydict`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from compiler import nodes as n
+from compiler.check import decode_options
+from compiler.data_source import Row, read_rows
+from compiler.errors import ErrorCollector, did_you_mean
+from families.interface import DesignContext
+
+ANALYSIS = "bias_decomposition"
+CLAUSES = ("over", "unit", "arms", "conditions", "answer", "reverse", "decode", "analysis")
+METRIC_KEYS = ("k", "x_1", "x_2", "flip_treatment")
+REVERSE_BY = ("unit", "arm", "condition", "row")
+CONDITIONS = ("zero_shot", "neutral_turn", "biased_turn")  # m0, m_n, m_b of the paper: the scorer reads these
+DID_VARIANTS = ("abs", "authors")
+LIST_OPTIONS = ("matrix_order", "psm_covariates", "scm_covariates")
+ANALYSIS_OPTIONS = ("params", "target", "human", *LIST_OPTIONS, "did")
+
+
+@dataclass(frozen=True)
+class BiasCondition:
+    """One condition: the conversation it is played in, the names it binds, shared per unit or per row."""
+
+    name: str
+    conversation: n.Conversation
+    bindings: dict[str, str]  # name the conversation reads -> bank column
+    shared: bool
+    span: Any
+
+
+@dataclass(frozen=True)
+class BiasDesign:
+    """A conditional-bias design, resolved: bank rows read and checked, every name at its declaration."""
+
+    design: n.Design
+    source: n.DataSource
+    rows: list[Row]
+    unit: tuple[str, ...]
+    arms: tuple[str, ...]
+    conditions: tuple[BiasCondition, ...]
+    templates: dict[str, n.TemplateDef]
+    answer: n.AnswerSpec
+    reverse: tuple[float, tuple[str, ...]]
+    decode: dict[str, Any]
+    analysis: dict[str, Any]
+
+
+def resolve_bias(design: n.Design, context: DesignContext, errors: ErrorCollector) -> BiasDesign | None:
+    """Check every clause and read the bank; None after reporting every problem found."""
+    before = len(errors.diagnostics)
+    for keyword in ("over", "unit", "arms", "conditions", "answer", "analysis"):
+        if design.get(keyword) is None:
+            errors.add(design.span, f"conditional-bias design '{design.name}' has no '{keyword}' clause",
+                       "see specs/cognitive_bias.spec")
+    source = _source(design, context.spec, errors)
+    conditions = _conditions(design, context, errors)
+    answer = _answer(design, errors)
+    reverse = _reverse(design, errors)
+    analysis = _analysis(design, errors)
+    decode = decode_options(design, errors)
+    if len(errors.diagnostics) > before or source is None or answer is None:
+        return None
+    unit = _names(design, "unit")
+    arms = _names(design, "arms")
+    required = (*unit, *{b for c in conditions for b in c.bindings.values()}, analysis["target"], analysis["human"])
+    rows = read_rows(source, required, context.seed, errors)
+    if rows is None or not _bank_ok(source, rows, arms, analysis, design, errors):
+        return None
+    return BiasDesign(design, source, rows, unit, arms, conditions, dict(context.tables.texts), answer, reverse,
+                      decode, {**analysis, "arms": list(arms)})
+
+
+def _names(design: n.Design, keyword: str) -> tuple[str, ...]:
+    clause = design.get(keyword)
+    return tuple(ref.name for ref in clause.value) if clause is not None else ()  # type: ignore[attr-defined]
+
+
+def _source(design: n.Design, spec: n.Spec, errors: ErrorCollector) -> n.DataSource | None:
+    clause = design.get("over")
+    if clause is None:
+        return None
+    axes: tuple[n.Axis, ...] = clause.value  # type: ignore[assignment]
+    sources = {d.name: d for d in spec.data}
+    if len(axes) != 1 or axes[0].name not in sources:
+        errors.add(clause.span, "'over' must name the one data source of bank rows",
+                   did_you_mean(axes[0].name, sources) if axes else None)
+        return None
+    return sources[axes[0].name]
+
+
+def _conditions(design: n.Design, context: DesignContext, errors: ErrorCollector) -> tuple[BiasCondition, ...]:
+    clause = design.get("conditions")
+    refs: tuple[n.ConditionRef, ...] = clause.value if clause is not None else ()  # type: ignore[assignment]
+    out, seen, checked = [], set(), set()
+    for ref in refs:
+        if ref.key in seen:
+            errors.add(ref.span, f"condition '{ref.key}' is listed twice")
+        if ref.key not in CONDITIONS:
+            errors.add(ref.span, f"unknown condition '{ref.key}' for a conditional-bias design",
+                       did_you_mean(ref.key, CONDITIONS))
+        seen.add(ref.key)
+        if len(ref.args) != 1 or ref.toward is not None:
+            errors.add(ref.span, f"condition '{ref.key}' must name the conversation it is played in",
+                       f"write: {ref.name}(CONVERSATION, name = row.COLUMN)")
+            continue
+        conversation = context.tables.lookup(context.tables.conversations, n.Ref(span=ref.span, name=str(ref.args[0])),
+                                             "conversation", errors)
+        bindings = {name: _column(value, errors) for name, value in ref.bindings.items()}
+        if conversation is not None and conversation.name not in checked:
+            checked.add(conversation.name)
+            _check_turns(conversation, context, errors)
+        if conversation is not None and all(bindings.values()):
+            out.append(BiasCondition(ref.key, conversation, bindings, ref.shared, ref.span))  # type: ignore[arg-type]
+    return tuple(out)
+
+
+def _column(value: n.Name, errors: ErrorCollector) -> str | None:
+    if len(value.parts) != 2 or value.parts[0] != "row":
+        errors.add(value.span, f"a condition binds a bank column, written row.COLUMN; got '{value.dotted}'")
+        return None
+    return value.parts[1]
+
+
+def _check_turns(conversation: n.Conversation, context: DesignContext, errors: ErrorCollector) -> None:
+    if not conversation.turns or conversation.turns[-1].role != "user":
+        errors.add(conversation.span, f"conversation '{conversation.name}' must end with the user turn that asks "
+                   "for the decision")
+    for turn in conversation.turns:
+        if turn.template is not None:
+            context.tables.lookup(context.tables.texts, turn.template, "template", errors)
+        if turn.generate and turn.role != "assistant":
+            errors.add(turn.span, "only an assistant turn can be generated")
+        decode_options(_as_design(turn), errors)
+
+
+def _as_design(turn: n.Turn) -> n.Design:
+    """A turn's decode settings checked as a design's `decode` clause is."""
+    return n.Design(span=turn.span, name="turn", clauses=(n.Clause(span=turn.span, keyword="decode",
+                                                                   value=turn.decode),))
+
+
+def _answer(design: n.Design, errors: ErrorCollector) -> n.AnswerSpec | None:
+    clause = design.get("answer")
+    if clause is None:
+        return None
+    spec: n.AnswerSpec = clause.value  # type: ignore[assignment]
+    if spec.kind not in ("numbered", "lettered") or spec.source is None:
+        errors.add(clause.span, "a conditional-bias design answers with the row's own options",
+                   "write: answer numbered arm.options")
+        return None
+    if spec.source.dotted != "arm.options":
+        errors.add(spec.source.span, f"unknown option list '{spec.source.dotted}'", "the arm's options: arm.options")
+        return None
+    return spec
+
+
+def _reverse(design: n.Design, errors: ErrorCollector) -> tuple[float, tuple[str, ...]]:
+    clause = design.get("reverse")
+    if clause is None:
+        return (0.0, ("unit", "arm"))
+    probability, by = clause.value  # type: ignore[misc]
+    if not 0 <= probability <= 1:
+        errors.add(clause.span, f"reverse takes a probability between 0 and 1, got {probability}")
+    for ref in by:
+        if ref.name not in REVERSE_BY:
+            errors.add(ref.span, f"cannot draw a reversal per '{ref.name}'", did_you_mean(ref.name, REVERSE_BY))
+    return (float(probability), tuple(ref.name for ref in by) or ("unit", "arm"))
+
+
+def _analysis(design: n.Design, errors: ErrorCollector) -> dict[str, Any]:
+    clause = design.get("analysis")
+    if clause is None:
+        return {}
+    ref, options = clause.value  # type: ignore[misc]
+    out: dict[str, Any] = {"family": ANALYSIS, "params": "metric_params", "target": "bias", "human": "human_bias",
+                           "did": "abs"}
+    for option in options:
+        if option.name not in ANALYSIS_OPTIONS:
+            errors.add(option.span, f"unknown analysis option '{option.name}'",
+                       did_you_mean(option.name, ANALYSIS_OPTIONS))
+        elif option.name == "did" and option.value not in DID_VARIANTS:
+            errors.add(option.span, f"unknown DiD variant '{option.value}'", did_you_mean(str(option.value),
+                                                                                         DID_VARIANTS))
+        out[option.name] = str(option.value).split("|") if option.name in LIST_OPTIONS else option.value
+    if not out.get("matrix_order"):
+        errors.add(clause.span, "the analysis needs matrix_order: the bias names, in the matrix's order",
+                   'add: matrix_order "Anchoring|Framing Effect|..."')
+    return out
+
+
+def _bank_ok(source: n.DataSource, rows: list[Row], arms: tuple[str, ...], analysis: dict[str, Any],
+             design: n.Design, errors: ErrorCollector) -> bool:
+    """Every bank row names known biases, carries its metric parameters, and parses its arms as test cases."""
+    before = len(errors.diagnostics)
+    if len(arms) != 2:
+        errors.add(design.get("arms").span, "a design has two arms: control, treatment")  # type: ignore[union-attr]
+    for column in (*arms, analysis["params"]):
+        if column not in source.parse:
+            fmt = "pydict" if column == analysis["params"] else "test_case"
+            errors.add(source.span, f"data '{source.name}': column '{column}' is read but not parsed",
+                       f"add: parse {column} as {fmt}")
+    if len(errors.diagnostics) > before:
+        return False
+    order = analysis["matrix_order"]
+    for row in rows:
+        for column in (analysis["target"], analysis["human"]):
+            if row[column] not in order:
+                errors.add(row.span(column), f"{row.where(column)}: unknown bias '{row[column]}'",
+                           did_you_mean(row[column], order))
+        _check_params(row, analysis["params"], errors)
+        counts = {len(row[arm]["options"]) for arm in arms}
+        if len(counts) != 1:
+            errors.add(row.span(arms[1]), f"{row.where(arms[1])}: the arms have {' and '.join(map(str, counts))} "
+                       "answer options; both arms must offer the same number")
+    return len(errors.diagnostics) == before
+
+
+def _check_params(row: Row, column: str, errors: ErrorCollector) -> None:
+    params = row[column]
+    if not isinstance(params, dict):
+        errors.add(row.span(column), f"{row.where(column)}: metric parameters must be a dict, "
+                   f"got {type(params).__name__}")
+        return
+    for key in METRIC_KEYS:
+        if key not in params:
+            errors.add(row.span(column), f"{row.where(column)}: missing metric parameter '{key}'",
+                       "every row needs k, x_1, x_2 and flip_treatment")

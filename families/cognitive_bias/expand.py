@@ -1,0 +1,229 @@
+"""Stage 4 for conditional cognitive-bias designs: conversations compiled, units formed, rows expanded.
+
+A unit (the `unit` columns, e.g. target bias x scenario) holds bank rows that differ only in the human
+bias. A shared condition gives one row per (unit, arm), built from the unit's first bank row, and every
+bank row of the unit must agree on what those rows read; an unshared condition gives one row per
+(bank row, arm). Generated turns carry a share key without the arm: the turns before them may not read
+`arm`, so both arms of a unit see one acknowledgment, which the runner makes once (Message.share).
+Options are reversed per the `reverse` draw, the same in every condition; `answers` maps each displayed
+token to the option's original 0-based index, so scoring undoes the reversal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from jinja2 import nodes as jnodes
+
+from compiler import nodes as n
+from compiler.data_parse import option_lines, test_case_text
+from compiler.data_source import Row, key_of
+from compiler.errors import ErrorCollector, Span
+from compiler.seeding import item_rng
+from compiler.templates import CompiledText, check_render, compile_text, environment
+from families.cognitive_bias.check import BiasCondition, BiasDesign
+
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+Turns = list[tuple[n.Turn, CompiledText | None]]
+
+
+@dataclass
+class CompiledBias:
+    """A resolved conditional-bias design with its conversations compiled and its units formed."""
+
+    bias: BiasDesign
+    seed: int
+    turns: dict[str, Turns]
+    units: dict[str, list[Row]]
+
+    @property
+    def name(self) -> str:
+        return self.bias.design.name
+
+    @property
+    def span(self) -> Span:
+        return self.bias.design.span
+
+    @property
+    def mode(self) -> str:
+        return "sample"
+
+    @property
+    def analysis(self) -> dict[str, Any]:
+        return self.bias.analysis
+
+    @property
+    def balance_keys(self) -> tuple[str, ...]:
+        return ("unit", "human_bias", "condition", "arm")
+
+    @property
+    def shared(self) -> dict[str, str]:
+        return {c.name: "human_bias" for c in self.bias.conditions if c.shared}
+
+    @property
+    def served(self) -> dict[str, list[Any]]:
+        return {}  # a unit's shared rows serve the human biases its bank rows have (emit.balance_report)
+
+    def summary(self) -> str:
+        b = self.bias
+        return (f"{len(b.rows)} bank rows in {len(self.units)} units x {len(b.conditions)} conditions "
+                f"x {len(b.arms)} arms")
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        for unit, members in self.units.items():
+            first = members[0]
+            arms = {arm: arm_context(first, self.bias.arms, arm, self._reversed(unit, arm, "", ""))
+                    for arm in self.bias.arms}
+            for condition in self.bias.conditions:
+                for row in members[:1] if condition.shared else members:
+                    for arm in self.bias.arms:
+                        yield self._row(unit, row, condition, arm, arms[arm])
+
+    def _reversed(self, unit: str, arm: str, condition: str, row: str) -> bool:
+        probability, by = self.bias.reverse
+        coords = {"unit": unit, "arm": arm, "condition": condition, "row": row or unit}
+        return probability > 0 and item_rng(self.seed, "reverse", *(coords[k] for k in by)).random() < probability
+
+    def _row(self, unit: str, row: Row, condition: BiasCondition, arm: str, context: dict[str, Any]) -> dict[str, Any]:
+        bias = self.bias
+        analysis = bias.analysis
+        bank_key = "" if condition.shared else key_of(bias.source, row)
+        reversed_ = self._reversed(unit, arm, condition.name, bank_key)
+        if reversed_ != context["reversed"]:
+            context = arm_context(row, bias.arms, arm, reversed_)
+        human = None if condition.shared else row[analysis["human"]]
+        share = f"{self.name}|{condition.name}|{unit}|{bank_key}"
+        messages = _messages(self.turns[condition.conversation.name], _context(row, condition, context), share)
+        cell = {"target_bias": row[analysis["target"]], "human_bias": human, "unit": unit,
+                "condition": condition.name, "arm": arm, "reversed": int(reversed_),
+                "diagonal": None if human is None else int(human == row[analysis["target"]])}
+        params = row[analysis["params"]]
+        meta: dict[str, Any] = {"metric": {**{k: params[k] for k in ("k", "x_1", "x_2", "flip_treatment")},
+                                           "n_options": len(context["options"])}}
+        if not condition.shared:
+            covariates = (*analysis.get("psm_covariates", ()), *analysis.get("scm_covariates", ()))
+            values = {c: _number(row.get(c, "")) for c in dict.fromkeys(covariates)}
+            meta |= {"bank_row": bank_key, "covariates": values}
+        return {"messages": messages, "samples": 1, "cell": cell, "answers": _answers(bias.answer, context),
+                "decode": bias.decode, "meta": meta, "unit": unit}
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def arm_context(row: Row, arms: tuple[str, ...], arm: str, reversed_: bool) -> dict[str, Any]:
+    """What a template sees as `arm`: the arm's test case (options in display order), the situation
+    lines after the arms' longest identical leading run (`diverging`), and the text without them (`rest`)."""
+    cases = [row[name] for name in arms]
+    common = 0
+    while all(common < len(c["situations"]) for c in cases) and len({c["situations"][common] for c in cases}) == 1:
+        common += 1
+    case = row[arm]
+    options = case["options"][::-1] if reversed_ else case["options"]
+    diverging = "\n".join(case["situations"][common:])
+    rest = (f"Situation:\n{diverging}\n\n" if diverging else "") + \
+        f"Prompt:\n{case['prompt']}\n\nAnswer Options:\n{option_lines(options)}"
+    return {"situations": case["situations"], "common": "\n".join(case["situations"][:common]),
+            "diverging": diverging, "prompt": case["prompt"], "options": options, "original": case["options"],
+            "option_lines": option_lines(options), "text": test_case_text(case["situations"], case["prompt"], options),
+            "rest": rest, "reversed": reversed_}
+
+
+def _context(row: Row, condition: BiasCondition, arm: dict[str, Any]) -> dict[str, Any]:
+    return {"row": row, "arm": arm, **{name: row[column] for name, column in condition.bindings.items()}}
+
+
+def _messages(turns: Turns, context: dict[str, Any], share: str) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = []
+    for index, (turn, text) in enumerate(turns):
+        if turn.generate:
+            message: dict[str, Any] = {"role": "assistant", "generate": True, "share": f"{share}|turn{index}"}
+            if turn.decode:
+                message["decode"] = {o.name: o.value for o in turn.decode}
+            messages.append(message)
+        else:
+            assert text is not None
+            messages.append({"role": turn.role, "content": text.render(context)})
+    return messages
+
+
+def _answers(spec: n.AnswerSpec, arm: dict[str, Any]) -> dict[str, str]:
+    """Displayed token -> original 0-based option index."""
+    count = len(arm["options"])
+    tokens = [str(i) for i in range(1, count + 1)] if spec.kind == "numbered" else list(LETTERS[:count])
+    return {token: str(count - 1 - i if arm["reversed"] else i) for i, token in enumerate(tokens)}
+
+
+def prepare_bias(bias: BiasDesign, seed: int, errors: ErrorCollector) -> CompiledBias | None:
+    """Compile every conversation, form the units, and prove shared rows are the same for a whole unit."""
+    before = len(errors.diagnostics)
+    turns: dict[str, Turns] = {}
+    for condition in bias.conditions:  # a conversation played by several conditions is compiled (and reported) once
+        if condition.conversation.name not in turns:
+            turns[condition.conversation.name] = _compile_turns(condition, bias, errors)
+    units: dict[str, list[Row]] = {}
+    for row in bias.rows:
+        units.setdefault("|".join(str(row[c]) for c in bias.unit), []).append(row)
+    if len(errors.diagnostics) > before:
+        return None
+    compiled = CompiledBias(bias, seed, turns, units)
+    _check_sample(compiled, bias.rows[0], errors)
+    if len(errors.diagnostics) > before:
+        return None
+    for members in units.values():
+        for condition in (c for c in bias.conditions if c.shared):
+            _check_unit_agrees(compiled, condition, members, errors)
+    return None if len(errors.diagnostics) > before else compiled
+
+
+def _compile_turns(condition: BiasCondition, bias: BiasDesign, errors: ErrorCollector) -> Turns:
+    conversation = condition.conversation
+    provided = {"row", "arm", *condition.bindings}
+    last_generate = max((i for i, t in enumerate(conversation.turns) if t.generate), default=-1)
+    out: Turns = []
+    for index, turn in enumerate(conversation.turns):
+        text = turn.text if turn.template is None else bias.templates[turn.template.name].text
+        label = f"turn {index + 1} of conversation '{conversation.name}'"
+        compiled = None if text is None else compile_text(text, label, provided, errors)
+        if compiled is not None and index < last_generate and "arm" in _names(text):
+            errors.add(turn.span, f"{label} reads 'arm' before the generated turn",
+                       "both arms of a unit share the generated turn: only the turns after it may read arm")
+        out.append((turn, compiled))
+    return out
+
+
+def _names(text: n.Text) -> set[str]:
+    return {node.name for node in environment().parse(text.value).find_all(jnodes.Name)}
+
+
+def _check_sample(compiled: CompiledBias, row: Row, errors: ErrorCollector) -> None:
+    """Render one row of each condition so that misspelt attributes fail here, at the template."""
+    for condition in compiled.bias.conditions:
+        context = _context(row, condition, arm_context(row, compiled.bias.arms, compiled.bias.arms[0], False))
+        for _, text in compiled.turns[condition.conversation.name]:
+            if text is not None:
+                check_render(text, context, errors)
+
+
+def _check_unit_agrees(compiled: CompiledBias, condition: BiasCondition, members: list[Row],
+                       errors: ErrorCollector) -> None:
+    arms = compiled.bias.arms
+    texts = [text for _, text in compiled.turns[condition.conversation.name] if text is not None]
+
+    def rendered(row: Row) -> list[str]:
+        return [t.render(_context(row, condition, arm_context(row, arms, arm, False))) for arm in arms for t in texts]
+
+    first = members[0]
+    theirs = rendered(first)
+    for row in members[1:]:
+        if rendered(row) != theirs:
+            errors.add(row.span(arms[0]), f"data file '{row.file}': row {row.number} gives shared condition "
+                       f"'{condition.name}' other text than row {first.number} of its unit",
+                       "rows of one unit must agree on everything a shared condition reads")
+            return

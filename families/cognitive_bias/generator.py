@@ -1,0 +1,126 @@
+"""The `generator` block of a conditional-bias spec, resolved: what `spec generate` writes a bank with.
+
+```
+generator bank_turns:
+  analysis bias_decomposition
+  from scenarios                      # one row per (target bias, scenario)
+  humans "Anchoring|...|Status Quo Bias"
+  model "openai/gpt-4o"
+  prompt persona_turn                 # template: row, human, definition, intensity, turns, feedback
+  neutral neutral_turn                # template: row
+  persona intensity 0.7, turns 1
+  decode temperature 1.0, max_tokens 200
+  jury "openai/gpt-4o-mini", "anthropic/claude-3-5-haiku-20241022", "gemini/gemini-1.5-flash"
+  accept target >= 3.0, purity >= 1.5, naturalness >= 3.0, blind >= 0.667
+  retries 3 feedback retry_note       # template: row, human, problems
+  write "data/cognitive_bias/bank.generated.csv"
+```
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from compiler import nodes as n
+from compiler.check import decode_options
+from compiler.data_source import Row, read_rows
+from compiler.errors import ErrorCollector, did_you_mean
+from compiler.templates import CompiledText, compile_text
+from families.interface import DesignContext
+
+CRITERIA = ("target", "purity", "naturalness", "blind")
+PERSONA = ("intensity", "turns")
+REQUIRED = ("from", "humans", "model", "prompt", "neutral", "jury", "accept", "write")
+TEMPLATE_NAMES = {"prompt": {"row", "human", "definition", "intensity", "turns", "feedback"},
+                  "neutral": {"row"}, "feedback": {"row", "human", "problems"}}
+
+
+@dataclass(frozen=True)
+class Generator:
+    """A checked generator block with its templates compiled and its input rows read."""
+
+    name: str
+    rows: list[Row]
+    humans: tuple[str, ...]
+    model: str
+    prompt: CompiledText
+    neutral: CompiledText
+    feedback: CompiledText | None
+    persona: dict[str, Any]
+    decode: dict[str, Any]
+    jury: tuple[str, ...]
+    accept: dict[str, float]
+    retries: int
+    out: Path
+    seed: int
+
+
+def resolve_generator(block: n.GeneratorDef, context: DesignContext, errors: ErrorCollector) -> Generator | None:
+    before = len(errors.diagnostics)
+    for keyword in REQUIRED:
+        if block.get(keyword) is None:
+            errors.add(block.span, f"generator '{block.name}' has no '{keyword}' clause",
+                       "see the generator block of specs/cognitive_bias.spec")
+    if len(errors.diagnostics) > before:
+        return None
+    texts = {k: _template(block, k, context, errors) for k in ("prompt", "neutral")}
+    retries, feedback_ref = block.get("retries").value if block.get("retries") else (0, None)  # type: ignore[misc]
+    feedback = _compiled(feedback_ref, "feedback", context, errors) if feedback_ref is not None else None
+    accept = _accept(block.get("accept"), errors)  # type: ignore[arg-type]
+    persona = _persona(block.get("persona"), errors)
+    decode = decode_options(n.Design(span=block.span, name=block.name, clauses=block.clauses), errors)
+    humans = tuple(block.get("humans").value.value.split("|"))  # type: ignore[union-attr]
+    jury = tuple(t.value for t in block.get("jury").value)  # type: ignore[union-attr]
+    if len(jury) < 1:
+        errors.add(block.get("jury").span, "the jury needs at least one model")  # type: ignore[union-attr]
+    source = _source(block, context.spec, errors)
+    rows = read_rows(source, ("bias",), context.seed, errors) if source is not None else None
+    if len(errors.diagnostics) > before or rows is None or None in texts.values():
+        return None
+    write: n.Text = block.get("write").value  # type: ignore[union-attr, assignment]
+    return Generator(block.name, rows, humans, block.get("model").value.value, texts["prompt"],  # type: ignore[union-attr, arg-type]
+                     texts["neutral"], feedback, persona, decode, jury, accept, retries,  # type: ignore[arg-type]
+                     Path(block.span.file).parent / write.value, context.seed)
+
+
+def _source(block: n.GeneratorDef, spec: n.Spec, errors: ErrorCollector) -> n.DataSource | None:
+    ref: n.Ref = block.get("from").value  # type: ignore[union-attr, assignment]
+    sources = {d.name: d for d in spec.data}
+    if ref.name not in sources:
+        errors.add(ref.span, f"unknown data source '{ref.name}'", did_you_mean(ref.name, sources))
+        return None
+    return sources[ref.name]
+
+
+def _template(block: n.GeneratorDef, keyword: str, context: DesignContext,
+              errors: ErrorCollector) -> CompiledText | None:
+    return _compiled(block.get(keyword).value, keyword, context, errors)  # type: ignore[union-attr, arg-type]
+
+
+def _compiled(ref: n.Ref, role: str, context: DesignContext, errors: ErrorCollector) -> CompiledText | None:
+    text = context.tables.lookup(context.tables.texts, ref, "template", errors)
+    if text is None:
+        return None
+    return compile_text(text.text, f"template '{ref.name}'", TEMPLATE_NAMES[role], errors)
+
+
+def _accept(clause: n.Clause, errors: ErrorCollector) -> dict[str, float]:
+    thresholds = {}
+    for name, op, value in clause.value:  # type: ignore[attr-defined]
+        if name not in CRITERIA:
+            errors.add(clause.span, f"unknown acceptance criterion '{name}'", did_you_mean(str(name), CRITERIA))
+        elif op != ">=":
+            errors.add(clause.span, f"acceptance criteria are minimums: write {name} >= {value}")
+        thresholds[str(name)] = float(value)
+    return thresholds
+
+
+def _persona(clause: n.Clause | None, errors: ErrorCollector) -> dict[str, Any]:
+    persona: dict[str, Any] = {"intensity": 0.7, "turns": 1}
+    for option in clause.value if clause is not None else ():  # type: ignore[attr-defined]
+        if option.name not in PERSONA:
+            errors.add(option.span, f"unknown persona setting '{option.name}'", did_you_mean(option.name, PERSONA))
+        persona[option.name] = option.value
+    return persona

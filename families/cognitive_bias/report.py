@@ -1,0 +1,75 @@
+"""The conditional-bias report section: Table 1, the diagonal test, DiD, SCM and PSM, with the three
+heatmaps and the DiD/SCM panel, all from the files `spec score` wrote."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from runner.report import fmt
+from runner.report.document import Document, Heading, Image, Paragraph, Table
+from runner.score_input import ScoreInputError
+
+PLOTS = (("heatmaps.png", "Presence Δn, content δ and total Δb per (target bias, human bias), scale [-0.3, 0.3]."),
+         ("causal.png", "DiD ATT (both variants) with 95% CIs, and the SCM gap per target bias."))
+
+
+def bias_report(score_dir: Path, plots_dir: Path) -> Document:
+    effects_path = score_dir / "effects.csv"
+    if not effects_path.is_file():
+        raise ScoreInputError(effects_path, "file not found (run `spec score` first)")
+    summary = json.loads((score_dir / "summary.json").read_text(encoding="utf-8"))
+    doc = Document(f"Conditional cognitive-bias audit: {summary['suite']}")
+    doc.blocks.append(Paragraph(
+        f"{summary['bank_rows']} scored bank rows from {len(summary['models'])} model(s) "
+        f"({', '.join(summary['models'])}); {summary['failed']} failed calls count as abstentions. "
+        "Presence Δn = |m_n| − |m∅|, content δ = |m_b| − |m_n|, total Δb = |m_b| − |m∅|; tests are over "
+        "bank rows (* p < .05, ** p < .01, *** p < .001)."))
+    plots_dir.mkdir(parents=True, exist_ok=True)
+    for name, caption in PLOTS:
+        if (score_dir / name).is_file():
+            if plots_dir.resolve() != score_dir.resolve():
+                shutil.copy(score_dir / name, plots_dir / name)
+            doc.blocks.append(Image(plots_dir / name, caption))
+    effects = pd.read_csv(effects_path, dtype={"stars": str}).fillna({"stars": ""})
+    doc.blocks += [Heading("Table 1: mean |m| per condition and the effects"),
+                   _table(effects, ["model", "quantity", "n", "mean", "sd", "t", "p", "stars", "suppressed",
+                                    "amplified"])]
+    doc.blocks += [Heading("Abstentions per condition (never scored as 0)"),
+                   _table(pd.read_csv(score_dir / "abstention.csv"), ["model", "condition", "answered", "abstained",
+                                                                       "rate"])]
+    diagonal = json.loads((score_dir / "diagonal.json").read_text(encoding="utf-8"))
+    doc.blocks += [Heading("Diagonal test: content effect on vs off the diagonal"),
+                   _table(pd.DataFrame([{"model": m, **v} for m, v in diagonal.items()]),
+                          ["model", "n_diagonal", "n_off", "mean_diagonal", "mean_off", "t", "p", "d"])]
+    doc.blocks += [Heading("Difference in differences (scenario-clustered SEs)"),
+                   _table(pd.read_csv(score_dir / "causal.csv"),
+                          ["model", "variant", "att", "se", "ci_low", "ci_high", "n_rows"])]
+    doc.blocks += [Heading("Synthetic control per target bias"),
+                   _table(pd.read_csv(score_dir / "scm.csv"), ["model", "target_bias", "gap", "p_placebo", "donors"])]
+    matching = json.loads((score_dir / "psm.json").read_text(encoding="utf-8"))
+    doc.blocks += [Heading("Propensity-score matching (treatment: on the diagonal)"),
+                   _table(pd.DataFrame([{"model": m, **{k: v for k, v in r.items() if k != "smd"}}
+                                        for m, r in matching.items()]),
+                          ["model", "n_treated", "n_control", "att_matched", "p_matched", "att_unmatched", "balanced"])]
+    return doc
+
+
+def _table(frame: pd.DataFrame, columns: list[str]) -> Table | Paragraph:
+    present = [c for c in columns if c in frame.columns]
+    if frame.empty or not present:
+        return Paragraph("Nothing to show: too few scored rows for this statistic.")
+    return Table(present, [[_cell(v) for v in row] for row in frame[present].itertuples(index=False)])
+
+
+def _cell(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    if isinstance(value, float):
+        return fmt.num(value, 3)
+    return str(value)

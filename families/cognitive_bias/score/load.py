@@ -1,0 +1,99 @@
+"""A conditional-bias run as one record per (model, bank row): the answers of both arms in each condition
+(0-based original option indices; NaN for an abstention or a failed call), Eq. 1 per condition, the six
+row scalars and the bank row's covariates. Shared rows (zero_shot, neutral_turn) are found by unit."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from compiler.suite_model import Manifest, SuiteRow
+from families.cognitive_bias.score.metric import bias_metric, effects
+from runner.contract import RESULTS_FILE, read_results, read_run
+from runner.results_io import final_rows
+from runner.score_input import ScoreInputError
+
+CONDITIONS = ("zero_shot", "neutral_turn", "biased_turn")
+
+
+@dataclass(frozen=True)
+class BiasRun:
+    """The bank-row frame, the manifest's analysis settings, and abstentions per (model, condition)."""
+
+    rows: pd.DataFrame
+    manifest: Manifest
+    abstentions: pd.DataFrame
+    failed: int
+
+    @property
+    def analysis(self) -> dict[str, Any]:
+        return self.manifest.analysis or {}
+
+
+def load_bias_run(run_dir: Path) -> BiasRun:
+    _, suite = read_run(run_dir)
+    results = list(final_rows(read_results(run_dir / RESULTS_FILE)).values())
+    if not results:
+        raise ScoreInputError(run_dir / RESULTS_FILE, "no results to score")
+    items = {row.id: row for row in suite.rows}
+    answers: dict[tuple[str, str, str, str], float] = {}  # (model, owner, condition, arm) -> index
+    counts: Counter[tuple[str, str, str]] = Counter()
+    for result in results:
+        row = items.get(result.item_id)
+        if row is None:
+            raise ScoreInputError(run_dir / RESULTS_FILE, f"item {result.item_id} is not in the suite")
+        index = _index(row, result.answer) if result.error is None else math.nan
+        cell = row.cell
+        answers[(result.model, _owner(row), str(cell["condition"]), str(cell["arm"]))] = index
+        counts[(result.model, str(cell["condition"]), "abstained" if math.isnan(index) else "answered")] += 1
+    analysis = suite.manifest.analysis or {}
+    models = sorted({r.model for r in results})
+    records = [_record(model, row, answers, analysis) for model in models for row in suite.rows
+               if row.cell.get("condition") == "biased_turn" and row.cell.get("arm") == analysis["arms"][0]]
+    frame = pd.DataFrame([r for r in records if r is not None])
+    if frame.empty:
+        raise ScoreInputError(run_dir / RESULTS_FILE, "no bank row has answers in the biased_turn condition")
+    return BiasRun(frame, suite.manifest, _abstentions(counts), sum(r.error is not None for r in results))
+
+
+def _owner(row: SuiteRow) -> str:
+    """Shared rows belong to their unit, the others to their bank row."""
+    meta = row.meta or {}
+    return str(meta.get("bank_row") or row.unit)
+
+
+def _index(row: SuiteRow, answer: str | None) -> float:
+    if answer is None or answer not in row.answers:
+        return math.nan
+    return float(row.answers[answer])
+
+
+def _record(model: str, row: SuiteRow, answers: dict[tuple[str, str, str, str], float],
+            analysis: dict[str, Any]) -> dict[str, Any] | None:
+    meta = row.meta or {}
+    control, treatment = analysis["arms"]
+    owners = {"zero_shot": str(row.unit), "neutral_turn": str(row.unit), "biased_turn": str(meta["bank_row"])}
+    if (model, owners["biased_turn"], "biased_turn", control) not in answers:
+        return None  # a bank row this run did not reach (--limit, --shard)
+    record: dict[str, Any] = {"model": model, "target": row.cell["target_bias"], "human": row.cell["human_bias"],
+                              "unit": row.unit, "bank_row": meta["bank_row"], "diagonal": row.cell["diagonal"]}
+    for condition in CONDITIONS:
+        a1 = answers.get((model, owners[condition], condition, control), math.nan)
+        a2 = answers.get((model, owners[condition], condition, treatment), math.nan)
+        record |= {f"a1_{condition}": a1, f"a2_{condition}": a2, f"m_{condition}": bias_metric(a1, a2, meta["metric"])}
+    record |= effects(record["m_zero_shot"], record["m_neutral_turn"], record["m_biased_turn"])
+    return record | dict(meta.get("covariates") or {})
+
+
+def _abstentions(counts: Counter[tuple[str, str, str]]) -> pd.DataFrame:
+    keys = sorted({(model, condition) for model, condition, _ in counts})
+    rows = [{"model": m, "condition": c, "answered": counts[(m, c, "answered")],
+             "abstained": counts[(m, c, "abstained")]} for m, c in keys]
+    frame = pd.DataFrame(rows)
+    frame["rate"] = frame["abstained"] / (frame["answered"] + frame["abstained"])
+    return frame

@@ -1,0 +1,50 @@
+"""The three 9x9 heatmaps (Δn, δ, Δb) on a fixed [-0.3, 0.3] scale, and the DiD/SCM panel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from families.cognitive_bias.score.tables import matrix  # noqa: E402
+
+TITLES = {"presence": "Presence Δn", "content": "Content δ", "total": "Total Δb"}
+SCALE = 0.3
+
+
+def plot_heatmaps(tables: dict[str, pd.DataFrame], model: str, order: list[str], path: Path) -> None:
+    fig, axes = plt.subplots(1, 3, figsize=(18, 6), constrained_layout=True)
+    image = None
+    for ax, (effect, table) in zip(axes, tables.items(), strict=True):
+        grid = matrix(table[table["model"] == model] if "model" in table else table, order)
+        image = ax.imshow(np.ma.masked_invalid(grid), cmap="RdBu_r", vmin=-SCALE, vmax=SCALE)
+        ax.set_title(TITLES[effect])
+        ax.set_xticks(range(len(order)), order, rotation=60, ha="right", fontsize=7)
+        ax.set_yticks(range(len(order)), order, fontsize=7)
+        ax.set_xlabel("human bias γ")
+    axes[0].set_ylabel("target bias β")
+    fig.colorbar(image, ax=axes, shrink=0.7)
+    fig.suptitle(f"Conditional-bias effects: {model}")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_causal(causal: pd.DataFrame, scm_table: pd.DataFrame, path: Path) -> None:
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5), constrained_layout=True)
+    labels = [f"{r.model}\n{r.variant}" for r in causal.itertuples()]
+    errors = (causal["ci_high"] - causal["att"]).fillna(0)
+    left.errorbar(range(len(causal)), causal["att"], yerr=errors, fmt="o", capsize=4)
+    left.axhline(0, color="grey", lw=0.8)
+    left.set_xticks(range(len(causal)), labels, fontsize=7)
+    left.set_title("DiD ATT with 95% CI (scenario-clustered)")
+    right.barh(scm_table["target_bias"].astype(str) + " · " + scm_table["model"].astype(str), scm_table["gap"])
+    right.axvline(0, color="grey", lw=0.8)
+    right.set_title("SCM gap per target bias (placebo p in scm.csv)")
+    right.tick_params(axis="y", labelsize=7)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

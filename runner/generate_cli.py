@@ -1,0 +1,49 @@
+"""`spec generate`: run a spec's `generator` block (its family writes and judges the data)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from compiler.build import check_file
+from compiler.cli import SpecFailed
+from compiler.errors import SpecError
+
+
+@click.command("generate")
+@click.argument("spec_file", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--generator", "name", default=None, help="The generator block to run [default: the spec's only one].")
+@click.option("--model", default=None, help="The model that writes the data [default: the block's model].")
+@click.option("--jury", default=None, help="Comma-separated jury models [default: the block's jury].")
+@click.option("-o", "--out", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="The CSV to write [default: the block's `write` file]; a .json sidecar holds its sha256.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N input rows.")
+@click.option("--max-tokens", type=click.IntRange(min=1), default=None, help="Override the generator's max_tokens.")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the response cache.")
+def generate(spec_file: Path, name: str | None, model: str | None, jury: str | None, out: Path | None,
+             limit: int | None, max_tokens: int | None, no_cache: bool) -> None:
+    """Write data with a model and keep what a jury accepts, frozen into a hashed CSV the spec can read.
+
+    \b
+    Example:
+      spec generate specs/cognitive_bias.spec --model openai/gpt-4o --limit 2 -o bank.try.csv
+    """
+    try:
+        checked = check_file(spec_file)
+    except SpecError as err:
+        raise SpecFailed(err.render()) from None
+    if not checked.generators:
+        raise click.UsageError(f"{spec_file} declares no generator block")
+    if name is None and len(checked.generators) > 1:
+        raise click.UsageError(f"{spec_file} has several generators; pick one with --generator: "
+                               f"{', '.join(checked.generators)}")
+    chosen = name or next(iter(checked.generators))
+    if chosen not in checked.generators:
+        raise click.UsageError(f"no generator '{chosen}' in {spec_file}: {', '.join(checked.generators)}")
+    family, resolved = checked.generators[chosen]
+    assert family.generate is not None
+    options = {"model": model, "jury": [m.strip() for m in jury.split(",")] if jury else None, "out": out,
+               "limit": limit, "max_tokens": max_tokens, "use_cache": not no_cache}
+    for line in family.generate(resolved, options):
+        click.echo(line)

@@ -1,0 +1,49 @@
+"""Shared generated turns (Message.share): one reply per (share key, sample) in a run, cache or not.
+
+The first row to reach a shared turn makes the call; the rows that share it wait for that reply (a
+failure fails them all). A resumed run starts from the turns its written answers saw.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+
+from compiler.suite_model import SuiteRow
+from runner.call import Reply
+from runner.results_model import ResultRow
+
+Key = tuple[str, int]
+
+
+class SharedTurns:
+    def __init__(self) -> None:
+        self._replies: dict[Key, asyncio.Future[Reply]] = {}
+
+    def seed(self, rows: list[SuiteRow], done: list[ResultRow]) -> None:
+        """Keep the shared turns of answers already written, so the rows still to come get the same text."""
+        by_id = {row.id: row for row in rows}
+        loop = asyncio.get_running_loop()
+        for result in done:
+            row = by_id.get(result.item_id)
+            for turn in (result.turns or []) if row is not None and result.error is None else []:
+                share = row.messages[turn["turn"]].share  # type: ignore[union-attr]
+                if share is not None and (share, result.sample) not in self._replies:
+                    future: asyncio.Future[Reply] = loop.create_future()
+                    future.set_result(Reply(turn["content"], {}, None, True, 0.0))
+                    self._replies[(share, result.sample)] = future
+
+    async def get(self, key: Key, call: Callable[[], Awaitable[Reply]]) -> Reply:
+        if key in self._replies:
+            reply = await asyncio.shield(self._replies[key])
+            return replace(reply, usage={}, latency_s=0.0, cached=True)  # nothing new was paid for
+        future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
+        self._replies[key] = future
+        try:
+            future.set_result(await call())
+        except BaseException as err:
+            future.set_exception(err)
+            future.exception()  # marks it retrieved when no other row waits on it
+            raise
+        return future.result()

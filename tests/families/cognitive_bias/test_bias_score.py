@@ -1,0 +1,198 @@
+"""`spec score` on a conditional-bias run: answers mapped back through reversal, Eq. 1 per condition,
+Table 1, the released per-cell schema with Bonferroni, the diagonal test, DiD, SCM and PSM, cross-checked
+by hand against scipy and statsmodels."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from scipy import stats
+
+from compiler.build import compile_file
+from families.cognitive_bias.score.causal import logistic_l2, propensity
+from families.cognitive_bias.score.metric import bias_metric
+from runner.cli import main
+from tests.support import ROOT, suite_rows
+
+SPEC = ROOT / "specs" / "cognitive_bias.spec"
+
+
+
+def _answer(row: dict[str, Any]) -> str | None:
+    """A deterministic spread of displayed options; one abstention."""
+    digest = hashlib.sha256(row["id"].encode()).digest()
+    if digest[0] < 3:
+        return None
+    return str(1 + digest[1] % len(row["answers"]))
+
+
+@pytest.fixture(scope="module")
+def scored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, Any]]]:
+    base = tmp_path_factory.mktemp("score")
+    suite = base / "suite"
+    compile_file(SPEC, suite)
+    rows = suite_rows(suite)
+    run = base / "run"
+    run.mkdir()
+    lines = [json.dumps({"item_id": r["id"], "sample": 0, "model": "m", "params": {}, "response": _answer(r),
+                         "answer": _answer(r), "outcome": None}) for r in rows]
+    (run / "results.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    digest = hashlib.sha256((suite / "manifest.json").read_bytes()).hexdigest()
+    info = {"suite_dir": str(suite), "suite_manifest_sha256": digest, "model": "m", "mode": "sample",
+            "settings": {}, "started": "2026-01-01T00:00:00+00:00", "planned": len(rows), "done": len(rows),
+            "failed": 0}
+    (run / "run.json").write_text(json.dumps(info), encoding="utf-8")
+    result = CliRunner().invoke(main, ["score", str(run)])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("53 bank rows scored (1 model(s))")
+    return run / "score", rows
+
+
+def _hand_metric(rows: list[dict[str, Any]], bank_row: str, condition: str) -> float:
+    """Eq. 1 from the suite rows themselves: answers mapped back to original indices."""
+    picked = {}
+    for r in rows:
+        c = r["cell"]
+        owner = r["meta"].get("bank_row") or r["unit"]
+        unit = bank_row.rsplit("|", 1)[0]
+        if c["condition"] == condition and owner == (unit if condition != "biased_turn" else bank_row):
+            token = _answer(r)
+            picked[c["arm"]] = float(r["answers"][token]) if token else math.nan
+            metric = r["meta"]["metric"]
+    return bias_metric(picked["control"], picked["treatment"], metric)
+
+
+def test_rows_carry_eq1_per_condition_and_the_effect_identity(scored: tuple[Path, list[dict[str, Any]]]) -> None:
+    out, rows = scored
+    frame = pd.read_csv(out / "rows.csv")
+    assert len(frame) == 53
+    for record in frame.head(12).itertuples():
+        for condition in ("zero_shot", "neutral_turn", "biased_turn"):
+            expected = _hand_metric(rows, record.bank_row, condition)
+            got = getattr(record, f"m_{condition}")
+            assert (math.isnan(expected) and math.isnan(got)) or got == pytest.approx(expected, abs=1e-12)
+    complete = frame.dropna(subset=["total"])
+    assert (complete["total"] - complete["presence"] - complete["content"]).abs().max() < 1e-12
+    abstained = pd.read_csv(out / "abstention.csv")
+    assert abstained["abstained"].sum() == sum(_answer(r) is None for r in rows)
+
+
+def test_table1_and_cells_match_scipy_and_bonferroni_counts_defined_p(scored: tuple[Path, list[Any]]) -> None:
+    out, _ = scored
+    frame = pd.read_csv(out / "rows.csv")
+    effects = pd.read_csv(out / "effects.csv").set_index("quantity")
+    content = frame["content"].dropna()
+    test = stats.ttest_1samp(content, 0.0)
+    assert effects.loc["content", "t"] == pytest.approx(test.statistic)
+    assert effects.loc["content", "p"] == pytest.approx(test.pvalue)
+    cells = pd.read_csv(out / "cells_content.csv")
+    assert list(cells.columns) == ["target_bias", "human_bias", "n", "mean_delta", "std_delta", "t_stat", "p_value",
+                                   "cohens_d", "significant_05", "p_bonferroni", "significant_bonferroni"]
+    assert cells["n"].sum() == len(content)
+    defined = cells["p_value"].notna().sum()
+    assert np.allclose(cells["p_bonferroni"].dropna(), np.minimum(1, cells["p_value"].dropna() * defined))
+
+
+def test_diagonal_did_scm_and_psm_are_written(scored: tuple[Path, list[Any]]) -> None:
+    out, _ = scored
+    frame = pd.read_csv(out / "rows.csv")
+    diagonal = json.loads((out / "diagonal.json").read_text())["m"]
+    on = frame.loc[frame["diagonal"] == 1, "content"].dropna()
+    off = frame.loc[frame["diagonal"] == 0, "content"].dropna()
+    assert diagonal["t"] == pytest.approx(stats.ttest_ind(on, off).statistic)
+    causal = pd.read_csv(out / "causal.csv").set_index("variant")
+    complete = frame.dropna(subset=["m_zero_shot", "m_neutral_turn", "m_biased_turn"])
+    assert causal.loc["abs", "att"] == pytest.approx(complete["content"].mean(), abs=1e-12)
+    signed = (complete["m_biased_turn"] - complete["m_neutral_turn"]).mean()
+    assert causal.loc["authors", "att"] == pytest.approx(signed, abs=1e-12)
+    scm = pd.read_csv(out / "scm.csv")
+    assert not scm.empty and all(abs(p * d - round(p * d)) < 1e-9 for p, d in zip(scm["p_placebo"], scm["donors"],
+                                                                              strict=True))
+    assert "att_unmatched" in json.loads((out / "psm.json").read_text())["m"]
+    assert (out / "heatmaps.png").is_file() and (out / "causal.png").is_file()
+
+
+def test_the_propensity_is_the_l2_logistic_optimum() -> None:
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(60, 3))
+    treated = rng.random(60) < 1 / (1 + np.exp(-x[:, 0]))
+    w, b = logistic_l2(x, treated)
+    p = propensity(x, treated)
+    assert np.allclose(p, 1 / (1 + np.exp(-(x @ w + b))))
+    # first-order conditions of 0.5|w|^2 + C * sum log-loss (C = 1): w = X'(t - p) and sum(t - p) = 0
+    residual = treated.astype(float) - p
+    assert np.allclose(w, x.T @ residual, atol=1e-5)
+    assert abs(residual.sum()) < 1e-5
+    assert 0 < np.abs(w).sum() < np.abs(x.T @ (treated - treated.mean())).sum()  # shrunk, not zero
+
+
+def test_score_cells_rebuilds_table1_from_the_cell_moments(scored: tuple[Path, list[Any]], tmp_path: Path) -> None:
+    out, _ = scored
+    result = CliRunner().invoke(main, ["score", "--cells", str(out / "cells_content.csv"), "-o", str(tmp_path / "c")])
+    assert result.exit_code == 0, result.output
+    frame = pd.read_csv(out / "rows.csv")
+    content = frame["content"].dropna()
+    summary = json.loads((tmp_path / "c" / "cells_summary.json").read_text())["models"]["cells_content"]
+    assert summary["pooled"]["mean"] == pytest.approx(content.mean(), abs=1e-12)
+    assert summary["pooled"]["t"] == pytest.approx(stats.ttest_1samp(content, 0.0).statistic, rel=1e-9)
+    on = frame.loc[frame["diagonal"] == 1, "content"].dropna()
+    off = frame.loc[frame["diagonal"] == 0, "content"].dropna()
+    assert summary["att_unmatched"] == pytest.approx(on.mean() - off.mean(), abs=1e-12)
+    assert summary["t_diagonal"] == pytest.approx(stats.ttest_ind(on, off).statistic, rel=1e-9)
+
+
+def test_score_cells_names_the_missing_column_and_the_bad_row(tmp_path: Path) -> None:
+    bad = tmp_path / "cells.csv"
+    bad.write_text("target_bias,human_bias,n,mean_delta\nAnchoring,Anchoring,3,0.1\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["score", "--cells", str(bad)])
+    assert result.exit_code == 1
+    assert f"{bad}, column 'std_delta': missing column 'std_delta' (the released per-cell schema)" in result.output
+    bad.write_text("target_bias,human_bias,n,mean_delta,std_delta\nAnchoring,Anchoring,0.5,0.1,0.2\n",
+                   encoding="utf-8")
+    result = CliRunner().invoke(main, ["score", "--cells", str(bad)])
+    assert result.exit_code == 1
+    assert f"{bad}, row 2, column 'n': n must be a whole number >= 1, got 0.5" in result.output
+    both = CliRunner().invoke(main, ["score", "--cells", str(bad), "--counts", str(bad)])
+    assert both.exit_code == 2 and "give one of RUN_DIR..., --counts FILE.csv or --cells FILE.csv" in both.output
+
+
+def _score_choosing_originals(folder: Path, reverse: str) -> pd.DataFrame:
+    """Compile with `reverse`, answer each row with a fixed original option, score; the rows frame."""
+    shutil.copytree(SPEC.parent / "data", folder / "data")
+    spec = folder / "cognitive_bias.spec"
+    spec.write_text(SPEC.read_text(encoding="utf-8").replace("reverse 0.5 by unit, arm", reverse), encoding="utf-8")
+    compile_file(spec, folder / "suite")
+    lines = []
+    for row in suite_rows(folder / "suite"):
+        cell = row["cell"]
+        original = hashlib.sha256(f"{cell['unit']}|{cell['human_bias']}|{cell['condition']}|{cell['arm']}".encode())
+        index = str(original.digest()[0] % len(row["answers"]))
+        token = next(t for t, i in row["answers"].items() if i == index)
+        lines.append(json.dumps({"item_id": row["id"], "sample": 0, "model": "m", "params": {}, "answer": token}))
+    run = folder / "run"
+    run.mkdir()
+    (run / "results.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    digest = hashlib.sha256((folder / "suite" / "manifest.json").read_bytes()).hexdigest()
+    (run / "run.json").write_text(json.dumps({"suite_dir": str(folder / "suite"), "suite_manifest_sha256": digest,
+                                              "model": "m", "mode": "sample", "settings": {}, "planned": 154,
+                                              "started": "2026-01-01T00:00:00+00:00", "done": 154, "failed": 0}))
+    assert CliRunner().invoke(main, ["score", str(run)]).exit_code == 0
+    return pd.read_csv(run / "score" / "rows.csv").sort_values("bank_row").reset_index(drop=True)
+
+
+def test_scores_are_invariant_to_option_reversal(tmp_path: Path) -> None:
+    never = _score_choosing_originals(tmp_path / "never", "reverse 0")
+    always = _score_choosing_originals(tmp_path / "always", "reverse 1 by unit, arm")
+    assert {r["cell"]["reversed"] for r in suite_rows(tmp_path / "always" / "suite")} == {1}
+    assert {r["cell"]["reversed"] for r in suite_rows(tmp_path / "never" / "suite")} == {0}
+    columns = ["m_zero_shot", "m_neutral_turn", "m_biased_turn", "presence", "content", "total"]
+    pd.testing.assert_frame_equal(never[columns], always[columns])
