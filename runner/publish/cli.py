@@ -9,9 +9,10 @@ from pathlib import Path
 import click
 
 from compiler.puzzles.verify import reprove_row
-from runner.contract import ContractError, read_suite_rows
+from runner.contract import ContractError, read_suite, read_suite_rows
 from runner.publish.archive import extract, is_archive
 from runner.publish.bundle import write_bundle
+from runner.publish.export import EXPORTERS
 from runner.publish.verify import SUMS_FILE, capped, check_recompile, check_suite, check_sums
 
 
@@ -89,3 +90,28 @@ def verify(target: Path, timeout_ms: int) -> None:
     click.echo(f"verified {target}: {counts['rows']} rows, {counts['puzzles']} puzzles: {verdict}")
     if failures:
         raise SystemExit(1)
+
+
+@click.command("export")
+@click.argument("suite_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--to", "fmt", required=True, type=click.Choice(sorted(EXPORTERS)), help="The format to write.")
+@click.option("-o", "--out", required=True, type=click.Path(path_type=Path),
+              help="A file for inspect (.jsonl) and csv; a folder for promptfoo and hf.")
+def export(suite_dir: Path, fmt: str, out: Path) -> None:
+    """Export the compiled suite SUITE_DIR for inspect_ai, promptfoo, Hugging Face datasets or as CSV.
+
+    \b
+    inspect    JSONL for inspect_ai's json_dataset(): input messages, the valid answers as target,
+               the cell, answers, samples and decode in metadata
+    promptfoo  a folder with promptfooconfig.yaml, prompt.json and tests.yaml (one test per row)
+    hf         a folder with test.jsonl and a card, for datasets.load_dataset(OUT)
+    csv        one line per row: id, samples, cell_<key> per cell key, the rest as JSON text
+
+    \b
+    Example:
+      spec export generated/triage --to inspect -o triage.jsonl
+    """
+    suite = read_suite(suite_dir)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    EXPORTERS[fmt](suite, out)
+    click.echo(f"exported {len(suite.rows)} rows of {suite.manifest.suite} for {fmt} -> {out}")
