@@ -24,6 +24,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                "Check a bundle (.tar.gz or folder) or a compiled suite; every failure named by file and row."),
     "bundle": ("runner.publish.cli", "bundle",
                "Bundle the compiled suite SUITE_DIR with its spec, sources, licences, dataset card and hashes."),
+    "diff": ("runner.publish.cli", "diff",
+             "Show what changed from suite A to suite B (compiled suites or bundles): rows and manifest fields."),
     "export": ("runner.publish.cli", "export",
                "Export the compiled suite SUITE_DIR for inspect_ai, promptfoo, Hugging Face datasets or as CSV."),
     "run": ("runner.run_cli", "run", "Run every (item, sample) of the compiled suite SUITE_DIR against a model."),

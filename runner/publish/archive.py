@@ -11,7 +11,10 @@ from __future__ import annotations
 import gzip
 import io
 import tarfile
+import tempfile
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
 from runner.contract import ContractError
@@ -87,3 +90,13 @@ def extract(path: Path, target: Path) -> Path:
     except tarfile.TarError as err:
         raise ContractError(path, f"the tar data is damaged ({err})", fix=DAMAGED) from None
     return target / top
+
+
+@contextmanager
+def opened(target: Path) -> Iterator[Path]:
+    """The folder of a bundle or suite: `target` itself, or an archive extracted for the duration."""
+    if not is_archive(target):
+        yield target
+        return
+    with tempfile.TemporaryDirectory(prefix="spec-bundle-") as scratch:
+        yield extract(target, Path(scratch))

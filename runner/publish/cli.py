@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -10,8 +9,9 @@ import click
 
 from compiler.puzzles.verify import reprove_row
 from runner.contract import ContractError, read_suite, read_suite_rows
-from runner.publish.archive import extract, is_archive
+from runner.publish.archive import is_archive, opened
 from runner.publish.bundle import write_bundle
+from runner.publish.diff import diff_lines
 from runner.publish.export import EXPORTERS
 from runner.publish.verify import SUMS_FILE, capped, check_recompile, check_suite, check_sums
 
@@ -49,20 +49,17 @@ def _verify_folder(folder: Path, timeout_ms: int) -> tuple[list[str], Counter[st
 
 
 def _verify(target: Path, timeout_ms: int) -> tuple[list[str], Counter[str]]:
-    if target.is_dir():
-        return _verify_folder(target, timeout_ms)
-    if not is_archive(target):  # a suite.jsonl alone: its puzzles
+    if target.is_file() and not is_archive(target):  # a suite.jsonl alone: its puzzles
         rows = read_suite_rows(target)
         puzzles = [row for row in rows if row.puzzle]
         failures = [f"{target.name} (row {row.id}): puzzle: {problem}"
                     for row in puzzles for problem in reprove_row(row, timeout_ms)]
         return failures, Counter(rows=len(rows), puzzles=len(puzzles))
-    with tempfile.TemporaryDirectory(prefix="spec-verify-") as scratch:
-        try:
-            folder = extract(target, Path(scratch))
-        except ContractError as err:
-            return [err.message], Counter()
-        return _verify_folder(folder, timeout_ms)
+    try:
+        with opened(target) as folder:
+            return _verify_folder(folder, timeout_ms)
+    except ContractError as err:  # an archive that cannot be opened safely
+        return [err.message], Counter()
 
 
 @click.command("verify")
@@ -115,3 +112,21 @@ def export(suite_dir: Path, fmt: str, out: Path) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     EXPORTERS[fmt](suite, out)
     click.echo(f"exported {len(suite.rows)} rows of {suite.manifest.suite} for {fmt} -> {out}")
+
+
+@click.command("diff")
+@click.argument("a", type=click.Path(exists=True, path_type=Path))
+@click.argument("b", type=click.Path(exists=True, path_type=Path))
+def diff(a: Path, b: Path) -> None:
+    """Show what changed from suite A to suite B (compiled suites or bundles): rows and manifest fields.
+
+    Rows are added, removed, or changed (an edited row gets a new id; it is paired with the old one by
+    its cell, and the fields that differ are named). Manifest fields are compared by dotted path.
+
+    \b
+    Example:
+      spec diff old/triage.tar.gz generated/triage
+    """
+    with opened(a) as first, opened(b) as second:
+        lines = diff_lines(read_suite(first), read_suite(second))
+    click.echo("\n".join(lines))
