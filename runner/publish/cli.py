@@ -42,9 +42,12 @@ def bundle(suite_dir: Path, out: Path, allow_unlicensed: bool) -> None:
 
 
 def _verify_folder(folder: Path, timeout_ms: int) -> tuple[list[str], Counter[str]]:
-    if not (folder / SUMS_FILE).is_file():  # a compiled suite, not a bundle
+    if not (folder / SUMS_FILE).is_file():  # a compiled suite, not a bundle: read as every command reads it
         return check_suite(folder, timeout_ms)
-    failures, counts = check_suite(folder, timeout_ms)
+    try:
+        failures, counts = check_suite(folder, timeout_ms)
+    except ContractError as err:  # in a bundle, one failure among the others
+        failures, counts = [err.message], Counter()
     return [*check_sums(folder), *failures, *check_recompile(folder)], counts
 
 
@@ -55,10 +58,12 @@ def _verify(target: Path, timeout_ms: int) -> tuple[list[str], Counter[str]]:
         failures = [f"{target.name} (row {row.id}): puzzle: {problem}"
                     for row in puzzles for problem in reprove_row(row, timeout_ms)]
         return failures, Counter(rows=len(rows), puzzles=len(puzzles))
+    if target.is_dir():
+        return _verify_folder(target, timeout_ms)
     try:
         with opened(target) as folder:
             return _verify_folder(folder, timeout_ms)
-    except ContractError as err:  # an archive that cannot be opened safely
+    except ContractError as err:  # an archive that cannot be opened safely, or holds no suite
         return [err.message], Counter()
 
 

@@ -172,3 +172,14 @@ def test_failures_beyond_twenty_are_counted(folder: Path) -> None:
     assert failures[:6] == missing and len(failures) == 21
     # 6 missing, schema.json's hash (against SHA256SUMS and the manifest), one per row, the recompile
     assert failures[-1] == f"FAIL ... and {6 + 2 + ROWS + 1 - 20} more"
+
+
+def test_a_row_the_contract_refuses_is_one_failure_among_the_others(folder: Path) -> None:
+    lines = (folder / "suite.jsonl").read_text().splitlines(keepends=True)
+    lines[1] = lines[1].replace('"samples":3', '"samples":0')
+    (folder / "suite.jsonl").write_text("".join(lines))
+    failures = _failed(_verify(folder))
+    assert failures[0].startswith("FAIL suite.jsonl: sha256 is ")
+    assert failures[1] == (f"FAIL {folder}/suite.jsonl:2: samples: Input should be greater than or equal to 1; the "
+                           "suite is damaged or was edited by hand: compile it again with `spec compile`")
+    assert failures[2] == "FAIL suite.jsonl: differs from a recompile of sources/tiny.spec (first at line 2)"
