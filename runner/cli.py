@@ -73,5 +73,6 @@ def main() -> None:
       spec show generated/triage
       spec run generated/triage --limit 200 --out runs/triage-local
       spec score runs/triage-local
+      spec bundle generated/triage -o triage.tar.gz   # publish; spec verify checks it
       spec doctor                 # what a bug report needs
     """
