@@ -3,24 +3,29 @@
 Determinism: members in sorted order, regular files only, mtime 0, owner 0/0 with no names, mode 0644,
 PAX format, and a gzip header with no file name and mtime 0, so the same folder gives the same bytes.
 Reading refuses (naming the member) anything but plain files and folders below the one top folder,
-and extracts with tarfile's `data` filter, so nothing is ever written outside the target.
+and extracts with tarfile's `data` filter, so nothing is ever written outside the target. Damaged
+compressed data is named by member where it can be: the member the inflating stopped in, or, when the
+data inflates but its CRC is wrong, the members whose bytes are not what the archive's SHA256SUMS says.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gzip
+import hashlib
 import io
+import struct
 import tarfile
 import tempfile
 import zlib
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
 from runner.contract import ContractError
 
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz")
 _LEVEL = 9
+_CHUNK = 1 << 12
 # What gzip.GzipFile writes at level 9 with mtime 0 and no name: magic, deflate, no flags, mtime 0,
 # "best compression", OS unknown. Checked on reading, since gzip's CRC does not cover its header.
 GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"
@@ -50,16 +55,62 @@ def write_archive(folder: Path, out: Path) -> None:
         packed.write(buffer.getvalue())
 
 
+def _inflate(stream: bytes) -> tuple[bytes, zlib.error | None, bytes | None]:
+    """Raw deflate, in chunks so that the data before a damaged spot is kept: the output, the error that
+    stopped it, and what follows the deflate stream (None when the stream never ended: truncated)."""
+    inflater = zlib.decompressobj(-zlib.MAX_WBITS)
+    out = bytearray()
+    for start in range(0, len(stream), _CHUNK):
+        try:
+            out += inflater.decompress(stream[start:start + _CHUNK])
+        except zlib.error as err:
+            return bytes(out), err, None
+        if inflater.eof:
+            return bytes(out), None, inflater.unused_data + stream[start + _CHUNK:]
+    return bytes(out), None, None
+
+
+def _members(data: bytes) -> Iterator[tarfile.TarInfo]:
+    """The members whose headers can be read from (possibly partial) tar data, until one cannot."""
+    with contextlib.suppress(tarfile.TarError, EOFError), tarfile.open(fileobj=io.BytesIO(data), mode="r:") as tar:
+        yield from tar
+
+
+def _at(data: bytes) -> str:
+    """Which member the end of partial tar data falls in."""
+    names = [m.name for m in _members(data) if m.offset < len(data)]
+    return f" in or after member {names[-1]!r}" if names else ""
+
+
+def _differing(data: bytes) -> str:
+    """The members whose bytes are not what the archive's SHA256SUMS says, as a phrase."""
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as tar:
+        files = {m.name: tar.extractfile(m).read() for m in tar if m.isfile()}  # type: ignore[union-attr]
+    sums = next((body for name, body in files.items() if name.endswith("/SHA256SUMS")), b"").decode(errors="replace")
+    listed = {line[66:]: line[:64] for line in sums.splitlines()}
+    bad = [n for n, body in files.items() if n.partition("/")[2] in listed
+           and hashlib.sha256(body).hexdigest() != listed[n.partition("/")[2]]]
+    if not bad:
+        return "the damage is in a tar header, the padding or the gzip trailer"
+    return f"{'members' if len(bad) > 1 else 'member'} {', '.join(map(repr, bad))} not as SHA256SUMS lists"
+
+
 def _unpacked(path: Path) -> bytes:
     data = path.read_bytes()
     if data[: len(GZIP_HEADER)] != GZIP_HEADER:
         raise ContractError(path, "the gzip header is not a spec bundle's (bytes 0-9)", fix=DAMAGED)
-    try:
-        return gzip.decompress(data)
-    except EOFError:
-        raise ContractError(path, "the archive is truncated", fix=DAMAGED) from None
-    except (gzip.BadGzipFile, zlib.error) as err:
-        raise ContractError(path, f"the compressed data is damaged ({err})", fix=DAMAGED) from None
+    tar, error, rest = _inflate(data[len(GZIP_HEADER):])
+    if error is not None:
+        raise ContractError(path, f"the compressed data is damaged ({error}){_at(tar)}", fix=DAMAGED)
+    if rest is None or len(rest) < 8:
+        raise ContractError(path, f"the archive is truncated{_at(tar)}", fix=DAMAGED)
+    if rest != struct.pack("<II", zlib.crc32(tar), len(tar) & 0xFFFFFFFF):
+        try:
+            where = _differing(tar)
+        except tarfile.TarError as err:
+            where = f"a tar header is damaged ({err}){_at(tar)}"
+        raise ContractError(path, f"the data does not match the archive's CRC: {where}", fix=DAMAGED)
+    return tar
 
 
 def _problem(member: tarfile.TarInfo, top: str) -> str | None:
@@ -92,7 +143,7 @@ def extract(path: Path, target: Path) -> Path:
     return target / top
 
 
-@contextmanager
+@contextlib.contextmanager
 def opened(target: Path) -> Iterator[Path]:
     """The folder of a bundle or suite: `target` itself, or an archive extracted for the duration."""
     if not is_archive(target):

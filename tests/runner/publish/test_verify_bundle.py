@@ -71,12 +71,27 @@ def test_a_flipped_byte_anywhere_in_the_archive_fails(folder: Path, position: in
     assert failure.endswith("; the archive is damaged: download or copy it again")
 
 
+def test_damage_in_the_compressed_data_names_the_member_it_falls_in(folder: Path) -> None:
+    write_archive(folder, Path("tiny.tar.gz"))
+    data = Path("tiny.tar.gz").read_bytes()
+    failures = []
+    for position in range(len(data) - 400, len(data) - 100, 25):  # within suite.jsonl, the last member
+        flipped = bytearray(data)
+        flipped[position] ^= 0x01
+        Path("tiny.tar.gz").write_bytes(bytes(flipped))
+        failures += _failed(_verify(Path("tiny.tar.gz")))
+    named = ("FAIL tiny.tar.gz: the data does not match the archive's CRC: member 'tiny/suite.jsonl' not as "
+             "SHA256SUMS lists; the archive is damaged: download or copy it again")
+    assert failures.count(named) >= len(failures) // 2  # the others stop inflating, some naming the member
+
+
 def test_a_truncated_archive_fails(folder: Path) -> None:
     write_archive(folder, Path("tiny.tar.gz"))
     data = Path("tiny.tar.gz").read_bytes()
     Path("tiny.tar.gz").write_bytes(data[: len(data) // 2])
-    assert _failed(_verify(Path("tiny.tar.gz"))) == [
-        "FAIL tiny.tar.gz: the archive is truncated; the archive is damaged: download or copy it again"]
+    (failure,) = _failed(_verify(Path("tiny.tar.gz")))
+    assert failure.startswith("FAIL tiny.tar.gz: the archive is truncated in or after member 'tiny/")
+    assert failure.endswith("'; the archive is damaged: download or copy it again")
 
 
 def test_a_missing_member_is_named(folder: Path) -> None:
