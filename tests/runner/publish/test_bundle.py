@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from runner.publish.cli import bundle
+from compiler.build import compile_file
+from runner.publish.cli import bundle, verify
 from runner.publish.sources import identify
 from tests.runner.publish.project import CC_BY, make_project
 from tests.support import ROOT, shipped_suite
@@ -137,3 +138,23 @@ def test_a_shipped_suite_bundles_byte_identical_across_runs_and_hash_seeds(tmp_p
     first = _bundle_in_subprocess(suite, tmp_path / "a" / "triage.tar.gz", "0")
     assert first == _bundle_in_subprocess(suite, tmp_path / "b" / "triage.tar.gz", "12345")
     assert first[:10] == b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"  # no file name, mtime 0
+
+
+def test_data_outside_the_compile_folder_keeps_its_place_and_recompiles(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    project, shared = tmp_path / "project", tmp_path / "shared"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    suite = make_project(project, CC_BY)  # compiled once with data/extra.csv, then moved out of the project
+    shared.mkdir()
+    (project / "data").rename(shared / "data")
+    spec = Path("tiny.spec").read_text().replace('"data/extra.csv"', '"../shared/data/extra.csv"')
+    Path("tiny.spec").write_text(spec)
+    compile_file(Path("tiny.spec"), suite)
+    assert CliRunner().invoke(bundle, [str(suite), "-o", "b"]).exit_code == 0
+    info = json.loads(Path("b/bundle.json").read_text())
+    assert info["compile_dir"] == "sources/project" and info["spec"] == "tiny.spec"
+    data = next(s for s in info["sources"] if s["role"] == "data")
+    assert data["path"] == "sources/shared/data/extra.csv" and data["license_file"] == "sources/shared/data/LICENSE"
+    result = CliRunner().invoke(verify, ["b"])
+    assert result.exit_code == 0, result.output
