@@ -1,4 +1,4 @@
-"""`spec bundle` and `spec verify`."""
+"""The publish commands: `spec bundle`, `spec verify`, `spec export` and `spec diff`."""
 
 from __future__ import annotations
 
