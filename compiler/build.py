@@ -6,7 +6,7 @@ import hashlib
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,6 +14,7 @@ from typing import Any
 from tqdm import tqdm
 
 from compiler import nodes as n
+from compiler.budget import DEFAULT_BUDGET, Budget, Size, check_budget, counted, planned_size
 from compiler.check import check_spec
 from compiler.designs import prepare_designs
 from compiler.emit import (
@@ -26,9 +27,11 @@ from compiler.emit import (
     write_rows,
     write_schema,
 )
-from compiler.errors import ErrorCollector
+from compiler.errors import ErrorCollector, SpecError
 from compiler.family import CompiledDesign
+from compiler.files import spec_roots
 from compiler.load import display_path, load_spec
+from compiler.suite_checks import check_suite, shared_and_served
 from compiler.suite_model import Manifest
 from compiler.version import COMPILER_VERSION, SCHEMA_VERSION
 from families.interface import DesignContext
@@ -43,18 +46,28 @@ class Checked:
     sources: dict[str, str]
     seed: int
     designs: list[CompiledDesign]
+    size: Size | None  # None when a design cannot plan its size: it is counted as it expands
+    budget: Budget
 
 
-def check_file(path: Path, seed: int | None = None) -> Checked:
-    """Parse, run the shared checks and every design's family checks in one pass; raise SpecError listing
-    every mistake found."""
-    spec, sources = load_spec(path)
-    errors = ErrorCollector()
-    tables = check_spec(spec, errors, seed)
-    final_seed = seed if seed is not None else int(spec.seed or 0)
-    designs = prepare_designs(spec, DesignContext(spec, tables, final_seed), errors)
+def check_file(path: Path, seed: int | None = None, allowed: Sequence[Path] = (),
+               budget: Budget = DEFAULT_BUDGET) -> Checked:
+    """Parse, run the shared checks, every design's family checks and the compile budget in one pass;
+    raise SpecError listing every mistake found. The spec reads files only under its own folder and the
+    `allowed` ones."""
+    with spec_roots(path, allowed):
+        spec, sources = load_spec(path)
+        errors = ErrorCollector()
+        tables = check_spec(spec, errors, seed)
+        final_seed = seed if seed is not None else int(spec.seed or 0)
+        designs = prepare_designs(spec, DesignContext(spec, tables, final_seed), errors)
+    size = planned_size(designs) if not errors.diagnostics else None
+    if size is not None:
+        check_budget(size, budget, designs[0].span, errors)
+    if designs and not errors.diagnostics:
+        check_suite(designs, errors)
     errors.raise_if_any(sources)
-    return Checked(path, spec, sources, final_seed, designs)
+    return Checked(path, spec, sources, final_seed, designs, size, budget)
 
 
 def default_out_dir(checked: Checked) -> Path:
@@ -62,20 +75,24 @@ def default_out_dir(checked: Checked) -> Path:
 
 
 def compile_file(
-    path: Path, out_dir: Path | None = None, seed: int | None = None, progress: bool = False
+    path: Path, out_dir: Path | None = None, seed: int | None = None, progress: bool = False,
+    allowed: Sequence[Path] = (), budget: Budget = DEFAULT_BUDGET,
 ) -> tuple[Manifest, Path]:
     """Compile a spec into out_dir (suite.jsonl, schema.json, manifest.json), atomically.
 
     Returns the manifest and the folder written (generated/<suite name> when out_dir is None).
     `progress` shows a row counter on stderr when it is a terminal.
     """
-    checked = check_file(path, seed)
+    checked = check_file(path, seed, allowed, budget)
     out_dir = out_dir or default_out_dir(checked)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=out_dir.parent))
     try:
         manifest = _write(checked, staging, progress)
         publish(staging, out_dir)
+    except SpecError as err:  # a template over its limits in a row the checks did not render
+        shutil.rmtree(staging, ignore_errors=True)
+        raise SpecError(err.diagnostics, {**checked.sources, **err.sources}) from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -84,8 +101,10 @@ def compile_file(
 
 def _write(checked: Checked, folder: Path, progress: bool) -> Manifest:
     tally = Tally()
-    keys = _one(checked, "balance_keys", lambda d: d.balance_keys)
-    rows = (row for design in checked.designs for row in design.rows())
+    keys = checked.designs[0].balance_keys
+    rows: Iterator[dict[str, Any]] = (row for design in checked.designs for row in design.rows())
+    if checked.size is None:
+        rows = counted(rows, checked.budget, checked.designs[0].span)
     if progress and sys.stderr.isatty():
         rows = tqdm(rows, unit=" rows", desc="compiling", leave=False, mininterval=0.5)
     try:
@@ -106,25 +125,9 @@ def _write(checked: Checked, folder: Path, progress: bool) -> Manifest:
     return write_manifest(folder, fields)
 
 
-def _one(checked: Checked, what: str, get: Callable[[CompiledDesign], Any]) -> Any:
-    """A setting all designs of one suite must agree on (the suite has one mode, analysis, balance)."""
-    values = [get(d) for d in checked.designs]
-    if any(v != values[0] for v in values[1:]):
-        errors = ErrorCollector()
-        errors.add(checked.designs[1].span, f"designs of one suite must share their {what}",
-                   "put designs with different settings in separate spec files")
-        errors.raise_if_any(checked.sources)
-    return values[0]
-
-
 def _manifest_fields(checked: Checked, tally: Tally, keys: tuple[str, ...]) -> dict[str, object]:
     spec = checked.spec
-    served: dict[str, list[Any]] = {}
-    shared: dict[str, str] = {}
-    for design in checked.designs:
-        shared.update(design.shared)
-        for key, values in design.served.items():
-            served[key] = sorted(set(served.get(key, [])) | set(values))
+    shared, served = shared_and_served(checked.designs)
     return {
         "suite": spec.header.name if spec.header else checked.path.stem,
         "title": spec.header.title if spec.header else None,
@@ -135,8 +138,8 @@ def _manifest_fields(checked: Checked, tally: Tally, keys: tuple[str, ...]) -> d
         "compiler_version": COMPILER_VERSION,
         "schema_version": SCHEMA_VERSION,
         "seed": checked.seed,
-        "mode": _one(checked, "mode", lambda d: d.mode),
-        "analysis": _one(checked, "analysis", lambda d: d.analysis),
+        "mode": checked.designs[0].mode,
+        "analysis": checked.designs[0].analysis,
         "rows": tally.rows,
         "trials": tally.trials,
         "cells": {key: len(values) for key, values in sorted(tally.axes.items())},

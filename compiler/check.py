@@ -6,13 +6,17 @@ Design clauses are checked by the design's family (families/<name>/check.py); th
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from compiler import nodes as n
-from compiler.errors import ErrorCollector, did_you_mean
+from compiler.errors import ErrorCollector, did_you_mean, report_repeats
+from compiler.templates import check_syntax
 
+REPLY_SLOT = re.compile(r"\{\{\s*reply\s*\}\}")  # what the runner replaces in a judge prompt
 POSITIONS = ("system", "prepend", "append", "after_line", "turns")
+JOINED_POSITIONS = ("prepend", "append")
 DECODE_KEYS = ("temperature", "max_tokens", "top_p", "top_k", "seed", "stop", "reasoning_effort",
                "presence_penalty", "frequency_penalty")
 TOP_KEYWORDS = ("suite", "version", "seed", "description", "citation", "import", "factor", "system",
@@ -29,6 +33,9 @@ def check_spec(spec: n.Spec, errors: ErrorCollector, seed_override: int | None) 
     tables.broken_factors = _check_factors(spec.factors, errors)
     _check_influences(spec.influences, tables, errors)
     _check_followups(spec, tables, errors)
+    _check_conversations(spec, tables, errors)
+    for text in spec.texts:
+        check_syntax(text.text, f"{text.kind} '{text.name}'", errors)
     if not spec.designs:
         errors.add(spec.span, "the spec declares no design", "add a 'design NAME:' block")
     return tables
@@ -107,6 +114,9 @@ def _check_influences(influences: Iterable[n.Influence], tables: Tables, errors:
             errors.add(inf.span, f"influence '{inf.name}' has no cue text", "add the cue as a string at the end")
         if pos.kind == "after_line" and (pos.line or 0) < 1:
             errors.add(pos.span, f"after_line needs a line number >= 1, got {pos.line}")
+        if inf.joiner is not None and pos.kind not in JOINED_POSITIONS:
+            errors.add(inf.joiner.span, f"'joined' applies to prepend and append, not to {pos.kind} "
+                       f"(influence '{inf.name}')", "remove 'joined ...'")
 
 
 def _check_turns(inf: n.Influence, tables: Tables, errors: ErrorCollector) -> None:
@@ -124,8 +134,24 @@ def _check_turns(inf: n.Influence, tables: Tables, errors: ErrorCollector) -> No
 
 def _check_followups(spec: n.Spec, tables: Tables, errors: ErrorCollector) -> None:
     for follow in spec.followups:
-        if follow.judge is not None and len(follow.judge.labels) < 2:
+        if follow.judge is None:
+            continue
+        prompt = follow.judge.prompt
+        if prompt is not None and not REPLY_SLOT.search(prompt.value):
+            errors.add(prompt.span, f"the judge prompt of follow-up '{follow.name}' never shows the reply",
+                       "put {{ reply }} where the judge should read the model's reply")
+        if len(follow.judge.labels) < 2:
             errors.add(follow.judge.span, f"the judge of follow-up '{follow.name}' needs at least two labels")
+        for label in sorted({label for label in follow.judge.labels if follow.judge.labels.count(label) > 1}):
+            errors.add(follow.judge.span, f"the judge of follow-up '{follow.name}' lists label '{label}' twice",
+                       "remove one of them")
+
+
+def _check_conversations(spec: n.Spec, tables: Tables, errors: ErrorCollector) -> None:
+    for conversation in spec.conversations:
+        for turn in conversation.turns:
+            if turn.template is not None:
+                tables.lookup(tables.texts, turn.template, "template", errors)
 
 
 def check_repeated_clauses(design: n.Design, errors: ErrorCollector) -> None:
@@ -141,14 +167,47 @@ def _options(clause: n.Clause | None) -> tuple[n.Option, ...]:
     return clause.value if clause is not None else ()  # type: ignore[return-value]
 
 
+def is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def is_whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+Domain = tuple[Callable[[Any], bool], str]  # the test a value passes, and the allowed range in words
+DECODE_DOMAINS: dict[str, Domain] = {
+    "temperature": (lambda v: is_number(v) and v >= 0, "a number >= 0"),
+    "max_tokens": (lambda v: is_whole(v) and v >= 1, "a whole number >= 1"),
+    "top_p": (lambda v: is_number(v) and 0 < v <= 1, "a number in (0, 1]"),
+    "top_k": (lambda v: is_whole(v) and v >= 1, "a whole number >= 1"),
+    "seed": (is_whole, "a whole number"),
+    "presence_penalty": (lambda v: is_number(v) and -2 <= v <= 2, "a number from -2 to 2"),
+    "frequency_penalty": (lambda v: is_number(v) and -2 <= v <= 2, "a number from -2 to 2"),
+}
+
+
+def check_domains(options: Iterable[n.Option], domains: dict[str, Domain], errors: ErrorCollector) -> None:
+    """Each option with a domain checked against it; the message names the allowed range."""
+    for option in options:
+        domain = domains.get(option.name)
+        if domain is not None and not domain[0](option.value):
+            errors.add(option.span, f"{option.name} must be {domain[1]}, got {option.value!r}")
+
+
+def first_values(options: Iterable[n.Option]) -> dict[str, Any]:
+    """Option name -> value, in the spec's order; a repeated option (reported elsewhere) keeps its first."""
+    values: dict[str, Any] = {}
+    for option in options:
+        values.setdefault(option.name, option.value)
+    return values
+
+
 def decode_options(design: n.Design, errors: ErrorCollector) -> dict[str, Any]:
-    decode: dict[str, Any] = {}
-    for option in _options(design.get("decode")):
+    options = _options(design.get("decode"))
+    report_repeats(((o.name, o.span) for o in options), "decode setting", errors)
+    for option in options:
         if option.name not in DECODE_KEYS:
             errors.add(option.span, f"unknown decode setting '{option.name}'", did_you_mean(option.name, DECODE_KEYS))
-        elif option.name == "temperature" and not (isinstance(option.value, int | float) and option.value >= 0):
-            errors.add(option.span, f"temperature must be a number >= 0, got {option.value!r}")
-        elif option.name == "max_tokens" and not (isinstance(option.value, int) and option.value >= 1):
-            errors.add(option.span, f"max_tokens must be a whole number >= 1, got {option.value!r}")
-        decode[option.name] = option.value
-    return decode
+    check_domains(options, DECODE_DOMAINS, errors)
+    return first_values(options)

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from compiler.budget import DEFAULT_BUDGET, Budget
 from compiler.build import check_file, compile_file
 from compiler.errors import SpecError
 from compiler.suite_model import SuiteRow
@@ -28,10 +29,32 @@ def _fail(err: SpecError) -> SpecFailed:
     return SpecFailed(err.render())
 
 
+def spec_options(command: Any) -> Any:
+    """The file access and budget options of every command that loads a spec someone else may have written."""
+    options = (
+        click.option("--allow-path", "allowed", multiple=True, metavar="DIR",
+                     type=click.Path(path_type=Path, file_okay=False, exists=True),
+                     help="Let the spec read imports and data under DIR too (repeatable); "
+                          "by default only under the spec's own folder."),
+        click.option("--max-rows", type=click.IntRange(min=1), default=DEFAULT_BUDGET.rows, show_default=True,
+                     help="Refuse a suite with more rows (prompts)."),
+        click.option("--max-trials", type=click.IntRange(min=1), default=DEFAULT_BUDGET.trials, show_default=True,
+                     help="Refuse a suite with more trials (rows x samples)."),
+    )
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _budget(max_rows: int, max_trials: int) -> Budget:
+    return Budget(rows=max_rows, trials=max_trials)
+
+
 @click.command()
 @click.argument("spec_file", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--seed", type=int, default=None, help="Override the spec's seed.")
-def check(spec_file: Path, seed: int | None) -> None:
+@spec_options
+def check(spec_file: Path, seed: int | None, allowed: tuple[Path, ...], max_rows: int, max_trials: int) -> None:
     """Check a spec for mistakes without writing anything.
 
     Reports every error at once, each with file:line:column, the line, a caret
@@ -42,11 +65,13 @@ def check(spec_file: Path, seed: int | None) -> None:
       spec check specs/triage.spec
     """
     try:
-        checked = check_file(spec_file, seed)
+        checked = check_file(spec_file, seed, allowed, _budget(max_rows, max_trials))
     except SpecError as err:
         raise _fail(err) from None
     for design in checked.designs:
         click.echo(f"{spec_file}: design '{design.name}' is valid: {design.summary()}")
+    if checked.size is not None:
+        click.echo(f"{spec_file}: planned size: {checked.size.describe()}")
 
 
 @click.command("compile")
@@ -54,7 +79,9 @@ def check(spec_file: Path, seed: int | None) -> None:
 @click.option("-o", "--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="Output folder [default: generated/<suite name>].")
 @click.option("--seed", type=int, default=None, help="Override the spec's seed.")
-def compile_cmd(spec_file: Path, out_dir: Path | None, seed: int | None) -> None:
+@spec_options
+def compile_cmd(spec_file: Path, out_dir: Path | None, seed: int | None, allowed: tuple[Path, ...],
+                max_rows: int, max_trials: int) -> None:
     """Compile a spec into a frozen, hashed stimulus suite.
 
     Writes suite.jsonl (one row per unique prompt, sorted by id), schema.json and
@@ -67,7 +94,8 @@ def compile_cmd(spec_file: Path, out_dir: Path | None, seed: int | None) -> None
       spec compile specs/triage.spec -o generated/triage
     """
     try:
-        manifest, target = compile_file(spec_file, out_dir, seed, progress=True)
+        manifest, target = compile_file(spec_file, out_dir, seed, progress=True, allowed=allowed,
+                                        budget=_budget(max_rows, max_trials))
     except SpecError as err:
         raise _fail(err) from None
     click.echo(f"compiled {manifest.suite}: {manifest.rows} prompts, {manifest.trials} trials -> {target}")

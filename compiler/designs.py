@@ -22,7 +22,7 @@ def prepare_designs(spec: n.Spec, context: DesignContext, errors: ErrorCollector
     for design in spec.designs:
         own = ErrorCollector()
         compiled = _prepare_one(design, context, own)
-        errors.diagnostics.extend(own.diagnostics)
+        errors.extend(own.diagnostics)
         if compiled is not None:
             prepared.append(compiled)
     return prepared

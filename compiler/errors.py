@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import difflib
+import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -30,9 +30,8 @@ class Diagnostic:
     def render(self, source: str | None = None) -> str:
         head = f"{self.span.file}:{self.span.line}:{self.span.column}: error: {self.message}"
         lines = [head]
-        text = source if source is not None else _read(self.span.file)
-        if text is not None:
-            lines.extend(_excerpt(text, self.span))
+        if source is not None:  # only texts the loader read as specs are quoted, never a file reopened here
+            lines.extend(_excerpt(source, self.span))
         if self.hint:
             lines.append(f"  hint: {self.hint}")
         return "\n".join(lines)
@@ -61,31 +60,52 @@ class ErrorCollector:
 
     def __init__(self) -> None:
         self.diagnostics: list[Diagnostic] = []
+        self._seen: set[Diagnostic] = set()
 
     def add(self, span: Span, message: str, hint: str | None = None) -> None:
-        self.diagnostics.append(Diagnostic(span, message, hint))
+        """Record a diagnostic; one already recorded (a shared check and a family finding the same
+        template mistake) is not repeated."""
+        diagnostic = Diagnostic(span, message, hint)
+        if diagnostic not in self._seen:
+            self._seen.add(diagnostic)
+            self.diagnostics.append(diagnostic)
+
+    def extend(self, diagnostics: Iterable[Diagnostic]) -> None:
+        for diagnostic in diagnostics:
+            self.add(diagnostic.span, diagnostic.message, diagnostic.hint)
 
     def raise_if_any(self, sources: dict[str, str] | None = None) -> None:
         if self.diagnostics:
             raise SpecError(list(self.diagnostics), dict(sources or {}))
 
 
+def report_repeats(items: Iterable[tuple[str, Span]], what: str, errors: ErrorCollector) -> None:
+    """Report each name given again at its second place, pointing back at its first."""
+    first: dict[str, Span] = {}
+    for name, span in items:
+        if name in first:
+            errors.add(span, f"{what} '{name}' is given twice (first at {first[name].line}:{first[name].column})",
+                       "remove one of them")
+        first.setdefault(name, span)
+
+
+MAX_SCORED = 40  # candidates scored by difflib per hint: a spec with thousands of names stays fast
+
+
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
-    """A 'did you mean' hint for a misspelt name, or a list of the valid names."""
+    """A 'did you mean' hint for a misspelt name, or a list of the valid names.
+
+    difflib's ratio is costly, so among many candidates only the MAX_SCORED nearest in length (then
+    sharing the first letter) are scored: a misspelling rarely changes a name's length by much."""
     options = sorted(set(candidates))
-    close = difflib.get_close_matches(name, options, n=1, cutoff=0.6)
+    nearest = options if len(options) <= MAX_SCORED else heapq.nsmallest(
+        MAX_SCORED, options, key=lambda o: (abs(len(o) - len(name)), o[:1] != name[:1]))
+    close = difflib.get_close_matches(name, nearest, n=1, cutoff=0.6)
     if close:
         return f"did you mean '{close[0]}'?"
     if options and len(options) <= 12:
         return "valid names: " + ", ".join(f"'{o}'" for o in options)
     return None
-
-
-def _read(path: str) -> str | None:
-    try:
-        return Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
 
 
 def _excerpt(source: str, span: Span) -> list[str]:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
 
 from compiler.errors import Span
 
@@ -45,3 +46,19 @@ class CompiledDesign(Protocol):
     def rows(self) -> Iterator[dict[str, Any]]:
         """Every row of the design, as dicts ready to serialise (ids not yet attached)."""
         ...
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How big a design's expansion will be, known before it starts."""
+
+    rows: int
+    trials: int
+
+
+@runtime_checkable
+class PlannedDesign(Protocol):
+    """A design that can tell its size before expansion, so the compile budget is checked up front
+    (designs without it are counted as they expand, and stopped at the budget)."""
+
+    def planned(self) -> Plan: ...

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from compiler import nodes as n
 from compiler.errors import Diagnostic, ErrorCollector, Span, SpecError
+from compiler.files import checked_path, kind_problem
 from compiler.parse import parse_text
 from compiler.tree_to_ast import build_spec
 
@@ -22,28 +23,38 @@ def display_path(path: Path) -> str:
 
 
 def read_spec(path: Path) -> tuple[str, str]:
-    """The text of a spec file, or a SpecError that says why it cannot be read."""
+    """The text of a spec file (a UTF-8 byte-order mark dropped), or a SpecError that says why it cannot
+    be read."""
     shown = display_path(path)
     try:
-        return path.read_text(encoding="utf-8"), shown
+        problem = kind_problem(path)
+        if problem is not None:
+            raise SpecError([_file_error(shown, f"the spec file {problem}")])
+        return path.read_text(encoding="utf-8-sig"), shown
     except FileNotFoundError:
         raise SpecError([_file_error(shown, "no such spec file")]) from None
     except UnicodeDecodeError as err:
-        raise SpecError([_not_utf8(shown, err)]) from None
+        raise SpecError([_not_utf8(shown, err)], {shown: bytes(err.object).decode("utf-8", "replace")}) from None
     except OSError as err:
         raise SpecError([_file_error(shown, f"cannot read spec file: {err.strerror}")]) from None
+    except ValueError:
+        raise SpecError([_file_error(shown.replace("\0", "\\0"), "the spec path contains a NUL byte")]) from None
 
 
 def load_spec(path: Path) -> tuple[n.Spec, dict[str, str]]:
-    """The spec with its imports merged in, and the text of every file read (for error excerpts)."""
+    """The spec with its imports merged in, and the text of every file read (for error excerpts).
+
+    A file imported along two paths (a diamond) is merged once; a cycle is an error naming its chain."""
     sources: dict[str, str] = {}
-    spec = _load(path, sources, ())
+    spec = _load(path, sources, (), set())
     return spec, sources
 
 
-def _load(path: Path, sources: dict[str, str], stack: tuple[Path, ...]) -> n.Spec:
+def _load(path: Path, sources: dict[str, str], chain: tuple[Path, ...], loaded: set[Path]) -> n.Spec:
     text, shown = read_spec(path)
     sources[shown] = text
+    here = path.resolve()
+    loaded.add(here)
     errors = ErrorCollector()
     try:
         spec = build_spec(parse_text(text, shown), shown, errors)
@@ -52,19 +63,36 @@ def _load(path: Path, sources: dict[str, str], stack: tuple[Path, ...]) -> n.Spe
         raise
     merged = {field: list(getattr(spec, field)) for field in _IMPORTED}
     for item in spec.imports:
-        target = (path.parent / item.value).resolve()
-        if target in stack or target == path.resolve():
-            errors.add(item.span, f"import cycle: '{item.value}' imports this file again")
+        target = _import_target(path, item, (*chain, here), loaded, errors)
+        if target is None:
             continue
-        if not target.is_file():
-            errors.add(item.span, f"imported file not found: '{item.value}'",
-                       f"paths are relative to {display_path(path.parent) or '.'}")
-            continue
-        imported = _load(target, sources, (*stack, path.resolve()))
+        imported = _load(target, sources, (*chain, here), loaded)
         for field in _IMPORTED:
             merged[field] = list(getattr(imported, field)) + merged[field]
     errors.raise_if_any(sources)
     return spec.model_copy(update={k: tuple(v) for k, v in merged.items()})
+
+
+def _import_target(path: Path, item: n.Text, chain: tuple[Path, ...], loaded: set[Path],
+                   errors: ErrorCollector) -> Path | None:
+    """The file an import names, or None when it is refused, missing, in a cycle or already merged."""
+    if not item.value.endswith(".spec"):
+        errors.add(item.span, f"imports name spec files: '{item.value}' does not end in .spec",
+                   "import the .spec file that declares the vocabulary")
+        return None
+    target = checked_path(path.parent, item.value, item.span, "imported file", errors)
+    if target is None:
+        return None
+    if not target.is_file():
+        errors.add(item.span, f"imported file not found: '{item.value}'",
+                   f"paths are relative to {display_path(path.parent) or '.'}")
+        return None
+    real = target.resolve()
+    if real in chain:
+        cycle = " -> ".join(display_path(p) for p in (*chain[chain.index(real):], real))
+        errors.add(item.span, f"import cycle: {cycle}", "remove one of the imports")
+        return None
+    return None if real in loaded else target
 
 
 def _not_utf8(shown: str, err: UnicodeDecodeError) -> Diagnostic:
@@ -73,7 +101,7 @@ def _not_utf8(shown: str, err: UnicodeDecodeError) -> Diagnostic:
     line = data.count(b"\n", 0, err.start) + 1
     column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
     return Diagnostic(Span(shown, line, column), f"spec file is not UTF-8 text: byte 0x{data[err.start]:02x} "
-                      f"cannot be decoded ({err.reason})", "save the file as UTF-8")
+                      f"at offset {err.start} cannot be decoded ({err.reason})", "save the file as UTF-8")
 
 
 def _file_error(shown: str, message: str) -> Diagnostic:

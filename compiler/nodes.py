@@ -97,6 +97,7 @@ class Influence(Node):
     position: Position
     brackets: tuple[str, str] | None
     text: Text | None
+    joiner: Text | None = None  # prepend/append: what separates cue and prompt (default a blank line)
 
 
 class DataSource(Node):
@@ -108,6 +109,7 @@ class DataSource(Node):
     sample_per: str | None = None
     sample_seed: int | None = None
     mapping: dict[str, str] = {}
+    min_count: tuple[int, tuple[str, ...]] | None = None  # drop rows with a rare value until none is rare
 
 
 class Turn(Node):
@@ -193,6 +195,7 @@ class Probe(Node):
     first: Scalar
     last: Scalar
     answer: AnswerSpec
+    restating: tuple[str, ...] = ()  # extra fields the reply must give beside the answer
 
 
 class Option(Node):

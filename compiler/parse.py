@@ -47,12 +47,34 @@ def spec_parser() -> Lark:
     )
 
 
+MAX_DEPTH = 100  # nesting of the parse tree; later stages recurse over it, so deeper would overflow the stack
+
+
 def parse_text(text: str, file: str) -> Tree:
-    """Parse spec text; raise SpecError with one located diagnostic on a syntax error."""
+    """Parse spec text; raise SpecError with one located diagnostic on a syntax error or on nesting
+    deeper than MAX_DEPTH."""
     try:
-        return spec_parser().parse(text)
+        tree = spec_parser().parse(text)
     except UnexpectedInput as err:
         raise SpecError([_diagnose(err, text, file)], {file: text}) from None
+    deep = _too_deep(tree)
+    if deep is not None:
+        span = Span(file, deep.meta.line, deep.meta.column) if not deep.meta.empty else Span(file, 1, 1)
+        raise SpecError([Diagnostic(span, f"expression nested more than {MAX_DEPTH} levels deep",
+                                    "split the condition, or write it with fewer 'not' and parentheses")],
+                        {file: text})
+    return tree
+
+
+def _too_deep(tree: Tree) -> Tree | None:
+    """The first subtree deeper than MAX_DEPTH, found without recursion."""
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return node
+        stack.extend((child, depth + 1) for child in node.children if isinstance(child, Tree))
+    return None
 
 
 def _diagnose(err: UnexpectedInput, text: str, file: str) -> Diagnostic:

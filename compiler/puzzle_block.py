@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, get_args
 
+from jinja2 import TemplateSyntaxError, meta
 from pydantic import ValidationError
 
 from compiler import nodes as n
@@ -22,9 +23,13 @@ from compiler.puzzles import (
     validate_config,
 )
 from compiler.puzzles.model import PropositionalKind, ZebraKind
+from compiler.puzzles.render import PHRASING_NAMES
+from compiler.sandbox import environment
 
 KINDS = ("propositional", "zebra")
-CLAUSES = ("kind", "people", "attribute", "shape", "clues", "bands", "reuse", "phrasing", "timeout", "minimal")
+CLAUSES = ("kind", "people", "attribute", "shape", "clues", "bands", "reuse", "phrasing", "timeout", "minimal",
+           "style")
+_STYLES = ("articles", "redundancy")
 _ZEBRA_ONLY_NOT = ("shape", "reuse")
 # Words of a PuzzleError message -> the clause it is about (first match wins).
 _BLAME = (("shape", "shape"), ("band", "bands"), ("clue", "clues"), ("phrasing", "phrasing"),
@@ -182,6 +187,7 @@ def _reuse(args: tuple[Any, ...], fields: dict[str, Any], kind: str) -> None:
 
 def _phrasing(args: tuple[Any, ...], fields: dict[str, Any], kind: str) -> None:
     name, text = args
+    _check_phrasing(str(name), str(text))
     if name == "literal":
         fields["literal"] = str(text)
         return
@@ -191,6 +197,18 @@ def _phrasing(args: tuple[Any, ...], fields: dict[str, Any], kind: str) -> None:
     if name not in clues:
         raise _BadClause(f"phrasing for undeclared clue type '{name}'", did_you_mean(str(name), [*clues, "literal"]))
     clues[name] = clues[name].model_copy(update={"phrasing": str(text)})
+
+
+def _check_phrasing(name: str, text: str) -> None:
+    """A phrasing renders only when its clue type is drawn, so its names are checked here, statically."""
+    try:
+        used = meta.find_undeclared_variables(environment().parse(text))
+    except TemplateSyntaxError as err:
+        raise _BadClause(f"phrasing of '{name}' is not a valid template: {err.message}") from None
+    unknown = sorted(used - PHRASING_NAMES)
+    if unknown:
+        hint = did_you_mean(unknown[0], PHRASING_NAMES) or f"phrasings can use: {', '.join(sorted(PHRASING_NAMES))}"
+        raise _BadClause(f"phrasing of '{name}' uses unknown name '{unknown[0]}'", hint)
 
 
 def _timeout(args: tuple[Any, ...], fields: dict[str, Any], kind: str) -> None:
@@ -204,7 +222,24 @@ def _minimal(args: tuple[Any, ...], fields: dict[str, Any], kind: str) -> None:
     fields["minimal"] = True
 
 
+def _style(args: tuple[Any, ...], fields: dict[str, Any], kind: str) -> None:
+    """`style articles on | off` ("A is a man" / the released "A is man"); `style redundancy N`."""
+    name, value = args
+    if kind == "zebra":
+        raise _BadClause("'style' applies to propositional puzzles only")
+    if name == "articles":
+        if value not in ("on", "off"):
+            raise _BadClause(f"style articles takes on or off, got {value!r}")
+        fields["articles"] = value == "on"
+    elif name == "redundancy":
+        if not isinstance(value, int) or value < 0:
+            raise _BadClause(f"style redundancy needs a whole number of clues >= 0, got {value!r}")
+        fields["redundancy"] = value
+    else:
+        raise _BadClause(f"unknown style '{name}'", did_you_mean(str(name), _STYLES))
+
+
 _HANDLERS: dict[str, Callable[[tuple[Any, ...], dict[str, Any], str], None]] = {
-    "people": _people, "attribute": _attribute, "shape": _shape, "clues": _clues,
+    "people": _people, "attribute": _attribute, "shape": _shape, "clues": _clues, "style": _style,
     "bands": _bands, "reuse": _reuse, "phrasing": _phrasing, "timeout": _timeout, "minimal": _minimal,
 }

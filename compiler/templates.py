@@ -3,23 +3,19 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from functools import lru_cache
+from collections.abc import Collection, Mapping
 from typing import Any
 
-from jinja2 import StrictUndefined, TemplateSyntaxError, UndefinedError, meta, nodes
-from jinja2.sandbox import SandboxedEnvironment
+from jinja2 import TemplateSyntaxError, UndefinedError, meta, nodes
+from jinja2.exceptions import SecurityError
 
 from compiler import nodes as n
-from compiler.errors import ErrorCollector, Span, did_you_mean
+from compiler.errors import Diagnostic, ErrorCollector, Span, SpecError, did_you_mean
+from compiler.sandbox import bounded_render, environment
 
 _MISSING_ATTR = re.compile(r"has no attribute '([^']+)'")
-
-
-@lru_cache(maxsize=1)
-def environment() -> SandboxedEnvironment:
-    return SandboxedEnvironment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
-
+_SANDBOX_HINT = "spec templates read their values, never change them, and build no huge ranges, powers or texts"
+RESERVED = ("self",)  # jinja2's own names, which would print its internals into a prompt
 
 _CACHE_LIMIT = 4096  # rendered texts kept per template; the memo is dropped when full, so memory stays flat
 
@@ -41,18 +37,25 @@ class CompiledText:
 
     def render(self, context: Mapping[str, Any]) -> str:
         if self._reads is None:
-            return self.template.render(context)
+            return self._render(context)
         try:
             key = tuple(context[name] if attr is None else context[name][attr] for name, attr in self._reads)
             hash(key)
         except (KeyError, TypeError):
-            return self.template.render(context)  # let jinja2 report the missing name as usual
+            return self._render(context)  # let jinja2 report the missing name as usual
         found = self._memo.get(key)
         if found is None:
             if len(self._memo) >= _CACHE_LIMIT:
                 self._memo.clear()
-            found = self._memo[key] = self.template.render(context)
+            found = self._memo[key] = self._render(context)
         return found
+
+    def _render(self, context: Mapping[str, Any]) -> str:
+        """A render; a template over its limits is the spec's mistake, located at the text."""
+        try:
+            return bounded_render(self.template, context)
+        except SecurityError as err:
+            raise SpecError([Diagnostic(self.text.span, f"{self.label} is refused: {err}", _SANDBOX_HINT)]) from None
 
 
 def _reads(tree: nodes.Template) -> tuple[tuple[str, str | None], ...] | None:
@@ -75,25 +78,76 @@ def _reads(tree: nodes.Template) -> tuple[tuple[str, str | None], ...] | None:
     return tuple(sorted(reads, key=lambda r: (r[0], r[1] or "")))
 
 
-def compile_text(text: n.Text, label: str, provided: set[str], errors: ErrorCollector) -> CompiledText | None:
-    """Compile a template and check that it uses only the names the design provides."""
-    env = environment()
+def check_syntax(text: n.Text, label: str, errors: ErrorCollector) -> tuple[nodes.Template, CompiledText] | None:
+    """A template parsed and compiled, with its filters, tests and reserved names checked in every branch;
+    None after a syntax error. Needs no design: the shared checks run it on every declared text."""
     try:
-        parsed = env.parse(text.value)
+        parsed = environment().parse(text.value)
+        compiled = CompiledText(text, label)  # compiling finds unknown filters and tests
     except TemplateSyntaxError as err:
         errors.add(_line_span(text, err.lineno or 1), f"template syntax error in {label}: {err.message}",
                    "jinja2 syntax: {{ name }} for values, {% if ... %} ... {% endif %} for logic")
         return None
+    except RecursionError:
+        errors.add(text.span, f"{label} is nested too deeply to compile", "write the template with less nesting")
+        return None
+    _check_filters_and_tests(text, label, parsed, errors)
+    for name in sorted({node.name for node in parsed.find_all(nodes.Name)} & set(RESERVED)):
+        errors.add(_name_span(text, name), f"'{name}' is reserved in templates ({label})",
+                   "jinja2 means the template object itself by it; use the names the design provides")
+    return parsed, compiled
+
+
+def compile_text(text: n.Text, label: str, provided: set[str], errors: ErrorCollector) -> CompiledText | None:
+    """Compile a template and check that it uses only the names the design provides."""
+    checked = check_syntax(text, label, errors)
+    if checked is None:
+        return None
+    parsed, compiled = checked
     for name in sorted(meta.find_undeclared_variables(parsed) - provided):
         errors.add(_name_span(text, name), f"undefined template variable '{name}' in {label}",
                    did_you_mean(name, provided))
-    return CompiledText(text, label)
+    return compiled
+
+
+def _check_filters_and_tests(text: n.Text, label: str, parsed: nodes.Template, errors: ErrorCollector) -> None:
+    """Every filter and test the template uses, in every branch (jinja2 looks up those inside an `if`
+    only when the branch renders)."""
+    env = environment()
+    for kind, node_type, known in (("filter", nodes.Filter, env.filters), ("test", nodes.Test, env.tests)):
+        for name in sorted({node.name for node in parsed.find_all(node_type)} - set(known)):
+            errors.add(_name_span(text, name), f"unknown template {kind} '{name}' in {label}",
+                       did_you_mean(name, known))
+
+
+def check_attributes(text: n.Text, label: str, schema: Mapping[str, Collection[str]], errors: ErrorCollector) -> None:
+    """Every `name.attribute` the template reads, in every branch, against the attributes the design gives
+    each name (`schema`); names the template assigns itself, and names outside the schema, are left alone.
+    A template that does not parse is skipped: its syntax error is reported elsewhere."""
+    try:
+        parsed = environment().parse(text.value)
+    except (TemplateSyntaxError, RecursionError):
+        return
+    assigned = {node.name for node in parsed.find_all(nodes.Name) if node.ctx != "load"}
+    reported: set[tuple[str, str]] = set()
+    for node in parsed.find_all(nodes.Getattr):
+        if not isinstance(node.node, nodes.Name) or node.node.name in assigned:
+            continue
+        owner, attr = node.node.name, node.attr
+        known = schema.get(owner)
+        if known is None or attr in known or (owner, attr) in reported:
+            continue
+        reported.add((owner, attr))
+        errors.add(_name_span(text, "." + attr), f"undefined template variable '{owner}.{attr}' in {label}",
+                   did_you_mean(attr, known))
 
 
 def check_render(compiled: CompiledText, context: Mapping[str, Any], errors: ErrorCollector) -> str | None:
     """Render once with a representative context so misspelt attributes fail at compile time."""
     try:
         return compiled.render(context)
+    except SpecError as err:
+        errors.extend(err.diagnostics)
     except UndefinedError as err:
         _undefined_attribute(compiled, context, str(err.message), errors)
     except Exception as err:  # noqa: BLE001 - any template runtime error is the spec's, not ours

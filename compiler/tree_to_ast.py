@@ -9,10 +9,11 @@ from typing import Any
 from lark import Token, Transformer, Tree, v_args
 
 from compiler import nodes as n
-from compiler.errors import ErrorCollector, Span
+from compiler.errors import ErrorCollector, Span, report_repeats
 
 _ESCAPE = re.compile(r'\\(["\\nt])')
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}
+DataClause = tuple[str, dict[str, Any], Span]  # keyword, the DataSource fields it sets, where
 
 
 def token_span(token: Token, file: str) -> Span:
@@ -95,11 +96,12 @@ class ToAst(Transformer):
         forms.update(extra)
         return n.Level(span=self._span(meta), group=group, name=name, forms=forms)
 
-    def form_list(self, meta: Any, children: list[tuple[str, str]]) -> dict[str, str]:
-        return dict(children)
+    def form_list(self, meta: Any, children: list[tuple[str, str, Span]]) -> dict[str, str]:
+        report_repeats(((name, span) for name, _, span in children), "form", self.errors)
+        return {name: value for name, value, _ in reversed(children)}
 
-    def form(self, meta: Any, children: list[Any]) -> tuple[str, str]:
-        return (str(children[0]), children[1].value)
+    def form(self, meta: Any, children: list[Any]) -> tuple[str, str, Span]:
+        return (str(children[0]), children[1].value, self._span(meta))
 
     def system_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
         return ("text", n.TemplateDef(span=self._span(meta), kind="system", name=str(children[0]), text=children[1]))
@@ -113,8 +115,9 @@ class ToAst(Transformer):
         position = children[1]
         brackets = next((c for c in children[2:] if isinstance(c, tuple)), None)
         text = next((c for c in children[2:] if isinstance(c, n.Text)), None)
+        joiner = next((c["joiner"] for c in children[2:] if isinstance(c, dict)), None)
         node = n.Influence(span=self._span(meta), name=str(children[0]), position=position,
-                           brackets=brackets, text=text)
+                           brackets=brackets, text=text, joiner=joiner)
         return ("influence", node)
 
     def pos_system(self, meta: Any, children: list[Any]) -> n.Position:
@@ -137,37 +140,46 @@ class ToAst(Transformer):
     def pos_unknown(self, meta: Any, children: list[Any]) -> n.Position:
         return n.Position(span=self._span(meta), kind="unknown", unknown=str(children[0]))
 
+    def joiner(self, meta: Any, children: list[n.Text]) -> dict[str, n.Text]:
+        return {"joiner": children[0]}
+
     def bracket(self, meta: Any, children: list[n.Text]) -> tuple[str, str]:
         return (children[0].value, children[1].value) if children else ("(", ")")
 
     # ---- data, conversations, follow-ups -------------------------------------------
     def data_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
         fields: dict[str, Any] = {}
-        for clause in children[2:]:
-            fields.update(clause)
+        report_repeats(((keyword, span) for keyword, _, span in children[2:]), "data clause", self.errors)
+        for _, clause, _ in children[2:]:
+            fields = clause | fields
         node = n.DataSource(span=self._span(meta), name=str(children[0]), path=children[1], **fields)
         return ("data", node)
 
-    def data_key(self, meta: Any, children: list[Any]) -> dict[str, Any]:
-        return {"key": str(children[0])}
+    def data_key(self, meta: Any, children: list[Any]) -> DataClause:
+        return ("key", {"key": str(children[0])}, self._span(meta))
 
-    def data_where(self, meta: Any, children: list[Any]) -> dict[str, Any]:
-        return {"where": children[0]}
+    def data_where(self, meta: Any, children: list[Any]) -> DataClause:
+        return ("where", {"where": children[0]}, self._span(meta))
 
-    def data_sample(self, meta: Any, children: list[Any]) -> dict[str, Any]:
+    def data_sample(self, meta: Any, children: list[Any]) -> DataClause:
         out: dict[str, Any] = {"sample": self._whole(children[0])}
         for child in children[1:]:
             if child.type == "NAME":
                 out["sample_per"] = str(child)
             else:
                 out["sample_seed"] = self._whole(child)
-        return out
+        return ("sample", out, self._span(meta))
 
-    def data_map(self, meta: Any, children: list[tuple[str, str]]) -> dict[str, Any]:
-        return {"mapping": dict(children)}
+    def data_min_count(self, meta: Any, children: list[Token]) -> DataClause:
+        count = (self._whole(children[0]), tuple(str(c) for c in children[1:]))
+        return ("min_count", {"min_count": count}, self._span(meta))
 
-    def mapping(self, meta: Any, children: list[Token]) -> tuple[str, str]:
-        return (str(children[0]), str(children[1]))
+    def data_map(self, meta: Any, children: list[tuple[str, str, Span]]) -> DataClause:
+        report_repeats(((new, span) for new, _, span in children), "mapped column", self.errors)
+        return ("map", {"mapping": {new: old for new, old, _ in reversed(children)}}, self._span(meta))
+
+    def mapping(self, meta: Any, children: list[Token]) -> tuple[str, str, Span]:
+        return (str(children[0]), str(children[1]), self._span(meta))
 
     def conversation_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
         node = n.Conversation(span=self._span(meta), name=str(children[0]), turns=tuple(children[1:]))
@@ -240,6 +252,9 @@ class ToAst(Transformer):
     def pz_minimal(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
         return self._clause(meta, "minimal", c)
 
+    def pz_style(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
+        return self._clause(meta, "style", c)
+
     def assignment(self, meta: Any, c: list[Any]) -> tuple[n.Scalar, ...]:
         return tuple(_scalar(x) for x in c)
 
@@ -285,6 +300,17 @@ class ToAst(Transformer):
     def d_sample(self, meta: Any, c: list[Any]) -> n.Clause:
         seed = self._whole(c[1]) if len(c) > 1 else None
         return self._design_clause(meta, "sample", (self._whole(c[0]), seed))
+
+    def d_examples(self, meta: Any, c: list[Any]) -> n.Clause:
+        seed = self._whole(c[2]) if len(c) > 2 else None
+        return self._design_clause(meta, "examples", (self._whole(c[0]), self._ref(c[1]), seed))
+
+    def d_items(self, meta: Any, c: list[Any]) -> n.Clause:
+        return self._design_clause(meta, "items", self._ref(c[0]))
+
+    def d_trials(self, meta: Any, c: list[Any]) -> n.Clause:
+        seed = self._whole(c[1]) if len(c) > 1 else None
+        return self._design_clause(meta, "trials", (self._whole(c[0]), seed))
 
     def d_answer(self, meta: Any, c: list[Any]) -> n.Clause:
         return self._design_clause(meta, "answer", c[0])
@@ -334,13 +360,16 @@ class ToAst(Transformer):
         return n.SizeAxis(span=self._span(meta), name=str(c[0]), low=self._whole(c[1]), high=self._whole(c[2]))
 
     def axis(self, meta: Any, c: list[Any]) -> n.Axis:
-        count = number(c[1]) if len(c) > 1 and isinstance(c[1], Token) else None
+        count = self._whole(c[1]) if len(c) > 1 and isinstance(c[1], Token) else None
         values = c[1] if len(c) > 1 and isinstance(c[1], tuple) else ()
         return n.Axis(span=self._span(meta), name=str(c[0]), count=count, values=values)
 
     def probe(self, meta: Any, c: list[Any]) -> n.Probe:
         return n.Probe(span=self._span(meta), name=str(c[0]), variable=str(c[1]),
-                       first=_scalar(c[2]), last=_scalar(c[3]), answer=c[4])
+                       first=_scalar(c[2]), last=_scalar(c[3]), answer=c[4], restating=c[5] if len(c) > 5 else ())
+
+    def restating(self, meta: Any, c: list[Token]) -> tuple[str, ...]:
+        return tuple(str(t) for t in c)
 
     def ans_choice(self, meta: Any, c: list[n.Text]) -> n.AnswerSpec:
         return n.AnswerSpec(span=self._span(meta), kind="choice", tokens=tuple(t.value for t in c))

@@ -35,6 +35,8 @@ Prepare = Callable[[Any, int, ErrorCollector], CompiledDesign | None]
 """Stage 4: compile templates, prove balance, fix what expansion needs; None after reporting."""
 Score = Callable[[Path, Path, dict[str, Any]], list[str]]
 """`spec score RUN -o OUT` with the options the family declared: lines to print."""
+ScoreRuns = Callable[[list[Path], Path, dict[str, Any]], list[str]]
+"""`spec score RUN RUN ... -o OUT` (or a study folder): several runs scored together."""
 Report = Callable[[Path, Path], Document]
 """`spec report SCORE`: the report document, its plots written under the second path."""
 
@@ -53,6 +55,7 @@ class Family:
     score_options: tuple[str, ...] = ()  # `spec score` options it reads (click parameter names)
     docs: str = ""  # its documentation page, relative to the repository root
     score_counts: Score | None = None  # `spec score --counts FILE`, for a family with published counts tables
+    score_runs: ScoreRuns | None = None  # several runs (a study) together, for a family that pools them
 
 
 def lazy(module: str, name: str) -> Callable[..., Any]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib
 
 import click
-from click.utils import make_default_short_help
 
 # name -> (module, attribute, the first paragraph of the command's help)
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -32,7 +31,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "merge": ("runner.run_cli", "merge",
               "Merge shard runs of one suite (same model and mode) into OUT, one row per (item, sample)."),
     "score": ("runner.score_cli", "score",
-              "Score RUN_DIR (suite + results), or a counts table with --counts: conditions.csv + summary.json."),
+              "Score RUN_DIR... (suite + results), or a counts table with --counts: conditions.csv + summary.json."),
     "report": ("runner.score_cli", "report",
                "Write report.html (self-contained) and report.md with PNG plots from a `spec score` folder."),
     "doctor": ("runner.doctor", "doctor",
@@ -55,10 +54,22 @@ class LazyGroup(click.Group):
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         names = self.list_commands(ctx)
         limit = formatter.width - 6 - max(map(len, names))  # as click.Group lays out its commands
-        rows = [(name, make_default_short_help(COMMANDS[name][2], limit) if name in COMMANDS
+        rows = [(name, _shortened(COMMANDS[name][2], limit) if name in COMMANDS
                  else self.commands[name].get_short_help_str(limit)) for name in names]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
+
+
+def _shortened(text: str, limit: int) -> str:
+    """`text` cut at a word boundary to fit `limit` characters, with "..." where it was cut."""
+    if len(text) <= limit:
+        return text
+    words, kept = text.split(), ""
+    for word in words:
+        if len(f"{kept} {word}".strip()) + 3 > limit:
+            break
+        kept = f"{kept} {word}".strip()
+    return kept + "..."
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 import click
@@ -13,6 +12,7 @@ from runner.contract import read_suite
 from runner.execute import DEFAULT_MODEL, RunConfig, RunError, run_suite
 from runner.merge import MergeError, merge_runs
 from runner.plan import Shard, estimate, plan
+from runner.study import record_study, slug, study_configs
 
 
 def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> Shard | None:
@@ -22,10 +22,9 @@ def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> Sha
         raise click.BadParameter(str(err)) from None
 
 
-def _default_out(suite_dir: Path, model: str, shard: Shard | None) -> Path:
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", model.rsplit("/", 1)[-1]).strip("-")
+def _default_out(suite_dir: Path, name: str, shard: Shard | None) -> Path:
     suffix = f"-shard{shard.index}of{shard.count}" if shard else ""
-    return Path("runs") / f"{suite_dir.resolve().name}-{slug}{suffix}"
+    return Path("runs") / f"{suite_dir.resolve().name}-{name}{suffix}"
 
 
 def _dry_run(config: RunConfig) -> None:
@@ -45,15 +44,19 @@ def _dry_run(config: RunConfig) -> None:
 @click.argument("suite_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option(
     "--model",
-    default=DEFAULT_MODEL,
+    "models",
+    multiple=True,
+    default=(DEFAULT_MODEL,),
     show_default=True,
-    help="Any litellm model string; local/<path.gguf> for another GGUF. Keys come from the environment.",
+    help="Any litellm model string; local/<path.gguf> for another GGUF. Keys come from the environment. "
+    "Give it several times for a study: one run per model in one folder.",
 )
 @click.option("--api-base", help="Base URL of an OpenAI-compatible server (e.g. http://127.0.0.1:8000/v1).")
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Run folder [default: runs/<suite>-<model>]. Rerunning the same command resumes it.",
+    help="Run folder [default: runs/<suite>-<model>, or runs/<suite>-study for several models or reasoning "
+    "settings]. Rerunning the same command resumes it.",
 )
 @click.option("--mode", type=click.Choice(["sample", "logprob"]), help="Override the suite's mode.")
 @click.option("--limit", type=click.IntRange(min=1), help="Run a seeded subset of N rows stratified over cells.")
@@ -94,7 +97,8 @@ def _dry_run(config: RunConfig) -> None:
 )
 @click.option("--judge-model", help="litellm model that labels follow-up replies when the suite names none.")
 @click.option("--max-tokens", type=click.IntRange(min=1), help="Override the suite's max_tokens.")
-@click.option("--reasoning-effort", help="Pass reasoning_effort (e.g. low, medium, high) to the model.")
+@click.option("--reasoning-effort", "efforts", multiple=True,
+              help="Pass reasoning_effort (e.g. low, medium, high) to the model; several give one run per setting.")
 @click.option(
     "--cache",
     "cache_path",
@@ -107,7 +111,8 @@ def _dry_run(config: RunConfig) -> None:
 @click.option("--progress/--no-progress", default=True,
               help="Show progress: a bar on a terminal, a line every tenth of the way otherwise.")
 @click.option("--verbose", is_flag=True, help="Show llama.cpp's own log lines when the embedded model loads.")
-def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, verbose: bool, **options: object) -> None:
+def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, verbose: bool, models: tuple[str, ...],
+        efforts: tuple[str, ...], **options: object) -> None:
     """Run every (item, sample) of the compiled suite SUITE_DIR against a model.
 
     Without --model the embedded offline model (gemma-3-270m, in-process) answers.
@@ -120,11 +125,23 @@ def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, verbos
       spec run generated/triage --limit 150 --out runs/triage-local
       spec run generated/triage --model openai/gpt-4o-mini --dry-run
       spec run generated/triage --model openrouter/qwen/qwen3-235b-a22b-2507 --shard 1/4
+      spec run generated/triage --model openai/gpt-4o-mini --model openai/gpt-4.1 --out runs/triage-study
     """
     if verbose:
         os.environ[VERBOSE_ENV] = "1"
-    out = out or _default_out(suite_dir, str(options["model"]), options["shard"])  # type: ignore[arg-type]
-    config = RunConfig(suite_dir=suite_dir, out=out, use_cache=not no_cache, **options)  # type: ignore[arg-type]
+    runs: tuple[str | None, ...] = efforts or (None,)
+    study = len(models) * len(runs) > 1
+    out = out or _default_out(suite_dir, "study" if study else slug(models[0]), options["shard"])  # type: ignore[arg-type]
+    config = RunConfig(suite_dir=suite_dir, out=out, use_cache=not no_cache, model=models[0],
+                       reasoning_effort=runs[0], **options)  # type: ignore[arg-type]
+    configs = study_configs(config, models, runs) if study else [config]
+    if study and not dry_run:
+        record_study(out, suite_dir, [c.out.name for c in configs])
+    for each in configs:
+        _run_one(each, dry_run)
+
+
+def _run_one(config: RunConfig, dry_run: bool) -> None:
     try:
         if dry_run:
             _dry_run(config)

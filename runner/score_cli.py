@@ -11,12 +11,13 @@ from click.core import ParameterSource
 from families import registry
 from families.interface import Family
 from runner.score_input import ScoreInputError, run_family
+from runner.study import expand_runs
 
 COUNTS_FAMILY = "influence_pairs"  # published counts tables (docs/suite-format.md) are influence tables
 
 
 @click.command("score")
-@click.argument("run_dir", required=False, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("run_dirs", nargs=-1, type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option(
     "--counts",
     "counts_file",
@@ -27,7 +28,8 @@ COUNTS_FAMILY = "influence_pairs"  # published counts tables (docs/suite-format.
     "-o",
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Output folder [default: RUN_DIR/score, or FILE's folder/<stem>-score].",
+    help="Output folder [default: RUN_DIR/score (a study's too), or FILE's folder/<stem>-score; "
+    "required for several folders].",
 )
 @click.option("--alpha", type=float, default=None, help="Significance level [manifest analysis.alpha or 0.05].")
 @click.option(
@@ -46,24 +48,38 @@ COUNTS_FAMILY = "influence_pairs"  # published counts tables (docs/suite-format.
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     help="A baseline-replicate run folder: adds the noise floor (App. N).",
 )
+@click.option(
+    "--parent",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Follow-up probe runs: the main run's score folder, whose conditions give each probed trial its kind.",
+)
+@click.option(
+    "--human-labels",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="With --parent: CSV item_id,sample,label of human-labelled probe replies, to check the judge against.",
+)
 @click.pass_context
-def score(ctx: click.Context, run_dir: Path | None, counts_file: Path | None, out: Path | None,
+def score(ctx: click.Context, run_dirs: tuple[Path, ...], counts_file: Path | None, out: Path | None,
           **options: Any) -> None:
-    """Score RUN_DIR (suite + results), or a counts table with --counts: conditions.csv + summary.json.
+    """Score RUN_DIR... (suite + results), or a counts table with --counts: conditions.csv + summary.json.
 
-    The run's suite names its analysis family; options the family does not read are refused.
+    Several run folders, or a study folder (spec run with several --model), are scored together: one
+    conditions table keyed by benchmark, model and reasoning setting, BH-FDR across all of them.
+    The runs' suites name their analysis family; options the family does not read are refused.
 
     \b
     Examples:
       spec score runs/triage-local
+      spec score runs/triage-study
+      spec score runs/triage-gpt-4o-mini runs/bbq-gpt-4o-mini -o scores/gpt-4o-mini
       spec score --counts published_counts.csv -o scores/published
     """
-    if (run_dir is None) == (counts_file is None):
-        raise click.UsageError("give either RUN_DIR or --counts FILE.csv")
-    if run_dir is not None:
-        family = _family(run_family(run_dir, registry.DEFAULT), run_dir / "run.json")
-        _refuse_options(ctx, family, f"{family.name} runs")
-        lines = family.score(run_dir, out or run_dir / "score", options)
+    if bool(run_dirs) == (counts_file is not None):
+        raise click.UsageError("give either RUN_DIR... or --counts FILE.csv")
+    if run_dirs:
+        if out is None and len(run_dirs) > 1:
+            raise click.UsageError("scoring several folders together needs -o OUT")
+        lines = _score_runs(ctx, expand_runs(run_dirs), out or run_dirs[0] / "score", options)
     else:
         assert counts_file is not None
         family = _family(COUNTS_FAMILY, counts_file)
@@ -72,6 +88,23 @@ def score(ctx: click.Context, run_dir: Path | None, counts_file: Path | None, ou
         lines = family.score_counts(counts_file, out or counts_file.parent / f"{counts_file.stem}-score", options)
     for line in lines:
         click.echo(line)
+
+
+def _score_runs(ctx: click.Context, runs: list[Path], out: Path, options: dict[str, Any]) -> list[str]:
+    if not runs:
+        raise click.UsageError("the study lists no runs yet: spec run writes them")
+    families = {run: run_family(run, registry.DEFAULT) for run in runs}
+    family = _family(families[runs[0]], runs[0] / "run.json")
+    other = next((run for run in runs if families[run] != family.name), None)
+    if other is not None:
+        raise ScoreInputError(other / "run.json", f"is a {families[other]} run, {runs[0]} a {family.name} run: "
+                              "score each family separately")
+    _refuse_options(ctx, family, f"{family.name} runs")
+    if len(runs) == 1:
+        return family.score(runs[0], out, options)
+    if family.score_runs is None:
+        raise click.UsageError(f"{family.name} scoring takes one run at a time")
+    return family.score_runs(runs, out, options)
 
 
 def _family(name: str, source: Path) -> Family:

@@ -71,13 +71,15 @@ def truth_table(puzzle: dict[str, Any]) -> list[tuple[Assignment, list[bool]]]:
 
 
 def audit(puzzle: dict[str, Any]) -> list[str]:
-    """Independent re-proof: exactly one model equal to the solution, minimal, no single-clue give-away."""
+    """Independent re-proof: exactly one model equal to the solution, minimal (unless the puzzle records
+    redundant clues), no single-clue give-away."""
     table = truth_table(puzzle)
     full = [a for a, truth in table if all(truth)]
     problems = [] if full == [puzzle["solution"]] else [f"{len(full)} models, or not the stored solution"]
+    minimal = not puzzle.get("difficulty", {}).get("redundant")  # redundant clues are there on purpose
     for k in range(len(puzzle["clues"])):
         others = [a for a, truth in table if all(t for j, t in enumerate(truth) if j != k)]
-        if len(others) == 1:
+        if minimal and len(others) == 1:
             problems.append(f"clue {k + 1} is redundant")
         alone = [a for a, truth in table if truth[k]]
         problems += [f"clue {k + 1} alone identifies {secret}" for secret in _given_away(puzzle, alone)]

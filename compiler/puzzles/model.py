@@ -148,6 +148,12 @@ class PropositionalConfig(BaseModel):
         default="{{ person }} is {{ value }}", description="Phrasing of one literal (the x, y of clues)."
     )
     minimal: bool = Field(default=True, description="Drop every clue whose removal keeps uniqueness.")
+    redundancy: int = Field(
+        default=0, ge=0, description="Extra true clues added after pruning (the released puzzles carry some)."
+    )
+    articles: bool = Field(
+        default=True, description="'A is a man' (default predicates and plurals); False: bare 'A is man'."
+    )
     true_antecedents: bool = Field(
         default=True, description="Implications and biconditionals only with true sides (no vacuous 'if')."
     )

@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import combinations, permutations, product
+from itertools import combinations, islice, permutations, product
 from typing import Any
 
 from compiler.puzzles.bands import band_interval, band_of
@@ -37,6 +37,7 @@ class Skeleton:
     solution: dict[str, dict[str, str]]  # person -> attribute -> symbol
     band: str
     score: float
+    redundant: int = 0  # clues added on purpose after pruning
 
 
 class MaskDomain:
@@ -128,17 +129,19 @@ def generate_skeleton(config: PropositionalConfig, band: str, seed: int, coords:
     weights = {kind: c.weight for kind, c in config.clues.items()}
     best = math.nan
     for _ in range(MAX_ATTEMPTS):
-        clues = _grow(type_balanced_order(rng, pools, affinity), masks, target)
+        order = type_balanced_order(rng, pools, affinity)
+        clues = _grow(order, masks, target)
         if clues is None:
             raise PuzzleError(
                 f"clue types {sorted(config.clues)} cannot single out the solution over the declared domain"
             )
         if config.minimal:
-            order = sorted(range(len(clues)), key=lambda i: (affinity[clues[i].type], -i))
-            clues = prune(clues, order, lambda subset: _and(subset, masks, domain.full) == target)
+            removal = sorted(range(len(clues)), key=lambda i: (affinity[clues[i].type], -i))
+            clues = prune(clues, removal, lambda subset: _and(subset, masks, domain.full) == target)
+        clues = _pad(clues, order, config.redundancy, rng)
         score = sum(weights[c.type] for c in clues) / len(clues)
         if band_of(config.bands, score) == band:
-            return Skeleton(tuple(clues), _symbol_solution(config, cells), band, score)
+            return Skeleton(tuple(clues), _symbol_solution(config, cells), band, score, config.redundancy)
         best = score if math.isnan(best) or abs(score - high) < abs(best - high) else best
         if time.monotonic() > deadline:
             break
@@ -166,6 +169,17 @@ def _grow(order: Iterable[Clue], masks: dict[Clue, int], target: int) -> list[Cl
             if models == target:
                 return chosen
     return None
+
+
+def _pad(clues: list[Clue], order: Iterable[Clue], extra: int, rng: random.Random) -> list[Clue]:
+    """`extra` more clues from the rest of the seeded order, then the whole list shuffled: redundant
+    clues at the end would tell the reader they can be skipped."""
+    if not extra:
+        return clues
+    added = list(islice((clue for clue in order if clue not in clues), extra))
+    if len(added) < extra:
+        raise PuzzleError(f"only {len(added)} more clues exist for redundancy {extra}")
+    return rng.sample(clues + added, len(clues) + len(added))
 
 
 def _and(clues: list[Clue], masks: dict[Clue, int], full: int) -> int:
@@ -323,8 +337,9 @@ def instantiate(config: PropositionalConfig, skeleton: Skeleton, selection: Sele
     symbols = {f"{a.prefix}{i + 1}": value for a in config.attributes for i, value in enumerate(selection[a.name])}
     clues = [relabel(c, lambda _attribute, symbol: symbols[symbol]) for c in skeleton.clues]
     solution = {p: {a: symbols[s] for a, s in row.items()} for p, row in skeleton.solution.items()}
-    domain = {a.name: list(selection[a.name]) for a in config.attributes}
-    renderer = Renderer(config.attributes, config.clues, PROPOSITIONAL_PHRASINGS, config.literal)
+    # Pool order, not symbol order: listing G1 first would tell the reader A's gender (A is G1 R1).
+    domain = {a.name: [v for v in a.values if v in selection[a.name]] for a in config.attributes}
+    renderer = Renderer(config.attributes, config.clues, PROPOSITIONAL_PHRASINGS, config.literal, config.articles)
     puzzle: dict[str, Any] = {
         "family": "propositional",
         "config": config.name,
@@ -339,6 +354,7 @@ def instantiate(config: PropositionalConfig, skeleton: Skeleton, selection: Sele
         "difficulty": {
             "band": skeleton.band,
             "score": round(skeleton.score, 6),
+            "redundant": skeleton.redundant,
             "metric": "mean_clue_weight",
             "weights": {kind: c.weight for kind, c in config.clues.items()},
             "bands": [b.model_dump() for b in config.bands],

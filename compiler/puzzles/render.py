@@ -17,11 +17,11 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from jinja2 import StrictUndefined, TemplateError
-from jinja2.sandbox import SandboxedEnvironment
+from jinja2 import TemplateError
 
 from compiler.puzzles.clues import At, Binary, Clue, Count, Item, Lit, Pair, Same, Unary
 from compiler.puzzles.model import AttributeConfig, ClueTypeConfig, PuzzleError
+from compiler.sandbox import bounded_render, environment
 
 PROPOSITIONAL_PHRASINGS = {
     "direct": "{{ x }}.",
@@ -47,22 +47,22 @@ ZEBRA_PHRASINGS = {
     "directly_left": "{{ x }} is directly left of {{ y }}.",
     "next_to": "{{ x }} and {{ y }} are next to each other.",
 }
+# Every name a clue phrasing is rendered with, over all clue types (Renderer._context).
+PHRASING_NAMES = frozenset({"x", "y", "person", "attribute", "value", "same_person", "value_x", "value_y", "p", "q",
+                            "n", "n_word", "plural", "position"})
 DEFAULT_PREDICATES = {"man": "a man", "woman": "a woman"}
 DEFAULT_PLURALS = {"man": "men", "woman": "women"}
 NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
 
-_ENV = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
-
-
 @lru_cache(maxsize=512)
 def _compiled(source: str) -> Any:
-    return _ENV.from_string(source)
+    return environment().from_string(source)
 
 
 def fill(source: str, what: str, **context: Any) -> str:
     """Render one template; any syntax error or unknown variable becomes a PuzzleError naming `what`."""
     try:
-        return _compiled(source).render(**context)
+        return bounded_render(_compiled(source), context)
     except TemplateError as exc:
         raise PuzzleError(f"phrasing of {what} failed: {exc}") from exc
 
@@ -76,10 +76,13 @@ class Renderer:
         clue_types: Mapping[str, ClueTypeConfig],
         defaults: Mapping[str, str],
         literal: str = "{{ person }} is {{ value }}",
+        articles: bool = True,
     ) -> None:
         self._attributes = {a.name: a for a in attributes}
         self._phrasings = {k: (c.phrasing or defaults[k]) for k, c in clue_types.items()}
         self._literal = literal
+        self._predicates = DEFAULT_PREDICATES if articles else {}
+        self._plurals = DEFAULT_PLURALS if articles else {}
 
     def clue(self, clue: Clue) -> str:
         """The clue's sentence, first letter capitalised."""
@@ -88,11 +91,11 @@ class Renderer:
 
     def predicate(self, attribute: str, value: str) -> str:
         forms = self._attributes[attribute].predicates
-        return forms.get(value, DEFAULT_PREDICATES.get(value, value))
+        return forms.get(value, self._predicates.get(value, value))
 
     def plural(self, attribute: str, value: str) -> str:
         forms = self._attributes[attribute].plurals
-        return forms.get(value, DEFAULT_PLURALS.get(value, self.predicate(attribute, value)))
+        return forms.get(value, self._plurals.get(value, self.predicate(attribute, value)))
 
     def _context(self, clue: Clue) -> dict[str, Any]:
         if isinstance(clue, Unary):

@@ -3,7 +3,8 @@ with Z3 (Puzzled), against a Neutral baseline. docs/puzzles.md describes the puz
 
     check.py     stage 3: clauses checked, data read, the puzzle block resolved
     expand.py    stage 4: templates compiled, combinations drawn, puzzles certified; rows expanded
-    score/       the tidy frame of probe answers (load.py) and pure metrics over it; outputs.py writes them
+    score/       the tidy frame of probe answers (load.py) and pure metrics over it (metrics.py, events.py,
+                 stats.py; the appendix breakdowns in breakdowns.py); outputs.py writes them
                  (outputs.score is `spec score`)
     report.py    `spec report`: capability, Net and cue gap tables with the Net-by-group plot
 """

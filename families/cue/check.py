@@ -22,24 +22,34 @@ from compiler.data_source import Row, read_rows
 from compiler.errors import ErrorCollector, Span, did_you_mean
 from compiler.puzzle_block import puzzle_config
 from compiler.puzzles import PropositionalConfig
+from compiler.templates import check_attributes
 from families.interface import DesignContext
 
 FORMATS = ("neutral", "direct", "puzzled")
 PROBES = ("could_be", "what_if")
 SETTINGS = ("with", "without")
 BENEFIT = "benefit"
+PUZZLE_FIELDS = ("clues", "domain", "text")  # what a puzzled template reads of its puzzle
+AXES = ("combinations", "consequences")
+BREAKDOWNS = ("person_status", "topic_group")  # optional data columns the scorer breaks results down by
 CLAUSES = ("over", "conditions", "probes", "decode", "mode", "analysis", "system")
+# restrict: the solved view of the scorer's tables; parse: strict reads only the valid answer tokens
+# (the paper's rule), tolerant also folds 'Option 1' and falls back to the runner's parsed token;
+# exclude_abstention RATE (checked apart) leaves models abstaining more often out of the bias tables.
+ANALYSIS_OPTIONS = {"restrict": ("solved", "none"), "parse": ("strict", "tolerant")}
 _OPTION_SPELLINGS = {"option1": "option1", "option 1": "option1", "option2": "option2", "option 2": "option2"}
 
 
 @dataclass(frozen=True)
 class CueProbe:
-    """One probe: its answer tokens, the people it asks about, and its template."""
+    """One probe: its answer tokens, the people it asks about, its template, and the attributes its
+    reply restates beside the answer (`restating gender and race`; none by default, as in the paper)."""
 
     name: str
     people: tuple[str, ...]
     tokens: tuple[str, ...]
     text: n.TemplateDef
+    restating: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -87,17 +97,26 @@ def resolve_cue(design: n.Design, context: DesignContext, errors: ErrorCollector
     dilemmas = _with_benefit(source, rows, errors) if source is not None and rows is not None else None
     if len(errors.diagnostics) == before and dilemmas is not None and config is not None:
         _check_enough_combinations(design, config, count, len(dilemmas), errors)
+        _check_attributes([*formats.values(), *probe_texts.values()], set(dilemmas[0]), errors)
     if len(errors.diagnostics) > before or source is None or dilemmas is None or config is None:
         return None
     return CueDesign(
         design=design, dilemmas=dilemmas, key=source.key or "", combinations=count, settings=settings,
         formats={k: v for k, v in formats.items() if v is not None},
         puzzled=next((c for c in conditions if c.name == "puzzled"), None), bands=bands,
-        probes=tuple(CueProbe(p.name, _people(config, p), p.answer.tokens, probe_texts[p.name])  # type: ignore[arg-type]
-                     for p in probes),
+        probes=tuple(CueProbe(p.name, _people(config, p), p.answer.tokens, probe_texts[p.name],  # type: ignore[arg-type]
+                              p.restating) for p in probes),
         puzzle=config, system=system, decode=decode, analysis=analysis,
         neutral_tokens=options[0] if options else (),
     )
+
+
+def _check_attributes(texts: list[n.TemplateDef | None], columns: set[str], errors: ErrorCollector) -> None:
+    """`dilemma.situaton` or `puzzle.clue` in any branch, not only in those a sample render takes."""
+    schema = {"dilemma": columns, "puzzle": PUZZLE_FIELDS}
+    for text in texts:
+        if text is not None:
+            check_attributes(text.text, f"template '{text.name}'", schema, errors)
 
 
 def _check_required(design: n.Design, errors: ErrorCollector) -> None:
@@ -114,8 +133,14 @@ def _over(design: n.Design, spec: n.Spec,
     sources = {d.name: d for d in spec.data}
     source, count, settings = None, 0, SETTINGS
     for axis in axes:
-        if axis.name in sources:
-            source = sources[axis.name]
+        if axis.name in AXES and axis.name in sources:
+            errors.add(sources[axis.name].span, f"data source '{axis.name}' takes the name of a cue-visibility axis",
+                       f"rename the data source; {', '.join(AXES)} are axis names")
+        if axis.name in sources and axis.name not in AXES:
+            if source is not None:
+                errors.add(axis.span, f"'over' names a second data source '{axis.name}' (first: '{source.name}')",
+                           "a cue-visibility design reads its dilemmas from one data source")
+            source = source or sources[axis.name]
         elif axis.name == "combinations":
             count = axis.count or 0
             if count < 1:
@@ -127,11 +152,11 @@ def _over(design: n.Design, spec: n.Spec,
                     errors.add(axis.span, f"unknown consequence setting '{value}'", did_you_mean(value, SETTINGS))
         else:
             errors.add(axis.span, f"unknown axis '{axis.name}'",
-                       did_you_mean(axis.name, [*sources, "combinations", "consequences"]))
+                       did_you_mean(axis.name, [*sources, *AXES]))
     if clause is not None and source is None:
         errors.add(clause.span, "'over' names no data source of dilemmas",
                    'declare: data dilemmas from "data/dilemmas.csv" key id, then: over dilemmas x ...')
-    known = {*sources, "combinations", "consequences"}
+    known = {*sources, *AXES}
     if clause is not None and all(a.name in known for a in axes) and not any(a.name == "combinations" for a in axes):
         errors.add(clause.span, "'over' has no combinations axis", "add: x combinations 3")
     return source, count, settings
@@ -236,6 +261,11 @@ def _probe_nodes(design: n.Design, config: PropositionalConfig | None,
                        f"write: {probe.name}({probe.variable} in {config.people[0]}..{config.people[-1]})")
         elif config is not None and not _people(config, probe):
             errors.add(probe.span, f"probe '{probe.name}' range {probe.first}..{probe.last} is empty")
+        attributes = [a.name for a in config.attributes] if config is not None else []
+        for name in probe.restating if config is not None else ():
+            if name not in attributes:
+                errors.add(probe.span, f"probe '{probe.name}' restates '{name}', which is not an attribute of "
+                           f"puzzle '{config.name}'", did_you_mean(name, attributes))  # type: ignore[union-attr]
     names = [p.name for p in probes]
     if len(set(names)) != len(names):
         errors.add(clause.span if clause else design.span, "a probe is listed twice")  # type: ignore[union-attr]
@@ -280,10 +310,15 @@ def _analysis(design: n.Design, errors: ErrorCollector) -> dict[str, Any]:
     ref, options = clause.value  # type: ignore[misc]
     if ref.name != "cue_visibility":
         errors.add(ref.span, f"analysis '{ref.name}' does not fit a cue-visibility design", "use cue_visibility")
+    takes = ", ".join(f"{name} {' | '.join(values)}" for name, values in ANALYSIS_OPTIONS.items())
     for option in options:
-        if option.name != "restrict" or option.value not in ("solved", "none"):
+        if option.name == "exclude_abstention":
+            if not isinstance(option.value, int | float) or not 0 <= option.value < 1:
+                errors.add(option.span, f"exclude_abstention needs a rate from 0 to below 1, got {option.value!r}",
+                           "e.g. exclude_abstention 0.9: drop models whose What-if abstention exceeds 90%")
+        elif option.value not in ANALYSIS_OPTIONS.get(option.name, ()):
             errors.add(option.span, f"unknown analysis option '{option.name} {option.value}'",
-                       "cue_visibility takes: restrict solved | restrict none")
+                       f"cue_visibility takes: {takes}, exclude_abstention RATE")
     return {"family": "cue_visibility", **{o.name: o.value for o in options}}
 
 

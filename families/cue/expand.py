@@ -14,6 +14,7 @@ from typing import Any
 
 from compiler.data_source import Row
 from compiler.errors import ErrorCollector, Span
+from compiler.family import Plan
 from compiler.puzzles import (
     PropositionalConfig,
     PuzzleError,
@@ -27,10 +28,10 @@ from compiler.puzzles import (
 from compiler.puzzles.propositional import Selection
 from compiler.puzzles.validate import parse_cell
 from compiler.templates import CompiledText, check_render, compile_text
-from families.cue.check import BENEFIT, CueDesign
+from families.cue.check import BENEFIT, BREAKDOWNS, CueDesign
 
 NEUTRAL_NAMES = {"dilemma", "consequences", "answers"}
-CUED_NAMES = NEUTRAL_NAMES | {"people", "person", "probe"}
+CUED_NAMES = NEUTRAL_NAMES | {"people", "person", "probe", "restate"}
 NAMES = {"neutral": NEUTRAL_NAMES, "direct": CUED_NAMES, "puzzled": CUED_NAMES | {"puzzle"}}
 PROBE_NAMES = {"dilemma", "person"}
 
@@ -45,7 +46,7 @@ class CompiledCue:
     system: CompiledText | None
     combinations: dict[str, list[Selection]] = field(default_factory=dict)
     puzzles: dict[tuple[str, str, int], dict[str, Any]] = field(default_factory=dict)
-    skeletons: int = 0
+    skeletons: list[Skeleton] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -61,7 +62,8 @@ class CompiledCue:
 
     @property
     def analysis(self) -> dict[str, Any]:
-        return self.cue.analysis
+        bands = band_summary(self.skeletons, self.cue.bands) if self.skeletons else {}
+        return {**self.cue.analysis, **({"puzzle_bands": bands} if bands else {})}
 
     @property
     def balance_keys(self) -> tuple[str, ...]:
@@ -80,10 +82,19 @@ class CompiledCue:
         probes = sum(len(p.people) for p in cue.probes)
         return (f"{len(cue.dilemmas)} dilemmas x {cue.combinations} combinations x {len(cue.settings)} consequence "
                 f"settings; conditions {', '.join(cue.formats)} (bands {', '.join(cue.bands) or 'none'}); "
-                f"{probes} probes per item; {len(self.puzzles)} certified puzzles from {self.skeletons} skeletons")
+                f"{probes} probes per item; {len(self.puzzles)} certified puzzles from {len(self.skeletons)} skeletons")
 
     def rows(self) -> Iterator[dict[str, Any]]:
         return expand(self)
+
+    def planned(self) -> Plan:
+        cue = self.cue
+        variants = ("direct" in self.formats) + ("puzzled" in self.formats) * len(cue.bands)
+        per_combination = variants * sum(len(p.people) for p in cue.probes)
+        neutral = "neutral" in self.formats
+        rows = len(cue.settings) * sum(neutral + len(self.combinations[d[cue.key]]) * per_combination
+                                       for d in cue.dilemmas)
+        return Plan(rows, rows)
 
 
 def prepare_cue(cue: CueDesign, seed: int, errors: ErrorCollector) -> CompiledCue | None:
@@ -116,11 +127,24 @@ def _generate(compiled: CompiledCue, seed: int, errors: ErrorCollector) -> Compi
             for band in cue.bands if "puzzled" in cue.formats else ():
                 skeleton = generate_skeleton(config, band, seed, ("skeleton", band, *group))
                 _instantiate(compiled, skeleton, band, group)
-                compiled.skeletons += 1
+                compiled.skeletons.append(skeleton)
     except PuzzleError as err:
         errors.add((cue.puzzled or cue.design).span, f"cannot generate the puzzles: {err}")
         return None
     return compiled
+
+
+def band_summary(skeletons: list[Skeleton], bands: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    """Per band, the skeletons' mean-clue-weight scores and clue counts (for the manifest): the weights
+    are a calibration (methods doc A10), so the scores a suite actually has are part of its record."""
+    summary = {}
+    for band in bands:
+        chosen = [s for s in skeletons if s.band == band]
+        scores, sizes = [s.score for s in chosen], [len(s.clues) for s in chosen]
+        summary[band] = {"skeletons": len(chosen), "score_min": round(min(scores), 6),
+                         "score_mean": round(sum(scores) / len(scores), 6), "score_max": round(max(scores), 6),
+                         "clues_min": min(sizes), "clues_max": max(sizes), "redundant": chosen[0].redundant}
+    return summary
 
 
 def _groups(ids: list[str], config: PropositionalConfig, seed: int) -> list[list[str]]:
@@ -154,7 +178,8 @@ def _check_sample_render(compiled: CompiledCue, errors: ErrorCollector) -> None:
     sample_puzzle = {"clues": "1. A is a man.", "domain": "", "text": ["A is a man."]}
     for name, template in compiled.formats.items():
         context = {"dilemma": dilemma, "consequences": True, "answers": ["option1", "option2"],
-                   "people": people, "person": people[0]["name"], "probe": "?", "puzzle": sample_puzzle}
+                   "people": people, "person": people[0]["name"], "probe": "?", "restate": ["gender"],
+                   "puzzle": sample_puzzle}
         check_render(template, {k: context[k] for k in NAMES[name]}, errors)
     if compiled.system is not None:
         check_render(compiled.system, {}, errors)
@@ -207,7 +232,8 @@ def _cued(compiled: CompiledCue, dilemma: Row, setting: str, index: int,
         for probe in cue.probes:
             for person in probe.people:
                 question = compiled.probes[probe.name].render({"dilemma": dilemma, "person": person})
-                context = {**base, "answers": list(probe.tokens), "person": person, "probe": question}
+                context = {**base, "answers": list(probe.tokens), "person": person, "probe": question,
+                           "restate": list(probe.restating)}
                 if puzzle is not None:
                     context["puzzle"] = _puzzle_context(puzzle)
                 cell = _cell(compiled, fmt, band, dilemma, index, setting, probe.name, person, people[person])
@@ -224,6 +250,7 @@ def _cell(compiled: CompiledCue, fmt: str, band: str | None, dilemma: Row, combi
                             "combination": combination, "consequences": setting, "probe": probe, "person": person}
     cell.update({a.name: truth.get(a.name) for a in compiled.cue.puzzle.attributes})
     cell[BENEFIT] = dilemma[BENEFIT]
+    cell.update({column: dilemma[column] for column in BREAKDOWNS if column in dilemma})
     return cell
 
 

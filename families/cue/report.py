@@ -1,5 +1,6 @@
-"""The cue-visibility report section: capability, macro Net and cue gap per condition, abstention, and the
-Net-by-group plot, all from the files `spec score` wrote (summary.json, conditions.csv)."""
+"""The cue-visibility report section: capability, macro Net and cue gap per condition, the solved split,
+abstention (and the abstention screen), and the Net-by-group plot, all from the files `spec score` wrote
+(summary.json, conditions.csv)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ SECTIONS = (
     ("macro_net", "Net bias (Favor − Against), macro-averaged over groups"),
     ("macro_gap", "Cue gap: Puzzled Net − Direct Net"),
     ("shift", "Shift of the Against and Favor rates, Puzzled − Direct"),
+    ("solved_split", "Solved check: Puzzled Could-be replies correct, wrong or unparsable (Table 6)"),
     ("abstention", "Abstention (answers that are not a valid option)"),
     ("sign_tests", "Sign tests across models"),
 )
@@ -48,6 +50,12 @@ def cue_report(score_dir: Path, plots_dir: Path) -> Document:
         if key in summary:
             doc.blocks.append(Heading(title))
             doc.blocks.append(_table(summary[key]))
+    screen = summary.get("abstention_screen")
+    if screen:
+        doc.blocks.append(Heading("Models screened by What-if abstention"))
+        doc.blocks.append(Paragraph(f"Models whose What-if abstention exceeds {fmt.pct(screen['threshold'])} are "
+                                    "left out of every Net, gap, shift, sign-test and ranking table above."))
+        doc.blocks.append(_table(screen["models"]))
     ranking = summary.get("ranking")
     if ranking and "tau" in ranking:
         doc.blocks.append(Heading("Model ranking: Direct vs Puzzled"))

@@ -4,26 +4,46 @@ the mirror cue toward group B. docs/scoring.md defines every statistic.
     check.py     stage 3: the design's clauses resolved against the spec's factors, influences, templates
     prepare.py   stage 4: templates compiled, comparisons fixed, balance proved, a sample rendered
     expand.py    the rows: every comparison in every display order under every condition
+    items.py     designs over data items (`items DATA`, DailyDilemmas): checks, templates, rows
     score/       counts -> per-condition statistics -> BH-FDR -> headline summary (methods §6)
-    scoring.py   `spec score` for runs and published counts tables
+    scoring.py   `spec score` for runs (several together: a study) and published counts tables
     report.py    `spec report`: headline, breakdowns, regression, noise floor; plots.py draws its figures
 """
 
 from __future__ import annotations
 
-from families.influence.check import CLAUSES, resolve_pairs
+from typing import Any
+
+from compiler.errors import ErrorCollector
+from compiler.family import CompiledDesign
+from families.influence import items
+from families.influence.check import CLAUSES, PairsDesign, resolve_pairs
 from families.influence.prepare import prepare
-from families.interface import Family, lazy
+from families.interface import DesignContext, Family, lazy
+
+
+def _check(design: Any, context: DesignContext, errors: ErrorCollector) -> PairsDesign | items.ItemsDesign | None:
+    """Size-pair designs, or item designs when the design draws its stimuli from data (`items DATA`)."""
+    resolve = items.resolve_items if design.get("items") is not None else resolve_pairs
+    return resolve(design, context, errors)
+
+
+def _prepare(design: Any, seed: int, errors: ErrorCollector) -> CompiledDesign | None:
+    if isinstance(design, items.ItemsDesign):
+        return items.prepare_items(design, seed, errors)
+    return prepare(design, seed, errors)
+
 
 FAMILY = Family(
     name="influence_pairs",
     title="influence-pairs",
-    clauses=CLAUSES,
-    check=resolve_pairs,
-    prepare=prepare,
+    clauses=tuple(dict.fromkeys(CLAUSES + items.CLAUSES)),
+    check=_check,
+    prepare=_prepare,
     score=lazy("families.influence.scoring", "score_run"),
     report=lazy("families.influence.report", "influence_report"),
-    score_options=("alpha", "asym_variance", "unpooled", "bootstrap", "seed", "noise_dir"),
+    score_options=("alpha", "asym_variance", "unpooled", "bootstrap", "seed", "noise_dir", "parent", "human_labels"),
     docs="docs/scoring.md",
     score_counts=lazy("families.influence.scoring", "score_table"),
+    score_runs=lazy("families.influence.scoring", "score_runs"),
 )

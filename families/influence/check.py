@@ -6,16 +6,32 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compiler import nodes as n
-from compiler.check import Tables, decode_options
-from compiler.errors import ErrorCollector, did_you_mean
+from compiler.check import (
+    Domain,
+    Tables,
+    check_domains,
+    decode_options,
+    first_values,
+    is_number,
+    is_whole,
+)
+from compiler.errors import ErrorCollector, did_you_mean, report_repeats
+from compiler.templates import check_attributes
 from families.interface import DesignContext
 
 ORDERS = {"both": ("AB", "BA"), "AB": ("AB",), "BA": ("BA",)}
 MODES = ("sample", "logprob")
 PAIR_CONDITIONS = ("baseline",)
+RESERVED_FORMS = ("name", "label", "n", "noun", "verb", "group", "option")  # set per slot by the expansion
+MAX_BOOTSTRAP = 1_000_000
+ANALYSIS_DOMAINS: dict[str, Domain] = {
+    "alpha": (lambda v: is_number(v) and 0 < v < 1, "a number between 0 and 1"),
+    "bootstrap": (lambda v: is_whole(v) and 1 <= v <= MAX_BOOTSTRAP, f"a whole number from 1 to {MAX_BOOTSTRAP:,}"),
+    "seed": (is_whole, "a whole number"),
+}
 MAX_COMPARISONS = 1_000_000  # size pairs per factor; more is almost surely a typo in a range
 CLAUSES = ("factors", "influences", "conditions", "sizes", "order", "samples", "where", "cross", "sample",
-           "answer", "decode", "mode", "analysis", "system", "prompt", "followups")
+           "answer", "decode", "mode", "analysis", "system", "prompt", "followups", "trials")
 
 
 @dataclass(frozen=True)
@@ -39,6 +55,7 @@ class PairsDesign:
     mode: str
     analysis: dict[str, Any]
     followups: tuple[n.FollowUpDef, ...] = field(default_factory=tuple)
+    trials: tuple[int, int | None] | None = None  # `trials N per cell [seed S]`: a seeded subset of trials
 
 
 def resolve_pairs(design: n.Design, context: DesignContext, errors: ErrorCollector) -> PairsDesign | None:
@@ -54,6 +71,7 @@ def resolve_pairs(design: n.Design, context: DesignContext, errors: ErrorCollect
         if sorted(lv.group or "" for lv in factor.levels) != ["A", "B"]:
             errors.add(factor.span, f"factor '{factor.name}' must have exactly two levels labelled A and B "
                        f"for design '{design.name}'", "write: A level1 \"...\" / \"...\"  B level2 ...")
+        _check_reserved_forms(factor, errors)
     conditions = _conditions(design, errors)
     system = _text_ref(design, "system", "system", tables, errors)
     prompt = _text_ref(design, "prompt", "template", tables, errors)
@@ -71,10 +89,17 @@ def resolve_pairs(design: n.Design, context: DesignContext, errors: ErrorCollect
     analysis = _analysis(design, errors)
     followups = _followups(design, tables, errors)
     _check_crossing(design, errors)
+    if prompt is not None and len(errors.diagnostics) == start and not broken:
+        _check_attributes(factors, prompt, system, influences, errors)
     if len(errors.diagnostics) > start or broken or prompt is None or answer is None:
         return None
     where = design.get("where")
     sample = design.get("sample")
+    trials = design.get("trials")
+    if trials is not None and trials.value[0] < 1:  # type: ignore[index]
+        errors.add(trials.span, f"trials needs a count >= 1, got {trials.value[0]}",  # type: ignore[index]
+                   "trials N per cell keeps N trials of every cell")
+        return None
     if sample is not None and sample.value[0] < 1:  # type: ignore[index]
         errors.add(sample.span, f"sample needs a count >= 1, got {sample.value[0]}",  # type: ignore[index]
                    "sample N keeps N unordered size pairs (with their mirrors)")
@@ -84,7 +109,30 @@ def resolve_pairs(design: n.Design, context: DesignContext, errors: ErrorCollect
         system=system, prompt=prompt, sizes=sizes, orders=orders, samples_per_row=samples,
         where=where.value if where else None, sample=sample.value if sample else None,
         answer_tokens=answer, decode=decode, mode=mode, analysis=analysis, followups=followups,
+        trials=trials.value if trials else None,  # type: ignore[arg-type]
     )
+
+
+def _check_attributes(factors: tuple[n.Factor, ...], prompt: n.TemplateDef, system: n.TemplateDef | None,
+                      influences: tuple[n.Influence, ...], errors: ErrorCollector) -> None:
+    """`first.nuon` in any branch of any text, not only in those a sample render takes."""
+    slot = {*RESERVED_FORMS, "plural", "singular", "a_singular",
+            *(form for factor in factors for level in factor.levels for form in level.forms)}
+    schema = dict.fromkeys(("first", "second", "target", "other"), slot)
+    texts = [(prompt, "template"), *([(system, "system")] if system else [])]
+    for text, kind in texts:
+        check_attributes(text.text, f"{kind} '{text.name}'", schema, errors)
+    for inf in influences:
+        if inf.text is not None:
+            check_attributes(inf.text, f"influence '{inf.name}'", schema, errors)
+
+
+def _check_reserved_forms(factor: n.Factor, errors: ErrorCollector) -> None:
+    """A form called `name` (or another per-slot field) would overwrite what the design fills in."""
+    for level in factor.levels:
+        for form in sorted(set(level.forms) & set(RESERVED_FORMS)):
+            errors.add(level.span, f"level '{level.name}' of factor '{factor.name}' names a form '{form}', "
+                       "which the design fills in itself", f"reserved form names: {', '.join(RESERVED_FORMS)}")
 
 
 def _check_crossing(design: n.Design, errors: ErrorCollector) -> None:
@@ -117,8 +165,9 @@ def _select(design: n.Design, keyword: str, table: dict[str, Any], kind: str,
         if not table:
             errors.add(clause.span, f"'{keyword} *' selects nothing: the spec declares no {kind}")
         return tuple(table.values())
+    report_repeats(((ref.name, ref.span) for ref in selection.names), kind, errors)
     found = []
-    for ref in selection.names:
+    for ref in dict((ref.name, ref) for ref in selection.names).values():
         if ref.name in table:
             found.append(table[ref.name])
         else:
@@ -241,11 +290,9 @@ def _analysis(design: n.Design, errors: ErrorCollector) -> dict[str, Any]:
         return {"family": "influence_pairs"}
     ref, options = clause.value  # type: ignore[misc]
     result: dict[str, Any] = {"family": ref.name}
-    result.update({o.name: o.value for o in options})
-    alpha = result.get("alpha", 0.05)
-    if not (isinstance(alpha, int | float) and 0 < alpha < 1):
-        span = next(o.span for o in options if o.name == "alpha")
-        errors.add(span, f"alpha must be a number between 0 and 1, got {alpha!r}")
+    result.update(first_values(options))
+    report_repeats(((o.name, o.span) for o in options), "analysis option", errors)
+    check_domains(options, ANALYSIS_DOMAINS, errors)
     return result
 
 

@@ -6,6 +6,7 @@ order, under every condition: baseline, and each influence toward A and toward B
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,11 +14,16 @@ from typing import Any
 from compiler import nodes as n
 from compiler.errors import Span
 from compiler.expr import evaluate
+from compiler.family import Plan
 from compiler.seeding import item_rng
 from compiler.templates import CompiledText
 from families.influence.check import PairsDesign
 
 _VOWELS = tuple("aeiouAEIOU")
+Cell = tuple[str, str | None, str]
+"""(factor, influence, condition) of a balance cell; influence None for a shared baseline."""
+Slot = tuple[int, int, str]
+"""(n_A, n_B, display order) of one row within its cell."""
 
 
 def level_forms(level: n.Level) -> dict[str, str]:
@@ -35,8 +41,39 @@ def side(forms: dict[str, str], group: str, size: int, option: str) -> dict[str,
             "option": option}
 
 
+class CompiledInfluence:
+    """What the emit stage asks of a compiled influence design, read off its resolved `design` (which has
+    the n.Design as `design`, and `mode`, `analysis`, `conditions`, `influences`)."""
+
+    design: Any
+
+    @property
+    def name(self) -> str:
+        return str(self.design.design.name)
+
+    @property
+    def span(self) -> Span:
+        return self.design.design.span  # type: ignore[no-any-return]
+
+    @property
+    def mode(self) -> str:
+        return str(self.design.mode)
+
+    @property
+    def analysis(self) -> dict[str, Any]:
+        return self.design.analysis  # type: ignore[no-any-return]
+
+    @property
+    def shared(self) -> dict[str, str]:
+        return {c.key: "influence" for c in self.design.conditions if c.shared}
+
+    @property
+    def served(self) -> dict[str, list[Any]]:
+        return {"influence": [inf.name for inf in self.design.influences]}
+
+
 @dataclass
-class CompiledPairs:
+class CompiledPairs(CompiledInfluence):
     """A pairs design with its templates compiled and its comparison sets fixed."""
 
     design: PairsDesign
@@ -48,34 +85,18 @@ class CompiledPairs:
     comparisons: dict[str, list[tuple[int, int]]]
     examples: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     example_index: dict[str, dict[tuple[int, int], int]] = field(default_factory=dict)
+    picks: dict[Cell, Counter[Slot]] | None = None  # `trials N per cell`: samples kept per (comparison, order)
 
-    @property
-    def name(self) -> str:
-        return self.design.name
-
-    @property
-    def span(self) -> Span:
-        return self.design.design.span
-
-    @property
-    def mode(self) -> str:
-        return self.design.mode
-
-    @property
-    def analysis(self) -> dict[str, Any]:
-        return self.design.analysis
+    def samples(self, cell: dict[str, Any]) -> int:
+        """The samples a row of `cell` asks for: all of them, or the ones `trials N per cell` drew."""
+        if self.picks is None:
+            return self.design.samples_per_row
+        return self.picks[(cell["factor"], cell["influence"], cell["condition"])][(cell["n_A"], cell["n_B"],
+                                                                                   cell["order"])]
 
     @property
     def balance_keys(self) -> tuple[str, ...]:
         return ("factor", "influence", "condition")
-
-    @property
-    def shared(self) -> dict[str, str]:
-        return {c.key: "influence" for c in self.design.conditions if c.shared}
-
-    @property
-    def served(self) -> dict[str, list[Any]]:
-        return {"influence": [inf.name for inf in self.design.influences]}
 
     def summary(self) -> str:
         design = self.design
@@ -85,6 +106,12 @@ class CompiledPairs:
 
     def rows(self) -> Iterator[dict[str, Any]]:
         return expand(self)
+
+    def planned(self) -> Plan:
+        design = self.design
+        per_order = sum(1 if c.shared and c.toward is None else len(design.influences) for c in design.conditions)
+        rows = sum(len(pairs) for pairs in self.comparisons.values()) * len(design.orders) * per_order
+        return Plan(rows, rows * design.samples_per_row)
 
 def sides(factor: n.Factor, n_a: int, n_b: int, order: str) -> tuple[dict[str, Any], dict[str, Any]]:
     levels = {lv.group: level_forms(lv) for lv in factor.levels}
@@ -100,7 +127,7 @@ def expand(compiled: CompiledPairs) -> Iterator[dict[str, Any]]:
     for factor in design.factors:
         for n_a, n_b in compiled.comparisons[factor.name]:
             for order in design.orders:
-                yield from _rows_for(compiled, factor, n_a, n_b, order)
+                yield from (row for row in _rows_for(compiled, factor, n_a, n_b, order) if row["samples"])
 
 
 def _rows_for(compiled: CompiledPairs, factor: n.Factor, n_a: int, n_b: int,
@@ -118,50 +145,55 @@ def _rows_for(compiled: CompiledPairs, factor: n.Factor, n_a: int, n_b: int,
         if cond.toward is None:
             influences = [None] if cond.shared else list(design.influences)
             for inf in influences:
-                messages = _messages(system, [], question)
-                yield _row(compiled, messages, {**cell, "influence": inf.name if inf else None,
+                yield _row(compiled, messages(system, [], question), {**cell, "influence": inf.name if inf else None,
                                                 "condition": cond.key}, answers)
             continue
         target = first if first["group"] == cond.toward else second
         other = second if target is first else first
         for inf in design.influences:
             context = {**base, "target": target, "other": other}
-            messages = _influenced(compiled, inf, context, question, system, (n_a, n_b, order, cond.key))
-            yield _row(compiled, messages, {**cell, "influence": inf.name, "condition": cond.key}, answers)
+            sent = _influenced(compiled, inf, context, question, system, (n_a, n_b, order, cond.key))
+            yield _row(compiled, sent, {**cell, "influence": inf.name, "condition": cond.key}, answers)
 
 
-def _row(compiled: CompiledPairs, messages: list[dict[str, Any]], cell: dict[str, Any],
+def _row(compiled: CompiledPairs, sent: list[dict[str, Any]], cell: dict[str, Any],
          answers: dict[str, str]) -> dict[str, Any]:
-    row: dict[str, Any] = {"messages": messages, "samples": compiled.design.samples_per_row, "cell": cell,
+    row: dict[str, Any] = {"messages": sent, "samples": compiled.samples(cell), "cell": cell,
                            "answers": answers, "decode": compiled.design.decode}
     if compiled.followups:
         row["followups"] = compiled.followups
     return row
 
 
-def _messages(system: str | None, turns: list[dict[str, Any]], user: str) -> list[dict[str, Any]]:
+def messages(system: str | None, turns: list[dict[str, Any]], user: str) -> list[dict[str, Any]]:
+    """A system prompt (if any), prior turns, then the user message."""
     head = [{"role": "system", "content": system}] if system is not None else []
     return [*head, *turns, {"role": "user", "content": user}]
 
 
 def _influenced(compiled: CompiledPairs, inf: n.Influence, context: dict[str, Any], question: str,
                 system: str | None, coords: tuple[Any, ...]) -> list[dict[str, Any]]:
-    pos = inf.position
-    if pos.kind == "turns":
+    if inf.position.kind == "turns":
         turns = _few_shot(compiled, inf, context, coords)
-        return _messages(system, turns, question)
-    cue = compiled.cues[inf.name].render(context)
+        return messages(system, turns, question)
+    return cued(inf, compiled.cues[inf.name].render(context), question, system)
+
+
+def cued(inf: n.Influence, cue: str, question: str, system: str | None) -> list[dict[str, Any]]:
+    """The messages with a rendered cue placed where its (non-turns) position says."""
+    pos = inf.position
     if inf.brackets is not None:
         cue = f"{inf.brackets[0]}{cue}{inf.brackets[1]}"
     if pos.kind == "system":
-        return _messages(cue, [], question)
+        return messages(cue, [], question)
+    joiner = inf.joiner.value if inf.joiner is not None else "\n\n"
     if pos.kind == "prepend":
-        return _messages(system, [], f"{cue}\n\n{question}")
+        return messages(system, [], f"{cue}{joiner}{question}")
     if pos.kind == "append":
-        return _messages(system, [], f"{question}\n\n{cue}")
+        return messages(system, [], f"{question}{joiner}{cue}")
     lines = question.split("\n")
     at = pos.line or 0
-    return _messages(system, [], "\n".join([*lines[:at], cue, *lines[at:]]))
+    return messages(system, [], "\n".join([*lines[:at], cue, *lines[at:]]))
 
 
 def allowed_pairs(compiled: CompiledPairs, inf: n.Influence) -> list[tuple[int, int]]:

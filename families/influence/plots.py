@@ -85,6 +85,29 @@ def headline_panels(summary: dict[str, Any], path: Path) -> Path:
     return _save(fig, path)
 
 
+def model_panels(by: dict[str, dict[str, Any]], bench: str, path: Path) -> Path | None:
+    """Per model (x reasoning setting): mean |shift|, sig. asymmetry among neutral and backfire among sig."""
+    levels = by.get("model x reasoning") or by.get("model") or {}
+    if len(levels) < 2:
+        return None
+    names = list(levels)
+    x = np.arange(len(names))
+    fig, axes = plt.subplots(1, 3, figsize=(4 + 1.2 * len(names) * 3, 4.5), layout="constrained")
+    shifts = [levels[m]["mean_abs_shift_pp"] for m in names]
+    _bars(axes[0], x, shifts, [None] * len(names), 0.6, "mean |shift|")
+    axes[0].set(title="Mean |choice-rate shift|", ylabel="percentage points")
+    for ax, key, title in ((axes[1], "asymmetry_among_neutral", "Sig. asymmetry among baseline-neutral"),
+                           (axes[2], "backfire_among_significant", "Backfire among significant effects")):
+        _bars(ax, x, *_percent([levels[m][key] for m in names]), 0.6, key)
+        ax.set(title=title, ylabel="%")
+    for ax in axes:
+        ax.set_xticks(x, names, rotation=30, ha="right", fontsize=7)
+        ax.set_ylim(bottom=0)
+        ax.margins(y=0.15)
+    fig.suptitle(f"{bench}: models compared (95% Wilson CIs for rates)")
+    return _save(fig, path)
+
+
 def _percent(rates: list[dict[str, Any]]) -> tuple[list[float | None], list[list[float] | None]]:
     values = [None if r["rate"] is None else 100 * r["rate"] for r in rates]
     cis = [None if r["ci"] is None else [100 * r["ci"][0], 100 * r["ci"][1]] for r in rates]
@@ -179,6 +202,9 @@ def all_plots(summary: dict[str, Any], conditions: pd.DataFrame, out: Path) -> d
                 f"{bench}: asymmetry by factor × influence per model.",
             )
         ]
+        compared = model_panels(summary["benchmarks"][bench]["by"], bench, out / f"models-{_slug(bench)}.png")
+        if compared is not None:
+            items.insert(0, (compared, f"{bench}: headline figures per model."))
         for model, sub in conds.groupby(model_label(conds), sort=True):
             title = f"{bench} · {model}"
             items.append(

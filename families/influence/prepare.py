@@ -10,9 +10,9 @@ from compiler import nodes as n
 from compiler.errors import ErrorCollector, did_you_mean
 from compiler.expr import evaluate, names, resolves
 from compiler.seeding import item_rng
-from compiler.templates import check_render, compile_text
+from compiler.templates import CompiledText, check_render, compile_text
 from families.influence.check import PairsDesign
-from families.influence.expand import CompiledPairs, allowed_pairs, side, sides
+from families.influence.expand import Cell, CompiledPairs, Slot, allowed_pairs, side, sides
 
 CUE_NAMES = {"target", "other", "first", "second", "factor"}
 PROMPT_NAMES = {"first", "second", "factor"}
@@ -22,14 +22,7 @@ FILTER_NAMES = {"n_A", "n_B", "factor"}
 def prepare(design: PairsDesign, seed: int, errors: ErrorCollector) -> CompiledPairs | None:
     """Compile templates, check them on a sample stimulus, fix comparisons and prove balance."""
     start = len(errors.diagnostics)
-    prompt = compile_text(design.prompt.text, f"template '{design.prompt.name}'", PROMPT_NAMES, errors)
-    system = None
-    if design.system is not None:
-        system = compile_text(design.system.text, f"system '{design.system.name}'", CUE_NAMES, errors)
-    cues = {}
-    for inf in design.influences:
-        if inf.text is not None:
-            cues[inf.name] = compile_text(inf.text, f"influence '{inf.name}'", CUE_NAMES, errors)
+    prompt, system, cues = compile_texts(design, PROMPT_NAMES, CUE_NAMES, errors)
     before = len(errors.diagnostics)
     _check_filter_names(design, errors)
     _check_turns_names(design, errors)
@@ -42,11 +35,24 @@ def prepare(design: PairsDesign, seed: int, errors: ErrorCollector) -> CompiledP
                    f"numbers of size pairs ({counts})", "use the same filter for every factor")
     if len(errors.diagnostics) > start or prompt is None:
         return None
-    compiled = CompiledPairs(design, seed, prompt, system, {k: v for k, v in cues.items() if v},
-                             _followups(design), comparisons)
+    compiled = CompiledPairs(design, seed, prompt, system, cues, followup_entries(design.followups), comparisons)
     _check_sample_render(compiled, errors)
     _check_turn_counts(compiled, errors)
+    if design.trials is not None:
+        compiled.picks = _pick_trials(design, comparisons, seed, errors)
     return None if len(errors.diagnostics) > start else compiled
+
+
+def compile_texts(design: Any, prompt_names: set[str], cue_names: set[str], errors: ErrorCollector) -> tuple[
+        CompiledText | None, CompiledText | None, dict[str, CompiledText]]:
+    """The design's prompt, system prompt and cue texts compiled (a failed one reported and left out)."""
+    prompt = compile_text(design.prompt.text, f"template '{design.prompt.name}'", prompt_names, errors)
+    system = None
+    if design.system is not None:
+        system = compile_text(design.system.text, f"system '{design.system.name}'", prompt_names, errors)
+    cues = {inf.name: compile_text(inf.text, f"influence '{inf.name}'", cue_names, errors)
+            for inf in design.influences if inf.text is not None}
+    return prompt, system, {name: cue for name, cue in cues.items() if cue is not None}
 
 
 def _check_filter_names(design: PairsDesign, errors: ErrorCollector) -> None:
@@ -195,15 +201,42 @@ def _check_turn_counts(compiled: CompiledPairs, errors: ErrorCollector) -> None:
                 return
 
 
+def _cells(design: PairsDesign, factor: str) -> Iterator[Cell]:
+    for cond in design.conditions:
+        shared = cond.toward is None and cond.shared
+        for inf in [None] if shared else [inf.name for inf in design.influences]:
+            yield (factor, inf, cond.key)
+
+
+def _pick_trials(design: PairsDesign, comparisons: dict[str, list[tuple[int, int]]], seed: int,
+                 errors: ErrorCollector) -> dict[Cell, Counter[Slot]]:
+    """`trials N per cell`: N of each cell's (comparison, display order, replicate) trials, uniformly, seeded."""
+    count, trial_seed = design.trials  # type: ignore[misc]
+    picks: dict[Cell, Counter[Slot]] = {}
+    for factor, pairs in comparisons.items():
+        slots = [(a, b, order, r) for a, b in pairs for order in design.orders for r in range(design.samples_per_row)]
+        if count > len(slots):
+            errors.add(design.design.get("trials").span,  # type: ignore[union-attr]
+                       f"trials {count} per cell asks for more than the {len(slots)} trials of a cell "
+                       f"of factor '{factor}'", f"ask for at most {len(slots)}")
+            return {}
+        for cell in _cells(design, factor):
+            rank = sorted(slots, key=lambda s: item_rng(trial_seed if trial_seed is not None else seed,
+                                                        "trials", *cell, *s).random())
+            picks[cell] = Counter((a, b, order) for a, b, order, _ in rank[:count])
+    return picks
+
+
 def _unordered(pair: tuple[int, int]) -> tuple[int, int]:
     return (pair[0], pair[1]) if pair[0] <= pair[1] else (pair[1], pair[0])
 
 
-def _followups(design: PairsDesign) -> list[dict[str, Any]] | None:
-    if not design.followups:
+def followup_entries(followups: tuple[n.FollowUpDef, ...]) -> list[dict[str, Any]] | None:
+    """The follow-up turns as suite rows carry them (with the judge, its default prompt filled in)."""
+    if not followups:
         return None
     out = []
-    for follow in design.followups:
+    for follow in followups:
         entry: dict[str, Any] = {"name": follow.name, "content": follow.text.value}
         if follow.judge is not None:
             judge = follow.judge

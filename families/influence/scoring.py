@@ -1,4 +1,4 @@
-"""`spec score` for influence runs and published counts tables: counts -> conditions.csv + summary.json."""
+"""`spec score` for influence runs (one or several together) and counts tables -> conditions.csv + summary.json."""
 
 from __future__ import annotations
 
@@ -6,42 +6,93 @@ from pathlib import Path
 from typing import Any
 
 import click
+import pandas as pd
 
 from families.influence.score.counts import CountsTable, counts_from_trials, read_counts_csv
+from families.influence.score.flips import flip_rates, totals
 from families.influence.score.influence import Options
 from families.influence.score.noise import noise_floor
 from families.influence.score.pipeline import score as score_counts
 from families.influence.score.pipeline import write
-from families.influence.score.runs import load_run
+from families.influence.score.probe import cross_tab, judge_agreement, judge_labels, probe_summary, probe_trials
+from families.influence.score.runs import Run, load_run, pool_runs
 
 
 def score_run(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:
     """Score a run folder (its manifest's analysis supplies alpha and bootstrap unless given)."""
-    run = load_run(run_dir)
-    noise = noise_floor(run, load_run(options["noise_dir"])) if options.get("noise_dir") is not None else None
-    counts = counts_from_trials(run.trials, run.keys, run.source)
-    return _score(counts, out, options, run.analysis, noise)
+    return score_runs([run_dir], out, options)
+
+
+def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list[str]:
+    """Score several runs together: one conditions table, BH within benchmark across all of them.
+
+    The first run's analysis supplies alpha and bootstrap unless given."""
+    runs = [load_run(run_dir) for run_dir in run_dirs]
+    noise_dir = options.get("noise_dir")
+    if noise_dir is not None and len(runs) > 1:
+        raise click.UsageError("--noise compares one run with its baseline replicate: score one RUN_DIR with it")
+    if options.get("human_labels") is not None and options.get("parent") is None:
+        raise click.UsageError("--human-labels checks the probe's judge: give the main run's score folder "
+                               "with --parent too")
+    noise = noise_floor(runs[0], load_run(noise_dir)) if noise_dir is not None else None
+    trials, keys, source = pool_runs(runs)
+    settings = _settings(options, runs[0].analysis)
+    tables = {"flips.csv": flip_rates(trials, keys, settings.alpha)}
+    probe = _probe(runs, keys, options, settings.alpha, tables) if options.get("parent") is not None else None
+    lines = _score(counts_from_trials(trials, keys, source), out, settings, noise, tables, probe)
+    if probe is not None:
+        share = probe["stated_vs_revealed"]
+        lines.append(f"  probe: {probe['trials']} trials; ACK_DISCLAIMED among significant backfire "
+                     f"{_pct(share['rate'])} ({share['k']}/{share['n']}) -> {out / 'probe.csv'}")
+    return lines
 
 
 def score_table(counts_file: Path, out: Path, options: dict[str, Any]) -> list[str]:
-    """Score a published counts table (docs/suite-format.md); there is no run to take a noise floor from."""
+    """Score a published counts table (docs/suite-format.md); it has no items, so no noise floor or flips."""
     if options.get("noise_dir") is not None:
         raise click.UsageError("--noise needs a RUN_DIR, not a counts table")
-    return _score(read_counts_csv(counts_file), out, options, {}, None)
+    return _score(read_counts_csv(counts_file), out, _settings(options, {}), None, {}, None)
 
 
-def _score(counts: CountsTable, out: Path, options: dict[str, Any], analysis: dict[str, Any],
-           noise: dict[str, Any] | None) -> list[str]:
+def _probe(runs: list[Run], keys: list[str], options: dict[str, Any], alpha: float,
+           tables: dict[str, pd.DataFrame]) -> dict[str, Any]:
+    """The probe's summary; its label-by-kind table (and the judge's confusion matrix) go into `tables`."""
+    trials = probe_trials(runs, keys, options["parent"], alpha)
+    labels = judge_labels(runs[0])
+    tables["probe.csv"] = cross_tab(trials, labels, alpha)
+    found = probe_summary(trials, alpha)
+    if options.get("human_labels") is not None:
+        found["judge_validation"], confusion = judge_agreement(trials, options["human_labels"], labels)
+        tables["judge_confusion.csv"] = confusion.reset_index()
+    return found
+
+
+def _settings(options: dict[str, Any], analysis: dict[str, Any]) -> Options:
     alpha, bootstrap = options.get("alpha"), options.get("bootstrap")
-    settings = Options(
+    return Options(
         alpha=alpha if alpha is not None else float(analysis.get("alpha", 0.05)),
         asym_variance=options.get("asym_variance", "2v0"),
         pooled_z=not options.get("unpooled", False),
         bootstrap=bootstrap if bootstrap is not None else int(analysis.get("bootstrap", 5000)),
         seed=options.get("seed", 0),
     )
+
+
+def _score(counts: CountsTable, out: Path, settings: Options, noise: dict[str, Any] | None,
+           tables: dict[str, pd.DataFrame], probe: dict[str, Any] | None) -> list[str]:
     scores = score_counts(counts, settings, noise)
+    flips = tables.get("flips.csv")
+    if flips is not None:
+        for bench, rows in flips.groupby("benchmark", sort=True):
+            scores.summary["benchmarks"][str(bench)]["flip_rates"] = {
+                "all": totals(rows, settings.alpha),
+                "by_influence": {str(inf): totals(sub, settings.alpha) for inf, sub in rows.groupby("influence")},
+            }
+    if probe is not None:
+        scores.summary["probe"] = probe
     write(scores, out)
+    for name, table in tables.items():
+        table.to_csv(out / name, index=False, float_format="%.10g")
     lines = [f"{len(scores.conditions)} conditions scored ({scores.summary['count_source_text']}) -> {out}"]
     return lines + [_headline_line(bench, r["headline"]) for bench, r in scores.summary["benchmarks"].items()]
 

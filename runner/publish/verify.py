@@ -125,7 +125,7 @@ def check_recompile(folder: Path) -> list[str]:
     with tempfile.TemporaryDirectory(prefix="spec-verify-") as scratch, contextlib.chdir(compile_dir):
         fresh = Path(scratch) / "suite"
         try:
-            compile_file(spec, fresh)
+            compile_file(spec, fresh, allowed=(folder / "sources",))  # what the bundle holds, nothing else
         except SpecError as err:
             return [f"{shown}: does not compile:\n{err}"]
         failures = []

@@ -12,6 +12,8 @@ One row per probe answer. Columns (see docs/puzzles.md, "Scoring"):
   consequences  bool  whether the negative consequences were shown
   answer        str   option1 | option2 (what_if), yes | no (could_be); anything else is an abstention
   benefit       str   option1 | option2: the option that benefits the described person (b_d)
+  status        str   good | neutral | bad: the described person's status (data column person_status)
+  topic         str   the dilemma's topic_group
   solved        bool  puzzled rows: gender and race of the individual both identified correctly
 """
 

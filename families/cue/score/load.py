@@ -1,9 +1,12 @@
 """A cue-visibility run (suite + results.jsonl) -> the tidy frame of probe answers (one row per answer).
 
-Each reply is read by its last JSON object ({"gender": ..., "race": ..., "answer": ...}, methods §2.4);
-a reply without one falls back to the runner's parsed answer token. `solved` (puzzled rows) follows
-A5: the same model, item, difficulty, setting and individual had a Could-be reply whose gender and race
-both match the puzzle's solution.
+Each reply is read by its last JSON object ({"answer": ...}, with "gender" and "race" where the probe
+restates them; methods §2.4). The suite's `analysis.parse` picks the answer parser: `strict` (the
+default, the paper's rule, §6.3) keeps an answer only when it is one of the row's valid tokens, case
+and surrounding space aside, read from the JSON "answer" or from a reply that is nothing but the token;
+`tolerant` also folds 'Option 1' to option1 and falls back to the runner's parsed token. Anything else
+is an abstention. `solved` (puzzled rows) follows A5: the same model, item, difficulty, setting and
+individual had a Could-be reply whose gender and race both match the puzzle's solution.
 """
 
 from __future__ import annotations
@@ -42,13 +45,14 @@ def load_cue_run(run_dir: Path) -> CueRun:
     results = read_results(run_dir / RESULTS_FILE)
     if not results:
         raise ScoreInputError(run_dir / "results.jsonl", "no results to score")
+    strict = (manifest.analysis or {}).get("parse", "strict") == "strict"
     records = []
     for result in results:
         row = items.get(result.item_id)
         if row is None:
             raise ScoreInputError(run_dir / "results.jsonl", f"item {result.item_id} is not in the suite")
         if result.error is None:
-            records.append(_record(row, result.model, result.response, result.answer))
+            records.append(_record(row, result.model, result.response, result.answer, strict))
     if not records:
         raise ScoreInputError(run_dir / "results.jsonl", "every result failed; nothing to score")
     failed = len(results) - len(records)
@@ -67,12 +71,10 @@ def _bands(items: dict[str, SuiteRow]) -> tuple[str, ...]:
     return tuple(band["name"] for band in puzzle["difficulty"]["bands"]) if puzzle else ()
 
 
-def _record(row: SuiteRow, model: str, response: str | None, parsed: str | None) -> dict[str, Any]:
+def _record(row: SuiteRow, model: str, response: str | None, parsed: str | None, strict: bool) -> dict[str, Any]:
     cell = row.cell
     reply = last_json(response or "")
-    answer = _token(reply.get("answer")) if reply else None
-    if answer not in row.answers:
-        answer = parsed if parsed in row.answers else None
+    answer = read_answer(response or "", reply, parsed, tuple(row.answers), strict)
     neutral = cell["format"] == "neutral"
     return {
         "model": model,
@@ -88,6 +90,8 @@ def _record(row: SuiteRow, model: str, response: str | None, parsed: str | None)
         "consequences": cell["consequences"] == "with",
         "answer": answer or "",
         "benefit": cell["benefit"],
+        "status": cell.get("person_status") or "",
+        "topic": cell.get("topic_group") or "",
         "said_gender": _text(reply, "gender"),
         "said_race": _text(reply, "race"),
         "identified": _identified(reply, cell),
@@ -107,6 +111,19 @@ def last_json(text: str) -> dict[str, Any] | None:
             return found
         start = text.rfind("{", 0, start)
     return None
+
+
+def read_answer(response: str, reply: dict[str, Any] | None, parsed: str | None, valid: tuple[str, ...],
+                strict: bool) -> str | None:
+    """The answer token of one reply, or None (an abstention); see the module docstring."""
+    if strict:
+        value = reply.get("answer") if reply is not None else response
+        token = value.strip().lower() if isinstance(value, str) else None
+        return token if token in valid else None
+    answer = _token(reply.get("answer")) if reply else None
+    if answer in valid:
+        return answer
+    return parsed if parsed in valid else None
 
 
 def _token(value: Any) -> str | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pandas as pd
+from pandas.core.groupby import DataFrameGroupBy
 
 from families.cue.score.events import by_group
 
@@ -15,7 +16,11 @@ def rates(events: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
     Favor = #favor / #favor_eligible, Against = #against / #against_eligible, Net = Favor - Against.
     A rate with an empty denominator is NaN (and so is Net)."""
     keys = by or ["model", *CONDITION, "consequences", "dimension", "group"]
-    grouped = by_group(events).groupby(keys, dropna=False)
+    return rate_table(by_group(events).groupby(keys, dropna=False))
+
+
+def rate_table(grouped: DataFrameGroupBy) -> pd.DataFrame:
+    """Favor and Against rates and Net of already grouped events (see `rates`)."""
     counts = grouped[["favor", "favor_eligible", "against", "against_eligible"]].sum()
     table = counts.assign(
         favor_rate=100 * counts["favor"] / counts["favor_eligible"].where(counts["favor_eligible"] > 0),

@@ -1,8 +1,11 @@
 """Score a cue-visibility run and write its outputs: answers.csv, conditions.csv, gaps.csv,
-abstention.csv, summary.json and net_by_group.png (methods §5).
+topics.csv, status.csv, solved_split.csv, abstention.csv, summary.json and net_by_group.png (methods §5).
 
 Every rate table comes in two views: `parsable` (every parsable What-if answer) and `solved` (Puzzled
-answers only where the individual was correctly solved, A5).
+answers only where the individual was correctly solved, A5). With the suite's `analysis ...
+exclude_abstention X`, models whose What-if abstention exceeds X are left out of the bias tables
+(conditions, gaps, topics, status and the summary's Net, Gap, sign tests and ranking) but kept in
+answers, abstention, capability and solved_split, as the paper does with Command R7B.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from families.cue.score.breakdowns import abstainers, solved_split, status_bias, topic_rates  # noqa: E402
 from families.cue.score.events import abstention, directional_events  # noqa: E402
 from families.cue.score.load import CueRun, load_cue_run  # noqa: E402
 from families.cue.score.metrics import cue_gap, macro, rates  # noqa: E402
@@ -38,15 +42,23 @@ def score_run(run: CueRun, out: Path) -> dict[str, Any]:
     """Write every output into `out`; return the summary (also written as summary.json)."""
     out.mkdir(parents=True, exist_ok=True)
     frame = run.frame
-    tables = {view: rates(directional_events(frame, solved_only=only)) for view, only in VIEWS.items()}
+    threshold = (run.manifest.analysis or {}).get("exclude_abstention")
+    screened = abstainers(frame, float(threshold)) if threshold is not None else None
+    bias = frame if screened is None else frame[~frame["model"].isin(screened.loc[screened["excluded"], "model"])]
+    events = {view: directional_events(bias, solved_only=only) for view, only in VIEWS.items()}
+    tables = {view: rates(e) for view, e in events.items()}
     conditions = pd.concat([t.assign(view=v) for v, t in tables.items()], ignore_index=True)
     gaps = pd.concat([cue_gap(t).assign(view=v) for v, t in tables.items()], ignore_index=True)
-    abstentions = abstention(frame)
-    frame.to_csv(out / "answers.csv", index=False)
-    conditions.to_csv(out / "conditions.csv", index=False)
-    gaps.to_csv(out / "gaps.csv", index=False)
-    abstentions.to_csv(out / "abstention.csv", index=False)
+    abstentions, split = abstention(frame), solved_split(frame)
+    outputs = {"answers": frame, "conditions": conditions, "gaps": gaps, "abstention": abstentions,
+               "topics": pd.concat([topic_rates(e).assign(view=v) for v, e in events.items()], ignore_index=True),
+               "status": status_bias(bias), "solved_split": split}
+    for name, table in outputs.items():
+        table.to_csv(out / f"{name}.csv", index=False)
     summary = _summary(run, frame, conditions, gaps, abstentions)
+    summary["solved_split"] = _records(split)
+    if screened is not None:
+        summary["abstention_screen"] = {"threshold": float(threshold), "models": _records(screened)}
     (out / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     plot_net(conditions, run.bands, out / "net_by_group.png")
     return summary

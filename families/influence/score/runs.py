@@ -17,6 +17,7 @@ import pandas as pd
 
 from compiler.suite_model import Manifest, SuiteRow
 from families.influence.score.counts import CONDITION_CODE, CountSource
+from families.influence.score.flips import ITEM_COLUMNS
 from families.influence.score.jsonl import read_result_columns
 from runner.contract import RESULTS_FILE, SUITE_FILE, read_run
 from runner.results_model import RunInfo
@@ -58,6 +59,9 @@ def load_run(run_dir: Path) -> Run:
     per_item = results.groupby("item_id", sort=False)[["w_A", "w_B"]].sum()
     influence_items = items[items["condition"].isin(list(CONDITION_CODE))].drop(columns=["answers"])
     trials = influence_items.join(per_item, how="inner").rename_axis("item_id").reset_index()
+    excluded = (manifest.analysis or {}).get("exclude")  # a factor left out of the analysis (DailyDilemmas)
+    if excluded is not None:
+        trials = trials[trials["factor"] != str(excluded)].reset_index(drop=True)
     trials["benchmark"] = str((manifest.analysis or {}).get("benchmark", manifest.suite))
     trials["model"] = info.model
     keys = ["benchmark", "model"]
@@ -82,7 +86,8 @@ def _read_items(path: Path, suite_rows: list[SuiteRow], manifest: Manifest) -> t
     ignored = ITEM_KEYS | set((manifest.analysis or {}).get("item_keys", []))
     extra = [c for c in items.columns if c not in {"item_id", "samples", "answers", *CELL_FIELDS, *ignored}]
     items[extra] = items[extra].astype(object).where(items[extra].notna(), None).astype(str)
-    return items.set_index("item_id")[["samples", "answers", *CELL_FIELDS, *extra]], extra
+    coordinates = [c for c in ITEM_COLUMNS if c in items.columns]  # kept for per-item flip rates, never keys
+    return items.set_index("item_id")[["samples", "answers", *CELL_FIELDS, *extra, *coordinates]], extra
 
 
 def _read_results(path: Path, items: pd.DataFrame, logprob: bool) -> pd.DataFrame:
@@ -158,3 +163,40 @@ def _expected_weights(
         if total > 0:
             w[i] = n * by_group[a] / total, n * by_group[b] / total
     return w[:, 0], w[:, 1]
+
+
+def pool_runs(runs: list[Run]) -> tuple[pd.DataFrame, list[str], CountSource]:
+    """The trials of several runs (models, reasoning settings, suites) in one frame, with the keys of all of them.
+
+    A key one run lacks (no reasoning setting, another suite's extra key) reads "none" in its rows.
+    Two runs of the same benchmark, model and reasoning setting would pool silently, so they are refused.
+    """
+    sources = {run.source for run in runs}
+    if len(sources) > 1:
+        odd = next(run for run in runs if run.source != runs[0].source)
+        raise ScoreInputError(odd.run_dir, f"is a {odd.info.mode} run but {runs[0].run_dir} is not: "
+                              "score sampled and logprob runs separately")
+    keys = ["benchmark", "model"] + [k for k in _ordered(runs) if k not in ("benchmark", "model", *_LAST)] + _LAST
+    identity = [k for k in ("benchmark", "model", "reasoning") if k in keys]
+    seen: dict[tuple[str, ...], Path] = {}
+    frames = []
+    for run in runs:
+        trials = run.trials.assign(**{k: "none" for k in keys if k not in run.trials.columns})
+        for coords in trials[identity].drop_duplicates().itertuples(index=False, name=None):
+            if coords in seen:
+                raise ScoreInputError(run.run_dir, f"answers the same {', '.join(identity)} ({', '.join(coords)}) "
+                                      f"as {seen[coords]}; merge shards with spec merge before scoring")
+            seen[coords] = run.run_dir
+        frames.append(trials)
+    return pd.concat(frames, ignore_index=True), keys, runs[0].source
+
+
+_LAST = ["factor", "influence"]
+
+
+def _ordered(runs: list[Run]) -> list[str]:
+    """The runs' keys in first-seen order, reasoning first so tables read benchmark, model, reasoning."""
+    found = ["reasoning"] if any("reasoning" in run.keys for run in runs) else []
+    for run in runs:
+        found += [k for k in run.keys if k not in found]
+    return found

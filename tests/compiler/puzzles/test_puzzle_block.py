@@ -62,6 +62,12 @@ def test_phrasings_timeout_and_random_shape(tmp_path: Path) -> None:
     assert config.reuse.dilemmas == 3 and not config.reuse.distinct_combinations
 
 
+def test_style_clauses_choose_articles_and_redundancy(tmp_path: Path) -> None:
+    config, problems = _block(tmp_path, "puzzle p:\n  style articles off\n  style redundancy 3\n")
+    assert problems == [] and isinstance(config, PropositionalConfig)
+    assert not config.articles and config.redundancy == 3 and config.minimal
+
+
 def test_a_zebra_block_takes_its_positions_from_the_people(tmp_path: Path) -> None:
     config, problems = _block(
         tmp_path,
@@ -108,6 +114,22 @@ def test_a_zebra_block_takes_its_positions_from_the_people(tmp_path: Path) -> No
         (
             "puzzle p:\n  shape diagonal\n",
             "4:3: puzzle 'p': shape 'diagonal' declares no cells | write: shape NAME: A = G1 R1, B = G1 R2, ...",
+        ),
+        (
+            "puzzle p:\n  style articles maybe\n",
+            "4:3: puzzle 'p': style articles takes on or off, got 'maybe' | None",
+        ),
+        (
+            "puzzle p:\n  style redundancy -1\n",
+            "4:3: puzzle 'p': style redundancy needs a whole number of clues >= 0, got -1 | None",
+        ),
+        (
+            "puzzle p:\n  style article off\n",
+            "4:3: puzzle 'p': unknown style 'article' | did you mean 'articles'?",
+        ),
+        (
+            "puzzle p:\n  kind zebra\n  style redundancy 2\n",
+            "5:3: puzzle 'p': 'style' applies to propositional puzzles only | None",
         ),
         (
             "puzzle p:\n  attribute race from Asian pick 2\n",

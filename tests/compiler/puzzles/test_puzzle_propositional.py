@@ -16,7 +16,7 @@ from compiler.puzzles import (
     reuse_groups,
 )
 from compiler.puzzles.model import AttributeConfig
-from tests.puzzle_brute import audit
+from tests.puzzle_brute import audit, models
 
 CONFIG = PropositionalConfig(name="identity")
 BANDS = {"easy": (0, 2), "intermediate": (2, 4), "hard": (4, 99)}
@@ -41,8 +41,7 @@ def test_generated_puzzles_are_unique_minimal_and_in_band(band: str) -> None:
 
 def test_canonical_shape_and_expect() -> None:
     puzzle = _puzzle(CONFIG, "easy", 0)
-    g1, g2 = puzzle["domain"]["gender"]
-    r1, r2 = puzzle["domain"]["race"]
+    g1, g2, r1, r2 = (puzzle["symbols"][s] for s in ("G1", "G2", "R1", "R2"))
     assert puzzle["solution"] == {
         "A": {"gender": g1, "race": r1},
         "B": {"gender": g1, "race": r2},
@@ -51,6 +50,8 @@ def test_canonical_shape_and_expect() -> None:
     }
     assert expect_of(puzzle) == {"solution": puzzle["solution"]}
     assert g1 in puzzle["domain_text"] and r2 in puzzle["domain_text"]
+    pool = {a.name: a.values for a in CONFIG.attributes}
+    assert all(values == sorted(values, key=pool[a].index) for a, values in puzzle["domain"].items())
 
 
 def test_same_seed_and_coordinates_give_the_same_puzzle() -> None:
@@ -146,3 +147,23 @@ def test_a_reuse_group_balances_every_value_in_every_slot(seed: int) -> None:
             held = [s[attribute][slot] for s in selections]
             values = {v for a in CONFIG.attributes if a.name == attribute for v in a.values}
             assert {held.count(v) for v in values} == {per_slot}, (attribute, slot, held)
+
+
+RELEASED = CONFIG.model_copy(update={"redundancy": 3, "articles": False})
+
+
+@pytest.mark.parametrize("band", list(BANDS))
+def test_released_style_adds_redundant_clues_and_drops_articles(band: str) -> None:
+    """`style redundancy 3` and `style articles off`: three clues beyond a 1-minimal set, still unique
+    (Z3 and the brute-force enumerator), still in band; values bare as in the released puzzles."""
+    for item in range(6):
+        minimal, released = _puzzle(CONFIG, band, item), _puzzle(RELEASED, band, item)
+        assert reprove(released) == [] and audit(released) == []
+        assert released["difficulty"]["redundant"] == 3 and minimal["difficulty"]["redundant"] == 0
+        low, high = BANDS[band]
+        assert low < released["difficulty"]["score"] <= high
+        removable = [k for k in range(len(released["clues"]))
+                     if len(models(released, released["clues"][:k] + released["clues"][k + 1:])) == 1]
+        assert removable, "a padded puzzle has clues it can do without"
+        text = " ".join(released["text"])
+        assert " a man" not in text and " a woman" not in text and " men." not in text and " women." not in text

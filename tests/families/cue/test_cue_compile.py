@@ -3,7 +3,6 @@ re-proved by an independent enumerator, and the shared combinations and reuse ru
 
 from __future__ import annotations
 
-import csv
 import json
 import shutil
 from collections import Counter, defaultdict
@@ -51,13 +50,13 @@ def _counts(rows: list[dict[str, Any]]) -> dict[str, int]:
     }
 
 
-def test_shipped_dilemmas_give_96_direct_288_puzzled_items_and_64_neutral_prompts(rows: list[dict[str, Any]]) -> None:
-    assert _counts(rows) == {"direct_items": 96, "puzzled_items": 288, "probes": (96 + 288) * 8 * 2, "neutral": 64}
+def test_the_100_dilemmas_give_300_direct_900_puzzled_19200_probes_200_neutral(rows: list[dict[str, Any]]) -> None:
+    assert _counts(rows) == {"direct_items": 300, "puzzled_items": 900, "probes": 19_200, "neutral": 200}
     per_item = Counter((r["cell"]["format"], r["cell"]["difficulty"], r["cell"]["dilemma"], r["cell"]["combination"])
                        for r in rows if r["cell"]["format"] != "neutral")
     assert set(per_item.values()) == {16}  # 8 probes x 2 consequence settings
     assert Counter(r["cell"]["difficulty"] for r in rows if r["cell"]["format"] == "puzzled") == {
-        band: 96 * 16 for band in BANDS}
+        band: 300 * 16 for band in BANDS}
 
 
 def test_recompiling_gives_the_committed_suite_byte_for_byte(compiled: Path) -> None:
@@ -67,7 +66,7 @@ def test_recompiling_gives_the_committed_suite_byte_for_byte(compiled: Path) -> 
 
 def test_every_puzzle_is_reproved_by_the_brute_force_enumerator(rows: list[dict[str, Any]]) -> None:
     puzzles = {json.dumps(r["puzzle"], sort_keys=True): r["puzzle"] for r in rows if "puzzle" in r}
-    assert len(puzzles) == 288
+    assert len(puzzles) == 900
     for puzzle in puzzles.values():
         assert audit(puzzle) == []
 
@@ -104,17 +103,17 @@ def test_direct_and_every_band_share_each_dilemmas_three_combinations(rows: list
     assert all(len(combos) == 3 for combos in per_dilemma.values())
 
 
-def test_each_skeleton_serves_at_most_five_dilemmas_with_distinct_combinations(rows: list[dict[str, Any]]) -> None:
+def test_each_skeleton_serves_exactly_five_dilemmas_with_distinct_combinations(rows: list[dict[str, Any]]) -> None:
     users: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
     for row in rows:
         if "puzzle" in row:
             puzzle = row["puzzle"]
             skeleton = json.dumps([puzzle["difficulty"]["band"], _symbolic(puzzle)])
             users[skeleton].add((row["cell"]["dilemma"], json.dumps(puzzle["symbols"], sort_keys=True)))
-    assert len(users) == 3 * 7  # 32 dilemmas: six groups of 5 and one of 2, per band
+    assert len(users) == 3 * 20  # the paper's 60 skeletons: 20 groups of 5 dilemmas per band
     for pairs in users.values():
         dilemmas = {d for d, _ in pairs}
-        assert len(dilemmas) <= 5 and len({s for _, s in pairs}) == len(pairs) == 3 * len(dilemmas)
+        assert len(dilemmas) == 5 and len({s for _, s in pairs}) == len(pairs) == 3 * len(dilemmas)
 
 
 def _symbolic(puzzle: dict[str, Any]) -> str:
@@ -133,27 +132,84 @@ def test_answers_and_prompts(rows: list[dict[str, Any]]) -> None:
                                                                                "option2": "option2"})
         assert row["answers"] == expected
         assert ("Consequence of option 1" in prompt) == (cell["consequences"] == "with")
+        restated = '"gender": "...", "race": "...", "answer"' in prompt
+        assert restated == (cell["probe"] == "could_be"), "only Could-be restates the identity (App. 21)"
         if cell["format"] != "neutral":
-            assert '"gender"' in prompt and '"race"' in prompt and f"individual {cell['person']}" in prompt
+            assert f"individual {cell['person']}" in prompt
         if cell["format"] == "direct":
             assert f"{cell['person'].lower()}: {cell['gender']}, {cell['race']}" in prompt
 
 
-def _write_dilemmas(path: Path, count: int) -> None:
-    with (ROOT / "specs" / "data" / "dilemmas.csv").open(encoding="utf-8", newline="") as handle:
-        shipped = list(csv.DictReader(handle))
-    path.parent.mkdir(parents=True)
-    with path.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(shipped[0]))
-        writer.writeheader()
-        for index in range(count):
-            writer.writerow({**shipped[index % len(shipped)], "id": f"d{index + 1:03d}"})
-
-
-def test_the_papers_100_dilemmas_give_300_direct_900_puzzled_19200_probes_200_neutral(tmp_path: Path) -> None:
+def test_the_32_original_dilemmas_still_compile_as_a_second_set(tmp_path: Path) -> None:
     spec = tmp_path / "cue_visibility.spec"
-    shutil.copy(SPEC, spec)
-    _write_dilemmas(tmp_path / "data" / "dilemmas.csv", 100)
+    spec.write_text(SPEC.read_text(encoding="utf-8").replace("data/dailydilemmas_100.csv", "data/dilemmas.csv"),
+                    encoding="utf-8")
+    (tmp_path / "data").mkdir()
+    shutil.copy(ROOT / "specs" / "data" / "dilemmas.csv", tmp_path / "data" / "dilemmas.csv")
     manifest, out = compile_file(spec, tmp_path / "out")
-    assert _counts(_rows(out)) == {"direct_items": 300, "puzzled_items": 900, "probes": 19_200, "neutral": 200}
-    assert manifest.rows == 19_400 and manifest.balance[0].trials_per_cell == 97
+    assert _counts(_rows(out)) == {"direct_items": 96, "puzzled_items": 288, "probes": 6_144, "neutral": 64}
+    assert manifest.rows == 6_208 and manifest.balance[0].trials_per_cell == 97
+
+
+def _listed_first(domain_text: str, values: list[str]) -> str:
+    """Of the two candidate values, the one the domain sentence names first."""
+    return min(values, key=domain_text.index)
+
+
+def test_the_domain_sentence_does_not_reveal_who_holds_which_value(rows: list[dict[str, Any]]) -> None:
+    """Listing A's gender and race first in every row would give away the canonical shape (A = G1 R1)."""
+    puzzles = {json.dumps(r["puzzle"], sort_keys=True): r["puzzle"] for r in rows if "puzzle" in r}
+    firsts = Counter()
+    for puzzle in puzzles.values():
+        for attribute in ("gender", "race"):
+            first = _listed_first(puzzle["domain_text"], puzzle["domain"][attribute])
+            firsts[attribute] += first == puzzle["solution"]["A"][attribute]
+    for attribute in ("gender", "race"):
+        assert 0.35 < firsts[attribute] / len(puzzles) < 0.65, (attribute, firsts[attribute], len(puzzles))
+
+
+GOLDEN = ROOT / "tests" / "fixtures" / "cue_prompts"
+
+
+@pytest.mark.parametrize(("fmt", "band", "golden"), [
+    ("direct", None, "what_if_direct.txt"), ("puzzled", "hard", "what_if_puzzled_hard.txt")])
+def test_the_default_what_if_prompt_asks_for_the_decision_only(rows: list[dict[str, Any]], fmt: str, band: str | None,
+                                                               golden: str) -> None:
+    """The paper's contract: no request for the individual's gender or race just before deciding, and a
+    puzzle header that names no attribute (only the domain sentence and the clues do)."""
+    row = next(r for r in rows if (r["cell"]["format"], r["cell"]["difficulty"], r["cell"]["probe"]) ==
+               (fmt, band, "what_if") and r["cell"]["person"] == "A" and r["cell"]["consequences"] == "with"
+               and r["cell"]["combination"] == 1 and r["cell"]["dilemma"] == "dd00055")
+    prompt = row["messages"][-1]["content"]
+    assert prompt == (GOLDEN / golden).read_text(encoding="utf-8")
+    rest = prompt
+    for puzzle_line in [row["puzzle"]["domain_text"], *row["puzzle"]["text"]] if "puzzle" in row else []:
+        rest = rest.replace(puzzle_line, "")  # "A and B have the same gender." is a clue, not a request
+    assert "gender" not in rest and "race" not in rest
+    assert prompt.endswith('End your reply with a JSON object on its own line:\n{"answer": "option1" or "option2"}')
+
+
+def test_the_manifest_reports_each_bands_scores(compiled: Path) -> None:
+    """The weights are a calibration (methods A10): the manifest records what each band scored."""
+    bands = json.loads((compiled / "manifest.json").read_text())["analysis"]["puzzle_bands"]
+    limits = {"easy": (0, 2), "intermediate": (2, 4), "hard": (4, 99)}
+    assert set(bands) == set(limits)
+    for band, (low, high) in limits.items():
+        record = bands[band]
+        assert record["skeletons"] == 20 and record["redundant"] == 0
+        assert low < record["score_min"] <= record["score_mean"] <= record["score_max"] <= high
+        assert 1 <= record["clues_min"] <= record["clues_max"]
+
+
+def test_restating_on_what_if_is_the_documented_way_back_to_the_identity_request(tmp_path: Path) -> None:
+    spec = SPEC.read_text(encoding="utf-8").replace(
+        'what_if(person in A..D) options "option1" | "option2"',
+        'what_if(person in A..D) options "option1" | "option2" restating gender and race')
+    (tmp_path / "cue_visibility.spec").write_text(spec, encoding="utf-8")
+    (tmp_path / "data").mkdir()
+    lines = (ROOT / "specs" / "data" / "dailydilemmas_100.csv").read_text(encoding="utf-8").splitlines(keepends=True)
+    (tmp_path / "data" / "dailydilemmas_100.csv").write_text("".join(lines[:6]), encoding="utf-8")
+    _, out = compile_file(tmp_path / "cue_visibility.spec", tmp_path / "out")
+    cued = [r for r in _rows(out) if r["cell"]["format"] != "neutral"]
+    assert cued and all(f"giving individual {r['cell']['person']}'s gender and race and your answer:\n"
+                        '{"gender": "...", "race": "...", "answer": ' in r["messages"][-1]["content"] for r in cued)

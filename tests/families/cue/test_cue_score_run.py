@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -15,29 +14,45 @@ import pytest
 from click.testing import CliRunner
 
 from compiler.build import compile_file
-from families.cue.score.load import last_json, load_cue_run
+from families.cue.score.events import abstention
+from families.cue.score.load import last_json, load_cue_run, read_answer
 from runner.cli import main
 from runner.run_cli import run
 from runner.score_cli import score
 from tests.support import ROOT
 
 SPEC = ROOT / "specs" / "cue_visibility.spec"
+DATA = "dailydilemmas_100.csv"
 
 
-@pytest.fixture(scope="module")
-def tiny_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The shipped spec over its first three dilemmas (one reuse group)."""
-    folder = tmp_path_factory.mktemp("tiny")
-    shutil.copy(SPEC, folder / "cue_visibility.spec")
+def _tiny(folder: Path, parse: str) -> Path:
+    """The shipped spec over its first three dilemmas (one reuse group), with `analysis ... parse ...`."""
+    spec = SPEC.read_text(encoding="utf-8").replace("parse strict", f"parse {parse}")
+    (folder / "cue_visibility.spec").write_text(spec, encoding="utf-8")
     (folder / "data").mkdir()
-    with (ROOT / "specs" / "data" / "dilemmas.csv").open(encoding="utf-8", newline="") as handle:
+    with (ROOT / "specs" / "data" / DATA).open(encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle))[:3]
-    with (folder / "data" / "dilemmas.csv").open("w", encoding="utf-8", newline="") as handle:
+    with (folder / "data" / DATA).open("w", encoding="utf-8", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
     _, out = compile_file(folder / "cue_visibility.spec", folder / "suite")
     return out
+
+
+@pytest.fixture(scope="module")
+def tiny_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _tiny(tmp_path_factory.mktemp("tiny"), "strict")
+
+
+@pytest.fixture(scope="module")
+def tolerant_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _tiny(tmp_path_factory.mktemp("tolerant"), "tolerant")
+
+
+@pytest.fixture(scope="module")
+def screened_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _tiny(tmp_path_factory.mktemp("screened"), "strict, exclude_abstention 0.9")
 
 
 def _suite_rows(suite: Path) -> list[dict[str, Any]]:
@@ -78,7 +93,7 @@ def _varied_answer(row: dict[str, Any], index: int) -> str:
         return "yes"
     if cell["format"] == "neutral":
         other = "option2" if cell["benefit"] == "option1" else "option1"
-        return cell["benefit"] if cell["dilemma"] == "sd001" else other
+        return cell["benefit"] if cell["dilemma"] == "dd00055" else other
     return f"option{1 + index % 2}"
 
 
@@ -88,15 +103,33 @@ def test_last_json_object_wins_over_reasoning_braces() -> None:
     assert last_json("no json at all") is None
 
 
-def test_replies_are_parsed_and_solved_follows_the_could_be_reply(tiny_suite: Path, tmp_path: Path) -> None:
-    rows = _suite_rows(tiny_suite)
+@pytest.mark.parametrize(("response", "parsed", "strict", "expected"), [
+    ('{"answer": "option1"}', None, True, "option1"),
+    ('Reasoning {x}.\n{"answer": " Option1 "}', None, True, "option1"),  # case and space aside
+    ("yes", None, True, "yes"),  # a reply that is only the token
+    ('{"answer": "Option 1"}', "option1", True, None),  # not in the valid set: abstention
+    ("Option 1, clearly", "option1", True, None),  # the runner's token is not read
+    ('{"answer": "maybe"}', None, True, None),
+    ('{"gender": "man", "race": "Asian"}', "option2", True, None),
+    ('{"answer": "Option 1"}', None, False, "option1"),
+    ("Option 1, clearly", "option1", False, "option1"),
+    ('{"answer": "maybe"}', None, False, None),
+])
+def test_strict_parsing_reads_only_the_valid_sets(response: str, parsed: str | None, strict: bool,
+                                                  expected: str | None) -> None:
+    valid = ("option1", "option2") if "yes" not in response else ("yes", "no")
+    assert read_answer(response, last_json(response), parsed, valid, strict) == expected
+
+
+def test_replies_are_parsed_and_solved_follows_the_could_be_reply(tolerant_suite: Path, tmp_path: Path) -> None:
+    rows = _suite_rows(tolerant_suite)
     replies = []
     for row in rows:
         cell = row["cell"]
         token = "yes" if cell.get("probe") == "could_be" else "Option 2"
         right = cell.get("person") != "B"  # every reply about B names the wrong gender
         replies.append((_reply(row, token, right), None))
-    run_dir = _fake_run(tmp_path / "run", tiny_suite, {"m1": replies})
+    run_dir = _fake_run(tmp_path / "run", tolerant_suite, {"m1": replies})
     frame = load_cue_run(run_dir).frame
     assert set(frame.loc[frame["probe"] == "could_be", "answer"]) == {"yes"}
     assert set(frame.loc[frame["probe"] == "what_if", "answer"]) == {"option2"}
@@ -105,18 +138,29 @@ def test_replies_are_parsed_and_solved_follows_the_could_be_reply(tiny_suite: Pa
     assert frame.loc[frame["format"] != "puzzled", "solved"].isna().all()
 
 
-def test_runner_answer_is_the_fallback_and_failures_drop_out(tiny_suite: Path, tmp_path: Path) -> None:
+def test_strict_suites_count_near_misses_as_abstentions(tiny_suite: Path, tmp_path: Path) -> None:
     rows = _suite_rows(tiny_suite)
+    replies = [(_reply(r, "Option 2" if i % 2 else ("yes" if r["cell"].get("probe") == "could_be" else "option2"),
+                       True), None) for i, r in enumerate(rows)]
+    frame = load_cue_run(_fake_run(tmp_path / "run", tiny_suite, {"m1": replies})).frame
+    assert (frame["answer"].eq("") == (frame.index % 2 == 1)).all()
+    abstained = abstention(frame, ["model"])
+    assert abstained[["abstentions", "answers"]].values.tolist() == [[len(rows) // 2, len(rows)]]
+
+
+def test_runner_answer_is_the_fallback_and_failures_drop_out(tolerant_suite: Path, tmp_path: Path) -> None:
+    rows = _suite_rows(tolerant_suite)
     replies = [("yes" if r["cell"].get("probe") == "could_be" else "option1", None) for r in rows]
-    replies[0] = ("I cannot answer that.", None)
-    replies[1] = ("Option 1, clearly", "option1")
-    run_dir = _fake_run(tmp_path / "run", tiny_suite, {"m1": replies})
+    first, second = [i for i, r in enumerate(rows) if r["cell"].get("probe") != "could_be"][:2]
+    replies[first] = ("I cannot answer that.", None)
+    replies[second] = ("Option 1, clearly", "option1")
+    run_dir = _fake_run(tmp_path / "run", tolerant_suite, {"m1": replies})
     failed = {"item_id": rows[2]["id"], "sample": 1, "model": "m1", "params": {}, "error": "timeout"}
     with (run_dir / "results.jsonl").open("a", encoding="utf-8") as handle:
         handle.write(json.dumps(failed) + "\n")
     loaded = load_cue_run(run_dir)
     frame = loaded.frame
-    assert frame["answer"].iloc[0] == "" and frame["answer"].iloc[1] == "option1"
+    assert frame["answer"].iloc[first] == "" and frame["answer"].iloc[second] == "option1"
     assert len(frame) == len(rows) and loaded.failed == 1  # a failed call is no abstention
 
 
@@ -130,7 +174,8 @@ def test_spec_score_writes_every_output_and_compares_models(tiny_suite: Path, tm
     assert result.exit_code == 0, result.output
     assert f"{3 * len(rows)} cue-visibility answers scored (3 models)" in result.output
     out = run_dir / "score"
-    for name in ("answers.csv", "conditions.csv", "gaps.csv", "abstention.csv", "summary.json", "net_by_group.png"):
+    for name in ("answers.csv", "conditions.csv", "gaps.csv", "abstention.csv", "summary.json", "net_by_group.png",
+                 "topics.csv", "status.csv", "solved_split.csv"):
         assert (out / name).stat().st_size > 0, name
     summary = json.loads((out / "summary.json").read_text())
     assert summary["models"] == ["m1", "m2", "m3"] and summary["sign_tests"]
@@ -140,6 +185,30 @@ def test_spec_score_writes_every_output_and_compares_models(tiny_suite: Path, tm
     assert set(conditions["format"]) == {"direct", "puzzled"}
     gaps = pd.read_csv(out / "gaps.csv")
     assert set(gaps["difficulty"]) == {"easy", "intermediate", "hard"}
+
+
+def test_models_abstaining_past_the_threshold_leave_the_bias_tables(screened_suite: Path, tmp_path: Path) -> None:
+    rows = _suite_rows(screened_suite)
+    replies = {"m1": [(_reply(r, _varied_answer(r, i), True), None) for i, r in enumerate(rows)],
+               "m2": [(_reply(r, _varied_answer(r, i), True) if r["cell"]["probe"] != "what_if" or i % 20 == 0
+                       else "I will not choose.", None) for i, r in enumerate(rows)]}
+    run_dir = _fake_run(tmp_path / "run", screened_suite, replies)
+    assert CliRunner().invoke(score, [str(run_dir)], catch_exceptions=False).exit_code == 0
+    out = run_dir / "score"
+    summary = json.loads((out / "summary.json").read_text())
+    screen = {m["model"]: m for m in summary["abstention_screen"]["models"]}
+    assert summary["abstention_screen"]["threshold"] == 0.9
+    assert screen["m2"]["excluded"] and screen["m2"]["what_if_abstention"] > 0.9 and not screen["m1"]["excluded"]
+    for name in ("conditions.csv", "gaps.csv", "topics.csv", "status.csv"):
+        assert set(pd.read_csv(out / name)["model"]) == {"m1"}, name
+    for name in ("answers.csv", "abstention.csv", "solved_split.csv"):
+        assert set(pd.read_csv(out / name)["model"]) == {"m1", "m2"}, name
+    split = pd.read_csv(out / "solved_split.csv")
+    assert (split["correct"] > 0).all() and (split[["wrong", "unparsable"]] == 0).all().all()
+    reported = CliRunner().invoke(main, ["report", str(out)], catch_exceptions=False)
+    assert reported.exit_code == 0, reported.output
+    markdown = (out / "report.md").read_text()
+    assert "## Models screened by What-if abstention" in markdown and "| m2 | True | 0.948 |" in markdown
 
 
 @pytest.mark.slow
@@ -173,6 +242,8 @@ def test_spec_report_writes_the_cue_report_with_its_plot(tiny_suite: Path, tmp_p
     assert markdown.startswith("# Cue-visibility audit: cue_visibility\n")
     assert "![Net bias per group" in markdown and "## Cue gap: Puzzled Net − Direct Net" in markdown
     assert "| view | model | format | difficulty | consequences | net |" in markdown
+    assert "## Solved check: Puzzled Could-be replies correct, wrong or unparsable (Table 6)" in markdown
+    assert "| model | format | difficulty | consequences | correct | unparsable | wrong |" in markdown
     plot = (report / "plots" / "net_by_group.png").read_bytes()
     assert plot == (run_dir / "score" / "net_by_group.png").read_bytes()  # redrawn from conditions.csv alone
     assert "data:image/png;base64," in (report / "report.html").read_text()

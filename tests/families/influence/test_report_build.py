@@ -68,7 +68,9 @@ def test_report_is_self_contained_with_plots(scored: Path) -> None:
     assert result.exit_code == 0, result.output
     html = (scored / "report.html").read_text()
     md = (scored / "report.md").read_text()
-    assert html.count("data:image/png;base64,") == len(list((scored / "plots").glob("*.png"))) == 11
+    # headline + per benchmark (2): models compared, heatmap, 4 forests
+    assert html.count("data:image/png;base64,") == len(list((scored / "plots").glob("*.png"))) == 13
+    assert {p.name for p in (scored / "plots").glob("models-*.png")} == {"models-bbq.png", "models-triage.png"}
     assert not re.search(r'src="(?!data:)', html)
     summary = json.loads((scored / "summary.json").read_text())["benchmarks"]["triage"]["headline"]
     shift = summary["mean_abs_shift"]["all"]["mean_pp"]

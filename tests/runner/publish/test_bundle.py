@@ -150,7 +150,7 @@ def test_data_outside_the_compile_folder_keeps_its_place_and_recompiles(tmp_path
     (project / "data").rename(shared / "data")
     spec = Path("tiny.spec").read_text().replace('"data/extra.csv"', '"../shared/data/extra.csv"')
     Path("tiny.spec").write_text(spec)
-    compile_file(Path("tiny.spec"), suite)
+    compile_file(Path("tiny.spec"), suite, allowed=(shared,))  # spec compile --allow-path ../shared
     assert CliRunner().invoke(bundle, [str(suite), "-o", "b"]).exit_code == 0
     info = json.loads(Path("b/bundle.json").read_text())
     assert info["compile_dir"] == "sources/project" and info["spec"] == "tiny.spec"

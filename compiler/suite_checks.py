@@ -1,0 +1,65 @@
+"""Checks on a suite's designs together, which `spec check` runs as `spec compile` does.
+
+Each family proves its own design distinct and balanced; a suite of several designs must also agree on
+its settings and be distinct and balanced as a whole. That needs the rows, so several designs are
+expanded once without writing (the compile budget, checked first, bounds the work).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from compiler.emit import Tally, UnbalancedError, balance_report, row_id
+from compiler.errors import ErrorCollector
+from compiler.family import CompiledDesign
+from compiler.seeding import canonical_json
+
+_AGREED: tuple[tuple[str, Callable[[CompiledDesign], Any]], ...] = (
+    ("mode", lambda d: d.mode), ("analysis", lambda d: d.analysis), ("balance_keys", lambda d: d.balance_keys))
+
+
+def check_suite(designs: list[CompiledDesign], errors: ErrorCollector) -> None:
+    """The designs agree on mode, analysis and balance keys; several designs are distinct and balanced
+    together."""
+    for what, get in _AGREED:
+        other = next((d for d in designs[1:] if get(d) != get(designs[0])), None)
+        if other is not None:
+            errors.add(other.span, f"designs of one suite must share their {what}: design '{other.name}' "
+                       f"differs from '{designs[0].name}'",
+                       "put designs with different settings in separate spec files")
+            return
+    if len(designs) > 1:
+        _check_rows_together(designs, errors)
+
+
+def _check_rows_together(designs: list[CompiledDesign], errors: ErrorCollector) -> None:
+    """Expand every design once, without writing: no row twice, every cell the same trials."""
+    tally, seen = Tally(), set()
+    keys = designs[0].balance_keys
+    for design in designs:
+        for row in design.rows():
+            ident = row_id(canonical_json(row))
+            if ident in seen:
+                errors.add(design.span, f"design '{design.name}' repeats a row of an earlier design (id {ident})",
+                           "designs of one suite must not render the same prompt with the same cell")
+                return
+            seen.add(ident)
+            tally.add(row, keys)
+    try:
+        balance_report(tally, keys, *shared_and_served(designs))
+    except UnbalancedError as err:
+        errors.add(designs[-1].span, f"the designs cannot be balanced together: {err}",
+                   "every cell must get the same number of trials over all the suite's designs")
+
+
+def shared_and_served(designs: list[CompiledDesign]) -> tuple[dict[str, str], dict[str, list[Any]]]:
+    """The suite's shared conditions and the values their rows serve, merged over its designs."""
+    served: dict[str, list[Any]] = {}
+    shared: dict[str, str] = {}
+    for design in designs:
+        shared.update(design.shared)
+        for key, values in design.served.items():
+            served[key] = sorted(set(served.get(key, [])) | set(values))
+    return shared, served
+

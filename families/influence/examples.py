@@ -1,0 +1,105 @@
+"""Demonstrations for items designs: `examples N unused | others [seed S]` (few-shot cues).
+
+`unused` (BBQ, App. H.2): the pool is the rows of the design's data source that its `sample` left out
+(BBQ's unused variants), of the item's factor; it needs grouped factors. `others` (DailyDilemmas): the
+pool is the design's other items that name the cued level. A cue text then sees `examples`: N pool
+items drawn per prompt by a hash of (seed, item, influence, condition, order), each in a random display
+order and solved for the cued level (`answer` is the letter of its option).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from compiler import nodes as n
+from compiler.data_source import Row, read_rows
+from compiler.errors import ErrorCollector, did_you_mean
+from compiler.seeding import item_rng
+
+KINDS = ("unused", "others")
+FactorOf = Callable[[Row], Any]
+
+
+@dataclass(frozen=True)
+class Pool:
+    """Demonstration rows by factor (`unused`) or by level (`others`), and how many to show."""
+
+    kind: str
+    rows: dict[str, list[Row]]
+    count: int
+    seed: int
+    key: str
+
+    def draw(self, item: Row, factor: str, target: str, forms: dict[str, dict[str, str]],
+             coords: tuple[Any, ...]) -> list[dict[str, Any]]:
+        """`count` solved pool items for the cue toward level `target` on `item`."""
+        rng = item_rng(self.seed, "examples", item[self.key], *coords)
+        candidates = self.rows[factor] if self.kind == "unused" else [
+            row for row in self.rows[target] if row[self.key] != item[self.key]]
+        shown = []
+        for row in rng.sample(candidates, self.count):
+            letters = "AB" if rng.random() < 0.5 else "BA"
+            first, second = ({**forms[row[f"level_{k}"]], "text": row[f"option_{k}"], "option": "AB"[i]}
+                             for i, k in enumerate(letters))
+            answer = first["option"] if row[f"level_{letters[0]}"] == target else second["option"]
+            shown.append({"item": row, "first": first, "second": second, "answer": answer})
+        return shown
+
+
+def resolve_pool(clause: n.Clause, source: n.DataSource, items: list[Row], required: tuple[str, ...], seed: int,
+                 factor_of: FactorOf, errors: ErrorCollector) -> Pool | None:
+    """The clause's pool; None after reporting an unknown kind or a pool too small to draw from."""
+    count, kind, own_seed = clause.value  # type: ignore[misc]
+    if kind.name not in KINDS:
+        errors.add(kind.span, f"unknown example pool '{kind.name}'", did_you_mean(kind.name, KINDS))
+        return None
+    if kind.name == "unused":
+        if not all(lv.group for row in items for lv in factor_of(row).levels):
+            errors.add(clause.span, "'unused' examples are solved for the cued group, so they need factors whose "
+                       "levels are grouped (A, B)", "give each level its group, or draw 'others'")
+            return None
+        rows = _unused(source, items, required, seed, factor_of, count, clause, errors)
+    else:
+        rows = _others(items, count, clause, errors)
+    if rows is None:
+        return None
+    return Pool(kind.name, rows, count, own_seed if own_seed is not None else seed, source.key or "")
+
+
+def _unused(source: n.DataSource, items: list[Row], required: tuple[str, ...], seed: int, factor_of: FactorOf,
+            count: int, clause: n.Clause, errors: ErrorCollector) -> dict[str, list[Row]] | None:
+    if source.sample is None:
+        errors.add(clause.span, f"'examples {count} unused' draws from the rows the data sample leaves out, but "
+                   f"data '{source.name}' has no sample", "add 'sample N [per FIELD]' to the data clause")
+        return None
+    everything = read_rows(source.model_copy(update={"sample": None}), required, seed, errors)
+    if everything is None:
+        return None
+    used = {row[source.key or ""] for row in items}
+    pool: dict[str, list[Row]] = {}
+    for row in everything:
+        if row[source.key or ""] not in used:
+            pool.setdefault(factor_of(row).name, []).append(row)
+    return _enough(pool, sorted({factor_of(row).name for row in items}), count, count, "unused rows of factor",
+                   clause, errors)
+
+
+def _others(items: list[Row], count: int, clause: n.Clause, errors: ErrorCollector) -> dict[str, list[Row]] | None:
+    pool: dict[str, list[Row]] = {}
+    for row in items:
+        for level in {row["level_A"], row["level_B"]}:
+            pool.setdefault(level, []).append(row)
+    return _enough(pool, sorted(pool), count + 1, count, "items naming level", clause, errors)
+
+
+def _enough(pool: dict[str, list[Row]], keys: list[str], least: int, count: int, what: str, clause: n.Clause,
+            errors: ErrorCollector) -> dict[str, list[Row]] | None:
+    """`pool`, unless one of `keys` has fewer than `least` rows (reported)."""
+    short = next((key for key in keys if len(pool.get(key, [])) < least), None)
+    if short is not None:
+        errors.add(clause.span, f"'examples {count}' needs {least} {what} '{short}', the data has "
+                   f"{len(pool.get(short, []))}", "sample fewer rows, or ask for fewer examples")
+        return None
+    return pool

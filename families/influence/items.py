@@ -1,0 +1,218 @@
+"""Influence designs over data items (DailyDilemmas, BBQ): each row of a `data` source is one binary choice.
+
+`items DATA` replaces `sizes`: every data row gives two option texts (`option_A`, `option_B`) and the
+level each option stands for (`level_A`, `level_B`; a `map` clause renames the file's columns).
+
+Factors whose levels carry groups A and B (BBQ's nonOld / old) orient every item by group: its condition
+is its factor (with several factors, the row's `factor` column names it), and toward A cues group A.
+A factor without groups (DailyDilemmas' values) makes each level v a condition: it pools every item in
+which v is one option's level, with group A = the v-option and group B = the other (`other`). Such an
+item with levels (a, b) serves two conditions, a and b, so the suite carries its prompts once per
+condition (identical requests, which the response cache answers once); toward B cues the other level.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from compiler import nodes as n
+from compiler.data_source import Row, read_rows
+from compiler.errors import ErrorCollector
+from compiler.templates import CompiledText, check_render
+from families.influence import check as pairs
+from families.influence.examples import Pool, resolve_pool
+from families.influence.expand import CompiledInfluence, cued, level_forms, messages
+from families.influence.prepare import compile_texts, followup_entries
+from families.interface import DesignContext
+
+ITEM_COLUMNS = ("option_A", "option_B", "level_A", "level_B")
+OTHER = "other"
+"""group B of every item condition: whichever option does not stand for the condition's level."""
+PAIRS_ONLY = ("sizes", "where", "cross", "sample", "trials")
+CLAUSES = ("items", "factors", "influences", "conditions", "order", "samples", "answer", "decode", "mode",
+           "analysis", "system", "prompt", "followups", "examples")
+PROMPT_NAMES = {"first", "second", "factor", "item"}
+CUE_NAMES = PROMPT_NAMES | {"target", "other"}
+
+
+@dataclass(frozen=True)
+class ItemsDesign:
+    """An items design, resolved: its data rows read and filtered, every name pointing at its declaration."""
+
+    design: n.Design
+    factors: dict[str, n.Factor]
+    items: list[Row]
+    key: str
+    influences: tuple[n.Influence, ...]
+    conditions: tuple[n.ConditionRef, ...]
+    system: n.TemplateDef | None
+    prompt: n.TemplateDef
+    orders: tuple[str, ...]
+    samples_per_row: int
+    answer_tokens: tuple[str, str]
+    decode: dict[str, Any]
+    mode: str
+    analysis: dict[str, Any]
+    followups: list[dict[str, Any]] | None
+    pool: Pool | None = None  # `examples N unused | others`: the demonstration rows
+
+
+def resolve_items(design: n.Design, context: DesignContext, errors: ErrorCollector) -> ItemsDesign | None:
+    """Check an items design; None after reporting every problem found."""
+    tables, start = context.tables, len(errors.diagnostics)
+    for keyword in PAIRS_ONLY:
+        clause = design.get(keyword)
+        if clause is not None:
+            errors.add(clause.span, f"'{keyword}' does not apply to an items design: its stimuli are the data "
+                       "rows", "remove it, or filter the rows in the data clause")
+    ref: n.Ref = design.get("items").value  # type: ignore[union-attr,assignment]
+    source = tables.lookup({d.name: d for d in context.spec.data}, ref, "data source", errors)
+    factors = pairs._select(design, "factors", tables.factors, "factor", errors)
+    if len(factors) > 1 and not all(lv.group for f in factors for lv in f.levels):
+        errors.add(design.get("factors").span,  # type: ignore[union-attr]
+                   f"an items design takes several factors only when their levels are grouped (A, B); "
+                   f"got {len(factors)}", "give each level its group, or keep one factor")
+    influences = pairs._select(design, "influences", tables.influences, "influence", errors)
+    for inf in influences:
+        if inf.position.kind == "turns":
+            errors.add(inf.position.span, f"influence '{inf.name}' builds few-shot turns from size pairs, which "
+                       f"an items design has not", "append a fixed examples block instead")
+    prompt = pairs._text_ref(design, "prompt", "template", tables, errors) or tables.texts.get("question")
+    if prompt is None:
+        errors.add(design.span, f"design '{design.name}' names no prompt template", "add 'prompt NAME'")
+    orders = pairs._orders(design, errors)
+    fields = dict(conditions=pairs._conditions(design, errors), system=pairs._text_ref(design, "system", "system",
+                  tables, errors), orders=orders, samples_per_row=pairs._samples(design, orders, errors),
+                  answer_tokens=pairs._answer(design, errors), decode=pairs.decode_options(design, errors),
+                  mode=pairs._mode(design, errors), analysis=pairs._analysis(design, errors))
+    followups = pairs._followups(design, tables, errors)
+    if source is None or len(errors.diagnostics) > start or not factors or fields["answer_tokens"] is None:
+        return None
+    by_name = {f.name: f for f in factors}
+    rows = read_rows(source, ITEM_COLUMNS + (("factor",) if len(factors) > 1 else ()), context.seed, errors)
+    if rows is None or not _levels_known(source, rows, by_name, errors):
+        return None
+    clause = design.get("examples")
+    pool = None
+    if clause is not None:
+        required = ITEM_COLUMNS + (("factor",) if len(factors) > 1 else ())
+        pool = resolve_pool(clause, source, rows, required, context.seed, lambda row: factor_of(row, by_name), errors)
+        if pool is None:
+            return None
+    return ItemsDesign(design=design, factors=by_name, items=rows, key=source.key or "", influences=influences,
+                       prompt=prompt, followups=followup_entries(followups), pool=pool,
+                       **fields)  # type: ignore[arg-type]
+
+
+def factor_of(row: Row, factors: dict[str, n.Factor]) -> n.Factor | None:
+    return factors.get(row["factor"]) if len(factors) > 1 else next(iter(factors.values()))
+
+
+def _levels_known(source: n.DataSource, rows: list[Row], factors: dict[str, n.Factor], errors: ErrorCollector) -> bool:
+    for number, row in enumerate(rows, start=1):
+        factor = factor_of(row, factors)
+        if factor is None:
+            errors.add(source.span, f"data '{source.name}': row {number} names factor '{row['factor']}', which "
+                       "the design does not select", f"select it, or filter it out (factors: {', '.join(factors)})")
+            return False
+        levels = {lv.name: lv.group for lv in factor.levels}
+        for column in ("level_A", "level_B"):
+            if row[column] not in levels:
+                errors.add(source.span, f"data '{source.name}': row {number} names level '{row[column]}' "
+                           f"({column}), which factor '{factor.name}' does not declare",
+                           f"declare it, or filter the row out with 'where' (levels: {', '.join(sorted(levels))})")
+                return False
+        if levels[row["level_A"]] is not None and levels[row["level_A"]] == levels[row["level_B"]]:
+            errors.add(source.span, f"data '{source.name}': row {number} puts both options in group "
+                       f"{levels[row['level_A']]} of factor '{factor.name}'", "each item contrasts group A with B")
+            return False
+    return True
+
+
+@dataclass
+class CompiledItems(CompiledInfluence):
+    """An items design with its templates compiled."""
+
+    design: ItemsDesign
+    prompt: CompiledText
+    system: CompiledText | None
+    cues: dict[str, CompiledText]
+
+    @property
+    def balance_keys(self) -> tuple[str, ...]:
+        return ("influence", "condition")  # levels differ in how many items name them; influences do not
+
+    def summary(self) -> str:
+        d = self.design
+        return (f"{len(d.items)} items, factors {', '.join(d.factors)}, {len(d.influences)} influences, "
+                f"{len(d.conditions)} conditions, {len(d.orders)} display orders")
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        for item in self.design.items:
+            factor = factor_of(item, self.design.factors)
+            assert factor is not None  # checked by resolve_items
+            groups = {lv.name: lv.group for lv in factor.levels}
+            grouped = groups[item["level_A"]] is not None
+            for oriented in ["A" if groups[item["level_A"]] == "A" else "B"] if grouped else "AB":
+                for order in self.design.orders:
+                    yield from self._rows_for(item, factor, oriented, grouped, order)
+
+    def _rows_for(self, item: Row, factor: n.Factor, oriented: str, grouped: bool,
+                  order: str) -> Iterator[dict[str, Any]]:
+        """The rows of one item in one orientation (`oriented`: the option standing for group A) and order."""
+        d = self.design
+        forms = {lv.name: level_forms(lv) for lv in factor.levels}
+        slots = {letter: {**forms[item[f"level_{letter}"]], "text": item[f"option_{letter}"]} for letter in "AB"}
+        first, second = ({**slots[order[i]], "option": "AB"[i]} for i in (0, 1))
+        level, contrast = item[f"level_{oriented}"], item[f"level_{'BA'['AB'.index(oriented)]}"]
+        name, group_b = (factor.name, contrast) if grouped else (level, OTHER)
+        base = {"first": first, "second": second, "factor": name, "item": item}
+        question, system = self.prompt.render(base), self.system.render(base) if self.system else None
+        outcome = {k: level if k == oriented else group_b for k in "AB"}
+        answers = {d.answer_tokens[0]: outcome[order[0]], d.answer_tokens[1]: outcome[order[1]]}
+        cell = {"factor": name, "group_A": level, "group_B": group_b, "item": item[d.key], "order": order}
+        for cond in d.conditions:
+            if cond.toward is None:
+                for inf in [None] if cond.shared else d.influences:
+                    yield self._row(messages(system, [], question), cell | {
+                        "influence": inf.name if inf else None, "condition": cond.key}, answers)
+                continue
+            aimed = oriented if cond.toward == "A" else "BA"["AB".index(oriented)]
+            target, other = (first, second) if order[0] == aimed else (second, first)
+            for inf in d.influences:
+                shown = {} if d.pool is None else {"examples": d.pool.draw(
+                    item, name, target["name"], forms, (inf.name, cond.key, order))}
+                cue = self.cues[inf.name].render({**base, "target": target, "other": other, **shown})
+                yield self._row(cued(inf, cue, question, system), cell | {"influence": inf.name,
+                                                                         "condition": cond.key}, answers)
+
+    def _row(self, sent: list[dict[str, Any]], cell: dict[str, Any], answers: dict[str, str]) -> dict[str, Any]:
+        row = {"messages": sent, "samples": self.design.samples_per_row, "cell": cell, "answers": answers,
+               "decode": self.design.decode}
+        if self.design.followups:
+            row["followups"] = self.design.followups
+        return row
+
+
+def prepare_items(design: ItemsDesign, seed: int, errors: ErrorCollector) -> CompiledItems | None:
+    """Compile the templates and render each once on the first item, in both orientations."""
+    start = len(errors.diagnostics)
+    provided = CUE_NAMES | ({"examples"} if design.pool is not None else set())
+    prompt, system, cues = compile_texts(design, PROMPT_NAMES, provided, errors)
+    if len(errors.diagnostics) > start or prompt is None:
+        return None
+    compiled = CompiledItems(design, prompt, system, cues)
+    item = design.items[0]
+    factor = factor_of(item, design.factors)
+    assert factor is not None  # checked by resolve_items
+    forms = {lv.name: level_forms(lv) for lv in factor.levels}
+    first, second = ({**forms[item[f"level_{k}"]], "text": item[f"option_{k}"], "option": k} for k in "AB")
+    context = {"first": first, "second": second, "factor": factor.name, "item": item, "target": first,
+               "other": second}
+    if design.pool is not None:
+        context["examples"] = design.pool.draw(item, factor.name, first["name"], forms, ())
+    for text in [prompt, *([system] if system else []), *compiled.cues.values()]:
+        check_render(text, context, errors)
+    return None if len(errors.diagnostics) > start else compiled

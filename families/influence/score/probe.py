@@ -1,0 +1,127 @@
+"""The follow-up probe's analysis (methods §7, App. P, Tab. 22): judge labels by trial kind.
+
+Every probed trial takes its kind from its parent condition in the main run (`--parent`, that run's
+score folder): a directed trial whose parent effect is significant is *significant backfire* when its
+steerability is negative and *significant compliance* when positive, otherwise *no effect*; baseline
+trials are *base*. The stated-vs-revealed share is ACK_DISCLAIMED among significant-backfire trials.
+Trials the judge left unlabelled are counted apart, never as a label.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from families.influence.score.runs import Run
+from families.influence.score.summary import rate
+from runner.contract import RESULTS_FILE, read_results, read_run
+from runner.score_input import ScoreInputError
+
+KINDS = ("significant backfire", "significant compliance", "no effect", "base")
+DISCLAIMED = "ACK_DISCLAIMED"
+
+
+def probe_trials(runs: list[Run], keys: list[str], parent: Path, alpha: float) -> pd.DataFrame:
+    """One row per probed trial: its condition keys, direction, kind and judge label (None if unlabelled)."""
+    trials = pd.concat([_labels(run, keys) for run in runs], ignore_index=True)
+    if trials.empty:
+        raise ScoreInputError(runs[0].run_dir / RESULTS_FILE, "no follow-up replies to analyse; --parent is "
+                              "for a probe run (a suite whose design has followups)")
+    parents = _parents(parent, keys)
+    joined = trials.merge(parents, on=keys, how="left")
+    directed = joined["condition"] != "baseline"
+    missing = directed & joined["p_effect_A"].isna()
+    if missing.any():
+        row = joined[missing].iloc[0]
+        raise ScoreInputError(parent / "conditions.csv", "has no parent condition for the probed "
+                              + ", ".join(f"{k}={row[k]}" for k in keys))
+    d = joined["condition"].str[-1]
+    p = np.where(d == "A", joined["p_effect_A"], joined["p_effect_B"])
+    s = np.where(d == "A", joined["steerability_A"], joined["steerability_B"])
+    joined["kind"] = np.select([~directed, p >= alpha, s < 0], ["base", "no effect", "significant backfire"],
+                               "significant compliance")
+    return joined[[*keys, "condition", "item_id", "sample", "kind", "label"]]
+
+
+def _labels(run: Run, keys: list[str]) -> pd.DataFrame:
+    rows = [(r.item_id, r.sample, reply.get("label")) for r in read_results(run.run_dir / RESULTS_FILE)
+            if r.followups for reply in r.followups.values()]
+    labels = pd.DataFrame(rows, columns=["item_id", "sample", "label"])
+    cells = run.trials.drop(columns=["w_A", "w_B"]).assign(**{k: "none" for k in keys if k not in run.trials})
+    return labels.merge(cells[["item_id", "condition", *keys]], on="item_id", how="inner")
+
+
+def _parents(score_dir: Path, keys: list[str]) -> pd.DataFrame:
+    path = score_dir / "conditions.csv"
+    try:
+        frame = pd.read_csv(path, keep_default_na=False, na_values=[""], dtype=str)
+    except FileNotFoundError:
+        raise ScoreInputError(path, "file not found (score the main run first)") from None
+    wanted = ["p_effect_A", "p_effect_B", "steerability_A", "steerability_B"]
+    absent = [c for c in keys + wanted if c not in frame.columns]
+    if absent:
+        raise ScoreInputError(path, f"is not an influence conditions table (no column {absent[0]!r})")
+    frame[wanted] = frame[wanted].astype(float)
+    return frame[keys + wanted]
+
+
+def cross_tab(trials: pd.DataFrame, labels: tuple[str, ...], alpha: float) -> pd.DataFrame:
+    """Label shares by trial kind with Wilson intervals: one row per (kind, label)."""
+    rows = []
+    for kind in KINDS:
+        of_kind = trials[trials["kind"] == kind]
+        labelled = of_kind["label"].notna()
+        for label in labels:
+            share = rate((of_kind["label"] == label).sum(), labelled.sum(), alpha)
+            rows.append({"kind": kind, "label": label, "k": share["k"], "n": share["n"], "rate": share["rate"],
+                         "lo": share["ci"][0] if share["ci"] else None, "hi": share["ci"][1] if share["ci"] else None,
+                         "unlabelled": int((~labelled).sum())})
+    return pd.DataFrame(rows)
+
+
+def probe_summary(trials: pd.DataFrame, alpha: float) -> dict[str, Any]:
+    backfire = trials[(trials["kind"] == "significant backfire") & trials["label"].notna()]
+    return {"trials": len(trials), "unlabelled": int(trials["label"].isna().sum()),
+            "stated_vs_revealed": rate((backfire["label"] == DISCLAIMED).sum(), len(backfire), alpha)}
+
+
+def judge_labels(run: Run) -> tuple[str, ...]:
+    """The labels the suite's judge may give, in the spec's order."""
+    for row in read_run(run.run_dir)[1].rows:
+        for followup in row.followups or ():
+            if followup.judge is not None:
+                return tuple(followup.judge.labels)
+    raise ScoreInputError(run.run_dir / "run.json", "its suite has no judged follow-up to analyse")
+
+
+def judge_agreement(trials: pd.DataFrame, human_file: Path, labels: tuple[str, ...]) -> tuple[dict[str, Any],
+                                                                                              pd.DataFrame]:
+    """Judge labels against a human-labelled sample (CSV: item_id, sample, label): agreement, Cohen's kappa
+    and the confusion matrix (rows human, columns judge)."""
+    try:
+        human = pd.read_csv(human_file, dtype={"item_id": str, "sample": int, "label": str})
+    except (OSError, ValueError) as err:
+        raise ScoreInputError(human_file, f"cannot read human labels ({err})") from None
+    absent = [c for c in ("item_id", "sample", "label") if c not in human.columns]
+    if absent:
+        raise ScoreInputError(human_file, f"has no column {absent[0]!r}")
+    unknown = ~human["label"].isin(labels)
+    if unknown.any():
+        row = int(np.flatnonzero(unknown)[0])
+        raise ScoreInputError(human_file, f"label {human['label'].iloc[row]!r} is not one of {', '.join(labels)}",
+                              row=row + 1, column="label")
+    both = human.merge(trials[["item_id", "sample", "label"]].dropna(), on=["item_id", "sample"],
+                       suffixes=("_human", "_judge"))
+    if both.empty:
+        raise ScoreInputError(human_file, "shares no labelled (item_id, sample) with the probe run")
+    confusion = pd.crosstab(pd.Categorical(both["label_human"], labels), pd.Categorical(both["label_judge"], labels),
+                            rownames=["human"], colnames=["judge"], dropna=False)
+    table = confusion.to_numpy(float)
+    n = table.sum()
+    observed = np.trace(table) / n
+    expected = float((table.sum(axis=0) * table.sum(axis=1)).sum() / n**2)
+    kappa = (observed - expected) / (1 - expected) if expected < 1 else None
+    return {"n": int(n), "agreement": float(observed), "cohens_kappa": kappa}, confusion

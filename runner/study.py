@@ -1,0 +1,74 @@
+"""Studies: one suite run against several models (and reasoning settings) into one folder.
+
+A study folder holds one ordinary run folder per (model, reasoning setting) and study.json, which
+lists them. Rerunning the same `spec run` resumes every run; `spec score STUDY` scores them together.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import replace
+from pathlib import Path
+
+from runner.contract import ContractError
+from runner.execute import RunConfig
+
+STUDY_FILE = "study.json"
+
+
+def slug(model: str) -> str:
+    """A folder-name form of a model string: its last path part, unsafe characters as '-'."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", model.rsplit("/", 1)[-1]).strip("-")
+
+
+def study_configs(config: RunConfig, models: tuple[str, ...], efforts: tuple[str | None, ...]) -> list[RunConfig]:
+    """One run per model x reasoning setting, each in its own folder under the study folder config.out."""
+    configs = []
+    for model in models:
+        for effort in efforts:
+            name = slug(model) + (f"-reasoning-{slug(effort)}" if effort else "")
+            configs.append(replace(config, model=model, reasoning_effort=effort, out=config.out / name))
+    names = [c.out.name for c in configs]
+    twice = next((name for name in names if names.count(name) > 1), None)
+    if twice is not None:
+        raise ContractError(config.out, f"two runs of the study would share the folder {twice!r}",
+                            fix="give each --model once (models whose last path parts agree need separate studies)")
+    return configs
+
+
+def record_study(folder: Path, suite_dir: Path, runs: list[str]) -> None:
+    """Write study.json (atomically), keeping the runs an earlier, wider invocation recorded."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / STUDY_FILE
+    known = study_runs(folder) if path.exists() else []
+    names = [run.name for run in known] + [name for name in runs if name not in {r.name for r in known}]
+    partial = path.with_suffix(".json.partial")
+    partial.write_text(json.dumps({"suite": str(suite_dir), "runs": names}, indent=2) + "\n", encoding="utf-8")
+    os.replace(partial, path)
+
+
+def is_study(folder: Path) -> bool:
+    return (folder / STUDY_FILE).is_file()
+
+
+def study_runs(folder: Path) -> list[Path]:
+    """The run folders a study lists, in the order they were recorded."""
+    path = folder / STUDY_FILE
+    try:
+        names = json.loads(path.read_text(encoding="utf-8"))["runs"]
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise ContractError(path, f"not a readable study file ({err})",
+                            fix="spec run SUITE --model A --model B --out FOLDER writes one") from None
+    if not isinstance(names, list) or not all(isinstance(name, str) and "/" not in name for name in names):
+        raise ContractError(path, "'runs' must be a list of run folder names inside the study")
+    return [folder / name for name in names]
+
+
+def expand_runs(paths: tuple[Path, ...]) -> list[Path]:
+    """Run folders from run and study folders: each study stands for the runs it lists."""
+    runs: list[Path] = []
+    for path in paths:
+        runs.extend(study_runs(path) if is_study(path) else [path])
+    return runs
