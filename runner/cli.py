@@ -19,8 +19,14 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "compile": ("compiler.cli", "compile_cmd", "Compile a spec into a frozen, hashed stimulus suite."),
     "show": ("compiler.cli", "show",
              "Show a compiled suite: trials per cell and items exactly as the model sees them."),
-    "verify": ("compiler.verify_cli", "verify",
-               "Re-prove every puzzle in SUITE (a compiled suite folder or suite.jsonl)."),
+    "verify": ("runner.publish.cli", "verify",
+               "Check a bundle (.tar.gz or folder) or a compiled suite; every failure named by file and row."),
+    "bundle": ("runner.publish.cli", "bundle",
+               "Bundle the compiled suite SUITE_DIR with its spec, sources, licences, dataset card and hashes."),
+    "diff": ("runner.publish.cli", "diff",
+             "Show what changed from suite A to suite B (compiled suites or bundles): rows and manifest fields."),
+    "export": ("runner.publish.cli", "export",
+               "Export the compiled suite SUITE_DIR for inspect_ai, promptfoo, Hugging Face datasets or as CSV."),
     "run": ("runner.run_cli", "run", "Run every (item, sample) of the compiled suite SUITE_DIR against a model."),
     "merge": ("runner.run_cli", "merge",
               "Merge shard runs of one suite (same model and mode) into OUT, one row per (item, sample)."),
@@ -80,5 +86,6 @@ def main() -> None:
       spec show generated/triage
       spec run generated/triage --limit 200 --out runs/triage-local
       spec score runs/triage-local
+      spec bundle generated/triage -o triage.tar.gz   # publish; spec verify checks it
       spec doctor                 # what a bug report needs
     """

@@ -10,6 +10,7 @@ from compiler.puzzles.clues import from_json
 from compiler.puzzles.model import Band, PuzzleError
 from compiler.puzzles.solve import certifier_for, certify, indexed, shape_of
 from compiler.puzzles.zebra import depth_of
+from compiler.suite_model import SuiteRow
 
 
 def reprove(puzzle: Mapping[str, Any], timeout_ms: int = 10_000) -> list[str]:
@@ -35,6 +36,16 @@ def reprove(puzzle: Mapping[str, Any], timeout_ms: int = 10_000) -> list[str]:
         return [f"malformed puzzle: {exc}"]
     if len(puzzle.get("text", [])) != len(puzzle["clues"]):
         problems.append(f"{len(puzzle.get('text', []))} clue sentences for {len(puzzle['clues'])} clues")
+    return problems
+
+
+def reprove_row(row: SuiteRow, timeout_ms: int = 10_000) -> list[str]:
+    """Every problem with a suite row's puzzle, and whether its expect.solution is the puzzle's."""
+    puzzle = row.puzzle or {}
+    problems = reprove(puzzle, timeout_ms)
+    expected = (row.expect or {}).get("solution")
+    if expected is not None and expected != puzzle.get("solution"):
+        problems.append("expect.solution differs from the puzzle's solution")
     return problems
 
 

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from compiler.emit import write_suite_folder
 from compiler.puzzles import PropositionalConfig, draw_selections, expect_of, generate_puzzle
 from compiler.suite_model import SuiteRow
-from compiler.verify_cli import verify
+from runner.publish.cli import verify
 
 CONFIG = PropositionalConfig(name="identity")
 
@@ -37,8 +37,8 @@ def _suite(tmp_path: Path, rows: list[SuiteRow]) -> Path:
 
 def test_sound_suite_passes(tmp_path: Path) -> None:
     result = CliRunner().invoke(verify, [str(_suite(tmp_path, [_row(0), _row(1)]))])
-    assert result.exit_code == 0, result.output
-    assert "verified 2 puzzles: 2 sound, 0 failed" in result.output
+    assert result.exit_code == 0 and result.exception is None, result.output
+    assert f"verified {tmp_path}: 3 rows, 2 puzzles: all sound" in result.output
 
 
 def test_tampered_puzzles_fail_by_item_id(tmp_path: Path) -> None:
@@ -47,9 +47,15 @@ def test_tampered_puzzles_fail_by_item_id(tmp_path: Path) -> None:
     dropped.puzzle["clues"].pop()
     dropped.puzzle["text"].pop()
     swapped.expect = {"solution": {**swapped.expect["solution"], "A": {"gender": "x", "race": "y"}}}
-    result = CliRunner().invoke(verify, [str(_suite(tmp_path, [dropped, swapped, _row(2)]) / "suite.jsonl")])
-    assert result.exit_code == 1
-    assert "FAIL row0: the clues admit a model other than the stored solution" in result.output
-    assert "FAIL row1: expect.solution differs from the puzzle's solution" in result.output
-    assert "row2" not in result.output.replace("verified", "")
-    assert "verified 3 puzzles: 1 sound, 2 failed" in result.output
+    suite = _suite(tmp_path, [dropped, swapped, _row(2)])
+    result = CliRunner().invoke(verify, [str(suite / "suite.jsonl")])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert "FAIL suite.jsonl (row row0): puzzle: the clues admit a model other than the stored solution" in (
+        result.output)
+    assert "FAIL suite.jsonl (row row1): puzzle: expect.solution differs from the puzzle's solution" in result.output
+    assert "row2" not in result.output
+    assert f"verified {suite / 'suite.jsonl'}: 4 rows, 3 puzzles: 3 failures" in result.output
+    in_folder = CliRunner().invoke(verify, [str(suite)])  # a folder names the line as well
+    assert in_folder.exit_code == 1
+    assert "FAIL suite.jsonl:2 (row row0): puzzle: the clues admit a model other than the stored solution" in (
+        in_folder.output)

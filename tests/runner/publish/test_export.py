@@ -1,0 +1,85 @@
+"""`spec export`: each format carries every row's chat, answers, decode settings and cell."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from compiler.emit import write_suite_folder
+from runner.contract import read_suite
+from runner.publish.cli import export
+from tests.runner.publish.project import make_project
+from tests.support import forced_choice_rows
+
+
+@pytest.fixture
+def suite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return make_project(tmp_path)
+
+
+def _export(suite: Path, fmt: str, out: str) -> Path:
+    result = CliRunner().invoke(export, [str(suite), "--to", fmt, "-o", out])
+    assert result.exit_code == 0 and result.exception is None, result.output
+    assert result.output == f"exported 81 rows of golden_oneorder for {fmt} -> {out}\n"
+    return Path(out)
+
+
+def test_inspect_samples_carry_messages_target_and_the_cell(suite: Path) -> None:
+    rows = read_suite(suite).rows
+    samples = [json.loads(line) for line in _export(suite, "inspect", "t.jsonl").read_text().splitlines()]
+    assert [s["id"] for s in samples] == [r.id for r in rows]
+    first, row = samples[0], rows[0]
+    assert first["input"] == [m.model_dump(exclude_none=True) for m in row.messages]
+    assert first["target"] == ["X", "Y"]
+    assert first["metadata"] == {"cell": row.cell, "answers": row.answers, "samples": 3, "decode": row.decode}
+
+
+def test_promptfoo_folder_has_a_config_a_chat_prompt_and_one_test_per_row(suite: Path) -> None:
+    out = _export(suite, "promptfoo", "pf")
+    config = yaml.safe_load((out / "promptfooconfig.yaml").read_text())
+    assert config == {"description": "One display order", "prompts": ["file://prompt.json"],
+                      "providers": ["openai:gpt-4o-mini"], "tests": "file://tests.yaml"}
+    assert (out / "prompt.json").read_text() == "{{ messages | dump }}\n"
+    tests = yaml.safe_load((out / "tests.yaml").read_text())
+    row = read_suite(suite).rows[0]
+    assert len(tests) == 81 and tests[0]["description"] == row.id
+    assert tests[0]["vars"] == {"messages": [m.model_dump(exclude_none=True) for m in row.messages], **row.cell}
+    assert tests[0]["assert"] == [{"type": "contains-any", "value": ["X", "Y"]}]
+
+
+def test_csv_has_one_column_per_cell_key(suite: Path) -> None:
+    with _export(suite, "csv", "t.csv").open(newline="") as handle:
+        lines = list(csv.DictReader(handle))
+    row = read_suite(suite).rows[0]
+    assert list(lines[0]) == ["id", "samples", *(f"cell_{k}" for k in sorted(row.cell)), "answers", "decode",
+                              "messages"]
+    assert lines[0]["id"] == row.id and lines[0]["cell_order"] == "AB" and json.loads(lines[0]["answers"]) == {
+        "X": row.answers["X"], "Y": row.answers["Y"]}
+    assert len(lines) == 81
+
+
+def test_hf_folder_declares_its_split(suite: Path) -> None:
+    out = _export(suite, "hf", "hf")
+    assert (out / "README.md").read_text().startswith('---\npretty_name: "One display order"\n')
+    first = json.loads((out / "test.jsonl").read_text().splitlines()[0])
+    row = read_suite(suite).rows[0]
+    assert first["messages"] == [m.model_dump(exclude_none=True) for m in row.messages]
+    assert first["cell_factor"] == "pet" and json.loads(first["decode"]) == row.decode
+
+
+def test_a_turn_the_model_writes_mid_chat_cannot_be_exported(tmp_path: Path) -> None:
+    (row,) = forced_choice_rows(1, 1, messages=[{"role": "user", "content": "Hi"},
+                                                {"role": "assistant", "generate": True},
+                                                {"role": "user", "content": "A or B?"}])
+    write_suite_folder(tmp_path / "s", [row], suite="s", spec_file="s.spec", spec_sha256="0" * 64,
+                       compiler_version="test", schema_version="1", seed=0, cells={"influence": 1, "order": 1})
+    result = CliRunner().invoke(export, [str(tmp_path / "s"), "--to", "inspect", "-o", str(tmp_path / "t.jsonl")])
+    assert result.exit_code == 1 and result.exception is not None
+    assert result.output == (f"Error: {tmp_path}/s/suite.jsonl: row {row.id}: turn 2 is written by the model at "
+                             "run time, which inspect_ai datasets cannot hold; run this suite with `spec run`\n")

@@ -1,0 +1,200 @@
+"""`spec verify BUNDLE`: a sound bundle passes; every tampering exits 1 naming the file (and row)."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import shutil
+import tarfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from runner.publish.archive import write_archive
+from runner.publish.bundle import write_bundle
+from runner.publish.cli import verify
+from runner.publish.verify import check_suite, sums_text
+from tests.runner.publish.project import make_project
+
+ROWS = 81
+
+
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    write_bundle(make_project(tmp_path), Path("tiny"))
+    return Path("tiny")
+
+
+def _verify(target: Path) -> Result:
+    return CliRunner().invoke(verify, [str(target)])
+
+
+def _failed(result: Result) -> list[str]:
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    return [line for line in result.output.splitlines() if line.startswith("FAIL ")]
+
+
+def _reseal(folder: Path) -> None:
+    """Rewrite SHA256SUMS after an edit, as someone hiding the edit would."""
+    (folder / "SHA256SUMS").write_text(sums_text(folder))
+
+
+def test_a_sound_bundle_folder_and_archive_pass(folder: Path) -> None:
+    result = _verify(folder)
+    assert result.exit_code == 0 and result.exception is None, result.output
+    assert result.output == f"verified tiny: {ROWS} rows, 0 puzzles: all sound\n"
+    write_archive(folder, Path("tiny.tar.gz"))
+    assert _verify(Path("tiny.tar.gz")).output == f"verified tiny.tar.gz: {ROWS} rows, 0 puzzles: all sound\n"
+
+
+def test_a_flipped_byte_in_a_member_names_the_member(folder: Path) -> None:
+    data = bytearray((folder / "sources/vocab.spec").read_bytes())
+    data[3] ^= 0x01
+    (folder / "sources/vocab.spec").write_bytes(bytes(data))
+    failures = _failed(_verify(folder))
+    assert failures[0].startswith("FAIL sources/vocab.spec: sha256 is ")
+    listed = dict(line.split("  ")[::-1] for line in (folder / "SHA256SUMS").read_text().splitlines())
+    assert failures[0].endswith(", SHA256SUMS says " + listed["sources/vocab.spec"])
+
+
+@pytest.mark.parametrize("position", [0, 4, 9, 40, 2000, -9, -1])
+def test_a_flipped_byte_anywhere_in_the_archive_fails(folder: Path, position: int) -> None:
+    write_archive(folder, Path("tiny.tar.gz"))
+    data = bytearray(Path("tiny.tar.gz").read_bytes())
+    data[position] ^= 0x01
+    Path("tiny.tar.gz").write_bytes(bytes(data))
+    (failure,) = _failed(_verify(Path("tiny.tar.gz")))
+    assert failure.startswith("FAIL tiny.tar.gz: ")
+    assert failure.endswith("; the archive is damaged: download or copy it again")
+
+
+def test_damage_in_the_compressed_data_names_the_member_it_falls_in(folder: Path) -> None:
+    write_archive(folder, Path("tiny.tar.gz"))
+    data = Path("tiny.tar.gz").read_bytes()
+    failures = []
+    for position in range(len(data) - 400, len(data) - 100, 25):  # within suite.jsonl, the last member
+        flipped = bytearray(data)
+        flipped[position] ^= 0x01
+        Path("tiny.tar.gz").write_bytes(bytes(flipped))
+        failures += _failed(_verify(Path("tiny.tar.gz")))
+    named = ("FAIL tiny.tar.gz: the data does not match the archive's CRC: member 'tiny/suite.jsonl' not as "
+             "SHA256SUMS lists; the archive is damaged: download or copy it again")
+    assert failures.count(named) >= len(failures) // 2  # the others stop inflating, some naming the member
+
+
+def test_a_truncated_archive_fails(folder: Path) -> None:
+    write_archive(folder, Path("tiny.tar.gz"))
+    data = Path("tiny.tar.gz").read_bytes()
+    Path("tiny.tar.gz").write_bytes(data[: len(data) // 2])
+    (failure,) = _failed(_verify(Path("tiny.tar.gz")))
+    assert failure.startswith("FAIL tiny.tar.gz: the archive is truncated in or after member 'tiny/")
+    assert failure.endswith("'; the archive is damaged: download or copy it again")
+
+
+def test_a_missing_member_is_named(folder: Path) -> None:
+    (folder / "schema.json").unlink()
+    write_archive(folder, Path("tiny.tar.gz"))
+    failures = _failed(_verify(Path("tiny.tar.gz")))
+    assert "FAIL schema.json: missing (listed in SHA256SUMS)" in failures
+    assert "FAIL schema.json: missing" in failures
+
+
+def test_an_unlisted_member_is_named(folder: Path) -> None:
+    (folder / "sources" / "extra.txt").write_text("smuggled")
+    assert _failed(_verify(folder)) == ["FAIL sources/extra.txt: not listed in SHA256SUMS"]
+
+
+def _evil_archive(path: Path, name: str, kind: bytes = tarfile.REGTYPE) -> None:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        info = tarfile.TarInfo("tiny/SHA256SUMS")
+        tar.addfile(info, io.BytesIO(b""))
+        evil = tarfile.TarInfo(name)
+        evil.type, evil.size, evil.linkname = kind, 1 if kind == tarfile.REGTYPE else 0, "/etc/passwd"
+        tar.addfile(evil, io.BytesIO(b"x"))
+    with path.open("wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=9, mtime=0) as out:
+        out.write(buffer.getvalue())  # compressed as a bundle is, so that the member check is what refuses it
+
+
+@pytest.mark.parametrize(("name", "kind", "problem"), [
+    ("../x", tarfile.REGTYPE, "member name leaves the bundle folder"),
+    ("tiny/../../x", tarfile.REGTYPE, "member name leaves the bundle folder"),
+    ("/tmp/x", tarfile.REGTYPE, "member name leaves the bundle folder"),
+    ("tiny/link", tarfile.SYMTYPE, "is not a plain file or folder"),
+    ("other/x", tarfile.REGTYPE, "is outside the bundle's top folder tiny/"),
+])
+def test_members_outside_the_bundle_are_refused_and_nothing_is_written(
+        tmp_path: Path, name: str, kind: bytes, problem: str) -> None:
+    archive = tmp_path / "evil.tar.gz"
+    _evil_archive(archive, name, kind)
+    assert _failed(_verify(archive)) == [
+        f"FAIL {archive}: member {name!r} {problem}; this is not a bundle written by `spec bundle`: do not use it"]
+    assert not (tmp_path / "x").exists() and not (tmp_path.parent / "x").exists()
+
+
+def test_an_edited_row_is_named_by_line_and_the_recompile_differs(folder: Path) -> None:
+    lines = (folder / "suite.jsonl").read_text().splitlines(keepends=True)
+    row = json.loads(lines[4])
+    row["messages"][0]["content"] += " (edited)"
+    lines[4] = json.dumps(row) + "\n"
+    (folder / "suite.jsonl").write_text("".join(lines))
+    _reseal(folder)
+    failures = _failed(_verify(folder))
+    assert failures[0].startswith("FAIL suite.jsonl: sha256 is ") and failures[0].endswith(", manifest.json says "
+                                                                                           + _manifest_sha(folder))
+    assert failures[1] == "FAIL suite.jsonl: differs from a recompile of sources/tiny.spec (first at line 5)"
+
+
+def _manifest_sha(folder: Path) -> str:
+    return json.loads((folder / "manifest.json").read_text())["files"]["suite.jsonl"]
+
+
+def test_an_edited_spec_source_fails_the_recompile(folder: Path) -> None:
+    spec = folder / "sources" / "tiny.spec"
+    spec.write_text(spec.read_text().replace("seed 5", "seed 6"))
+    _reseal(folder)
+    failures = _failed(_verify(folder))
+    assert "FAIL manifest.json: differs from a recompile of sources/tiny.spec (first at line 37)" in failures
+
+
+def test_schema_and_count_failures_are_named_by_file_and_row(folder: Path) -> None:
+    schema = json.loads((folder / "schema.json").read_text())
+    schema["properties"]["samples"]["maximum"] = 2
+    (folder / "schema.json").write_text(json.dumps(schema))
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["trials"] += 1
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    failures, counts = check_suite(folder, 1000)
+    first_id = json.loads((folder / "suite.jsonl").read_text().splitlines()[0])["id"]
+    assert failures[0].startswith("schema.json: sha256 is ")
+    assert failures[1] == f"manifest.json: says trials={manifest['trials']}, suite.jsonl has {manifest['trials'] - 1}"
+    assert failures[2] == f"suite.jsonl:1 (row {first_id}): schema: 3 is greater than the maximum of 2 at samples"
+    assert len(failures) == 2 + ROWS and counts["rows"] == ROWS
+
+
+def test_failures_beyond_twenty_are_counted(folder: Path) -> None:
+    schema = json.loads((folder / "schema.json").read_text())
+    schema["properties"]["samples"]["maximum"] = 2
+    (folder / "schema.json").write_text(json.dumps(schema))
+    shutil.rmtree(folder / "sources")
+    failures = _failed(_verify(folder))
+    missing = [f"FAIL {name}: missing (listed in SHA256SUMS)" for name in (
+        "sources/LICENSE", "sources/data/ATTRIBUTION.md", "sources/data/LICENSE", "sources/data/extra.csv",
+        "sources/tiny.spec", "sources/vocab.spec")]
+    assert failures[:6] == missing and len(failures) == 21
+    # 6 missing, schema.json's hash (against SHA256SUMS and the manifest), one per row, the recompile
+    assert failures[-1] == f"FAIL ... and {6 + 2 + ROWS + 1 - 20} more"
+
+
+def test_a_row_the_contract_refuses_is_one_failure_among_the_others(folder: Path) -> None:
+    lines = (folder / "suite.jsonl").read_text().splitlines(keepends=True)
+    lines[1] = lines[1].replace('"samples":3', '"samples":0')
+    (folder / "suite.jsonl").write_text("".join(lines))
+    failures = _failed(_verify(folder))
+    assert failures[0].startswith("FAIL suite.jsonl: sha256 is ")
+    assert failures[1] == (f"FAIL {folder}/suite.jsonl:2: samples: Input should be greater than or equal to 1; the "
+                           "suite is damaged or was edited by hand: compile it again with `spec compile`")
+    assert failures[2] == "FAIL suite.jsonl: differs from a recompile of sources/tiny.spec (first at line 2)"
