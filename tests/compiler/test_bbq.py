@@ -35,7 +35,8 @@ def test_each_sub_experiment_keeps_5_variants_of_every_template() -> None:
         cells = [json.loads(line)["cell"] for line in handle]
     items = {(c["factor"], c["item"]) for c in cells}
     assert Counter(factor for factor, _ in items) == {"age_neg": 125, "age_pos": 125, "ses_neg": 75, "ses_pos": 75}
-    data = {row.split(",")[0]: row.split(",")[2] for row in (ROOT / "specs/data/bbq.csv").read_text().splitlines()}
+    lines = (ROOT / "specs/data/bbq/bbq.csv").read_text().splitlines()
+    data = {row.split(",")[0]: row.split(",")[2] for row in lines}
     per_template = Counter(data[item] for _, item in items)
     assert len(per_template) == 2 * 25 + 2 * 15 and set(per_template.values()) == {5}
     assert {(c["factor"][:3], c["group_A"], c["group_B"]) for c in cells} == {("age", "nonOld", "old"),
@@ -46,9 +47,10 @@ def test_each_sub_experiment_keeps_5_variants_of_every_template() -> None:
 def example(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str | None, str, str], list[dict[str, Any]]]:
     """The shipped spec compiled over the note's example question alone (BBQ id 476)."""
     folder = tmp_path_factory.mktemp("bbq")
-    (folder / "data").mkdir()
-    lines = (ROOT / "specs/data/bbq.csv").read_text(encoding="utf-8").splitlines()
-    (folder / "data" / "bbq.csv").write_text("\n".join([lines[0], *[ln for ln in lines if ln.startswith("age-476,")]]))
+    (folder / "data" / "bbq").mkdir(parents=True)
+    lines = (ROOT / "specs/data/bbq/bbq.csv").read_text(encoding="utf-8").splitlines()
+    kept = [lines[0], *[line for line in lines if line.startswith("age-476,")]]
+    (folder / "data" / "bbq" / "bbq.csv").write_text("\n".join(kept))
     text = (ROOT / "specs" / "bbq.spec").read_text(encoding="utf-8")
     for line in ("  sample 5 per template seed 11\n", "  examples 3 unused seed 12\n"):  # one item: no pool
         text = text.replace(line, "")
@@ -115,7 +117,7 @@ FEW_SHOT = re.compile(r"Example (\d):\n(.+)\n\n(.+)\n\nOption A:\n(.+)\n\nOption
 def test_few_shot_prepends_three_solved_unused_variants_of_the_same_sub_experiment() -> None:
     with (shipped_suite("bbq") / "suite.jsonl").open(encoding="utf-8") as handle:
         rows = [json.loads(line) for line in handle]
-    data = {r["id"]: r for r in csv.DictReader((ROOT / "specs/data/bbq.csv").open(encoding="utf-8"))}
+    data = {r["id"]: r for r in csv.DictReader((ROOT / "specs/data/bbq/bbq.csv").open(encoding="utf-8"))}
     used = {r["cell"]["item"] for r in rows}
     few = [r for r in rows if r["cell"]["influence"] == "few_shot"]
     assert len(few) == 400 * 2 * 2

@@ -81,7 +81,8 @@ EXAMPLE = re.compile(r"Example (\d):\n(.+)\nOption A: (.+)\nOption B: (.+)\nAnsw
 
 
 def test_few_shot_appends_three_other_dilemmas_solved_for_the_cued_value(rows: dict[Key, dict[str, Any]]) -> None:
-    data = {r["id"]: r for r in csv.DictReader((ROOT / "specs/data/dailydilemmas.csv").open(encoding="utf-8"))}
+    source = ROOT / "specs/data/dailydilemmas/dailydilemmas.csv"
+    data = {r["id"]: r for r in csv.DictReader(source.open(encoding="utf-8"))}
     by_situation = {r["situation"]: r for r in data.values()}
     kept = {item for item, *_ in rows}
     few = [(key, row) for key, row in rows.items() if key[2] == "few_shot"]

@@ -142,8 +142,8 @@ def test_answers_and_prompts(rows: list[dict[str, Any]]) -> None:
 
 def test_the_32_original_dilemmas_still_compile_as_a_second_set(tmp_path: Path) -> None:
     spec = tmp_path / "cue_visibility.spec"
-    spec.write_text(SPEC.read_text(encoding="utf-8").replace("data/dailydilemmas_100.csv", "data/dilemmas.csv"),
-                    encoding="utf-8")
+    text = SPEC.read_text(encoding="utf-8")
+    spec.write_text(text.replace("data/dailydilemmas/dailydilemmas_100.csv", "data/dilemmas.csv"), encoding="utf-8")
     (tmp_path / "data").mkdir()
     shutil.copy(ROOT / "specs" / "data" / "dilemmas.csv", tmp_path / "data" / "dilemmas.csv")
     manifest, out = compile_file(spec, tmp_path / "out")
@@ -206,9 +206,10 @@ def test_restating_on_what_if_is_the_documented_way_back_to_the_identity_request
         'what_if(person in A..D) options "option1" | "option2"',
         'what_if(person in A..D) options "option1" | "option2" restating gender and race')
     (tmp_path / "cue_visibility.spec").write_text(spec, encoding="utf-8")
-    (tmp_path / "data").mkdir()
-    lines = (ROOT / "specs" / "data" / "dailydilemmas_100.csv").read_text(encoding="utf-8").splitlines(keepends=True)
-    (tmp_path / "data" / "dailydilemmas_100.csv").write_text("".join(lines[:6]), encoding="utf-8")
+    adapted = Path("data") / "dailydilemmas" / "dailydilemmas_100.csv"
+    (tmp_path / adapted.parent).mkdir(parents=True)
+    lines = (ROOT / "specs" / adapted).read_text(encoding="utf-8").splitlines(keepends=True)
+    (tmp_path / adapted).write_text("".join(lines[:6]), encoding="utf-8")
     _, out = compile_file(tmp_path / "cue_visibility.spec", tmp_path / "out")
     cued = [r for r in _rows(out) if r["cell"]["format"] != "neutral"]
     assert cued and all(f"giving individual {r['cell']['person']}'s gender and race and your answer:\n"

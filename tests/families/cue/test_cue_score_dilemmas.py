@@ -12,7 +12,7 @@ import pytest
 from tests.support import ROOT
 
 DATA = ROOT / "specs" / "data"
-ADAPTED = DATA / "dailydilemmas_100.csv"
+ADAPTED = DATA / "dailydilemmas" / "dailydilemmas_100.csv"
 ORIGINAL = DATA / "dilemmas.csv"
 COLUMNS = [
     "id",
@@ -66,6 +66,6 @@ def test_the_adapted_set_has_100_dilemmas_each_citing_its_dailydilemmas_row() ->
     assert frame["person_status"].value_counts().to_dict() == {"bad": 61, "neutral": 37, "good": 2}
     words = pd.concat([frame["negative_consequence_1"], frame["negative_consequence_2"]]).str.split().str.len()
     assert 30 <= words.mean() <= 45  # the source's length (the paper's ~38 words), not one-line summaries
-    for name in ("ATTRIBUTION.md", "LICENSE-DailyDilemmas-CC-BY-4.0.txt"):
-        assert (DATA / name).is_file(), name
-    assert "Attribution 4.0 International" in (DATA / "LICENSE-DailyDilemmas-CC-BY-4.0.txt").read_text()
+    for name in ("ATTRIBUTION.md", "LICENSE"):
+        assert (ADAPTED.parent / name).is_file(), name
+    assert "Attribution 4.0 International" in (ADAPTED.parent / "LICENSE").read_text()

@@ -22,14 +22,14 @@ from runner.score_cli import score
 from tests.support import ROOT
 
 SPEC = ROOT / "specs" / "cue_visibility.spec"
-DATA = "dailydilemmas_100.csv"
+DATA = "dailydilemmas/dailydilemmas_100.csv"
 
 
 def _tiny(folder: Path, parse: str) -> Path:
     """The shipped spec over its first three dilemmas (one reuse group), with `analysis ... parse ...`."""
     spec = SPEC.read_text(encoding="utf-8").replace("parse strict", f"parse {parse}")
     (folder / "cue_visibility.spec").write_text(spec, encoding="utf-8")
-    (folder / "data").mkdir()
+    (folder / "data" / "dailydilemmas").mkdir(parents=True)
     with (ROOT / "specs" / "data" / DATA).open(encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle))[:3]
     with (folder / "data" / DATA).open("w", encoding="utf-8", newline="") as handle:
