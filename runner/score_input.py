@@ -4,7 +4,9 @@ files themselves are read by runner.contract."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -28,3 +30,11 @@ def run_family(run_dir: Path, default: str) -> str:
     info = read_run_info(run_dir)
     manifest, _ = read_manifest(suite_dir_of(run_dir, info))
     return str((manifest.analysis or {}).get("family", default))
+
+
+def read_score_folder(score_dir: Path, table: str) -> tuple[Path, dict[str, Any]]:
+    """A `spec score` folder's main table (its path, checked to exist) and summary.json, for a report."""
+    path = score_dir / table
+    if not path.is_file():
+        raise ScoreInputError(path, "file not found (run `spec score` first)")
+    return path, json.loads((score_dir / "summary.json").read_text(encoding="utf-8"))

@@ -13,17 +13,14 @@ import pandas as pd
 
 from runner.report import fmt
 from runner.report.document import Document, Heading, Image, Paragraph, Table
-from runner.score_input import ScoreInputError
+from runner.score_input import read_score_folder
 
 PLOTS = (("heatmaps.png", "Presence Δn, content δ and total Δb per (target bias, human bias), scale [-0.3, 0.3]."),
          ("causal.png", "DiD ATT (both variants) with 95% CIs, and the SCM gap per target bias."))
 
 
 def bias_report(score_dir: Path, plots_dir: Path) -> Document:
-    effects_path = score_dir / "effects.csv"
-    if not effects_path.is_file():
-        raise ScoreInputError(effects_path, "file not found (run `spec score` first)")
-    summary = json.loads((score_dir / "summary.json").read_text(encoding="utf-8"))
+    effects_path, summary = read_score_folder(score_dir, "effects.csv")
     doc = Document(f"Conditional cognitive-bias audit: {summary['suite']}")
     doc.blocks.append(Paragraph(
         f"{summary['bank_rows']} scored bank rows from {len(summary['models'])} model(s) "

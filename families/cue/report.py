@@ -4,7 +4,6 @@ abstention (and the abstention screen), and the Net-by-group plot, all from the 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,7 @@ import pandas as pd
 from families.cue.score.outputs import plot_net
 from runner.report import fmt
 from runner.report.document import Document, Heading, Image, Paragraph, Table
-from runner.score_input import ScoreInputError
+from runner.score_input import read_score_folder
 
 SECTIONS = (
     ("capability", "Capability: Could-be replies that identify both gender and race"),
@@ -31,10 +30,7 @@ KEY_ORDER = ("view", "model", "format", "difficulty", "probe", "consequences", "
 
 def cue_report(score_dir: Path, plots_dir: Path) -> Document:
     """The report of a `spec score` folder of a cue-visibility run."""
-    conditions_path = score_dir / "conditions.csv"
-    if not conditions_path.is_file():
-        raise ScoreInputError(conditions_path, "file not found (run `spec score` first)")
-    summary = json.loads((score_dir / "summary.json").read_text(encoding="utf-8"))
+    conditions_path, summary = read_score_folder(score_dir, "conditions.csv")
     doc = Document(f"Cue-visibility audit: {summary['suite']}")
     doc.blocks.append(Paragraph(
         f"{summary['answers']} probe answers from {len(summary['models'])} model(s) "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +10,7 @@ import pandas as pd
 from families.influence.plots import all_plots
 from runner.report import fmt
 from runner.report.document import Document, Heading, Image, Paragraph, Table
-from runner.score_input import ScoreInputError
+from runner.score_input import read_score_folder
 
 BREAKDOWN_HEADER = [
     "Level",
@@ -29,10 +28,7 @@ BREAKDOWN_HEADER = [
 
 def influence_report(score_dir: Path, plots_dir: Path) -> Document:
     """The report of a `spec score` folder of an influence run (summary.json + conditions.csv)."""
-    conditions_path = score_dir / "conditions.csv"
-    if not conditions_path.is_file():
-        raise ScoreInputError(conditions_path, "file not found (run `spec score` first)")
-    summary = json.loads((score_dir / "summary.json").read_text(encoding="utf-8"))
+    conditions_path, summary = read_score_folder(score_dir, "conditions.csv")
     conditions = pd.read_csv(conditions_path, keep_default_na=False, na_values=[""])
     plots = all_plots(summary, conditions, plots_dir)
     return build_document(summary, {key: [Image(path, caption) for path, caption in items]
