@@ -1,0 +1,29 @@
+"""Values shared by the AST builders: spans of tokens, numbers and scalars from parse-tree leaves."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lark import Token
+
+from compiler import nodes as n
+from compiler.errors import Span
+
+
+def token_span(token: Token, file: str) -> Span:
+    return Span(file, token.line, token.column, token.end_line, token.end_column)
+
+
+def number(token: Token) -> int | float:
+    text = str(token)
+    return float(text) if "." in text else int(text)
+
+
+def scalar(item: Any) -> Any:
+    if isinstance(item, n.Text):
+        return item.value
+    if isinstance(item, Token):
+        return number(item) if item.type == "NUMBER" else str(item)
+    if isinstance(item, tuple):
+        return tuple(scalar(x) for x in item)
+    return item
