@@ -30,8 +30,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from runner.contract import read_results, read_suite  # noqa: E402
-from runner.execute import RunConfig, run_suite  # noqa: E402
+from runner.execute import run_suite  # noqa: E402
 from runner.local_model import _gemma_messages, register  # noqa: E402
+from runner.run_config import RunConfig  # noqa: E402
 from tests.support import forced_choice_rows, write_suite  # noqa: E402
 
 CONCURRENCY = 64

@@ -8,7 +8,7 @@ import re
 import sys
 from collections import Counter
 from collections.abc import Awaitable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,7 @@ from runner.answers import parse_answer
 from runner.cache import NoCache, ResponseCache, default_cache_path
 from runner.call import CallFailed, CallSettings, FatalError, ModelClient, Reply, is_local
 from runner.contract import RESULTS_FILE, Suite, check_run_matches_suite, find_run_info, read_results, read_suite
-from runner.plan import Shard, WorkItem, plan
+from runner.plan import WorkItem, plan
 from runner.progress import progress
 from runner.results_io import (
     ResultsWriter,
@@ -27,66 +27,13 @@ from runner.results_io import (
     write_run_info,
 )
 from runner.results_model import ResultRow, RunInfo
+from runner.run_config import RunConfig, RunError, RunSummary
 from runner.shared_turns import SharedTurns
 
-DEFAULT_MODEL = "local/gemma-3-270m"
 TOP_LOGPROBS = 20
 # Seeds of successive re-asks of one sample are this far apart, so they never meet another sample's seed.
 _RESEED = 1_000_003
 _REPLY_SLOT = re.compile(r"\{\{\s*reply\s*\}\}")
-
-
-class RunError(ValueError):
-    """A run that cannot start as asked (e.g. its output folder holds another run)."""
-
-
-@dataclass(frozen=True)
-class RunConfig:
-    """Everything that defines a run; `settings()` is what run.json records (never any key)."""
-
-    suite_dir: Path
-    out: Path
-    model: str = DEFAULT_MODEL
-    api_base: str | None = None
-    mode: str | None = None
-    limit: int | None = None
-    seed: int = 0
-    shard: Shard | None = None
-    concurrency: int = 8
-    timeout_s: float = 120.0
-    max_retries: int = 6
-    retry_base_s: float = 1.0
-    rpm: float | None = None
-    tpm: float | None = None
-    reasks: int = 0
-    judge_model: str | None = None
-    max_tokens: int | None = None
-    reasoning_effort: str | None = None
-    cache_path: Path | None = None
-    use_cache: bool = True
-    retry_failed: bool = False
-    progress: bool = True
-
-    def settings(self) -> dict[str, Any]:
-        recorded = asdict(self)
-        for name in ("suite_dir", "out", "progress"):
-            recorded.pop(name)
-        recorded["shard"] = f"{self.shard.index}/{self.shard.count}" if self.shard else None
-        recorded["cache_path"] = str(self.cache_path) if self.cache_path else None
-        return recorded
-
-
-@dataclass
-class RunSummary:
-    run_dir: Path
-    mode: str
-    planned: int
-    done: int
-    failed: int
-    resumed: int
-    calls: int
-    cache_hits: int
-    notes: list[str] = field(default_factory=list)
 
 
 def _now() -> str:
@@ -394,24 +341,19 @@ async def _run(config: RunConfig) -> RunSummary:
         bar.close()
         writer.close()
         cache.close()
-        planned = {work.key for work in items}
-        rows = [row for key, row in final_rows(read_results(results_path)).items() if key in planned]
-        info.done = sum(row.error is None for row in rows)
-        info.failed = len(rows) - info.done
-        info.ended = _now()
-        write_run_info(config.out, info)
+        _record_counts(config.out, info, {work.key for work in items})
     calls = runner.client.calls + sum(j.calls for j in runner.judges.values())
-    return RunSummary(
-        config.out,
-        runner.mode,
-        len(items),
-        info.done,
-        info.failed,
-        len(items) - len(todo),
-        calls,
-        runner.client.hits,
-        notes,
-    )
+    return RunSummary(config.out, runner.mode, len(items), info.done, info.failed, len(items) - len(todo), calls,
+                      runner.client.hits, notes)
+
+
+def _record_counts(out: Path, info: RunInfo, planned: set[Any]) -> None:
+    """run.json's done/failed counts from what results.jsonl holds for the planned items, and the end time."""
+    rows = [row for key, row in final_rows(read_results(out / RESULTS_FILE)).items() if key in planned]
+    info.done = sum(row.error is None for row in rows)
+    info.failed = len(rows) - info.done
+    info.ended = _now()
+    write_run_info(out, info)
 
 
 def run_suite(config: RunConfig) -> RunSummary:

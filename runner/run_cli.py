@@ -9,9 +9,10 @@ import click
 
 from runner.call import VERBOSE_ENV, FatalError
 from runner.contract import read_suite
-from runner.execute import DEFAULT_MODEL, RunConfig, RunError, run_suite
+from runner.execute import run_suite
 from runner.merge import MergeError, merge_runs
 from runner.plan import Shard, estimate, plan
+from runner.run_config import DEFAULT_MODEL, RunConfig, RunError
 from runner.study import record_study, slug, study_configs
 
 

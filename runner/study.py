@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from runner.contract import ContractError
-from runner.execute import RunConfig
+from runner.run_config import RunConfig
 
 STUDY_FILE = "study.json"
 

@@ -14,7 +14,8 @@ DISPATCH = {"compiler.build", "compiler.designs", "runner.score_cli", "runner.re
 FAMILY_BLIND = ("compiler.parse", "compiler.tree_to_ast", "compiler.nodes", "compiler.load", "compiler.check",
                 "compiler.emit", "compiler.suite_model", "runner.plan", "runner.execute", "runner.cache",
                 "runner.merge", "runner.call", "runner.contract", "runner.results_io", "runner.run_cli",
-                "runner.shared_turns", "compiler.data_source", "compiler.data_parse",
+                "runner.run_config", "runner.shared_turns", "compiler.data_source", "compiler.data_parse",
+                "compiler.ast_designs", "compiler.ast_values",
                 "runner.publish.sources", "runner.publish.card", "runner.publish.archive")
 
 

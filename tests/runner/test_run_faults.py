@@ -12,7 +12,8 @@ import pytest
 
 from runner.call import FatalError, RateLimiter
 from runner.contract import read_results
-from runner.execute import RunConfig, run_suite
+from runner.execute import run_suite
+from runner.run_config import RunConfig
 from tests.stub_server import StubConfig, StubServer
 
 SECRET = "sk-test-0123456789abcdefSECRET"

@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from runner.contract import read_results
-from runner.execute import RunConfig, run_suite
+from runner.execute import run_suite
 from runner.results_io import prepare_resume
 from runner.results_model import ResultRow
+from runner.run_config import RunConfig
 from tests.stub_server import StubConfig, StubServer
 from tests.support import ROOT
 

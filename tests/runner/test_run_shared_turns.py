@@ -9,8 +9,9 @@ from typing import Any
 from compiler.emit import suite_row
 from compiler.suite_model import SuiteRow
 from runner.contract import read_results, read_suite
-from runner.execute import RunConfig, run_suite
+from runner.execute import run_suite
 from runner.plan import Shard, estimate, plan
+from runner.run_config import RunConfig
 from tests.stub_server import StubServer
 from tests.support import write_suite
 

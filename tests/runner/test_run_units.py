@@ -12,10 +12,11 @@ from click.testing import CliRunner
 
 from runner.answers import parse_answer
 from runner.contract import RECOMPILE, read_results, read_suite
-from runner.execute import RunConfig, answer_probabilities, run_suite
+from runner.execute import answer_probabilities, run_suite
 from runner.merge import MergeError, merge_runs
 from runner.plan import Shard, plan
 from runner.run_cli import merge, run
+from runner.run_config import RunConfig
 from tests.stub_server import StubServer
 from tests.support import shipped_suite
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from runner.contract import ContractError
-from runner.execute import RunConfig
+from runner.run_config import RunConfig
 from runner.study import expand_runs, record_study, study_configs
 
 

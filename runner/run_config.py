@@ -1,0 +1,64 @@
+"""What defines a run (RunConfig, recorded in run.json less any key), what it reports back, and its error."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from runner.plan import Shard
+
+DEFAULT_MODEL = "local/gemma-3-270m"
+
+
+class RunError(ValueError):
+    """A run that cannot start as asked (e.g. its output folder holds another run)."""
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything that defines a run; `settings()` is what run.json records (never any key)."""
+
+    suite_dir: Path
+    out: Path
+    model: str = DEFAULT_MODEL
+    api_base: str | None = None
+    mode: str | None = None
+    limit: int | None = None
+    seed: int = 0
+    shard: Shard | None = None
+    concurrency: int = 8
+    timeout_s: float = 120.0
+    max_retries: int = 6
+    retry_base_s: float = 1.0
+    rpm: float | None = None
+    tpm: float | None = None
+    reasks: int = 0
+    judge_model: str | None = None
+    max_tokens: int | None = None
+    reasoning_effort: str | None = None
+    cache_path: Path | None = None
+    use_cache: bool = True
+    retry_failed: bool = False
+    progress: bool = True
+
+    def settings(self) -> dict[str, Any]:
+        recorded = asdict(self)
+        for name in ("suite_dir", "out", "progress"):
+            recorded.pop(name)
+        recorded["shard"] = f"{self.shard.index}/{self.shard.count}" if self.shard else None
+        recorded["cache_path"] = str(self.cache_path) if self.cache_path else None
+        return recorded
+
+
+@dataclass
+class RunSummary:
+    run_dir: Path
+    mode: str
+    planned: int
+    done: int
+    failed: int
+    resumed: int
+    calls: int
+    cache_hits: int
+    notes: list[str] = field(default_factory=list)
