@@ -65,13 +65,7 @@ def resolve_pairs(design: n.Design, context: DesignContext, errors: ErrorCollect
     factors = _select(design, "factors", tables.factors, "factor", errors)
     influences = _select(design, "influences", tables.influences, "influence", errors)
     broken = any(factor.name in tables.broken_factors for factor in factors)  # reported by the shared checks
-    for factor in factors:
-        if factor.name in tables.broken_factors:
-            continue
-        if sorted(lv.group or "" for lv in factor.levels) != ["A", "B"]:
-            errors.add(factor.span, f"factor '{factor.name}' must have exactly two levels labelled A and B "
-                       f"for design '{design.name}'", "write: A level1 \"...\" / \"...\"  B level2 ...")
-        _check_reserved_forms(factor, errors)
+    _check_levels(design, factors, tables.broken_factors, errors)
     conditions = _conditions(design, errors)
     system = _text_ref(design, "system", "system", tables, errors)
     prompt = _text_ref(design, "prompt", "template", tables, errors)
@@ -93,16 +87,9 @@ def resolve_pairs(design: n.Design, context: DesignContext, errors: ErrorCollect
         _check_attributes(factors, prompt, system, influences, errors)
     if len(errors.diagnostics) > start or broken or prompt is None or answer is None:
         return None
-    where = design.get("where")
-    sample = design.get("sample")
-    trials = design.get("trials")
-    if trials is not None and trials.value[0] < 1:  # type: ignore[index]
-        errors.add(trials.span, f"trials needs a count >= 1, got {trials.value[0]}",  # type: ignore[index]
-                   "trials N per cell keeps N trials of every cell")
-        return None
-    if sample is not None and sample.value[0] < 1:  # type: ignore[index]
-        errors.add(sample.span, f"sample needs a count >= 1, got {sample.value[0]}",  # type: ignore[index]
-                   "sample N keeps N unordered size pairs (with their mirrors)")
+    where, sample, trials = design.get("where"), design.get("sample"), design.get("trials")
+    if not _positive_count(trials, "trials", "trials N per cell keeps N trials of every cell", errors) or \
+            not _positive_count(sample, "sample", "sample N keeps N unordered size pairs (with their mirrors)", errors):
         return None
     return PairsDesign(
         name=design.name, design=design, factors=factors, influences=influences, conditions=conditions,
@@ -111,6 +98,25 @@ def resolve_pairs(design: n.Design, context: DesignContext, errors: ErrorCollect
         answer_tokens=answer, decode=decode, mode=mode, analysis=analysis, followups=followups,
         trials=trials.value if trials else None,  # type: ignore[arg-type]
     )
+
+
+def _check_levels(design: n.Design, factors: tuple[n.Factor, ...], broken: set[str],
+                  errors: ErrorCollector) -> None:
+    for factor in factors:
+        if factor.name in broken:
+            continue
+        if sorted(lv.group or "" for lv in factor.levels) != ["A", "B"]:
+            errors.add(factor.span, f"factor '{factor.name}' must have exactly two levels labelled A and B "
+                       f"for design '{design.name}'", "write: A level1 \"...\" / \"...\"  B level2 ...")
+        _check_reserved_forms(factor, errors)
+
+
+def _positive_count(clause: n.Clause | None, keyword: str, hint: str, errors: ErrorCollector) -> bool:
+    """A `trials N ...` / `sample N ...` clause's count is at least 1 (or the clause is absent)."""
+    if clause is None or clause.value[0] >= 1:  # type: ignore[index]
+        return True
+    errors.add(clause.span, f"{keyword} needs a count >= 1, got {clause.value[0]}", hint)  # type: ignore[index]
+    return False
 
 
 def _check_attributes(factors: tuple[n.Factor, ...], prompt: n.TemplateDef, system: n.TemplateDef | None,
