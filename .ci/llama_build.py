@@ -142,6 +142,15 @@ def check(smoke: Callable[[], subprocess.CompletedProcess[str]] = run_smoke,
 
 
 def main(argv: list[str]) -> int:
+    try:
+        return _command(argv)
+    except subprocess.CalledProcessError as err:
+        print(f"setup: `{' '.join(map(str, err.cmd[2:]))}` failed (exit {err.returncode}); pip's messages are "
+              "above. Building llama-cpp-python needs a C/C++ compiler and cmake >= 3.21.", file=sys.stderr)
+        return 1
+
+
+def _command(argv: list[str]) -> int:
     if argv == ["install"]:
         # a CPU on which the portable build crashed keeps the conservative build on later runs of setup
         install("conservative" if (read_record() or {}).get("level") == "conservative" else "portable")

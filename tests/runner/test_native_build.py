@@ -172,3 +172,21 @@ def test_doctor_without_the_smoke_test_does_not_load_the_model() -> None:
     result = CliRunner().invoke(doctor, ["--no-smoke"])
     assert result.exit_code == 0 and result.exception is None
     assert "smoke test" not in result.output and result.output.startswith("spec:")
+
+
+def test_a_failed_pip_step_is_a_message_not_a_traceback(monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    def failing(level: str) -> None:
+        raise subprocess.CalledProcessError(1, [sys.executable, "-m", "pip", "wheel", "llama-cpp-python==0.3.36"])
+
+    monkeypatch.setattr(build, "install", failing)
+    monkeypatch.setattr(build, "read_record", lambda: None)
+    assert build.main(["install"]) == 1
+    assert capsys.readouterr().err == (
+        "setup: `pip wheel llama-cpp-python==0.3.36` failed (exit 1); pip's messages are above. "
+        "Building llama-cpp-python needs a C/C++ compiler and cmake >= 3.21.\n")
+
+
+def test_an_unknown_setup_command_prints_the_usage(capsys: pytest.CaptureFixture[str]) -> None:
+    assert build.main(["instal"]) == 2
+    assert capsys.readouterr().err == "usage: python .ci/llama_build.py install|check\n"
