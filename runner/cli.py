@@ -89,3 +89,7 @@ def main() -> None:
       spec bundle generated/triage -o triage.tar.gz   # publish; spec verify checks it
       spec doctor                 # what a bug report needs
     """
+
+
+if __name__ == "__main__":
+    main()
