@@ -12,6 +12,7 @@ import pytest
 
 from families.influence import bbq_templates as bt
 from families.influence.bbq_release import UNKNOWN_ANSWERS, ReleasedItem, read_bigbench, read_jsonl
+from tests.support import ROOT
 
 SOURCE = bt.SOURCE
 pytestmark = pytest.mark.skipif(not (SOURCE / "templates").is_dir(), reason=f"BBQ's release is not at {SOURCE}")
@@ -131,6 +132,12 @@ def test_an_before_a_vowel_only_when_a_name_starts_with_one() -> None:
         "Both a cook and a judge saw a owl."
     assert bt.fill(bt.Variant(made_up, "cook", "optometrist", "lowSES", "highSES")).context == \
         "Both a cook and an optometrist saw an owl."
+
+
+def test_the_shipped_csv_is_what_the_module_writes(tmp_path: Path) -> None:
+    counts = bt.write_csv(SOURCE, tmp_path / "bbq.csv")
+    assert (tmp_path / "bbq.csv").read_bytes() == (ROOT / "specs" / "data" / "bbq" / "bbq.csv").read_bytes()
+    assert counts == {"age_neg": 920, "age_pos": 920, "ses_neg": 1532, "ses_pos": 1532}
 
 
 def test_slot_lists_read_both_spellings_and_name_a_bad_row() -> None:
