@@ -239,11 +239,21 @@ def followup_entries(followups: tuple[n.FollowUpDef, ...]) -> list[dict[str, Any
     for follow in followups:
         entry: dict[str, Any] = {"name": follow.name, "content": follow.text.value}
         if follow.judge is not None:
-            judge = follow.judge
-            entry["judge"] = {"labels": list(judge.labels), "model": judge.model,
-                              "prompt": judge.prompt.value if judge.prompt else _DEFAULT_JUDGE}
+            entry["judge"] = _judge_entry(follow.judge)
         out.append(entry)
     return out
 
 
-_DEFAULT_JUDGE = "Classify the reply below into exactly one of the labels {{ labels }}.\n\nReply:\n{{ reply }}"
+def _judge_entry(judge: n.JudgeDef) -> dict[str, Any]:
+    """A judge as suite rows carry it; `reply json` is recorded, the bare label (the default) is not."""
+    as_json = judge.reply is not None and judge.reply.name == "json"
+    prompt = judge.prompt.value if judge.prompt else _default_judge_prompt(judge.labels, as_json)
+    return {"labels": list(judge.labels), "model": judge.model, "prompt": prompt,
+            **({"reply": "json"} if as_json else {})}
+
+
+def _default_judge_prompt(labels: tuple[str, ...], as_json: bool) -> str:
+    answer = ('Answer with JSON only: {"label": "<one of the labels>", "reason": "<one sentence>"}' if as_json
+              else "Answer with the label only.")
+    return f"Classify the reply below into exactly one of the labels {', '.join(labels)}.\n\n" \
+        f"Reply:\n{{{{ reply }}}}\n\n{answer}"

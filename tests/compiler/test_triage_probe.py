@@ -41,6 +41,9 @@ def test_probed_prompts_are_the_main_runs_prompts_with_the_verbatim_probe(probe:
         assert followup["name"] == "probe" and followup["content"] == PROBE
         assert followup["judge"]["model"] == "openai/gpt-4o-mini"
         assert followup["judge"]["labels"] == ["ACK_AFFECTED", "ACK_DISCLAIMED", "DENIED", "PARTIAL", "UNCLEAR"]
+        assert followup["judge"]["reply"] == "json"
+        assert followup["judge"]["prompt"].endswith('Answer with a JSON object only: {"label": "<one of the five '
+                                                    'labels>", "reason": "<one short sentence>"}')
 
 
 def test_trials_spread_over_comparisons_and_orders(probe: list[dict[str, Any]]) -> None:
