@@ -15,6 +15,7 @@ from compiler.errors import ErrorCollector, did_you_mean, report_repeats
 from compiler.templates import check_syntax
 
 REPLY_SLOT = re.compile(r"\{\{\s*reply\s*\}\}")  # what the runner replaces in a judge prompt
+JUDGE_REPLIES = ("label", "json")  # the bare label, or a JSON object {"label": ..., "reason": ...}
 POSITIONS = ("system", "prepend", "append", "after_line", "turns")
 JOINED_POSITIONS = ("prepend", "append")
 DECODE_KEYS = ("temperature", "max_tokens", "top_p", "top_k", "seed", "stop", "reasoning_effort",
@@ -141,6 +142,10 @@ def _check_followups(spec: n.Spec, tables: Tables, errors: ErrorCollector) -> No
         if prompt is not None and not REPLY_SLOT.search(prompt.value):
             errors.add(prompt.span, f"the judge prompt of follow-up '{follow.name}' never shows the reply",
                        "put {{ reply }} where the judge should read the model's reply")
+        reply = follow.judge.reply
+        if reply is not None and reply.name not in JUDGE_REPLIES:
+            errors.add(reply.span, f"unknown judge reply format '{reply.name}'",
+                       did_you_mean(reply.name, JUDGE_REPLIES))
         if len(follow.judge.labels) < 2:
             errors.add(follow.judge.span, f"the judge of follow-up '{follow.name}' needs at least two labels")
         for label in sorted({label for label in follow.judge.labels if follow.judge.labels.count(label) > 1}):

@@ -130,6 +130,7 @@ class JudgeDef(Node):
     labels: tuple[str, ...]
     model: str | None = None
     prompt: Text | None = None
+    reply: Ref | None = None  # label (the default) | json
 
 
 class FollowUpDef(Node):

@@ -40,6 +40,10 @@ class Judge(BaseModel):
     model: str | None = Field(default=None, description="litellm model string; the run's judge if absent.")
     labels: list[str] = Field(description="The label set the judge must choose from.")
     prompt: str = Field(description="The judge prompt; {{ reply }} marks where the reply goes.")
+    reply: Literal["json"] | None = Field(
+        default=None,
+        description='How the judge answers: absent, the bare label; json, an object {"label": ..., "reason": ...}.',
+    )
 
 
 class FollowUp(BaseModel):

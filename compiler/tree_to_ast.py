@@ -213,6 +213,9 @@ class ToAst(GeneratorsAndDesigns):
     def judge_prompt(self, meta: Any, children: list[Any]) -> dict[str, Any]:
         return {"prompt": children[0]}
 
+    def judge_reply(self, meta: Any, children: list[Any]) -> dict[str, Any]:
+        return {"reply": self._ref(children[0])}
+
     # ---- puzzles ---------------------------------------------------------------
     def puzzle_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
         node = n.PuzzleDef(span=self._span(meta), name=str(children[0]), clauses=tuple(children[1:]))

@@ -1,7 +1,9 @@
-"""Parse a model's reply into one of the row's valid answer tokens: strict first, then tolerant forms."""
+"""Parse a model's reply into one of the row's valid answer tokens (strict first, then tolerant forms),
+and a judge's JSON reply into its label and reason."""
 
 from __future__ import annotations
 
+import json
 import re
 from functools import lru_cache
 
@@ -15,6 +17,8 @@ _LEAD_INS = (
     r"(?:label|classification|category)\s*(?:is)?\s*[:\-]?",
     r"option",
 )
+# A JSON reply wrapped in a markdown code fence, as chat models often write it.
+_FENCE = re.compile(r"```(?:json)?[ \t]*\n?(?P<body>.*?)\n?[ \t]*```", re.DOTALL | re.IGNORECASE)
 
 
 def _bare(text: str) -> str:
@@ -64,3 +68,22 @@ def parse_answer(text: str | None, tokens: tuple[str, ...]) -> str | None:
     matches = [m for pattern in _tolerant_patterns(tokens) for m in pattern.finditer(text.strip())]
     found = {folded[m.group("tok").casefold()] for m in matches}
     return found.pop() if len(found) == 1 else None
+
+
+def parse_judge_json(text: str | None, labels: tuple[str, ...]) -> tuple[str | None, str | None]:
+    """(label, reason) of a judge's JSON reply `{"label": ..., "reason": ...}`, alone or in one ```json
+    fence; (None, None) when the reply is no JSON object or its label is not exactly one of `labels`.
+    A reason that is absent or not a string is None."""
+    if text is None:
+        return None, None
+    body = text.strip()
+    fenced = _FENCE.fullmatch(body)
+    try:
+        found = json.loads(fenced.group("body") if fenced else body)
+    except (ValueError, RecursionError):  # RecursionError: nesting deeper than the decoder's limit
+        return None, None
+    label = found.get("label") if isinstance(found, dict) else None
+    if not isinstance(label, str) or label.strip() not in labels:
+        return None, None
+    reason = found.get("reason")
+    return label.strip(), reason if isinstance(reason, str) else None

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from compiler.suite_model import FollowUp, Judge, SuiteRow
-from runner.answers import parse_answer
+from runner.answers import parse_answer, parse_judge_json
 from runner.cache import NoCache, ResponseCache, default_cache_path
 from runner.call import CallFailed, CallSettings, FatalError, ModelClient, Reply, is_local
 from runner.contract import RESULTS_FILE, Suite, check_run_matches_suite, find_run_info, read_results, read_suite
-from runner.plan import WorkItem, plan
+from runner.plan import JUDGE_MAX_TOKENS, WorkItem, plan
 from runner.progress import progress
 from runner.results_io import (
     ResultsWriter,
@@ -227,21 +227,28 @@ class Runner:
             slot = f"{work.sample}/followup:{followup.name}"
             reply = item.take(await self.client.call(item.messages, params, slot, {}))
             item.messages.append({"role": "assistant", "content": reply.text or ""})
-            label = await self._judge(item, followup, reply.text or "") if followup.judge else None
-            replies[followup.name] = {"response": reply.text, "label": label}
+            verdict = await self._judge(item, followup, reply.text or "") if followup.judge else {"label": None}
+            replies[followup.name] = {"response": reply.text, **verdict}
         return replies
 
-    async def _judge(self, item: _Item, followup: FollowUp, reply_text: str) -> str | None:
-        assert followup.judge is not None
-        client = self.judge_client(followup.judge)
+    async def _judge(self, item: _Item, followup: FollowUp, reply_text: str) -> dict[str, Any]:
+        """The judge's label (None when its reply gives no valid one) and its raw reply; a JSON judge's
+        reason too."""
+        judge = followup.judge
+        assert judge is not None
+        client = self.judge_client(judge)
         if client is None:
-            return None
-        labels = followup.judge.labels
-        messages = [{"role": "user", "content": judge_prompt(followup.judge, reply_text)}]
-        params = {"temperature": 0.0, "max_tokens": 16}
+            return {"label": None}
+        labels = tuple(judge.labels)
+        messages = [{"role": "user", "content": judge_prompt(judge, reply_text)}]
+        params = {"temperature": 0.0, "max_tokens": JUDGE_MAX_TOKENS[judge.reply]}
+        extras = self.choice_extras(list(labels), client.settings.model) if judge.reply is None else {}
         slot = f"{item.work.sample}/judge:{followup.name}"
-        reply = item.take(await client.call(messages, params, slot, self.choice_extras(labels, client.settings.model)))
-        return parse_answer(reply.text, tuple(labels))
+        reply = item.take(await client.call(messages, params, slot, extras))
+        if judge.reply is None:
+            return {"label": parse_answer(reply.text, labels), "judge_response": reply.text}
+        label, reason = parse_judge_json(reply.text, labels)
+        return {"label": label, "reason": reason, "judge_response": reply.text}
 
     async def supports_logprobs(self, work: WorkItem) -> bool:
         """Probe with one real (cached) call whether the model returns log-probabilities."""

@@ -11,6 +11,9 @@ from dataclasses import dataclass
 from compiler.seeding import canonical_json as canonical
 from compiler.suite_model import SuiteRow
 
+# The judge's max_tokens by its reply format: a bare label fits in 16; JSON carries a one-sentence reason too.
+JUDGE_MAX_TOKENS: dict[str | None, int] = {None: 16, "json": 256}
+
 
 @dataclass(frozen=True)
 class WorkItem:
@@ -150,7 +153,7 @@ def _add_item(main: Estimate, judge: Estimate | None, work: WorkItem, mode: str,
         if followup.judge and judge is not None:
             judge.calls += 1
             judge.prompt_tokens += _tokens(followup.judge.prompt) + max_tokens
-            judge.completion_tokens += 16
+            judge.completion_tokens += JUDGE_MAX_TOKENS[followup.judge.reply]
 
 
 def _cost(estimate: Estimate) -> float | None:

@@ -31,7 +31,9 @@ class ResultRow(BaseModel):
         default=None, description="Generated assistant turns and follow-up replies, in order."
     )
     followups: dict[str, Any] | None = Field(
-        default=None, description="Follow-up name -> {response, label} (label from the judge)."
+        default=None,
+        description="Follow-up name -> {response, label, judge_response}: the reply, the judge's label (null when "
+        "its reply gives no valid one) and the judge's raw reply; a `reply json` judge adds its reason.",
     )
     cached: bool = Field(default=False, description="True when every call came from the response cache.")
 

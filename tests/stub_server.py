@@ -1,9 +1,10 @@
 """A loopback OpenAI-compatible chat server for tests and benchmarks, with injected faults.
 
 Binds 127.0.0.1 only and lives at most `lifetime_s`. Answers "A" or "B" (by a hash of the request),
-with logprobs when asked. A fraction `fault_rate` of requests instead gets one of `faults`:
-429, 500, timeout (hangs past the client's timeout), malformed (invalid JSON), empty (no content),
-drop (connection closed without a reply). Prompts containing TOO_LONG get a 400 context error.
+with logprobs when asked, or a scripted reply where the last message holds one of the `replies`
+markers. A fraction `fault_rate` of requests instead gets one of `faults`: 429, 500, timeout (hangs
+past the client's timeout), malformed (invalid JSON), empty (no content), drop (connection closed
+without a reply). Prompts containing TOO_LONG get a 400 context error.
 
 Run alone (for benchmarks): python tests/stub_server.py --latency 0.05  -> prints the port.
 """
@@ -36,6 +37,9 @@ class StubConfig:
     logprobs: bool = True  # False: like a server that ignores the logprobs parameter
     seed: int = 0
     lifetime_s: float = 600.0
+    # (marker, content): a request whose last message contains the marker gets that content (e.g. a judge's JSON)
+    replies: tuple[tuple[str, str], ...] = ()
+    record: bool = False  # keep every request body in StubStats.bodies
 
 
 @dataclass
@@ -43,6 +47,7 @@ class StubStats:
     requests: int = 0
     faults: Counter[str] = field(default_factory=Counter)
     auth_headers: set[str] = field(default_factory=set)
+    bodies: list[dict] = field(default_factory=list)
 
 
 def _answer(body: dict) -> str:
@@ -83,6 +88,8 @@ class StubServer:
         self.stats.requests += 1
         self.stats.auth_headers.add(request.headers.get("Authorization", ""))
         body = await request.json()
+        if self.config.record:
+            self.stats.bodies.append(body)
         if self.config.reject_all:
             return web.json_response({"error": {"message": "rejected by the stub"}}, status=self.config.reject_all)
         if "TOO_LONG" in json.dumps(body["messages"]):
@@ -95,7 +102,10 @@ class StubServer:
             await asyncio.sleep(self.config.latency_s)
         if self._rng.random() < self.config.fault_rate:
             return await self._fault(request, body)
-        content = "I cannot choose." if self._rng.random() < self.config.invalid_rate else _answer(body)
+        last = str(body["messages"][-1].get("content"))
+        scripted = next((reply for marker, reply in self.config.replies if marker in last), None)
+        invalid = self._rng.random() < self.config.invalid_rate
+        content = scripted if scripted is not None else "I cannot choose." if invalid else _answer(body)
         return web.json_response(_completion(body, content, self.config.logprobs))
 
     async def _fault(self, request: web.Request, body: dict) -> web.StreamResponse:

@@ -5,9 +5,10 @@ the mirror cue toward group B. docs/scoring.md defines every statistic.
     prepare.py   stage 4: templates compiled, comparisons fixed, balance proved, a sample rendered
     expand.py    the rows: every comparison in every display order under every condition
     items.py     designs over data items (`items DATA`, DailyDilemmas): checks, templates, rows
+    trials.py    `trials N per cell`: the seeded subset of every cell's trials a probe asks (either kind)
     score/       counts -> per-condition statistics -> BH-FDR -> headline summary (methods §6)
     scoring.py   `spec score` for runs (several together: a study) and published counts tables
-    report.py    `spec report`: headline, breakdowns, regression, noise floor; plots.py draws its figures
+    report.py    `spec report`: headline, breakdowns, regression, noise floor, probe labels; plots.py its figures
 """
 
 from __future__ import annotations

@@ -29,6 +29,7 @@ ANALYSIS_DOMAINS: dict[str, Domain] = {
     "bootstrap": (lambda v: is_whole(v) and 1 <= v <= MAX_BOOTSTRAP, f"a whole number from 1 to {MAX_BOOTSTRAP:,}"),
     "seed": (is_whole, "a whole number"),
 }
+TRIALS_HINT = "trials N per cell keeps N trials of every cell"
 MAX_COMPARISONS = 1_000_000  # size pairs per factor; more is almost surely a typo in a range
 CLAUSES = ("factors", "influences", "conditions", "sizes", "order", "samples", "where", "cross", "sample",
            "answer", "decode", "mode", "analysis", "system", "prompt", "followups", "trials")
@@ -88,8 +89,8 @@ def resolve_pairs(design: n.Design, context: DesignContext, errors: ErrorCollect
     if len(errors.diagnostics) > start or broken or prompt is None or answer is None:
         return None
     where, sample, trials = design.get("where"), design.get("sample"), design.get("trials")
-    if not _positive_count(trials, "trials", "trials N per cell keeps N trials of every cell", errors) or \
-            not _positive_count(sample, "sample", "sample N keeps N unordered size pairs (with their mirrors)", errors):
+    if not positive_count(trials, "trials", TRIALS_HINT, errors) or \
+            not positive_count(sample, "sample", "sample N keeps N unordered size pairs (with their mirrors)", errors):
         return None
     return PairsDesign(
         name=design.name, design=design, factors=factors, influences=influences, conditions=conditions,
@@ -111,7 +112,7 @@ def _check_levels(design: n.Design, factors: tuple[n.Factor, ...], broken: set[s
         _check_reserved_forms(factor, errors)
 
 
-def _positive_count(clause: n.Clause | None, keyword: str, hint: str, errors: ErrorCollector) -> bool:
+def positive_count(clause: n.Clause | None, keyword: str, hint: str, errors: ErrorCollector) -> bool:
     """A `trials N ...` / `sample N ...` clause's count is at least 1 (or the clause is absent)."""
     if clause is None or clause.value[0] >= 1:  # type: ignore[index]
         return True

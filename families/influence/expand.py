@@ -6,7 +6,6 @@ order, under every condition: baseline, and each influence toward A and toward B
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,12 +17,9 @@ from compiler.family import Plan
 from compiler.seeding import item_rng
 from compiler.templates import CompiledText
 from families.influence.check import PairsDesign
+from families.influence.trials import Picks
 
 _VOWELS = tuple("aeiouAEIOU")
-Cell = tuple[str, str | None, str]
-"""(factor, influence, condition) of a balance cell; influence None for a shared baseline."""
-Slot = tuple[int, int, str]
-"""(n_A, n_B, display order) of one row within its cell."""
 
 
 def level_forms(level: n.Level) -> dict[str, str]:
@@ -85,14 +81,11 @@ class CompiledPairs(CompiledInfluence):
     comparisons: dict[str, list[tuple[int, int]]]
     examples: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     example_index: dict[str, dict[tuple[int, int], int]] = field(default_factory=dict)
-    picks: dict[Cell, Counter[Slot]] | None = None  # `trials N per cell`: samples kept per (comparison, order)
+    picks: Picks | None = None  # `trials N per cell`: the samples each (comparison, order) keeps
 
     def samples(self, cell: dict[str, Any]) -> int:
         """The samples a row of `cell` asks for: all of them, or the ones `trials N per cell` drew."""
-        if self.picks is None:
-            return self.design.samples_per_row
-        return self.picks[(cell["factor"], cell["influence"], cell["condition"])][(cell["n_A"], cell["n_B"],
-                                                                                   cell["order"])]
+        return self.design.samples_per_row if self.picks is None else self.picks.samples(cell)
 
     @property
     def balance_keys(self) -> tuple[str, ...]:

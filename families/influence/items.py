@@ -25,14 +25,15 @@ from families.influence import check as pairs
 from families.influence.examples import Pool, resolve_pool
 from families.influence.expand import CompiledInfluence, cued, level_forms, messages
 from families.influence.prepare import compile_texts, followup_entries
+from families.influence.trials import Picks, Slot, pick_trials
 from families.interface import DesignContext
 
 ITEM_COLUMNS = ("option_A", "option_B", "level_A", "level_B")
 OTHER = "other"
 """group B of every item condition: whichever option does not stand for the condition's level."""
-PAIRS_ONLY = ("sizes", "where", "cross", "sample", "trials")
+PAIRS_ONLY = ("sizes", "where", "cross", "sample")
 CLAUSES = ("items", "factors", "influences", "conditions", "order", "samples", "answer", "decode", "mode",
-           "analysis", "system", "prompt", "followups", "examples")
+           "analysis", "system", "prompt", "followups", "examples", "trials")
 PROMPT_NAMES = {"first", "second", "factor", "item"}
 CUE_NAMES = PROMPT_NAMES | {"target", "other"}
 
@@ -57,6 +58,7 @@ class ItemsDesign:
     analysis: dict[str, Any]
     followups: list[dict[str, Any]] | None
     pool: Pool | None = None  # `examples N unused | others`: the demonstration rows
+    trials: tuple[int, int | None] | None = None  # `trials N per cell [seed S]`: a seeded subset of trials
 
 
 def resolve_items(design: n.Design, context: DesignContext, errors: ErrorCollector) -> ItemsDesign | None:
@@ -88,6 +90,8 @@ def resolve_items(design: n.Design, context: DesignContext, errors: ErrorCollect
                   answer_tokens=pairs._answer(design, errors), decode=pairs.decode_options(design, errors),
                   mode=pairs._mode(design, errors), analysis=pairs._analysis(design, errors))
     followups = pairs._followups(design, tables, errors)
+    trials = design.get("trials")
+    pairs.positive_count(trials, "trials", pairs.TRIALS_HINT, errors)
     if source is None or len(errors.diagnostics) > start or not factors or fields["answer_tokens"] is None:
         return None
     by_name = {f.name: f for f in factors}
@@ -103,7 +107,7 @@ def resolve_items(design: n.Design, context: DesignContext, errors: ErrorCollect
             return None
     return ItemsDesign(design=design, factors=by_name, items=rows, key=first_key(source), influences=influences,
                        prompt=prompt, followups=followup_entries(followups), pool=pool,
-                       **fields)  # type: ignore[arg-type]
+                       trials=trials.value if trials else None, **fields)  # type: ignore[arg-type]
 
 
 def factor_of(row: Row, factors: dict[str, n.Factor]) -> n.Factor | None:
@@ -139,9 +143,12 @@ class CompiledItems(CompiledInfluence):
     prompt: CompiledText
     system: CompiledText | None
     cues: dict[str, CompiledText]
+    picks: Picks | None = None  # `trials N per cell`: the samples each (item, order) keeps
 
     @property
     def balance_keys(self) -> tuple[str, ...]:
+        if self.picks is not None:
+            return ("factor", "influence", "condition")  # N trials in every cell
         return ("influence", "condition")  # levels differ in how many items name them; influences do not
 
     def summary(self) -> str:
@@ -157,7 +164,8 @@ class CompiledItems(CompiledInfluence):
             grouped = groups[item["level_A"]] is not None
             for oriented in ["A" if groups[item["level_A"]] == "A" else "B"] if grouped else "AB":
                 for order in self.design.orders:
-                    yield from self._rows_for(item, factor, oriented, grouped, order)
+                    yield from (row for row in self._rows_for(item, factor, oriented, grouped, order)
+                                if row["samples"])
 
     def _rows_for(self, item: Row, factor: n.Factor, oriented: str, grouped: bool,
                   order: str) -> Iterator[dict[str, Any]]:
@@ -189,8 +197,8 @@ class CompiledItems(CompiledInfluence):
                                                                          "condition": cond.key}, answers)
 
     def _row(self, sent: list[dict[str, Any]], cell: dict[str, Any], answers: dict[str, str]) -> dict[str, Any]:
-        row = {"messages": sent, "samples": self.design.samples_per_row, "cell": cell, "answers": answers,
-               "decode": self.design.decode}
+        samples = self.design.samples_per_row if self.picks is None else self.picks.samples(cell)
+        row = {"messages": sent, "samples": samples, "cell": cell, "answers": answers, "decode": self.design.decode}
         if self.design.followups:
             row["followups"] = self.design.followups
         return row
@@ -215,4 +223,21 @@ def prepare_items(design: ItemsDesign, seed: int, errors: ErrorCollector) -> Com
         context["examples"] = design.pool.draw(item, factor.name, first["name"], forms, ())
     for text in [prompt, *([system] if system else []), *compiled.cues.values()]:
         check_render(text, context, errors)
+    if design.trials is not None and len(errors.diagnostics) == start:
+        compiled.picks = pick_trials(design, seed, ("item", "order"), *_item_rows(design), errors)
     return None if len(errors.diagnostics) > start else compiled
+
+
+def _item_rows(design: ItemsDesign) -> tuple[dict[str, list[Slot]], dict[str, str]]:
+    """The (item, order) rows of each cell's factor coordinate, and how messages name it: a grouped
+    factor's items, or every item one of whose options stands for the level."""
+    rows: dict[str, list[Slot]] = {}
+    what: dict[str, str] = {}
+    for item in design.items:
+        factor = factor_of(item, design.factors)
+        assert factor is not None  # checked by resolve_items
+        grouped = {lv.name: lv.group for lv in factor.levels}[item["level_A"]] is not None  # as rows() orients
+        for name in [factor.name] if grouped else [item["level_A"], item["level_B"]]:
+            rows.setdefault(name, []).extend((item[design.key], order) for order in design.orders)
+            what[name] = f"factor '{name}'" if grouped else f"level '{name}' of factor '{factor.name}'"
+    return rows, what

@@ -12,7 +12,8 @@ from compiler.expr import evaluate, names, resolves
 from compiler.seeding import item_rng
 from compiler.templates import CompiledText, check_render, compile_text
 from families.influence.check import PairsDesign
-from families.influence.expand import Cell, CompiledPairs, Slot, allowed_pairs, side, sides
+from families.influence.expand import CompiledPairs, allowed_pairs, side, sides
+from families.influence.trials import pick_trials
 
 CUE_NAMES = {"target", "other", "first", "second", "factor"}
 PROMPT_NAMES = {"first", "second", "factor"}
@@ -39,7 +40,10 @@ def prepare(design: PairsDesign, seed: int, errors: ErrorCollector) -> CompiledP
     _check_sample_render(compiled, errors)
     _check_turn_counts(compiled, errors)
     if design.trials is not None:
-        compiled.picks = _pick_trials(design, comparisons, seed, errors)
+        slots = {factor: [(a, b, order) for a, b in pairs for order in design.orders]
+                 for factor, pairs in comparisons.items()}
+        compiled.picks = pick_trials(design, seed, ("n_A", "n_B", "order"), slots,
+                                     {factor: f"factor '{factor}'" for factor in slots}, errors)
     return None if len(errors.diagnostics) > start else compiled
 
 
@@ -201,32 +205,6 @@ def _check_turn_counts(compiled: CompiledPairs, errors: ErrorCollector) -> None:
                 return
 
 
-def _cells(design: PairsDesign, factor: str) -> Iterator[Cell]:
-    for cond in design.conditions:
-        shared = cond.toward is None and cond.shared
-        for inf in [None] if shared else [inf.name for inf in design.influences]:
-            yield (factor, inf, cond.key)
-
-
-def _pick_trials(design: PairsDesign, comparisons: dict[str, list[tuple[int, int]]], seed: int,
-                 errors: ErrorCollector) -> dict[Cell, Counter[Slot]]:
-    """`trials N per cell`: N of each cell's (comparison, display order, replicate) trials, uniformly, seeded."""
-    count, trial_seed = design.trials  # type: ignore[misc]
-    picks: dict[Cell, Counter[Slot]] = {}
-    for factor, pairs in comparisons.items():
-        slots = [(a, b, order, r) for a, b in pairs for order in design.orders for r in range(design.samples_per_row)]
-        if count > len(slots):
-            errors.add(design.design.get("trials").span,  # type: ignore[union-attr]
-                       f"trials {count} per cell asks for more than the {len(slots)} trials of a cell "
-                       f"of factor '{factor}'", f"ask for at most {len(slots)}")
-            return {}
-        for cell in _cells(design, factor):
-            rank = sorted(slots, key=lambda s: item_rng(trial_seed if trial_seed is not None else seed,
-                                                        "trials", *cell, *s).random())
-            picks[cell] = Counter((a, b, order) for a, b, order, _ in rank[:count])
-    return picks
-
-
 def _unordered(pair: tuple[int, int]) -> tuple[int, int]:
     return (pair[0], pair[1]) if pair[0] <= pair[1] else (pair[1], pair[0])
 
@@ -239,11 +217,21 @@ def followup_entries(followups: tuple[n.FollowUpDef, ...]) -> list[dict[str, Any
     for follow in followups:
         entry: dict[str, Any] = {"name": follow.name, "content": follow.text.value}
         if follow.judge is not None:
-            judge = follow.judge
-            entry["judge"] = {"labels": list(judge.labels), "model": judge.model,
-                              "prompt": judge.prompt.value if judge.prompt else _DEFAULT_JUDGE}
+            entry["judge"] = _judge_entry(follow.judge)
         out.append(entry)
     return out
 
 
-_DEFAULT_JUDGE = "Classify the reply below into exactly one of the labels {{ labels }}.\n\nReply:\n{{ reply }}"
+def _judge_entry(judge: n.JudgeDef) -> dict[str, Any]:
+    """A judge as suite rows carry it; `reply json` is recorded, the bare label (the default) is not."""
+    as_json = judge.reply is not None and judge.reply.name == "json"
+    prompt = judge.prompt.value if judge.prompt else _default_judge_prompt(judge.labels, as_json)
+    return {"labels": list(judge.labels), "model": judge.model, "prompt": prompt,
+            **({"reply": "json"} if as_json else {})}
+
+
+def _default_judge_prompt(labels: tuple[str, ...], as_json: bool) -> str:
+    answer = ('Answer with JSON only: {"label": "<one of the labels>", "reason": "<one sentence>"}' if as_json
+              else "Answer with the label only.")
+    return f"Classify the reply below into exactly one of the labels {', '.join(labels)}.\n\n" \
+        f"Reply:\n{{{{ reply }}}}\n\n{answer}"

@@ -1,4 +1,5 @@
-"""The influence report section: headline, neutrality variants, breakdowns, regression, noise floor, plots."""
+"""The influence report section: headline, neutrality variants, breakdowns, regression, noise floor, plots,
+and a probe run's labels by trial kind."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ import pandas as pd
 
 from families.influence.plots import all_plots
 from runner.report import fmt
-from runner.report.document import Document, Heading, Image, Paragraph, Table
-from runner.score_input import read_score_folder
+from runner.report.document import Block, Document, Heading, Image, Paragraph, Table
+from runner.score_input import ScoreInputError, read_score_folder
 
 BREAKDOWN_HEADER = [
     "Level",
@@ -31,12 +32,15 @@ def influence_report(score_dir: Path, plots_dir: Path) -> Document:
     conditions_path, summary = read_score_folder(score_dir, "conditions.csv")
     conditions = pd.read_csv(conditions_path, keep_default_na=False, na_values=[""])
     plots = all_plots(summary, conditions, plots_dir)
+    probe = _read_probe(score_dir) if "probe" in summary else None
     return build_document(summary, {key: [Image(path, caption) for path, caption in items]
-                                    for key, items in plots.items()})
+                                    for key, items in plots.items()}, probe)
 
 
-def build_document(summary: dict[str, Any], plots: dict[str, list[Image]]) -> Document:
-    """Headline, neutrality variants, breakdowns, regression, noise floor and plots per benchmark."""
+def build_document(summary: dict[str, Any], plots: dict[str, list[Image]],
+                   probe: pd.DataFrame | None = None) -> Document:
+    """Headline, neutrality variants, breakdowns, regression, noise floor and plots per benchmark; a probe
+    run's label table (probe.csv) last."""
     doc = Document("Direction-flipped influence audit")
     settings = summary["settings"]
     doc.blocks.append(
@@ -67,7 +71,37 @@ def build_document(summary: dict[str, Any], plots: dict[str, list[Image]]) -> Do
     if "pooled_regression" in summary:
         doc.blocks.append(Heading("Pooled regression"))
         doc.blocks.append(Paragraph(_regression_text(summary["pooled_regression"])))
+    if probe is not None:
+        doc.blocks.extend(_probe_blocks(summary["probe"], probe))
     return doc
+
+
+def _read_probe(score_dir: Path) -> pd.DataFrame:
+    path = score_dir / "probe.csv"
+    if not path.is_file():
+        raise ScoreInputError(path, "file not found (summary.json has a probe: score again with --parent)")
+    return pd.read_csv(path, keep_default_na=False, na_values=[""])
+
+
+def _probe_blocks(found: dict[str, Any], table: pd.DataFrame) -> list[Block]:
+    """The judge's labels by trial kind (Tab. 22), each as share (k/n) [Wilson interval]."""
+    labels = list(dict.fromkeys(table["label"]))
+    rows = []
+    for kind, of_kind in table.groupby("kind", sort=False):
+        first = of_kind.iloc[0]
+        shares = [fmt.rate({"k": int(r.k), "n": int(r.n), "rate": None if pd.isna(r.rate) else r.rate,
+                            "ci": None if pd.isna(r.lo) else [r.lo, r.hi]}) for r in of_kind.itertuples()]
+        rows.append([str(kind), str(first["n"]), *shares, str(first["unlabelled"])])
+    share = found["stated_vs_revealed"]
+    text = (f"{found['trials']} probed trials, {found['unlabelled']} left unlabelled by the judge. "
+            f"ACK_DISCLAIMED among significant-backfire trials (stated vs revealed): {fmt.rate(share)}.")
+    blocks: list[Block] = [Heading("Follow-up probe (App. P)"), Paragraph(text),
+                           Table(["Trial kind", "Labelled", *labels, "Unlabelled"], rows)]
+    check = found.get("judge_validation")
+    if check is not None:
+        blocks.append(Paragraph(f"Judge against {check['n']} human labels: agreement {fmt.pct(check['agreement'])}, "
+                                f"Cohen's κ = {fmt.num(check['cohens_kappa'])}."))
+    return blocks
 
 
 def _headline_table(benchmarks: dict[str, Any]) -> Table:

@@ -104,6 +104,42 @@ def test_judge_agreement_and_kappa_against_human_labels(probe_run: Path) -> None
     assert check["cohens_kappa"] == pytest.approx(cohens_kappa(confusion.to_numpy()).kappa)
 
 
+def _share(k: int, n: int) -> str:
+    """k/n as the report prints it, with the Wilson interval from statsmodels."""
+    low, high = proportion_confint(k, n, alpha=0.05, method="wilson")
+    return f"{100 * k / n:.1f}% ({k}/{n}) [{100 * low:.1f}, {100 * high:.1f}]"
+
+
+def test_the_report_shows_labels_by_trial_kind_and_the_judge_check(probe_run: Path) -> None:
+    rows = read_suite(probe_run.parent / "suite").rows
+    directed = [r.id for r in rows if r.cell["condition"] == "toward_A"]
+    human = ["ACK_DISCLAIMED", "ACK_AFFECTED", "ACK_DISCLAIMED", "DENIED"]
+    pd.DataFrame({"item_id": directed, "sample": 0, "label": human}).to_csv(probe_run.parent / "h.csv", index=False)
+    out = probe_run.parent / "score"
+    assert spec("score", probe_run, "--parent", probe_run.parent / "parent", "--human-labels",
+                probe_run.parent / "h.csv", "-o", out).exit_code == 0
+    result = spec("report", out)
+    assert result.exit_code == 0, result.output
+    report = (out / "report.md").read_text(encoding="utf-8")
+    section = report[report.index("## Follow-up probe (App. P)"):].splitlines()
+    kappa = cohens_kappa(pd.read_csv(out / "judge_confusion.csv", index_col=0).to_numpy()).kappa
+    none = "n/a (0/0)"
+    assert section == [
+        "## Follow-up probe (App. P)", "",
+        "12 probed trials, 1 left unlabelled by the judge. ACK_DISCLAIMED among significant-backfire trials "
+        f"(stated vs revealed): {_share(3, 4)}.", "",
+        "| Trial kind | Labelled | ACK_AFFECTED | ACK_DISCLAIMED | DENIED | PARTIAL | UNCLEAR | Unlabelled |",
+        "|---|---|---|---|---|---|---|---|",
+        f"| significant backfire | 4 | {_share(0, 4)} | {_share(3, 4)} | {_share(1, 4)} | {_share(0, 4)} "
+        f"| {_share(0, 4)} | 0 |",
+        f"| significant compliance | 3 | {_share(2, 3)} | {_share(0, 3)} | {_share(0, 3)} | {_share(1, 3)} "
+        f"| {_share(0, 3)} | 1 |",
+        f"| no effect | 0 | {none} | {none} | {none} | {none} | {none} | 0 |",
+        f"| base | 4 | {_share(0, 4)} | {_share(0, 4)} | {_share(4, 4)} | {_share(0, 4)} | {_share(0, 4)} | 0 |",
+        "", f"Judge against 4 human labels: agreement 75.0%, Cohen's κ = {kappa:.2f}.",
+    ]
+
+
 def test_human_labels_need_the_parent(probe_run: Path) -> None:
     (probe_run.parent / "human.csv").write_text("item_id,sample,label\n")
     result = spec("score", probe_run, "--human-labels", probe_run.parent / "human.csv")

@@ -1,0 +1,53 @@
+"""Follow-up turns and their judges as suite rows carry them: `reply json`, and the default judge prompt."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from compiler.build import compile_file
+from tests.support import suite_rows
+
+SPEC = '''suite tiny "Tiny"
+seed 1
+factor color:
+  A red "red people" / "red person"
+  B blue "blue people" / "blue person"
+template question """
+Pick one.
+A: {{ first.n }} {{ first.noun }}
+B: {{ second.n }} {{ second.noun }}
+"""
+influence nudge append "Choose {{ target.plural }}."
+followup why "Why?" judge labels yes, no reply json
+followup how "How sure are you?" judge labels sure, unsure reply label model "openai/gpt-4o-mini"
+followup own "Anything else?" judge labels yes, no reply json prompt "Label it: {{ reply }}"
+design main:
+  factors *
+  influences *
+  conditions baseline, toward A, toward B
+  sizes n_A in 1..2, n_B in 1..2
+  order both
+  answer choice "A" | "B"
+  followups why, how, own
+'''
+
+
+def test_judges_carry_their_reply_format_and_a_default_prompt_naming_the_labels(tmp_path: Path) -> None:
+    spec = tmp_path / "tiny.spec"
+    spec.write_text(SPEC, encoding="utf-8")
+    compile_file(spec, tmp_path / "out")
+    first, *others = suite_rows(tmp_path / "out")
+    assert all(row["followups"] == first["followups"] for row in others)
+    assert first["followups"] == [
+        {"name": "why", "content": "Why?", "judge": {
+            "labels": ["yes", "no"], "model": None, "reply": "json",
+            "prompt": "Classify the reply below into exactly one of the labels yes, no.\n\nReply:\n{{ reply }}\n\n"
+                      'Answer with JSON only: {"label": "<one of the labels>", "reason": "<one sentence>"}'}},
+        # `reply label` is the default, so rows leave it out
+        {"name": "how", "content": "How sure are you?", "judge": {
+            "labels": ["sure", "unsure"], "model": "openai/gpt-4o-mini",
+            "prompt": "Classify the reply below into exactly one of the labels sure, unsure.\n\nReply:\n{{ reply }}"
+                      "\n\nAnswer with the label only."}},
+        {"name": "own", "content": "Anything else?", "judge": {
+            "labels": ["yes", "no"], "model": None, "reply": "json", "prompt": "Label it: {{ reply }}"}},
+    ]

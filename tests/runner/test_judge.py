@@ -1,0 +1,102 @@
+"""A follow-up's judge: a `reply json` judge's reply parsed into label and reason, recorded with its raw text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compiler.emit import suite_row
+from compiler.suite_model import SuiteRow
+from runner.answers import parse_judge_json
+from runner.contract import read_results
+from runner.execute import run_suite
+from runner.plan import WorkItem, estimate
+from runner.run_config import RunConfig
+from tests.stub_server import StubConfig, StubServer
+from tests.support import forced_choice_rows, write_suite
+
+LABELS = ("ACK_AFFECTED", "ACK_DISCLAIMED", "DENIED")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ('{"label": "DENIED", "reason": "It saw no cue."}', ("DENIED", "It saw no cue.")),
+    ('  {"reason": "r", "label": "ACK_AFFECTED"}\n', ("ACK_AFFECTED", "r")),
+    ('```json\n{"label": "ACK_DISCLAIMED", "reason": "Named the survey, denied its effect."}\n```',
+     ("ACK_DISCLAIMED", "Named the survey, denied its effect.")),
+    ('```JSON {"label": "DENIED"} ```', ("DENIED", None)),  # no reason: the label still counts
+    ('```\n{"label": " DENIED ", "reason": 3}\n```', ("DENIED", None)),  # a reason that is no string is dropped
+    ('{"label": "UNCLEAR", "reason": "x"}', (None, None)),  # a label the judge was not given
+    ('{"label": "denied"}', (None, None)),  # labels are exact
+    ('{"label": ["DENIED"]}', (None, None)),
+    ('{"reason": "no label"}', (None, None)),
+    ('["DENIED"]', (None, None)),
+    ("DENIED", (None, None)),  # a bare label is no JSON reply
+    ('{"label": "DENIED"', (None, None)),
+    ('The label is {"label": "DENIED"}', (None, None)),
+    ('```json\n{"label": "DENIED"}\n``` and more', (None, None)),
+    ("[" * 100_000, (None, None)),  # nested past the decoder's recursion limit
+    ("", (None, None)),
+    (None, (None, None)),
+])
+def test_parse_judge_json(text: str | None, expected: tuple[str | None, str | None]) -> None:
+    assert parse_judge_json(text, LABELS) == expected
+
+
+FENCED = '```json\n{"label": "DENIED", "reason": "It saw no cue."}\n```'
+BROKEN = '{"label": "DENIED", "reason": "cut off'
+UNKNOWN = '{"label": "MAYBE", "reason": "x"}'
+
+
+CASES = ("fenced", "broken", "unknown", "label")
+
+
+def _judged_rows() -> dict[str, SuiteRow]:
+    """Case -> a row followed up by a judge: three answer JSON (the stub's scripted replies), one a label."""
+    rows = {}
+    for row, case in zip(forced_choice_rows(4, 1), CASES, strict=True):
+        judge: dict[str, Any] = {"labels": list(LABELS), "prompt": f"CASE {case}\nReply: {{{{ reply }}}}",
+                                 "reply": "json"}
+        if case == "label":
+            judge = {"labels": ["A", "B"], "prompt": "CASE label\nReply: {{ reply }}"}
+        body = row.model_dump(exclude_none=True, exclude={"id"})
+        rows[case] = suite_row({**body, "followups": [{"name": "probe", "content": "Why?", "judge": judge}]})
+    return rows
+
+
+def test_a_json_judge_records_label_reason_and_raw_reply(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    server = StubServer(StubConfig(replies=(("CASE fenced", FENCED), ("CASE broken", BROKEN),
+                                            ("CASE unknown", UNKNOWN)), record=True))
+    api_base = server.start()
+    monkeypatch.setenv("OPENAI_BASE_URL", api_base)  # the judge has no --api-base: litellm reads this
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    rows = _judged_rows()
+    try:
+        run_suite(RunConfig(suite_dir=write_suite(tmp_path / "suite", list(rows.values())), out=tmp_path / "run",
+                            model="openai/stub", api_base=api_base, judge_model="openai/judge", progress=False))
+    finally:
+        server.stop()
+    results = {r.item_id: r for r in read_results(tmp_path / "run" / "results.jsonl")}
+    replies = {case: results[row.id].followups["probe"] for case, row in rows.items()}  # type: ignore[index]
+    assert all(reply["response"] in ("A", "B") for reply in replies.values())  # the stub's follow-up reply
+    label = replies["label"]["judge_response"]
+    assert label in ("A", "B")
+    assert {case: {k: v for k, v in reply.items() if k != "response"} for case, reply in replies.items()} == {
+        "fenced": {"label": "DENIED", "reason": "It saw no cue.", "judge_response": FENCED},
+        "broken": {"label": None, "reason": None, "judge_response": BROKEN},
+        "unknown": {"label": None, "reason": None, "judge_response": UNKNOWN},
+        "label": {"label": label, "judge_response": label},
+    }
+    judge_calls = {b["messages"][0]["content"].split("\n")[0][len("CASE "):]: b for b in server.stats.bodies
+                   if b["model"] == "judge"}
+    assert {case: (len(b["messages"]), b["messages"][0]["content"], b["max_tokens"], b["temperature"])
+            for case, b in judge_calls.items()} == {
+        case: (1, f"CASE {case}\nReply: {replies[case]['response']}", 16 if case == "label" else 256, 0.0)
+        for case in CASES}
+
+
+def test_the_dry_run_counts_a_json_judges_longer_replies() -> None:
+    work = [WorkItem(row, 0) for row in _judged_rows().values()]
+    _, judge = estimate(work, mode="sample", model="openai/gpt-4o-mini", judge_model="openai/gpt-4o")
+    assert (judge.calls, judge.completion_tokens) == (4, 3 * 256 + 16)
