@@ -21,6 +21,7 @@ from compiler import nodes as n
 from compiler.data_parse import option_lines, test_case_text
 from compiler.data_source import Row, key_of
 from compiler.errors import ErrorCollector, Span
+from compiler.family import Plan, spread
 from compiler.seeding import item_rng
 from compiler.templates import CompiledText, check_render, compile_text, environment
 from families.cognitive_bias.check import BiasCondition, BiasDesign
@@ -73,13 +74,28 @@ class CompiledBias:
 
     def rows(self) -> Iterator[dict[str, Any]]:
         for unit, members in self.units.items():
-            first = members[0]
-            arms = {arm: arm_context(first, self.bias.arms, arm, self._reversed(unit, arm, "", ""))
-                    for arm in self.bias.arms}
-            for condition in self.bias.conditions:
-                for row in members[:1] if condition.shared else members:
-                    for arm in self.bias.arms:
-                        yield self._row(unit, row, condition, arm, arms[arm])
+            yield from self._unit_rows(unit, members)
+
+    def planned(self) -> Plan:
+        bias = self.bias
+        rows = len(bias.arms) * sum(1 if c.shared else len(members) for members in self.units.values()
+                                    for c in bias.conditions)
+        return Plan(rows, rows)
+
+    def sample(self, groups: int) -> Iterator[dict[str, Any]]:
+        """The rows of a few units, in every condition and arm."""
+        units = list(self.units.items())
+        for index in spread(len(units), groups):
+            yield from self._unit_rows(*units[index])
+
+    def _unit_rows(self, unit: str, members: list[Row]) -> Iterator[dict[str, Any]]:
+        first = members[0]
+        arms = {arm: arm_context(first, self.bias.arms, arm, self._reversed(unit, arm, "", ""))
+                for arm in self.bias.arms}
+        for condition in self.bias.conditions:
+            for row in members[:1] if condition.shared else members:
+                for arm in self.bias.arms:
+                    yield self._row(unit, row, condition, arm, arms[arm])
 
     def _reversed(self, unit: str, arm: str, condition: str, row: str) -> bool:
         probability, by = self.bias.reverse

@@ -20,6 +20,7 @@ from typing import Any
 from compiler import nodes as n
 from compiler.data_source import Row, first_key, read_rows
 from compiler.errors import ErrorCollector
+from compiler.family import Plan, spread
 from compiler.templates import CompiledText, check_render
 from families.influence import check as pairs
 from families.influence.examples import Pool, resolve_pool
@@ -151,13 +152,32 @@ class CompiledItems(CompiledInfluence):
 
     def rows(self) -> Iterator[dict[str, Any]]:
         for item in self.design.items:
-            factor = factor_of(item, self.design.factors)
-            assert factor is not None  # checked by resolve_items
-            groups = {lv.name: lv.group for lv in factor.levels}
-            grouped = groups[item["level_A"]] is not None
-            for oriented in ["A" if groups[item["level_A"]] == "A" else "B"] if grouped else "AB":
-                for order in self.design.orders:
-                    yield from self._rows_for(item, factor, oriented, grouped, order)
+            yield from self._item_rows(item)
+
+    def planned(self) -> Plan:
+        per_item = len(self.design.orders) * self.per_order()
+        rows = sum(len(self._orientations(item)[1]) for item in self.design.items) * per_item
+        return Plan(rows, rows * self.design.samples_per_row)
+
+    def sample(self, groups: int) -> Iterator[dict[str, Any]]:
+        """The rows of a few items, each in every orientation and order."""
+        for index in spread(len(self.design.items), groups):
+            yield from self._item_rows(self.design.items[index])
+
+    def _orientations(self, item: Row) -> tuple[n.Factor, str]:
+        """The item's factor and the options that stand for group A: the one of group A, or each in turn."""
+        factor = factor_of(item, self.design.factors)
+        assert factor is not None  # checked by resolve_items
+        groups = {lv.name: lv.group for lv in factor.levels}
+        if groups[item["level_A"]] is None:
+            return factor, "AB"
+        return factor, "A" if groups[item["level_A"]] == "A" else "B"
+
+    def _item_rows(self, item: Row) -> Iterator[dict[str, Any]]:
+        factor, orientations = self._orientations(item)
+        for oriented in orientations:
+            for order in self.design.orders:
+                yield from self._rows_for(item, factor, oriented, len(orientations) == 1, order)
 
     def _rows_for(self, item: Row, factor: n.Factor, oriented: str, grouped: bool,
                   order: str) -> Iterator[dict[str, Any]]:
