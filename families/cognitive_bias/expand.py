@@ -23,7 +23,8 @@ from compiler.data_source import Row, key_of
 from compiler.errors import ErrorCollector, Span
 from compiler.family import Plan, spread
 from compiler.seeding import item_rng
-from compiler.templates import CompiledText, check_render, compile_text, environment
+from compiler.template_shapes import record
+from compiler.templates import CompiledText, check_attributes, check_render, compile_text, environment
 from families.cognitive_bias.check import BiasCondition, BiasDesign
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -201,12 +202,16 @@ def prepare_bias(bias: BiasDesign, seed: int, errors: ErrorCollector) -> Compile
 def _compile_turns(condition: BiasCondition, bias: BiasDesign, errors: ErrorCollector) -> Turns:
     conversation = condition.conversation
     provided = {"row", "arm", *condition.bindings}
+    first = bias.rows[0]  # every bank row has the same columns, every arm context the same keys
+    schema = {"row": record(first), "arm": record(arm_context(first, bias.arms, bias.arms[0], False))}
     last_generate = max((i for i, t in enumerate(conversation.turns) if t.generate), default=-1)
     out: Turns = []
     for index, turn in enumerate(conversation.turns):
         text = turn.text if turn.template is None else bias.templates[turn.template.name].text
         label = f"turn {index + 1} of conversation '{conversation.name}'"
         compiled = None if text is None else compile_text(text, label, provided, errors)
+        if compiled is not None:
+            check_attributes(text, label, schema, errors)  # type: ignore[arg-type]
         if compiled is not None and index < last_generate and "arm" in _names(text):
             errors.add(turn.span, f"{label} reads 'arm' before the generated turn",
                        "both arms of a unit share the generated turn: only the turns after it may read arm")

@@ -21,7 +21,8 @@ from compiler import nodes as n
 from compiler.data_source import Row, first_key, read_rows
 from compiler.errors import ErrorCollector
 from compiler.family import Plan, spread
-from compiler.templates import CompiledText, check_render
+from compiler.template_shapes import Items, record
+from compiler.templates import CompiledText, check_attributes, check_render
 from families.influence import check as pairs
 from families.influence.examples import Pool, resolve_pool
 from families.influence.expand import CompiledInfluence, cued, level_forms, messages
@@ -102,9 +103,27 @@ def resolve_items(design: n.Design, context: DesignContext, errors: ErrorCollect
         pool = resolve_pool(clause, source, rows, required, context.seed, lambda row: factor_of(row, by_name), errors)
         if pool is None:
             return None
+    _check_attributes(factors, rows[0], prompt, fields["system"], influences, errors)  # type: ignore[arg-type]
+    if len(errors.diagnostics) > start:
+        return None
     return ItemsDesign(design=design, factors=by_name, items=rows, key=first_key(source), influences=influences,
                        prompt=prompt, followups=followup_entries(followups), pool=pool,
                        **fields)  # type: ignore[arg-type]
+
+
+def _check_attributes(factors: tuple[n.Factor, ...], item: Row, prompt: n.TemplateDef, system: n.TemplateDef | None,
+                      influences: tuple[n.Influence, ...], errors: ErrorCollector) -> None:
+    """`first.txt`, `item.contxt` or `ex.item.contxt` of `for ex in examples`, in any branch of any text."""
+    option = record({form for factor in factors for level in factor.levels for form in level_forms(level)}
+                    | {"text", "option"})
+    row = record(item)
+    schema = {**dict.fromkeys(("first", "second", "target", "other"), option), "item": row,
+              "examples": Items(record(("answer",), item=row, first=option, second=option))}
+    for text, kind in [(prompt, "template"), *([(system, "system")] if system else [])]:
+        check_attributes(text.text, f"{kind} '{text.name}'", schema, errors)
+    for inf in influences:
+        if inf.text is not None:
+            check_attributes(inf.text, f"influence '{inf.name}'", schema, errors)
 
 
 def factor_of(row: Row, factors: dict[str, n.Factor]) -> n.Factor | None:
