@@ -67,29 +67,28 @@ def planned_size(designs: Sequence[CompiledDesign], checked_seconds: float) -> S
     """The suite's size before expansion, or None when a design cannot tell its own. The compile time (CPU)
     is `checked_seconds` and the samples (the checks, which a compile repeats) plus every row at its
     design's sampled pace; the checks of several designs together expand them once more."""
-    rows = trials = size = sampled = 0
-    sampling = expansion = 0.0
+    plans, samples = [], []
     for design in designs:
+        keys = design.balance_keys
         if not isinstance(design, PlannedDesign):
             return None
-        plan = design.planned()
-        sample = _sample(design) if plan.rows else _Sample()
-        rows, trials, sampled, sampling = rows + plan.rows, trials + plan.trials, sampled + sample.rows, \
-            sampling + sample.seconds
-        if sample.rows:
-            size += round(plan.rows * sample.bytes / sample.rows)
-            expansion += plan.rows * sample.seconds / sample.rows
-    passes = 2 if len(designs) > 1 else 1
-    return Size(rows, trials, size, checked_seconds + sampling + passes * expansion, sampled)
+        plans.append(design.planned())
+        samples.append(_sample(design.sample(SAMPLE_GROUPS), keys) if plans[-1].rows else _Sample())
+    scaled = [(plan.rows / sample.rows if sample.rows else 0, sample) for plan, sample in zip(plans, samples,
+                                                                                               strict=True)]
+    expansion = sum(scale * sample.seconds for scale, sample in scaled) * (2 if len(designs) > 1 else 1)
+    return Size(rows=sum(plan.rows for plan in plans), trials=sum(plan.trials for plan in plans),
+                bytes=sum(round(scale * sample.bytes) for scale, sample in scaled),
+                seconds=checked_seconds + sum(sample.seconds for sample in samples) + expansion,
+                sampled=sum(sample.rows for sample in samples))
 
 
-def _sample(design: CompiledDesign) -> _Sample:
-    """The design's sampled rows, each serialised, identified and tallied as the emit stage does."""
-    assert isinstance(design, PlannedDesign)
+def _sample(rows: Iterator[dict[str, Any]], keys: tuple[str, ...]) -> _Sample:
+    """Sampled rows, each serialised, identified and tallied as the emit stage does; stopped after
+    SAMPLE_SECONDS."""
     tally, count, size = Tally(), 0, 0
-    keys = design.balance_keys  # type: ignore[attr-defined]  # a PlannedDesign is a CompiledDesign too
     start, cpu = time.perf_counter(), time.process_time()
-    for row in design.sample(SAMPLE_GROUPS):
+    for row in rows:
         body = canonical_json(row)
         row_id(body)
         tally.add(row, keys)

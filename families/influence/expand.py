@@ -6,9 +6,11 @@ order, under every condition: baseline, and each influence toward A and toward B
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 from compiler import nodes as n
@@ -123,9 +125,11 @@ class CompiledPairs(CompiledInfluence):
     def sample(self, groups: int) -> Iterator[dict[str, Any]]:
         """The rows of a few (factor, comparison) groups, in every display order."""
         design = self.design
-        pairs = [(factor, pair) for factor in design.factors for pair in self.comparisons[factor.name]]
-        for index in spread(len(pairs), groups):
-            factor, (n_a, n_b) = pairs[index]
+        ends = list(accumulate(len(self.comparisons[factor.name]) for factor in design.factors))
+        for index in spread(ends[-1] if ends else 0, groups):
+            which = bisect_right(ends, index)
+            factor = design.factors[which]
+            n_a, n_b = self.comparisons[factor.name][index - (ends[which - 1] if which else 0)]
             for order in design.orders:
                 yield from _kept(self, factor, n_a, n_b, order)
 
