@@ -6,6 +6,7 @@ import hashlib
 import shutil
 import sys
 import tempfile
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,6 +57,7 @@ def check_file(path: Path, seed: int | None = None, allowed: Sequence[Path] = ()
     """Parse, run the shared checks, every design's and generator's family checks and the compile budget in
     one pass; raise SpecError listing every mistake found. The spec reads files only under its own folder
     and the `allowed` ones."""
+    start = time.process_time()
     with spec_roots(path, allowed):
         spec, sources = load_spec(path)
         errors = ErrorCollector()
@@ -64,7 +66,7 @@ def check_file(path: Path, seed: int | None = None, allowed: Sequence[Path] = ()
         context = DesignContext(spec, tables, final_seed)
         designs = prepare_designs(spec, context, errors)
         generators = prepare_generators(spec, context, errors)
-    size = planned_size(designs) if not errors.diagnostics else None
+    size = planned_size(designs, time.process_time() - start) if not errors.diagnostics else None
     if size is not None:
         check_budget(size, budget, designs[0].span, errors)
     if designs and not errors.diagnostics:

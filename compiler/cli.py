@@ -40,21 +40,25 @@ def spec_options(command: Any) -> Any:
                      help="Refuse a suite with more rows (prompts)."),
         click.option("--max-trials", type=click.IntRange(min=1), default=DEFAULT_BUDGET.trials, show_default=True,
                      help="Refuse a suite with more trials (rows x samples)."),
+        click.option("--max-seconds", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_BUDGET.seconds,
+                     show_default=True, help="Refuse a suite whose compile is estimated to take longer "
+                                             "(timed on a sample of its rows)."),
     )
     for option in reversed(options):
         command = option(command)
     return command
 
 
-def _budget(max_rows: int, max_trials: int) -> Budget:
-    return Budget(rows=max_rows, trials=max_trials)
+def _budget(max_rows: int, max_trials: int, max_seconds: float) -> Budget:
+    return Budget(rows=max_rows, trials=max_trials, seconds=max_seconds)
 
 
 @click.command()
 @click.argument("spec_file", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--seed", type=int, default=None, help="Override the spec's seed.")
 @spec_options
-def check(spec_file: Path, seed: int | None, allowed: tuple[Path, ...], max_rows: int, max_trials: int) -> None:
+def check(spec_file: Path, seed: int | None, allowed: tuple[Path, ...], max_rows: int, max_trials: int,
+          max_seconds: float) -> None:
     """Check a spec for mistakes without writing anything.
 
     Reports every error at once, each with file:line:column, the line, a caret
@@ -65,13 +69,14 @@ def check(spec_file: Path, seed: int | None, allowed: tuple[Path, ...], max_rows
       spec check specs/triage.spec
     """
     try:
-        checked = check_file(spec_file, seed, allowed, _budget(max_rows, max_trials))
+        checked = check_file(spec_file, seed, allowed, _budget(max_rows, max_trials, max_seconds))
     except SpecError as err:
         raise _fail(err) from None
     for design in checked.designs:
         click.echo(f"{spec_file}: design '{design.name}' is valid: {design.summary()}")
     if checked.size is not None:
         click.echo(f"{spec_file}: planned size: {checked.size.describe()}")
+        click.echo(f"{spec_file}: estimated compile time: {checked.size.describe_time()}")
 
 
 @click.command("compile")
@@ -81,7 +86,7 @@ def check(spec_file: Path, seed: int | None, allowed: tuple[Path, ...], max_rows
 @click.option("--seed", type=int, default=None, help="Override the spec's seed.")
 @spec_options
 def compile_cmd(spec_file: Path, out_dir: Path | None, seed: int | None, allowed: tuple[Path, ...],
-                max_rows: int, max_trials: int) -> None:
+                max_rows: int, max_trials: int, max_seconds: float) -> None:
     """Compile a spec into a frozen, hashed stimulus suite.
 
     Writes suite.jsonl (one row per unique prompt, sorted by id), schema.json and
@@ -95,7 +100,7 @@ def compile_cmd(spec_file: Path, out_dir: Path | None, seed: int | None, allowed
     """
     try:
         manifest, target = compile_file(spec_file, out_dir, seed, progress=True, allowed=allowed,
-                                        budget=_budget(max_rows, max_trials))
+                                        budget=_budget(max_rows, max_trials, max_seconds))
     except SpecError as err:
         raise _fail(err) from None
     click.echo(f"compiled {manifest.suite}: {manifest.rows} prompts, {manifest.trials} trials -> {target}")

@@ -17,6 +17,9 @@ from compiler.seeding import canonical_json
 from compiler.suite_model import Balance, Manifest, SuiteRow
 
 ID_HEX = 16
+ROW_ID_BYTES = len('{"id":"",') + ID_HEX
+"""What a suite.jsonl line adds to its row's canonical JSON: the id field (the newline takes the place of
+the brace the id goes after)."""
 
 
 def row_id(canonical_without_id: str) -> str:

@@ -63,3 +63,18 @@ class PlannedDesign(Protocol):
     (designs without it are counted as they expand, and stopped at the budget)."""
 
     def planned(self) -> Plan: ...
+
+    def sample(self, groups: int) -> Iterator[dict[str, Any]]:
+        """The rows, exactly as rows() gives them, of at most `groups` of the design's groups (e.g. one
+        stimulus with every condition and order), spread evenly over the design (`spread`) and built
+        without expanding the rest. A group holds the mix of kinds the whole design has, so the sample's
+        mean row size and render time stand for the suite's."""
+        ...
+
+
+def spread(total: int, count: int) -> list[int]:
+    """`count` indices spread evenly over range(total), the middle of each equal stretch (all of them when
+    total <= count): the same indices on every call."""
+    if total <= count:
+        return list(range(total))
+    return [(2 * i + 1) * total // (2 * count) for i in range(count)]

@@ -12,6 +12,7 @@ from jinja2.exceptions import SecurityError
 from compiler import nodes as n
 from compiler.errors import Diagnostic, ErrorCollector, Span, SpecError, did_you_mean
 from compiler.sandbox import bounded_render, environment
+from compiler.template_shapes import Fields, Items, Misspelt, Shape, misspelt_attributes, record
 
 _MISSING_ATTR = re.compile(r"has no attribute '([^']+)'")
 _SANDBOX_HINT = "spec templates read their values, never change them, and build no huge ranges, powers or texts"
@@ -120,26 +121,32 @@ def _check_filters_and_tests(text: n.Text, label: str, parsed: nodes.Template, e
                        did_you_mean(name, known))
 
 
-def check_attributes(text: n.Text, label: str, schema: Mapping[str, Collection[str]], errors: ErrorCollector) -> None:
-    """Every `name.attribute` the template reads, in every branch, against the attributes the design gives
-    each name (`schema`); names the template assigns itself, and names outside the schema, are left alone.
+def check_attributes(text: n.Text, label: str, schema: Mapping[str, Shape | Collection[str]],
+                     errors: ErrorCollector) -> None:
+    """Every `name.attribute` chain the template reads, in every branch, against what the design gives each
+    name (`schema`: a shape, or just the attribute names), followed into loops, `set` and `with`
+    (compiler.template_shapes); names outside the schema, and values of unknown shape, are left alone.
     A template that does not parse is skipped: its syntax error is reported elsewhere."""
     try:
         parsed = environment().parse(text.value)
     except (TemplateSyntaxError, RecursionError):
         return
-    assigned = {node.name for node in parsed.find_all(nodes.Name) if node.ctx != "load"}
-    reported: set[tuple[str, str]] = set()
-    for node in parsed.find_all(nodes.Getattr):
-        if not isinstance(node.node, nodes.Name) or node.node.name in assigned:
-            continue
-        owner, attr = node.node.name, node.attr
-        known = schema.get(owner)
-        if known is None or attr in known or (owner, attr) in reported:
-            continue
-        reported.add((owner, attr))
-        errors.add(_name_span(text, "." + attr), f"undefined template variable '{owner}.{attr}' in {label}",
-                   did_you_mean(attr, known))
+    shapes = {name: value if isinstance(value, (Fields, Items)) else record(value) for name, value in schema.items()}
+    for found in misspelt_attributes(parsed, shapes):
+        errors.add(_attribute_span(text, found), f"undefined template variable '{found.dotted}' in {label}",
+                   did_you_mean(found.attr, found.known))
+
+
+def _attribute_span(text: n.Text, found: Misspelt) -> Span:
+    """The misspelt attribute on the template line that reads it (where jinja2 put the chain)."""
+    lines = text.value.split("\n")
+    body_line = lines[found.lineno - 1] if 0 < found.lineno <= len(lines) else ""
+    parts = found.dotted.split(".")
+    if all(part.isidentifier() for part in parts):
+        chain = re.search(r"(?<![\w.])" + r"\s*\.\s*".join(map(re.escape, parts)) + r"(?!\w)", body_line)
+        if chain is not None:
+            return _span_at(text, found.lineno - 1, chain.end() - len(found.attr), len(found.attr))
+    return _name_span(text, "." + found.attr)
 
 
 def check_render(compiled: CompiledText, context: Mapping[str, Any], errors: ErrorCollector) -> str | None:
@@ -191,12 +198,19 @@ def _name_span(text: n.Text, needle: str) -> Span:
         col = body_line.find(needle)
         if col < 0:
             continue
-        line = text.body_line + offset
         start = needle.lstrip(".")
-        col += len(needle) - len(start)
-        if offset == 0 and line == text.span.line:
-            col += text.span.column  # skip the opening quote
-        else:
-            col += text.indent + 1
-        return Span(text.span.file, line, col, line, col + len(start))
+        return _span_at(text, offset, col + len(needle) - len(start), len(start))
     return text.span
+
+
+def _span_at(text: n.Text, offset: int, column: int, width: int) -> Span:
+    """Line `offset` and 0-based `column` of the template text, in spec coordinates."""
+    if offset and text.span.end_line == text.span.line:  # a one-line text: its line breaks are `\n` escapes
+        column += sum(len(before) + len("\\n") for before in text.value.split("\n")[:offset])
+        offset = 0
+    line = text.body_line + offset
+    if offset == 0 and line == text.span.line:
+        column += text.span.column + 1  # past the opening quote
+    else:
+        column += text.indent + 1
+    return Span(text.span.file, line, column, line, column + width)

@@ -21,8 +21,10 @@ from compiler import nodes as n
 from compiler.data_parse import option_lines, test_case_text
 from compiler.data_source import Row, key_of
 from compiler.errors import ErrorCollector, Span
+from compiler.family import Plan, spread
 from compiler.seeding import item_rng
-from compiler.templates import CompiledText, check_render, compile_text, environment
+from compiler.template_shapes import record
+from compiler.templates import CompiledText, check_attributes, check_render, compile_text, environment
 from families.cognitive_bias.check import BiasCondition, BiasDesign
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -73,13 +75,28 @@ class CompiledBias:
 
     def rows(self) -> Iterator[dict[str, Any]]:
         for unit, members in self.units.items():
-            first = members[0]
-            arms = {arm: arm_context(first, self.bias.arms, arm, self._reversed(unit, arm, "", ""))
-                    for arm in self.bias.arms}
-            for condition in self.bias.conditions:
-                for row in members[:1] if condition.shared else members:
-                    for arm in self.bias.arms:
-                        yield self._row(unit, row, condition, arm, arms[arm])
+            yield from self._unit_rows(unit, members)
+
+    def planned(self) -> Plan:
+        bias = self.bias
+        rows = len(bias.arms) * sum(1 if c.shared else len(members) for members in self.units.values()
+                                    for c in bias.conditions)
+        return Plan(rows, rows)
+
+    def sample(self, groups: int) -> Iterator[dict[str, Any]]:
+        """The rows of a few units, in every condition and arm."""
+        units = list(self.units.items())
+        for index in spread(len(units), groups):
+            yield from self._unit_rows(*units[index])
+
+    def _unit_rows(self, unit: str, members: list[Row]) -> Iterator[dict[str, Any]]:
+        first = members[0]
+        arms = {arm: arm_context(first, self.bias.arms, arm, self._reversed(unit, arm, "", ""))
+                for arm in self.bias.arms}
+        for condition in self.bias.conditions:
+            for row in members[:1] if condition.shared else members:
+                for arm in self.bias.arms:
+                    yield self._row(unit, row, condition, arm, arms[arm])
 
     def _reversed(self, unit: str, arm: str, condition: str, row: str) -> bool:
         probability, by = self.bias.reverse
@@ -185,12 +202,16 @@ def prepare_bias(bias: BiasDesign, seed: int, errors: ErrorCollector) -> Compile
 def _compile_turns(condition: BiasCondition, bias: BiasDesign, errors: ErrorCollector) -> Turns:
     conversation = condition.conversation
     provided = {"row", "arm", *condition.bindings}
+    first = bias.rows[0]  # every bank row has the same columns, every arm context the same keys
+    schema = {"row": record(first), "arm": record(arm_context(first, bias.arms, bias.arms[0], False))}
     last_generate = max((i for i, t in enumerate(conversation.turns) if t.generate), default=-1)
     out: Turns = []
     for index, turn in enumerate(conversation.turns):
         text = turn.text if turn.template is None else bias.templates[turn.template.name].text
         label = f"turn {index + 1} of conversation '{conversation.name}'"
         compiled = None if text is None else compile_text(text, label, provided, errors)
+        if compiled is not None:
+            check_attributes(text, label, schema, errors)  # type: ignore[arg-type]
         if compiled is not None and index < last_generate and "arm" in _names(text):
             errors.add(turn.span, f"{label} reads 'arm' before the generated turn",
                        "both arms of a unit share the generated turn: only the turns after it may read arm")

@@ -22,6 +22,7 @@ from compiler.data_source import Row, first_key, read_rows
 from compiler.errors import ErrorCollector, Span, did_you_mean
 from compiler.puzzle_block import puzzle_config
 from compiler.puzzles import PropositionalConfig
+from compiler.template_shapes import Items, record
 from compiler.templates import check_attributes
 from families.interface import DesignContext
 
@@ -97,7 +98,7 @@ def resolve_cue(design: n.Design, context: DesignContext, errors: ErrorCollector
     dilemmas = _with_benefit(source, rows, errors) if source is not None and rows is not None else None
     if len(errors.diagnostics) == before and dilemmas is not None and config is not None:
         _check_enough_combinations(design, config, count, len(dilemmas), errors)
-        _check_attributes([*formats.values(), *probe_texts.values()], set(dilemmas[0]), errors)
+        _check_attributes([*formats.values(), *probe_texts.values()], set(dilemmas[0]), config, errors)
     if len(errors.diagnostics) > before or source is None or dilemmas is None or config is None:
         return None
     return CueDesign(
@@ -111,9 +112,12 @@ def resolve_cue(design: n.Design, context: DesignContext, errors: ErrorCollector
     )
 
 
-def _check_attributes(texts: list[n.TemplateDef | None], columns: set[str], errors: ErrorCollector) -> None:
-    """`dilemma.situaton` or `puzzle.clue` in any branch, not only in those a sample render takes."""
-    schema = {"dilemma": columns, "puzzle": PUZZLE_FIELDS}
+def _check_attributes(texts: list[n.TemplateDef | None], columns: set[str], config: PropositionalConfig,
+                      errors: ErrorCollector) -> None:
+    """`dilemma.situaton`, `puzzle.clue` or `p.gendr` of `for p in people`, in any branch, not only in those a
+    sample render takes."""
+    person = record(("name", *(a.name for a in config.attributes)))
+    schema = {"dilemma": record(columns), "puzzle": record(PUZZLE_FIELDS), "people": Items(person)}
     for text in texts:
         if text is not None:
             check_attributes(text.text, f"template '{text.name}'", schema, errors)

@@ -14,7 +14,7 @@ from typing import Any
 
 from compiler.data_source import Row
 from compiler.errors import ErrorCollector, Span
-from compiler.family import Plan
+from compiler.family import Plan, spread
 from compiler.puzzles import (
     PropositionalConfig,
     PuzzleError,
@@ -95,6 +95,12 @@ class CompiledCue:
         rows = len(cue.settings) * sum(neutral + len(self.combinations[d[cue.key]]) * per_combination
                                        for d in cue.dilemmas)
         return Plan(rows, rows)
+
+    def sample(self, groups: int) -> Iterator[dict[str, Any]]:
+        """The rows of a few dilemmas, each in every consequence setting, combination and format."""
+        dilemmas = self.cue.dilemmas
+        for index in spread(len(dilemmas), groups):
+            yield from _dilemma_rows(self, dilemmas[index])
 
 
 def prepare_cue(cue: CueDesign, seed: int, errors: ErrorCollector) -> CompiledCue | None:
@@ -201,13 +207,17 @@ def _puzzle_context(puzzle: dict[str, Any]) -> dict[str, Any]:
 
 def expand(compiled: CompiledCue) -> Iterator[dict[str, Any]]:
     """Every row of the design, as dicts ready to be serialised (ids not yet attached)."""
+    for dilemma in compiled.cue.dilemmas:
+        yield from _dilemma_rows(compiled, dilemma)
+
+
+def _dilemma_rows(compiled: CompiledCue, dilemma: Row) -> Iterator[dict[str, Any]]:
     cue = compiled.cue
-    for dilemma in cue.dilemmas:
-        for setting in cue.settings:
-            if "neutral" in compiled.formats:
-                yield _neutral(compiled, dilemma, setting)
-            for index, selection in enumerate(compiled.combinations[dilemma[cue.key]], start=1):
-                yield from _cued(compiled, dilemma, setting, index, selection)
+    for setting in cue.settings:
+        if "neutral" in compiled.formats:
+            yield _neutral(compiled, dilemma, setting)
+        for index, selection in enumerate(compiled.combinations[dilemma[cue.key]], start=1):
+            yield from _cued(compiled, dilemma, setting, index, selection)
 
 
 def _neutral(compiled: CompiledCue, dilemma: Row, setting: str) -> dict[str, Any]:

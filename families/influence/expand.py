@@ -6,14 +6,16 @@ order, under every condition: baseline, and each influence toward A and toward B
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 from compiler import nodes as n
 from compiler.errors import Span
 from compiler.expr import evaluate
-from compiler.family import Plan
+from compiler.family import Plan, spread
 from compiler.seeding import item_rng
 from compiler.templates import CompiledText
 from families.influence.check import PairsDesign
@@ -67,6 +69,11 @@ class CompiledInfluence:
     def served(self) -> dict[str, list[Any]]:
         return {"influence": [inf.name for inf in self.design.influences]}
 
+    def per_order(self) -> int:
+        """Rows per stimulus and display order: a shared baseline once, any other condition per influence."""
+        design = self.design
+        return sum(1 if c.shared and c.toward is None else len(design.influences) for c in design.conditions)
+
 
 @dataclass
 class CompiledPairs(CompiledInfluence):
@@ -102,9 +109,21 @@ class CompiledPairs(CompiledInfluence):
 
     def planned(self) -> Plan:
         design = self.design
-        per_order = sum(1 if c.shared and c.toward is None else len(design.influences) for c in design.conditions)
-        rows = sum(len(pairs) for pairs in self.comparisons.values()) * len(design.orders) * per_order
+        if self.picks is not None:  # `trials N per cell`: the slots drawn, each one row
+            return self.picks.plan()
+        rows = sum(len(pairs) for pairs in self.comparisons.values()) * len(design.orders) * self.per_order()
         return Plan(rows, rows * design.samples_per_row)
+
+    def sample(self, groups: int) -> Iterator[dict[str, Any]]:
+        """The rows of a few (factor, comparison) groups, in every display order."""
+        design = self.design
+        ends = list(accumulate(len(self.comparisons[factor.name]) for factor in design.factors))
+        for index in spread(ends[-1] if ends else 0, groups):
+            which = bisect_right(ends, index)
+            factor = design.factors[which]
+            n_a, n_b = self.comparisons[factor.name][index - (ends[which - 1] if which else 0)]
+            for order in design.orders:
+                yield from _kept(self, factor, n_a, n_b, order)
 
 def sides(factor: n.Factor, n_a: int, n_b: int, order: str) -> tuple[dict[str, Any], dict[str, Any]]:
     levels = {lv.group: level_forms(lv) for lv in factor.levels}
@@ -120,7 +139,12 @@ def expand(compiled: CompiledPairs) -> Iterator[dict[str, Any]]:
     for factor in design.factors:
         for n_a, n_b in compiled.comparisons[factor.name]:
             for order in design.orders:
-                yield from (row for row in _rows_for(compiled, factor, n_a, n_b, order) if row["samples"])
+                yield from _kept(compiled, factor, n_a, n_b, order)
+
+
+def _kept(compiled: CompiledPairs, factor: n.Factor, n_a: int, n_b: int, order: str) -> Iterator[dict[str, Any]]:
+    """The rows of one comparison in one order that keep a sample (`trials N per cell` drops the others)."""
+    return (row for row in _rows_for(compiled, factor, n_a, n_b, order) if row["samples"])
 
 
 def _rows_for(compiled: CompiledPairs, factor: n.Factor, n_a: int, n_b: int,

@@ -20,7 +20,9 @@ from typing import Any
 from compiler import nodes as n
 from compiler.data_source import Row, first_key, read_rows
 from compiler.errors import ErrorCollector
-from compiler.templates import CompiledText, check_render
+from compiler.family import Plan, spread
+from compiler.template_shapes import Items, record
+from compiler.templates import CompiledText, check_attributes, check_render
 from families.influence import check as pairs
 from families.influence.examples import Pool, resolve_pool
 from families.influence.expand import CompiledInfluence, cued, level_forms, messages
@@ -105,9 +107,27 @@ def resolve_items(design: n.Design, context: DesignContext, errors: ErrorCollect
         pool = resolve_pool(clause, source, rows, required, context.seed, lambda row: factor_of(row, by_name), errors)
         if pool is None:
             return None
+    _check_attributes(factors, rows[0], prompt, fields["system"], influences, errors)  # type: ignore[arg-type]
+    if len(errors.diagnostics) > start:
+        return None
     return ItemsDesign(design=design, factors=by_name, items=rows, key=first_key(source), influences=influences,
                        prompt=prompt, followups=followup_entries(followups), pool=pool,
                        trials=trials.value if trials else None, **fields)  # type: ignore[arg-type]
+
+
+def _check_attributes(factors: tuple[n.Factor, ...], item: Row, prompt: n.TemplateDef, system: n.TemplateDef | None,
+                      influences: tuple[n.Influence, ...], errors: ErrorCollector) -> None:
+    """`first.txt`, `item.contxt` or `ex.item.contxt` of `for ex in examples`, in any branch of any text."""
+    option = record({form for factor in factors for level in factor.levels for form in level_forms(level)}
+                    | {"text", "option"})
+    row = record(item)
+    schema = {**dict.fromkeys(("first", "second", "target", "other"), option), "item": row,
+              "examples": Items(record(("answer",), item=row, first=option, second=option))}
+    for text, kind in [(prompt, "template"), *([(system, "system")] if system else [])]:
+        check_attributes(text.text, f"{kind} '{text.name}'", schema, errors)
+    for inf in influences:
+        if inf.text is not None:
+            check_attributes(inf.text, f"influence '{inf.name}'", schema, errors)
 
 
 def factor_of(row: Row, factors: dict[str, n.Factor]) -> n.Factor | None:
@@ -158,14 +178,35 @@ class CompiledItems(CompiledInfluence):
 
     def rows(self) -> Iterator[dict[str, Any]]:
         for item in self.design.items:
-            factor = factor_of(item, self.design.factors)
-            assert factor is not None  # checked by resolve_items
-            groups = {lv.name: lv.group for lv in factor.levels}
-            grouped = groups[item["level_A"]] is not None
-            for oriented in ["A" if groups[item["level_A"]] == "A" else "B"] if grouped else "AB":
-                for order in self.design.orders:
-                    yield from (row for row in self._rows_for(item, factor, oriented, grouped, order)
-                                if row["samples"])
+            yield from self._item_rows(item)
+
+    def planned(self) -> Plan:
+        if self.picks is not None:
+            return self.picks.plan()
+        per_item = len(self.design.orders) * self.per_order()
+        rows = sum(len(self._orientations(item)[1]) for item in self.design.items) * per_item
+        return Plan(rows, rows * self.design.samples_per_row)
+
+    def sample(self, groups: int) -> Iterator[dict[str, Any]]:
+        """The rows of a few items, each in every orientation and order."""
+        for index in spread(len(self.design.items), groups):
+            yield from self._item_rows(self.design.items[index])
+
+    def _orientations(self, item: Row) -> tuple[n.Factor, str]:
+        """The item's factor and the options that stand for group A: the one of group A, or each in turn."""
+        factor = factor_of(item, self.design.factors)
+        assert factor is not None  # checked by resolve_items
+        groups = {lv.name: lv.group for lv in factor.levels}
+        if groups[item["level_A"]] is None:
+            return factor, "AB"
+        return factor, "A" if groups[item["level_A"]] == "A" else "B"
+
+    def _item_rows(self, item: Row) -> Iterator[dict[str, Any]]:
+        factor, orientations = self._orientations(item)
+        for oriented in orientations:
+            for order in self.design.orders:
+                yield from (row for row in self._rows_for(item, factor, oriented, len(orientations) == 1, order)
+                            if row["samples"])
 
     def _rows_for(self, item: Row, factor: n.Factor, oriented: str, grouped: bool,
                   order: str) -> Iterator[dict[str, Any]]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from compiler.errors import ErrorCollector
+from compiler.family import Plan
 from compiler.seeding import item_rng
 
 Cell = tuple[str, str | None, str]
@@ -29,6 +30,10 @@ class Picks:
 
     slot_keys: tuple[str, ...]
     kept: dict[Cell, Counter[Slot]]
+
+    def plan(self) -> Plan:
+        """The rows and trials drawn: each slot kept in a cell is one row."""
+        return Plan(sum(len(slots) for slots in self.kept.values()), sum(slots.total() for slots in self.kept.values()))
 
     def samples(self, cell: dict[str, Any]) -> int:
         return self.kept[(cell["factor"], cell["influence"], cell["condition"])][tuple(cell[k] for k in self.slot_keys)]

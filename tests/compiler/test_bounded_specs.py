@@ -3,6 +3,7 @@ messages are in each fixture's header, checked by test_malformed_specs.py); the 
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -38,12 +39,15 @@ def test_a_design_that_cannot_plan_is_stopped_at_the_budget() -> None:
         (4, "the suite would have 3 rows, over the budget of 2", "pass --max-rows 3 if this is intended")]
 
 
-def test_check_prints_the_planned_size(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_check_prints_the_planned_size_and_the_estimated_time(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     result = CliRunner().invoke(check, ["specs/triage.spec"])
     assert result.exit_code == 0, result.output
     assert result.exception is None
-    assert result.output.splitlines()[-1] == "specs/triage.spec: planned size: 15,000 rows, 60,000 trials, about 8.7 MB"
+    size, estimate = result.output.splitlines()[-2:]
+    assert size == "specs/triage.spec: planned size: 15,000 rows, 60,000 trials, about 10.1 MB"
+    assert re.fullmatch(r"specs/triage\.spec: estimated compile time: about \d+\.\d s of CPU time "
+                        r"\(timed on 240 sampled rows\)", estimate), estimate
 
 
 def test_max_trials_raises_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -51,8 +55,8 @@ def test_max_trials_raises_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     result = CliRunner().invoke(check, ["budget_too_many_trials.spec", "--max-trials", "54000000000"])
     assert result.exit_code == 0, result.output
     assert result.exception is None
-    assert result.output.splitlines()[-1] == ("budget_too_many_trials.spec: planned size: 54 rows, "
-                                              "54,000,000,000 trials, about 17.3 KB")
+    assert result.output.splitlines()[-2] == ("budget_too_many_trials.spec: planned size: 54 rows, "
+                                              "54,000,000,000 trials, about 18.4 KB")
 
 
 def test_a_thousand_misspelt_names_are_reported_quickly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

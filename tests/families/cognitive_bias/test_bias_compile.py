@@ -146,6 +146,10 @@ def _check_spec(tmp_path: Path, old: str, new: str) -> list[str]:
          "reads 'arm' before the generated turn"),
         ("answer numbered arm.options", "answer numbered arm.choices", "35:19: unknown option list 'arm.choices'"),
         ("max_tokens 256", "max_tokens 0", "25:22: max_tokens must be a whole number >= 1, got 0"),
+        ("{{ arm.rest }}", "{{ arm.rst }}", "16:102: undefined template variable 'arm.rst' in turn 4 of conversation "
+         "'with_turn'"),  # after a `\n` escape, on the same spec line
+        ('user "{{ row.common_situation }}"', 'user "{% for s in row.scenario %}{{ row.situaton }}{% endfor %}"',
+         "23:43: undefined template variable 'row.situaton' in turn 1 of conversation 'with_turn'"),
     ],
 )
 def test_a_spec_mistake_is_a_located_error(tmp_path: Path, old: str, new: str, expected: str) -> None:
