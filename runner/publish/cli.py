@@ -13,7 +13,7 @@ from runner.publish.archive import is_archive, opened
 from runner.publish.bundle import write_bundle
 from runner.publish.diff import diff_lines
 from runner.publish.export import EXPORTERS
-from runner.publish.verify import SUMS_FILE, capped, check_recompile, check_suite, check_sums
+from runner.publish.verify import SUMS_FILE, capped, check_recompile, check_sources, check_suite, check_sums
 
 
 @click.command("bundle")
@@ -48,7 +48,7 @@ def _verify_folder(folder: Path, timeout_ms: int) -> tuple[list[str], Counter[st
         failures, counts = check_suite(folder, timeout_ms)
     except ContractError as err:  # in a bundle, one failure among the others
         failures, counts = [err.message], Counter()
-    return [*check_sums(folder), *failures, *check_recompile(folder)], counts
+    return [*check_sums(folder), *failures, *check_sources(folder), *check_recompile(folder)], counts
 
 
 def _verify(target: Path, timeout_ms: int) -> tuple[list[str], Counter[str]]:
