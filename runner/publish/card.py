@@ -43,7 +43,8 @@ def cell_types(rows: list[SuiteRow]) -> dict[str, str]:
 def bundle_info(manifest: Manifest, origin: Origin) -> dict[str, Any]:
     """bundle.json: the licence, where to recompile from, and every source with its licence."""
     def entry(source: Source) -> dict[str, Any]:
-        return {"path": carried_name(origin, source.path), "role": source.role, "license": source.licence,
+        return {"path": carried_name(origin, source.path), "role": source.role, "sha256": source.sha256,
+                "license": source.licence,
                 "license_file": source.licence_file and carried_name(origin, source.licence_file),
                 "attribution": source.attribution and carried_name(origin, source.attribution)}
     compile_dir = origin.compile_dir.relative_to(origin.root()).as_posix()
@@ -74,7 +75,7 @@ def dataset_card(manifest: Manifest, origin: Origin, info: dict[str, Any]) -> st
     def quoted(path: str | None) -> str:
         return f"`{path}`" if path else "-"
     source_rows = [f"| `{s['path']}` | {s['role']} | {s['license'] or 'none found'} | {quoted(s['license_file'])} | "
-                   f"{quoted(s['attribution'])} |" for s in info["sources"]]
+                   f"{quoted(s['attribution'])} | `{s['sha256']}` |" for s in info["sources"]]
     cells = ", ".join(f"`{key}` ({count})" for key, count in manifest.cells.items())
     parts = [
         f"# {manifest.title or manifest.suite}\n", (manifest.description or "").strip() + "\n",
@@ -85,8 +86,9 @@ def dataset_card(manifest: Manifest, origin: Origin, info: dict[str, Any]) -> st
         "(what was compiled, with hashes and counts), `croissant.json` (Croissant metadata), `bundle.json` "
         "(sources and licences), `sources/` (the spec and every file it reads), `SHA256SUMS`.\n",
         f"## Licence\n\n**{info['license']}**, computed from the licences of the sources below "
-        "(the most restrictive one, which all of them allow).\n",
-        "| file | role | licence | licence file | attribution |\n|---|---|---|---|---|\n"
+        "(the most restrictive one, which all of them allow). The sources are every file the spec reads, "
+        "each with its sha256 as compiled; `spec verify` checks both.\n",
+        "| file | role | licence | licence file | attribution | sha256 |\n|---|---|---|---|---|---|\n"
         + "\n".join(source_rows) + "\n",
         "## Check and use\n\n```bash\nspec verify .            # hashes, counts, schema, puzzles, recompile\n"
         "spec run . --model openai/gpt-4o-mini --out runs/mine\n```\n\n```python\nimport datasets\n"

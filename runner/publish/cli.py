@@ -13,7 +13,7 @@ from runner.publish.archive import is_archive, opened
 from runner.publish.bundle import write_bundle
 from runner.publish.diff import diff_lines
 from runner.publish.export import EXPORTERS
-from runner.publish.verify import SUMS_FILE, capped, check_recompile, check_suite, check_sums
+from runner.publish.verify import SUMS_FILE, capped, check_recompile, check_sources, check_suite, check_sums
 
 
 @click.command("bundle")
@@ -48,7 +48,7 @@ def _verify_folder(folder: Path, timeout_ms: int) -> tuple[list[str], Counter[st
         failures, counts = check_suite(folder, timeout_ms)
     except ContractError as err:  # in a bundle, one failure among the others
         failures, counts = [err.message], Counter()
-    return [*check_sums(folder), *failures, *check_recompile(folder)], counts
+    return [*check_sums(folder), *failures, *check_sources(folder), *check_recompile(folder)], counts
 
 
 def _verify(target: Path, timeout_ms: int) -> tuple[list[str], Counter[str]]:
@@ -76,8 +76,9 @@ def verify(target: Path, timeout_ms: int) -> None:
     A compiled suite: the manifest's hashes and counts against the files and rows, every row against
     schema.json, every puzzle re-proved with Z3 (exactly one solution, equal to the stored one; no clue
     gives the answer away alone; the difficulty band recomputes). A bundle adds SHA256SUMS (every member
-    present with its hash, none unlisted), a checked extraction (no member outside the bundle folder) and
-    a recompile of the bundled spec compared byte for byte with the suite. A suite.jsonl alone: its
+    present with its hash, none unlisted), a checked extraction (no member outside the bundle folder), the
+    sources (the files the bundled spec reads are those bundle.json lists, with their sha256) and a
+    recompile of the bundled spec compared byte for byte with the suite. A suite.jsonl alone: its
     puzzles. Exits 1 on any failure.
 
     \b
@@ -106,7 +107,8 @@ def export(suite_dir: Path, fmt: str, out: Path) -> None:
     inspect    JSONL for inspect_ai's json_dataset(): input messages, the valid answers as target,
                the cell, answers, samples and decode in metadata
     promptfoo  a folder with promptfooconfig.yaml, prompt.json and tests.yaml (one test per row)
-    hf         a folder with test.jsonl and a card, for datasets.load_dataset(OUT)
+    hf         a saved DatasetDict (one test split) with a card, for datasets.load_from_disk(OUT)
+               and datasets.load_dataset(OUT); needs the datasets library
     csv        one line per row: id, samples, cell_<key> per cell key, the rest as JSON text
 
     \b

@@ -12,15 +12,17 @@ import io
 import json
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
+import click
 import yaml
 
 from compiler.suite_model import SuiteRow
 from runner.contract import SUITE_FILE, ContractError, Suite
-from runner.publish.card import size_category
+from runner.publish.card import cell_types, size_category
 
-OPTIONAL = ("puzzle", "followups", "expect", "meta")
+OPTIONAL = ("puzzle", "followups", "expect", "meta", "unit")
 
 
 def chat(suite: Suite, row: SuiteRow, tool: str) -> list[dict[str, str]]:
@@ -69,27 +71,78 @@ def to_promptfoo(suite: Suite, out: Path) -> None:
 
 
 def flat(row: SuiteRow) -> dict[str, Any]:
-    """One row as flat columns: id, samples, cell_<key> per cell key; objects as their JSON text."""
+    """One row as flat columns: id, samples, cell_<key> per cell key; objects as their JSON text (the
+    unit, a name, as it is)."""
     return {"id": row.id, "samples": row.samples, **{f"cell_{k}": v for k, v in sorted(row.cell.items())},
             "answers": _json(row.answers), "decode": _json(row.decode),
-            **{name: _json(value) for name, value in _extras(row).items()}}
+            **{name: value if isinstance(value, str) else _json(value) for name, value in _extras(row).items()}}
+
+
+HF_DATA = "test/data-00000-of-00001.arrow"
+"""The hf export's one data file, as Dataset.save_to_disk names it: load_from_disk reads it through
+dataset_dict.json and test/state.json, load_dataset through the card's `configs`."""
+
+
+def _datasets() -> ModuleType:
+    try:
+        import datasets
+    except ImportError:
+        raise click.ClickException("`spec export --to hf` writes the folder with the Hugging Face `datasets` "
+                                   "library, which is not installed; install it with "
+                                   "`pip install 'datasets>=3.0'`") from None
+    return datasets
+
+
+def _hf_features(datasets: ModuleType, rows: list[SuiteRow]) -> Any:
+    """The columns and their types: a cell key is int64 when every value given is an integer, else text."""
+    text, number = datasets.Value("string"), datasets.Value("int64")
+    cells = {f"cell_{key}": number if kind == "sc:Integer" else text for key, kind in cell_types(rows).items()}
+    extras = {name: text for name in OPTIONAL if any(getattr(row, name) is not None for row in rows)}
+    return datasets.Features({"id": text, "samples": number, **cells, "answers": text, "decode": text, **extras,
+                              "messages": [{"role": text, "content": text}]})
+
+
+def _hf_columns(suite: Suite, features: Any) -> dict[str, list[Any]]:
+    records = [flat(row) | {"messages": chat(suite, row, "Hugging Face")} for row in suite.rows]
+    texts = {name for name, kind in features.items() if getattr(kind, "dtype", None) == "string"}
+    return {name: [_as_text(record.get(name)) if name in texts else record.get(name) for record in records]
+            for name in features}
+
+
+def _as_text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _hf_card(suite: Suite) -> str:
+    title = suite.manifest.title or suite.manifest.suite
+    lines = ["---", f"pretty_name: {json.dumps(title)}", "size_categories:", f"- {size_category(len(suite.rows))}",
+             "configs:", "- config_name: default", "  data_files:", "  - split: test", f"    path: {HF_DATA}",
+             "---", "", f"# {title}", "",
+             f"Exported by `spec export --to hf` from suite `{suite.manifest.suite}` (manifest.json sha256 "
+             f"{suite.manifest_sha256}). Load it with `datasets.load_from_disk(FOLDER)` or "
+             "`datasets.load_dataset(FOLDER)`; `spec bundle` publishes the suite with its sources and licence.", ""]
+    return "\n".join(lines)
 
 
 def to_hf(suite: Suite, out: Path) -> None:
-    """A Hugging Face datasets folder: test.jsonl (messages as a list of role/content pairs, the rest as
-    flat columns) and a README.md whose front matter declares it, for datasets.load_dataset(out)."""
-    out.mkdir(parents=True, exist_ok=True)
-    keys = sorted({key for row in suite.rows for key in flat(row)})
-    lines = [_json({key: None for key in keys} | flat(row) | {"messages": chat(suite, row, "Hugging Face")})
-             for row in suite.rows]  # every column in every row, so the column types are inferred alike
-    (out / "test.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    card = ["---", f"pretty_name: {json.dumps(suite.manifest.title or suite.manifest.suite)}",
-            "size_categories:", f"- {size_category(len(suite.rows))}", "configs:", "- config_name: default",
-            "  data_files:", "  - split: test", "    path: test.jsonl", "---", "",
-            f"# {suite.manifest.title or suite.manifest.suite}", "",
-            f"Exported by `spec export --to hf` from suite `{suite.manifest.suite}` (manifest.json sha256 "
-            f"{suite.manifest_sha256}). `spec bundle` publishes it with its sources and licence.", ""]
-    (out / "README.md").write_text("\n".join(card), encoding="utf-8")
+    """A Hugging Face datasets folder as DatasetDict.save_to_disk writes it (one `test` split, one Arrow
+    file), with a card whose front matter names that file, so both datasets.load_from_disk(out) and
+    datasets.load_dataset(out) read it. The bytes are the same for the same suite: the Arrow file holds
+    no time, and the fingerprint in test/state.json hashes the in-memory table and info (with no file times
+    mixed in, as there are no cache files)."""
+    datasets = _datasets()
+    features = _hf_features(datasets, suite.rows)
+    info = datasets.DatasetInfo(description=f"spec suite {suite.manifest.suite}",
+                                citation=suite.manifest.citation or "", features=features)
+    table = datasets.Dataset.from_dict(_hf_columns(suite, features), features=features, info=info)
+    shown = not datasets.are_progress_bars_disabled()
+    datasets.disable_progress_bars()
+    try:
+        datasets.DatasetDict({"test": table}).save_to_disk(str(out), num_shards={"test": 1})
+    finally:
+        if shown:
+            datasets.enable_progress_bars()
+    (out / "README.md").write_text(_hf_card(suite), encoding="utf-8")
 
 
 def to_csv(suite: Suite, out: Path) -> None:

@@ -9,11 +9,11 @@ CC BY-SA (share-alike) material only under CC BY-SA.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from compiler.emit import file_sha256
 from compiler.load import load_spec
 from runner.contract import MANIFEST_FILE, ContractError, read_manifest
 
@@ -40,10 +40,12 @@ FIX_LICENCE = (f"put a licence file ({', '.join(LICENCE_FILES[:2])}) with one of
 
 @dataclass(frozen=True)
 class Source:
-    """One file the suite was compiled from: its path, role (spec, import, data), licence and attribution."""
+    """One file the suite was compiled from: its path, role (spec, import, data), sha256, licence and
+    attribution."""
 
     path: Path
     role: str
+    sha256: str
     licence: str | None
     licence_file: Path | None
     attribution: Path | None
@@ -100,7 +102,16 @@ def _source(path: Path, role: str, allow_unlicensed: bool) -> Source:
     if licence is None and not allow_unlicensed:
         raise ContractError(path, "no licence file covers this file", fix=FIX_LICENCE)
     attribution = _nearest(path.parent, ATTRIBUTION_FILES, licence_file.parent if licence_file else None)
-    return Source(path, role, licence, licence_file, attribution)
+    return Source(path, role, file_sha256(path), licence, licence_file, attribution)
+
+
+def read_by(spec: Path) -> dict[Path, str]:
+    """Every file compiling `spec` reads (resolved), with its role: the spec, its imports, its data files."""
+    parsed, texts = load_spec(spec)
+    roles = {Path(shown).resolve(): "import" for shown in texts} | {spec.resolve(): "spec"}
+    for data in parsed.data:
+        roles.setdefault((Path(data.span.file).parent / data.path.value).resolve(), "data")
+    return dict(sorted(roles.items()))
 
 
 def origin_of(suite_dir: Path, allow_unlicensed: bool = False) -> Origin:
@@ -115,14 +126,10 @@ def origin_of(suite_dir: Path, allow_unlicensed: bool = False) -> Origin:
     if not spec.is_file():
         raise ContractError(where, f"spec_file {manifest.spec_file!r} not found from {Path.cwd()}",
                             fix="run `spec bundle` from the folder the suite was compiled in")
-    if hashlib.sha256(spec.read_bytes()).hexdigest() != manifest.spec_sha256:
+    if file_sha256(spec) != manifest.spec_sha256:
         raise ContractError(spec, f"changed since {where} was compiled (spec_sha256 differs)",
                             fix="compile the suite again with `spec compile`, then bundle it")
-    parsed, texts = load_spec(spec)
-    roles = {Path(shown).resolve(): "import" for shown in texts} | {spec.resolve(): "spec"}
-    for data in parsed.data:
-        roles.setdefault((Path(data.span.file).parent / data.path.value).resolve(), "data")
-    sources = [_source(path, role, allow_unlicensed) for path, role in sorted(roles.items())]
+    sources = [_source(path, role, allow_unlicensed) for path, role in read_by(spec).items()]
     return Origin(Path.cwd().resolve(), spec, sources)
 
 

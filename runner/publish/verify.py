@@ -13,14 +13,17 @@ import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 
 from compiler.build import compile_file
 from compiler.emit import file_sha256
 from compiler.errors import SpecError
+from compiler.files import spec_roots
 from compiler.puzzles.verify import reprove_row
 from runner.contract import MANIFEST_FILE, SUITE_FILE, Suite, read_suite
+from runner.publish.sources import read_by
 
 SUMS_FILE = "SHA256SUMS"
 BUNDLE_FILE = "bundle.json"
@@ -109,19 +112,56 @@ def _first_difference(a: bytes, b: bytes) -> int:
     return next((number for number, (x, y) in enumerate(lines, start=1) if x != y), min(a, b, key=len).count(b"\n") + 1)
 
 
-def check_recompile(folder: Path) -> list[str]:
-    """The bundled spec compiled again in the bundle's sources/, compared byte for byte with the suite."""
-    folder = folder.resolve()  # the compile below runs in the bundle's compile folder
+class _Unusable(Exception):
+    """bundle.json cannot say where to recompile from; the message is the one failure to report."""
+
+
+def _recipe(folder: Path) -> tuple[dict[str, Any], Path, Path, str]:
+    """bundle.json, the compile folder and the spec it names (checked to stay in the bundle), and how
+    failures name the spec."""
     try:
         info = json.loads((folder / BUNDLE_FILE).read_text(encoding="utf-8"))
         compile_dir, spec = (folder / info["compile_dir"]).resolve(), Path(info["spec"])
     except (OSError, ValueError, KeyError, TypeError) as err:
-        return [f"{BUNDLE_FILE}: unreadable ({err})"]
+        raise _Unusable(f"{BUNDLE_FILE}: unreadable ({err})") from None
     if not compile_dir.is_relative_to(folder) or spec.is_absolute() or ".." in spec.parts:
-        return [f"{BUNDLE_FILE}: compile_dir or spec leaves the bundle folder"]
+        raise _Unusable(f"{BUNDLE_FILE}: compile_dir or spec leaves the bundle folder")
     shown = f"{info['compile_dir']}/{info['spec']}"
     if not (compile_dir / spec).is_file():
-        return [f"{shown}: missing, so the suite cannot be recompiled"]
+        raise _Unusable(f"{shown}: missing, so the suite cannot be recompiled")
+    return info, compile_dir, spec, shown
+
+
+def check_sources(folder: Path) -> list[str]:
+    """The files the bundled spec reads are the sources bundle.json lists, each with its role and the
+    sha256 it records (so the licences recorded cover every file compiled, and an imported spec or data
+    file is hashed as the main spec is in the manifest)."""
+    folder = folder.resolve()
+    try:
+        info, compile_dir, spec, shown = _recipe(folder)
+        with contextlib.chdir(compile_dir), spec_roots(spec, (folder / "sources",)):
+            read = {path.relative_to(folder).as_posix(): role for path, role in read_by(spec).items()}
+        listed = {entry["path"]: entry for entry in info["sources"]}
+    except (_Unusable, SpecError, ValueError, KeyError, TypeError):
+        return []  # check_recompile names why the spec cannot be compiled
+    failures = [f"{name}: read by {shown} but not listed in {BUNDLE_FILE}" for name in sorted(read.keys() - listed)]
+    failures += [f"{BUNDLE_FILE}: lists {name}, which {shown} does not read" for name in sorted(listed.keys() - read)]
+    for name in sorted(read.keys() & listed.keys()):
+        entry, path = listed[name], folder / name
+        if entry.get("role") != read[name]:
+            failures.append(f"{name}: {BUNDLE_FILE} says role {entry.get('role')}, {shown} reads it as {read[name]}")
+        if path.is_file() and file_sha256(path) != entry.get("sha256"):
+            failures.append(f"{name}: sha256 is {file_sha256(path)}, {BUNDLE_FILE} says {entry.get('sha256')}")
+    return failures
+
+
+def check_recompile(folder: Path) -> list[str]:
+    """The bundled spec compiled again in the bundle's sources/, compared byte for byte with the suite."""
+    folder = folder.resolve()  # the compile below runs in the bundle's compile folder
+    try:
+        _, compile_dir, spec, shown = _recipe(folder)
+    except _Unusable as err:
+        return [str(err)]
     with tempfile.TemporaryDirectory(prefix="spec-verify-") as scratch, contextlib.chdir(compile_dir):
         fresh = Path(scratch) / "suite"
         try:

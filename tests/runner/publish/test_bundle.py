@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -46,13 +47,17 @@ def test_the_folder_form_records_each_source_with_its_licence_and_attribution(su
     assert CliRunner().invoke(bundle, [str(suite), "-o", "tiny"]).exit_code == 0
     info = json.loads(Path("tiny/bundle.json").read_text())
     assert info["license"] == "CC-BY-SA-4.0" and info["compile_dir"] == "sources" and info["spec"] == "tiny.spec"
-    assert info["sources"][0] == {"path": "sources/data/extra.csv", "role": "data", "license": "CC-BY-SA-4.0",
-                                  "license_file": "sources/data/LICENSE", "attribution": "sources/data/ATTRIBUTION.md"}
+    data_sha256 = hashlib.sha256(b"id,text\nr1,hello\n").hexdigest()
+    assert info["sources"][0] == {"path": "sources/data/extra.csv", "role": "data", "sha256": data_sha256,
+                                  "license": "CC-BY-SA-4.0", "license_file": "sources/data/LICENSE",
+                                  "attribution": "sources/data/ATTRIBUTION.md"}
     assert [(s["path"], s["role"], s["license"]) for s in info["sources"][1:]] == [
         ("sources/tiny.spec", "spec", "MIT"), ("sources/vocab.spec", "import", "MIT")]
     card = Path("tiny/README.md").read_text()
     assert card.startswith("---\nlicense: cc-by-sa-4.0\npretty_name: \"One display order\"\n")
     assert "size_categories:\n- n<1K\n" in card and "    path: suite.jsonl\n---\n" in card
+    assert ("| `sources/data/extra.csv` | data | CC-BY-SA-4.0 | `sources/data/LICENSE` | "
+            f"`sources/data/ATTRIBUTION.md` | `{data_sha256}` |\n") in card
     sums = Path("tiny/SHA256SUMS").read_text().splitlines()
     assert [line.split("  ")[1] for line in sums][:2] == ["README.md", "bundle.json"] and len(sums) == 12
 

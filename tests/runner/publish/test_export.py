@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -64,13 +65,27 @@ def test_csv_has_one_column_per_cell_key(suite: Path) -> None:
     assert len(lines) == 81
 
 
-def test_hf_folder_declares_its_split(suite: Path) -> None:
+def test_hf_folder_is_a_saved_dataset_dict_whose_card_names_its_arrow_file(suite: Path) -> None:
+    pytest.importorskip("datasets", reason="datasets is not installed (pip install -e '.[dev]')")
     out = _export(suite, "hf", "hf")
-    assert (out / "README.md").read_text().startswith('---\npretty_name: "One display order"\n')
-    first = json.loads((out / "test.jsonl").read_text().splitlines()[0])
-    row = read_suite(suite).rows[0]
-    assert first["messages"] == [m.model_dump(exclude_none=True) for m in row.messages]
-    assert first["cell_factor"] == "pet" and json.loads(first["decode"]) == row.decode
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) == [
+        "README.md", "dataset_dict.json", "test/data-00000-of-00001.arrow", "test/dataset_info.json",
+        "test/state.json"]
+    assert json.loads((out / "dataset_dict.json").read_text()) == {"splits": ["test"]}
+    card = (out / "README.md").read_text()
+    assert card.startswith('---\npretty_name: "One display order"\nsize_categories:\n- n<1K\n')
+    assert "  - split: test\n    path: test/data-00000-of-00001.arrow\n---\n" in card
+    info = json.loads((out / "test" / "dataset_info.json").read_text())
+    assert info["description"] == "spec suite golden_oneorder" and info["features"]["cell_n_A"] == {
+        "dtype": "int64", "_type": "Value"}
+
+
+def test_hf_without_the_datasets_library_says_what_to_install(suite: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "datasets", None)  # `import datasets` now raises ImportError
+    result = CliRunner().invoke(export, [str(suite), "--to", "hf", "-o", "hf"])
+    assert result.exit_code == 1 and not Path("hf").exists()
+    assert result.output == ("Error: `spec export --to hf` writes the folder with the Hugging Face `datasets` "
+                             "library, which is not installed; install it with `pip install 'datasets>=3.0'`\n")
 
 
 def test_a_turn_the_model_writes_mid_chat_cannot_be_exported(tmp_path: Path) -> None:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import json
 import shutil
 import tarfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -158,6 +161,43 @@ def test_an_edited_spec_source_fails_the_recompile(folder: Path) -> None:
     _reseal(folder)
     failures = _failed(_verify(folder))
     assert "FAIL manifest.json: differs from a recompile of sources/tiny.spec (first at line 37)" in failures
+
+
+def test_an_import_edited_without_changing_the_suite_is_named_by_its_recorded_hash(folder: Path) -> None:
+    vocab = folder / "sources" / "vocab.spec"
+    recorded = next(s["sha256"] for s in json.loads((folder / "bundle.json").read_text())["sources"]
+                    if s["path"] == "sources/vocab.spec")
+    assert recorded == hashlib.sha256(Path("vocab.spec").read_bytes()).hexdigest()  # as compiled
+    vocab.write_text(vocab.read_text() + "# a comment compiles to the same rows\n")
+    _reseal(folder)
+    edited = hashlib.sha256(vocab.read_bytes()).hexdigest()
+    assert _failed(_verify(folder)) == [f"FAIL sources/vocab.spec: sha256 is {edited}, bundle.json says {recorded}"]
+
+
+def _drop_vocab(sources: list[dict[str, Any]]) -> None:
+    sources[:] = [s for s in sources if s["path"] != "sources/vocab.spec"]
+
+
+def _add_notes(sources: list[dict[str, Any]]) -> None:
+    sources.append({**sources[0], "path": "sources/data/ATTRIBUTION.md"})
+
+
+def _data_as_import(sources: list[dict[str, Any]]) -> None:
+    sources[0]["role"] = "import"
+
+
+@pytest.mark.parametrize(("edit", "failure"), [
+    (_drop_vocab, "sources/vocab.spec: read by sources/tiny.spec but not listed in bundle.json"),
+    (_add_notes, "bundle.json: lists sources/data/ATTRIBUTION.md, which sources/tiny.spec does not read"),
+    (_data_as_import, "sources/data/extra.csv: bundle.json says role import, sources/tiny.spec reads it as data"),
+])
+def test_the_sources_listed_are_the_files_the_spec_reads(
+        folder: Path, edit: Callable[[list[dict[str, Any]]], None], failure: str) -> None:
+    info = json.loads((folder / "bundle.json").read_text())
+    edit(info["sources"])
+    (folder / "bundle.json").write_text(json.dumps(info))
+    _reseal(folder)
+    assert _failed(_verify(folder)) == [f"FAIL {failure}"]
 
 
 def test_schema_and_count_failures_are_named_by_file_and_row(folder: Path) -> None:
