@@ -136,6 +136,7 @@ def _check_turns(inf: n.Influence, tables: Tables, errors: ErrorCollector) -> No
 
 def _check_followups(spec: n.Spec, tables: Tables, errors: ErrorCollector) -> None:
     for follow in spec.followups:
+        checked_decode(follow.decode, errors)
         if follow.judge is None:
             continue
         prompt = follow.judge.prompt
@@ -210,7 +211,11 @@ def first_values(options: Iterable[n.Option]) -> dict[str, Any]:
 
 
 def decode_options(design: n.Design, errors: ErrorCollector) -> dict[str, Any]:
-    options = _options(design.get("decode"))
+    return checked_decode(_options(design.get("decode")), errors)
+
+
+def checked_decode(options: Sequence[n.Option], errors: ErrorCollector) -> dict[str, Any]:
+    """Decode settings by name, each unknown, repeated or out-of-domain one reported."""
     report_repeats(((o.name, o.span) for o in options), "decode setting", errors)
     for option in options:
         if option.name not in DECODE_KEYS:

@@ -136,6 +136,7 @@ class JudgeDef(Node):
 class FollowUpDef(Node):
     name: str
     text: Text
+    decode: tuple[Option, ...] = ()  # settings of this turn over the row's (e.g. a longer max_tokens)
     judge: JudgeDef | None = None
 
 

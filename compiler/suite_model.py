@@ -53,6 +53,9 @@ class FollowUp(BaseModel):
 
     name: str = Field(description="The follow-up's name in the spec.")
     content: str = Field(description="The user turn sent after the model's answer.")
+    decode: dict[str, Any] | None = Field(
+        default=None, description="Decode settings of this turn over the row's, e.g. a longer max_tokens."
+    )
     judge: Judge | None = Field(default=None, description="How the reply is classified, if at all.")
 
 

@@ -197,9 +197,15 @@ class ToAst(GeneratorsAndDesigns):
         return {"generate": True, "decode": tuple(children)}
 
     def followup_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
-        judge = children[2] if len(children) > 2 else None
-        node = n.FollowUpDef(span=self._span(meta), name=str(children[0]), text=children[1], judge=judge)
+        rest = children[2:]
+        decode = next((c for c in rest if isinstance(c, tuple)), ())
+        judge = next((c for c in rest if isinstance(c, n.JudgeDef)), None)
+        node = n.FollowUpDef(span=self._span(meta), name=str(children[0]), text=children[1], decode=decode,
+                             judge=judge)
         return ("followup", node)
+
+    def followup_decode(self, meta: Any, children: list[n.Option]) -> tuple[n.Option, ...]:
+        return tuple(children)
 
     def judge(self, meta: Any, children: list[Any]) -> n.JudgeDef:
         fields: dict[str, Any] = {}

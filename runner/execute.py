@@ -223,7 +223,7 @@ class Runner:
         replies: dict[str, Any] = {}
         for followup in followups:
             item.messages.append({"role": "user", "content": followup.content})
-            params = self.decode(work.row, work.sample, 0, self.config.model)
+            params = self.decode(work.row, work.sample, 0, self.config.model, followup.decode)
             slot = f"{work.sample}/followup:{followup.name}"
             reply = item.take(await self.client.call(item.messages, params, slot, {}))
             item.messages.append({"role": "assistant", "content": reply.text or ""})

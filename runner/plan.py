@@ -145,15 +145,18 @@ def _add_item(main: Estimate, judge: Estimate | None, work: WorkItem, mode: str,
     main.calls += 1
     main.prompt_tokens += context
     main.completion_tokens += max_tokens
+    previous = max_tokens
     for followup in row.followups or []:
-        context += max_tokens + _tokens(followup.content)
+        reply_tokens = int({**row.decode, **(followup.decode or {})}.get("max_tokens") or 256)
+        context += previous + _tokens(followup.content)
         main.calls += 1
         main.prompt_tokens += context
-        main.completion_tokens += max_tokens
+        main.completion_tokens += reply_tokens
         if followup.judge and judge is not None:
             judge.calls += 1
-            judge.prompt_tokens += _tokens(followup.judge.prompt) + max_tokens
+            judge.prompt_tokens += _tokens(followup.judge.prompt) + reply_tokens
             judge.completion_tokens += JUDGE_MAX_TOKENS[followup.judge.reply]
+        previous = reply_tokens
 
 
 def _cost(estimate: Estimate) -> float | None:

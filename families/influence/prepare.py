@@ -216,6 +216,8 @@ def followup_entries(followups: tuple[n.FollowUpDef, ...]) -> list[dict[str, Any
     out = []
     for follow in followups:
         entry: dict[str, Any] = {"name": follow.name, "content": follow.text.value}
+        if follow.decode:
+            entry["decode"] = {option.name: option.value for option in follow.decode}
         if follow.judge is not None:
             entry["judge"] = _judge_entry(follow.judge)
         out.append(entry)

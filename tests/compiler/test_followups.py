@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from compiler.build import compile_file
+from compiler.errors import SpecError
 from tests.support import suite_rows
 
 SPEC = '''suite tiny "Tiny"
@@ -50,4 +53,25 @@ def test_judges_carry_their_reply_format_and_a_default_prompt_naming_the_labels(
                       "\n\nAnswer with the label only."}},
         {"name": "own", "content": "Anything else?", "judge": {
             "labels": ["yes", "no"], "model": None, "reply": "json", "prompt": "Label it: {{ reply }}"}},
+    ]
+
+
+def test_a_followup_turn_carries_its_own_decode_settings(tmp_path: Path) -> None:
+    spec = tmp_path / "tiny.spec"
+    spec.write_text(SPEC.replace('followup why "Why?" judge', 'followup why "Why?" decode max_tokens 200, '
+                                 'temperature 0.5 judge'), encoding="utf-8")
+    compile_file(spec, tmp_path / "out")
+    followups = suite_rows(tmp_path / "out")[0]["followups"]
+    assert [entry.get("decode") for entry in followups] == [{"max_tokens": 200, "temperature": 0.5}, None, None]
+
+
+def test_a_followups_decode_settings_are_checked_like_a_designs(tmp_path: Path) -> None:
+    spec = tmp_path / "tiny.spec"
+    spec.write_text(SPEC.replace('followup why "Why?" judge', 'followup why "Why?" decode max_tokens 0, '
+                                 'max_token 5 judge'), encoding="utf-8")
+    with pytest.raises(SpecError) as caught:
+        compile_file(spec, tmp_path / "out")
+    assert [(d.span.line, d.span.column, d.message) for d in caught.value.diagnostics] == [
+        (12, 42, "unknown decode setting 'max_token'"),
+        (12, 28, "max_tokens must be a whole number >= 1, got 0"),
     ]

@@ -100,3 +100,20 @@ def test_the_dry_run_counts_a_json_judges_longer_replies() -> None:
     work = [WorkItem(row, 0) for row in _judged_rows().values()]
     _, judge = estimate(work, mode="sample", model="openai/gpt-4o-mini", judge_model="openai/gpt-4o")
     assert (judge.calls, judge.completion_tokens) == (4, 3 * 256 + 16)
+
+
+def test_a_followup_turn_is_sent_with_its_own_decode_settings(tmp_path: Path) -> None:
+    row = forced_choice_rows(1, 1)[0]
+    body = row.model_dump(exclude_none=True, exclude={"id"})
+    probed = suite_row({**body, "followups": [{"name": "probe", "content": "Why?", "decode": {"max_tokens": 200}}]})
+    server = StubServer(StubConfig(record=True))
+    api_base = server.start()
+    try:
+        run_suite(RunConfig(suite_dir=write_suite(tmp_path / "suite", [probed]), out=tmp_path / "run",
+                            model="openai/stub", api_base=api_base, progress=False))
+    finally:
+        server.stop()
+    sent = [(b["messages"][-1]["content"], b["max_tokens"]) for b in server.stats.bodies]
+    assert sent == [(row.messages[-1].content, row.decode["max_tokens"]), ("Why?", 200)]
+    [main] = estimate([WorkItem(probed, 0)], mode="sample", model="openai/gpt-4o-mini", judge_model=None)
+    assert (main.calls, main.completion_tokens) == (2, row.decode["max_tokens"] + 200)
