@@ -144,6 +144,11 @@ def bench_a(tmp: Path, requests: int, latencies: list[float]) -> None:
         ms = figures[name][1]
         print(f"    CPU per call at {lowest * 1000:.0f} ms, {label}: {ms:.2f} ms "
               f"-> ceiling {1000 / ms:.0f} calls/s per core")
+    runner_s = figures["runner"][1] / 1000
+    predicted = ", ".join(f"{lat * 1000:.0f} ms: {lat / (lat + CONCURRENCY * runner_s):.2f}" for lat in latencies)
+    print(f"    one event loop does that CPU one call at a time, {CONCURRENCY} x per round of calls in flight: "
+          f"rate about {CONCURRENCY} / (L + {CONCURRENCY} x CPU), i.e. L / (L + {CONCURRENCY} x CPU) of the "
+          f"ideal {CONCURRENCY} / L; predicted {predicted}")
     wanted = 0.9 * CONCURRENCY / 0.1
     print(f"    0.9x of {CONCURRENCY} calls in flight at 0.1 s is {wanted:.0f} calls/s: "
           f"{wanted * figures['runner'][1] / 1000:.1f} cores of the runner's CPU, of which litellm's "
