@@ -3,9 +3,10 @@
 (a) latency sweep against the loopback stub (1 s, 0.1 s, 0.01 s) at concurrency 64: the runner beside a
     bare aiohttp client sending the same requests, calls/s and their ratio (target >= 0.9 at 0.1 s);
     then the CPU of one call in this process for (i) the runner end to end (as the sweep runs it, writing
-    a fresh response cache), (ii) litellm.acompletion alone and (iii) aiohttp alone, and the ceiling in
-    calls/s per core each gives. litellm is called once before timing, as any run pays its first-call set-up once.
-    The stub runs in its own process, on the same cores.
+    a fresh response cache), (ii) litellm.acompletion alone, (iii) aiohttp alone and (iv) the runner with
+    litellm.acompletion replaced by a canned reply (its own work), and the ceiling in calls/s per core
+    each gives. litellm is called once before timing, as any run pays its first-call set-up once. The
+    stub runs in its own process, on the same cores.
 (b) scored prompts/s on the local model through the runner vs raw llama-cpp-python (target >= 0.85)
 (c) re-running a finished 15,000-item suite, all cache hits (target < 2 s)
 (d) calls needed in logprob vs sample mode for the same standard error of a choice rate
@@ -105,6 +106,22 @@ def _runner(suite: Path, out: Path, api_base: str, calls: int) -> tuple[float, f
     return _timed(lambda: run_suite(config), calls)
 
 
+def runner_alone(tmp: Path, calls: int) -> tuple[float, float]:
+    """The runner with litellm.acompletion replaced by a canned reply after 1 ms: its own work per call."""
+    from unittest import mock
+
+    from litellm import ModelResponse
+
+    async def canned(**_: object) -> ModelResponse:
+        await asyncio.sleep(0.001)
+        return ModelResponse(choices=[{"message": {"role": "assistant", "content": "A"}}],
+                             usage={"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11})
+
+    suite = write_suite(tmp / "a-suite-own", forced_choice_rows(calls, 1))
+    with mock.patch("litellm.acompletion", canned):
+        return _runner(suite, tmp / "a-run-own", "http://127.0.0.1:9/v1", calls)
+
+
 def sweep_point(tmp: Path, requests: int, latency_s: float, with_litellm: bool) -> dict[str, tuple[float, float]]:
     """{client: (calls/s, CPU ms per call)} at one stub latency."""
     calls = min(requests, int(CONCURRENCY / latency_s * SWEEP_S))
@@ -131,18 +148,19 @@ def sweep_point(tmp: Path, requests: int, latency_s: float, with_litellm: bool) 
 
 LATENCIES = (1.0, 0.1, 0.01)
 LABELS = {"runner": "(i) runner end to end", "litellm": "(ii) litellm.acompletion alone",
-          "aiohttp": "(iii) aiohttp alone"}
+          "aiohttp": "(iii) aiohttp alone", "own": "(iv) the runner's own work, litellm replaced by a canned reply"}
 
 
 def bench_a(tmp: Path, requests: int, latencies: list[float]) -> None:
-    """The CPU figures come from the lowest latency, where every client is busiest."""
+    """(i)-(iii) CPU figures come from the lowest latency, where every client is busiest."""
     print(f"(a) machine: {os.cpu_count()} cores, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     lowest = min(latencies)
     for latency_s in sorted(latencies, reverse=True):
         figures = sweep_point(tmp, requests, latency_s, latency_s == lowest)
+    figures["own"] = runner_alone(tmp, requests)
     for name, label in LABELS.items():
         ms = figures[name][1]
-        print(f"    CPU per call at {lowest * 1000:.0f} ms, {label}: {ms:.2f} ms "
+        print(f"    CPU per call, {label}: {ms:.2f} ms "
               f"-> ceiling {1000 / ms:.0f} calls/s per core")
     runner_s = figures["runner"][1] / 1000
     predicted = ", ".join(f"{lat * 1000:.0f} ms: {lat / (lat + CONCURRENCY * runner_s):.2f}" for lat in latencies)
