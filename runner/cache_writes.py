@@ -1,9 +1,9 @@
 """The response cache as a run uses it: writes held in memory and committed in one transaction per tick.
 
-One sqlite commit per response cost about a millisecond of the run's CPU per call, a fifth of a call's
-whole budget. A kill loses at most the last tick's entries, whose answers results.jsonl already holds
-(a row is appended after its calls returned), so a resume never needs them; only a new run elsewhere
-would call those few again."""
+A commit per response blocks the event loop, and every call in flight with it, on a WAL write: the
+runner's largest own cost per call when many calls are answered at once. A kill loses at most the last
+tick's entries, whose answers results.jsonl already holds (a row is appended after its calls returned),
+so a resume never needs them; only a new run elsewhere would call those few again."""
 
 from __future__ import annotations
 
