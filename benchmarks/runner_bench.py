@@ -1,15 +1,17 @@
 """Runner benchmarks (prints figures).
 
-(a) throughput against the loopback stub vs a bare asyncio HTTP client at concurrency 64 (target >= 0.9).
-    litellm spends ~6 ms of CPU per call on 2 cores, so the runner keeps up only while calls are
-    latency-bound. The default is a realistic API latency (1 s) over 4,000 requests: the runner's
-    start-up (suite load, litellm's first call) is a fixed ~2 s, so short runs understate the
-    steady-state ratio (1,500 requests: 0.85; 4,000: 0.90). At --latency 0.1 the runner is CPU-bound.
+(a) latency sweep against the loopback stub (1 s, 0.1 s, 0.01 s) at concurrency 64: the runner beside a
+    bare aiohttp client sending the same requests, calls/s and their ratio (target >= 0.9 at 0.1 s);
+    then the CPU of one call in this process for (i) the runner end to end (as the sweep runs it, writing
+    a fresh response cache), (ii) litellm.acompletion alone, (iii) aiohttp alone and (iv) the runner with
+    litellm.acompletion replaced by a canned reply (its own work), and the ceiling in calls/s per core
+    each gives. litellm is called once before timing, as any run pays its first-call set-up once. The
+    stub runs in its own process, on the same cores.
 (b) scored prompts/s on the local model through the runner vs raw llama-cpp-python (target >= 0.85)
 (c) re-running a finished 15,000-item suite, all cache hits (target < 2 s)
 (d) calls needed in logprob vs sample mode for the same standard error of a choice rate
 
-Usage: python benchmarks/runner_bench.py [a b c d] [--requests 4000] [--latency 1.0] [--prompts 150]
+Usage: python benchmarks/runner_bench.py [a b c d] [--requests 4000] [--latency 1 0.1 0.01] [--prompts 150]
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -36,6 +39,7 @@ from runner.run_config import RunConfig  # noqa: E402
 from tests.support import forced_choice_rows, write_suite  # noqa: E402
 
 CONCURRENCY = 64
+SWEEP_S = 20.0  # each sweep point sends at most what the bare client sends in this long
 
 
 def start_stub(latency_s: float) -> tuple[subprocess.Popen[str], str]:
@@ -49,53 +53,124 @@ def start_stub(latency_s: float) -> tuple[subprocess.Popen[str], str]:
     return stub, stub.stdout.readline().strip()
 
 
-async def bare_client(api_base: str, bodies: list[dict]) -> float:
+async def _pool(bodies: list[dict], send: Callable[[dict], Awaitable[object]]) -> None:
+    pending = iter(bodies)
+
+    async def worker() -> None:
+        for body in pending:
+            await send(body)
+
+    await asyncio.gather(*(worker() for _ in range(CONCURRENCY)))
+
+
+async def bare_client(api_base: str, bodies: list[dict]) -> None:
     """The same requests with aiohttp alone: JSON in, JSON out, no retries, no cache, no results file."""
     import aiohttp
 
-    pending = iter(bodies)
+    async def send(body: dict) -> None:
+        async with session.post(f"{api_base}/chat/completions", json=body) as response:
+            (await response.json())["choices"][0]["message"]["content"]
 
-    async def worker(session: aiohttp.ClientSession) -> None:
-        for body in pending:
-            async with session.post(f"{api_base}/chat/completions", json=body) as response:
-                (await response.json())["choices"][0]["message"]["content"]
-
-    started = time.perf_counter()
-    connector = aiohttp.TCPConnector(limit=CONCURRENCY)
-    async with aiohttp.ClientSession(connector=connector) as session:
-        await asyncio.gather(*(worker(session) for _ in range(CONCURRENCY)))
-    return len(bodies) / (time.perf_counter() - started)
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=CONCURRENCY)) as session:
+        await _pool(bodies, send)
 
 
-def bench_a(tmp: Path, requests: int, latency_s: float) -> None:
-    import litellm  # noqa: F401 - imported before timing, as any real run has already paid for it
+async def bare_litellm(api_base: str, bodies: list[dict]) -> None:
+    """The same requests through litellm.acompletion with the runner's arguments, and nothing else."""
+    import litellm
 
-    suite = write_suite(tmp / "a-suite", forced_choice_rows(requests, 1))
+    async def send(body: dict) -> None:
+        response = await litellm.acompletion(model="openai/stub", api_base=api_base, api_key="no-key", timeout=120,
+                                             max_retries=0, num_retries=0, drop_params=True, **body)
+        assert response.choices[0].message.content
+
+    await _pool(bodies, send)
+
+
+def _timed(run: Callable[[], object], calls: int) -> tuple[float, float]:
+    """(calls/s, ms of this process's CPU per call) of `run`."""
+    cpu, started = time.process_time(), time.perf_counter()
+    run()
+    return calls / (time.perf_counter() - started), (time.process_time() - cpu) / calls * 1000
+
+
+def _bodies(suite: Path) -> list[dict]:
     rows = read_suite(suite).rows
-    bodies = [
-        {"model": "stub", "messages": [m.model_dump(exclude_none=True) for m in r.messages], **r.decode} for r in rows
-    ]
+    return [{"messages": [m.model_dump(exclude_none=True) for m in r.messages], **r.decode} for r in rows]
+
+
+def _runner(suite: Path, out: Path, api_base: str, calls: int) -> tuple[float, float]:
+    """A run as users make it, writing a (fresh) response cache."""
+    config = RunConfig(suite_dir=suite, out=out, model="openai/stub", api_base=api_base, concurrency=CONCURRENCY,
+                       cache_path=out.with_suffix(".sqlite"), progress=False)
+    return _timed(lambda: run_suite(config), calls)
+
+
+def runner_alone(tmp: Path, calls: int) -> tuple[float, float]:
+    """The runner with litellm.acompletion replaced by a canned reply after 1 ms: its own work per call."""
+    from unittest import mock
+
+    from litellm import ModelResponse
+
+    async def canned(**_: object) -> ModelResponse:
+        await asyncio.sleep(0.001)
+        return ModelResponse(choices=[{"message": {"role": "assistant", "content": "A"}}],
+                             usage={"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11})
+
+    suite = write_suite(tmp / "a-suite-own", forced_choice_rows(calls, 1))
+    with mock.patch("litellm.acompletion", canned):
+        return _runner(suite, tmp / "a-run-own", "http://127.0.0.1:9/v1", calls)
+
+
+def sweep_point(tmp: Path, requests: int, latency_s: float, with_litellm: bool) -> dict[str, tuple[float, float]]:
+    """{client: (calls/s, CPU ms per call)} at one stub latency."""
+    calls = min(requests, int(CONCURRENCY / latency_s * SWEEP_S))
+    suite = write_suite(tmp / f"a-suite-{latency_s}", forced_choice_rows(calls, 1))
+    bodies = _bodies(suite)
     stub, api_base = start_stub(latency_s)
     try:
-        bare = asyncio.run(bare_client(api_base, bodies))
-        config = RunConfig(
-            suite_dir=suite,
-            out=tmp / "a-run",
-            model="openai/stub",
-            api_base=api_base,
-            concurrency=CONCURRENCY,
-            use_cache=False,
-            progress=False,
-        )
-        started = time.perf_counter()
-        summary = run_suite(config)
-        runner = summary.done / (time.perf_counter() - started)
+        asyncio.run(bare_litellm(api_base, bodies[:1]))  # litellm's first-call set-up, outside the timing
+        figures = {
+            "aiohttp": _timed(lambda: asyncio.run(bare_client(api_base, bodies)), calls),
+            "runner": _runner(suite, tmp / f"a-run-{latency_s}", api_base, calls),
+        }
+        if with_litellm:
+            figures["litellm"] = _timed(lambda: asyncio.run(bare_litellm(api_base, bodies)), calls)
     finally:
         stub.kill()
-    print(
-        f"(a) stub latency {latency_s * 1000:.0f} ms, {requests} requests, concurrency {CONCURRENCY}: "
-        f"bare aiohttp {bare:.0f} req/s, runner {runner:.0f} req/s, ratio {runner / bare:.2f} (target >= 0.9)"
-    )
+    (bare, bare_ms), (runner, runner_ms) = figures["aiohttp"], figures["runner"]
+    print(f"(a) stub latency {latency_s * 1000:>4.0f} ms, {calls} requests, concurrency {CONCURRENCY}: "
+          f"bare aiohttp {bare:4.0f} calls/s ({bare_ms:.2f} ms CPU each), runner {runner:4.0f} calls/s "
+          f"({runner_ms:.2f} ms CPU each), ratio {runner / bare:.2f}{' (target >= 0.9)' if latency_s == 0.1 else ''}",
+          flush=True)
+    return figures
+
+
+LATENCIES = (1.0, 0.1, 0.01)
+LABELS = {"runner": "(i) runner end to end", "litellm": "(ii) litellm.acompletion alone",
+          "aiohttp": "(iii) aiohttp alone", "own": "(iv) the runner's own work, litellm replaced by a canned reply"}
+
+
+def bench_a(tmp: Path, requests: int, latencies: list[float]) -> None:
+    """(i)-(iii) CPU figures come from the lowest latency, where every client is busiest."""
+    print(f"(a) machine: {os.cpu_count()} cores, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    lowest = min(latencies)
+    for latency_s in sorted(latencies, reverse=True):
+        figures = sweep_point(tmp, requests, latency_s, latency_s == lowest)
+    figures["own"] = runner_alone(tmp, requests)
+    for name, label in LABELS.items():
+        ms = figures[name][1]
+        print(f"    CPU per call, {label}: {ms:.2f} ms "
+              f"-> ceiling {1000 / ms:.0f} calls/s per core")
+    runner_s = figures["runner"][1] / 1000
+    predicted = ", ".join(f"{lat * 1000:.0f} ms: {lat / (lat + CONCURRENCY * runner_s):.2f}" for lat in latencies)
+    print(f"    one event loop does that CPU one call at a time, {CONCURRENCY} x per round of calls in flight: "
+          f"rate about {CONCURRENCY} / (L + {CONCURRENCY} x CPU), i.e. L / (L + {CONCURRENCY} x CPU) of the "
+          f"ideal {CONCURRENCY} / L; predicted {predicted}")
+    wanted = 0.9 * CONCURRENCY / 0.1
+    print(f"    0.9x of {CONCURRENCY} calls in flight at 0.1 s is {wanted:.0f} calls/s: "
+          f"{wanted * figures['runner'][1] / 1000:.1f} cores of the runner's CPU, of which litellm's "
+          f"{wanted * figures['litellm'][1] / 1000:.1f}; this machine has {os.cpu_count()}, shared with the stub")
 
 
 def raw_llama_rate(suite: Path) -> float:
@@ -209,7 +284,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("parts", nargs="*", default=["a", "b", "c", "d"])
     parser.add_argument("--requests", type=int, default=4000)
-    parser.add_argument("--latency", type=float, default=1.0)
+    parser.add_argument("--latency", type=float, nargs="+", default=list(LATENCIES))
     parser.add_argument("--prompts", type=int, default=150)
     parser.add_argument("--items", type=int, default=15000)
     args = parser.parse_args()

@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import sqlite3
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from compiler.seeding import canonical_json as canonical
 
 CACHE_ENV = "SPEC_CACHE_DIR"
 RESPONSE_CACHE_ENV = "SPEC_RESPONSE_CACHE"
+_INSERT = "INSERT OR REPLACE INTO responses VALUES (?, ?)"
 
 
 def cache_dir() -> Path:
@@ -50,7 +52,18 @@ class ResponseCache:
         return json.loads(found[0]) if found else None
 
     def put(self, key: str, value: dict[str, Any]) -> None:
-        self._db.execute("INSERT OR REPLACE INTO responses VALUES (?, ?)", (key, json.dumps(value)))
+        self._db.execute(_INSERT, (key, json.dumps(value)))
+
+    def put_many(self, entries: Iterable[tuple[str, dict[str, Any]]]) -> None:
+        """Store many responses in one transaction: one commit (a WAL append) instead of one per response."""
+        rows = [(key, json.dumps(value)) for key, value in entries]
+        self._db.execute("BEGIN")
+        try:
+            self._db.executemany(_INSERT, rows)
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
 
     def close(self) -> None:
         self._db.close()

@@ -238,7 +238,8 @@ class ModelClient:
 
         litellm.suppress_debug_info = True  # no "Provider List" / feedback banner on every error
         await self._requests.acquire()
-        await self._tokens.acquire(_estimate_tokens(messages, kwargs))
+        if self.settings.tpm:
+            await self._tokens.acquire(_estimate_tokens(messages, kwargs))
         self.calls += 1
         response = await litellm.acompletion(
             model=self.settings.model,

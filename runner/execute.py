@@ -16,6 +16,7 @@ from typing import Any
 from compiler.suite_model import FollowUp, Judge, SuiteRow
 from runner.answers import parse_answer, parse_judge_json
 from runner.cache import NoCache, ResponseCache, default_cache_path
+from runner.cache_writes import BatchedCache
 from runner.call import CallFailed, CallSettings, FatalError, ModelClient, Reply, is_local
 from runner.contract import RESULTS_FILE, Suite, check_run_matches_suite, find_run_info, read_results, read_suite
 from runner.plan import JUDGE_MAX_TOKENS, WorkItem, plan
@@ -279,14 +280,17 @@ async def _execute(runner: Runner, todo: list[WorkItem], writer: ResultsWriter, 
     """Run `todo` with `concurrency` workers; a FatalError cancels every worker and propagates."""
     pending = iter(todo)
     failed = 0
+    shown: tuple[int, int] | None = None
 
     async def worker() -> None:
-        nonlocal failed
+        nonlocal failed, shown
         for work in pending:
             row = await runner.process(work)
             writer.append(row)
             failed += row.error is not None
-            bar.set_postfix(hits=runner.client.hits, failed=failed, refresh=False)
+            if shown != (runner.client.hits, failed):  # tqdm formats the postfix anew on every call
+                shown = (runner.client.hits, failed)
+                bar.set_postfix(hits=shown[0], failed=failed, refresh=False)
             bar.update()
 
     try:
@@ -298,7 +302,7 @@ async def _execute(runner: Runner, todo: list[WorkItem], writer: ResultsWriter, 
 
 
 def _open_cache(config: RunConfig) -> ResponseCache | NoCache:
-    return ResponseCache(config.cache_path or default_cache_path()) if config.use_cache else NoCache()
+    return BatchedCache(config.cache_path or default_cache_path()) if config.use_cache else NoCache()
 
 
 def _warn(message: str) -> None:
