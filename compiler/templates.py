@@ -46,8 +46,8 @@ class RenderMemo:
             self._held -= len(self._kept.popitem(last=False)[1])
 
 
-# A 1M-stimulus influence design renders its prompt for about 67,000 distinct (sizes, groups) keys, its
-# few-shot demonstrations revisiting them: kept whole, each is rendered once.
+# Sized so that the 1M-stimulus design of benchmarks/compile_bench.py renders each text once: its prompt
+# has about 67,000 distinct (sizes, groups) keys, which its few-shot demonstrations revisit.
 MEMO = RenderMemo(entries=1 << 17, chars=16_000_000)
 _tokens = itertools.count()  # one per template, for its renders' keys in MEMO
 
