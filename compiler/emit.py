@@ -73,9 +73,9 @@ def write_rows(rows: Iterable[dict[str, Any]], folder: Path, tally: Tally, balan
     finally:
         for handle in handles:
             handle.close()
-    digest = _sort_buckets(paths, folder / "suite.jsonl")
+    suite_sha256 = _sort_buckets(paths, folder / "suite.jsonl")
     scratch.rmdir()
-    return digest
+    return suite_sha256
 
 
 def _sort_buckets(paths: list[Path], target: Path) -> str:
