@@ -1,19 +1,26 @@
-"""Compile throughput and memory: the triage suite and synthetic designs of 250k / 500k / 1M stimuli.
+"""Compile throughput and memory: the triage suite and synthetic designs of 15k to 1M stimuli.
 
-Prints figures (not a test). Each case runs in a fresh subprocess so that its peak RSS
-(resource.getrusage ru_maxrss) is its own. Next to every compile runs a reference loop that only
-renders the same jinja2 templates and writes the rows with json: the floor of this stack.
+Prints figures (not a test). Each measurement runs in a fresh subprocess so that its peak RSS
+(resource.getrusage ru_maxrss) is its own, and compile and floor alternate `--repeat` times (best time
+of each counts: other work on the machine only ever slows a run down). The floor is a plain loop over
+the same design with the same stack: the spec parsed and checked, then per stimulus one jinja2 render of
+its cue (or of its few-shot demonstrations), its row's fields serialised as canonical JSON, and the
+sha256 that names it, written as a line. The compile does more than that, all of it needed: bounded
+renders, a seeded RNG per few-shot item, the sort by id, the balance tally, schema and manifest.
 
     .venv/bin/python benchmarks/compile_bench.py            # all cases
-    .venv/bin/python benchmarks/compile_bench.py --quick    # triage and 250k only
+    .venv/bin/python benchmarks/compile_bench.py --quick    # triage, 15k and 250k only
 
-Targets (issue 2): triage < 1 s; >= 20,000 stimuli/s; time linear in design size; peak RSS < 300 MB at 1M.
+Targets (issue 14): >= 1.0x the floor's stimuli/s at every size; flat microseconds per stimulus from
+15k to 1M; peak RSS < 300 MB.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -25,7 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 TRIAGE = ROOT / "specs" / "triage.spec"
 # Size range per target: 5 factors x 15 rows (baseline + 7 influences x 2 directions) x 2 orders x X^2 pairs.
-SYNTHETIC = {"250k": 41, "500k": 58, "1M": 82}
+SYNTHETIC = {"15k": 10, "250k": 41, "500k": 58, "1M": 82}
 INFLUENCES = (
     'survey prepend "Most people preferred saving {{ target.plural }} over {{ other.plural }}."',
     'aside after_line 1 bracketed "I would save {{ target.plural }}."',
@@ -60,48 +67,76 @@ def peak_mb() -> float:
 
 
 # ---- child side: one measurement per process ----------------------------------------------
+def timings(start: float, cpu: float, rows: int) -> dict[str, Any]:
+    """Wall and CPU seconds (user + system of this process) since `start`/`cpu`, rows and peak RSS."""
+    return {"seconds": time.perf_counter() - start, "cpu": time.process_time() - cpu, "rows": rows,
+            "peak_mb": peak_mb()}
+
+
 def run_compile(spec: Path, out: Path) -> dict[str, Any]:
     from compiler.build import compile_file
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     manifest, _ = compile_file(spec, out)
-    return {"seconds": time.perf_counter() - start, "rows": manifest.rows, "peak_mb": peak_mb()}
+    return timings(start, cpu, manifest.rows)
 
 
 def run_reference(spec: Path, out: Path) -> dict[str, Any]:
-    """Render the same prompt and cue templates per row and write sorted-key JSON lines; nothing else."""
+    """The floor: check, then render, serialise and hash every stimulus; no limits, sort or tally."""
     from compiler.build import check_file
     from compiler.templates import environment
     from families.influence.expand import sides
 
-    checked = check_file(spec)
-    design = checked.designs[0]
+    start, cpu = time.perf_counter(), time.process_time()
+    design = check_file(spec).designs[0]
     env = environment()
     prompt = env.from_string(design.prompt.text.value)
-    cues = [env.from_string(inf.text.value) for inf in design.design.influences if inf.text is not None]
-    start = time.perf_counter()
+    system = env.from_string(design.system.text.value if design.system else "")
+    influences = [(inf.name, env.from_string(inf.text.value) if inf.text else None, inf.position.count or 0)
+                  for inf in design.design.influences]
     rows = 0
-    with (out / "reference.jsonl").open("w", encoding="utf-8") as handle:
+    with (out / "reference.jsonl").open("wb") as handle:
         for factor in design.design.factors:
             for n_a, n_b in design.comparisons[factor.name]:
                 for order in design.design.orders:
                     first, second = sides(factor, n_a, n_b, order)
-                    question = prompt.render(first=first, second=second)
-                    rows += _reference_rows(handle, cues, question, first, second)
-    return {"seconds": time.perf_counter() - start, "rows": rows, "peak_mb": peak_mb()}
+                    base = {"first": first, "second": second, "factor": factor.name}
+                    fixed = {"cell": {"factor": factor.name, "group_A": first["group"], "group_B": second["group"],
+                                      "n_A": n_a, "n_B": n_b, "order": order},
+                             "answers": {"A": first["name"], "B": second["name"]},
+                             "decode": design.design.decode, "samples": design.design.samples_per_row}
+                    question, head = prompt.render(base), system.render(base)
+                    rows += _reference_rows(handle, influences, prompt, question, head, base, fixed)
+    return timings(start, cpu, rows)
 
 
-def _reference_rows(handle: Any, cues: list[Any], question: str, first: dict[str, Any],
-                    second: dict[str, Any]) -> int:
-    handle.write(json.dumps({"messages": [{"role": "user", "content": question}]}, sort_keys=True) + "\n")
-    rows = 1
-    for target, other in ((first, second), (second, first)):
-        for index in range(7):
-            cue = cues[index % len(cues)].render(target=target, other=other)
-            row = {"messages": [{"role": "user", "content": f"{question}\n\n{cue}"}], "samples": 4}
-            handle.write(json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n")
-            rows += 1
-    return rows
+def _reference_rows(handle: Any, influences: list[tuple[str, Any, int]], prompt: Any, question: str, head: str,
+                    base: dict[str, Any], fixed: dict[str, Any]) -> int:
+    """The baseline row, then one row per influence toward each side."""
+    _reference_line(handle, fixed, "baseline", None, [{"role": "user", "content": question}], head)
+    for condition, target, other in (("toward_A", base["first"], base["second"]),
+                                     ("toward_B", base["second"], base["first"])):
+        context = {**base, "target": target, "other": other}
+        for name, cue, shots in influences:
+            if cue is None:
+                turns = []
+                for _ in range(shots):
+                    turns += [{"role": "user", "content": prompt.render(context)},
+                              {"role": "assistant", "content": "A"}]
+                sent = [*turns, {"role": "user", "content": question}]
+            else:
+                sent = [{"role": "user", "content": f"{question}\n\n{cue.render(context)}"}]
+            _reference_line(handle, fixed, condition, name, sent, head)
+    return 1 + 2 * len(influences)
+
+
+def _reference_line(handle: Any, fixed: dict[str, Any], condition: str, influence: str | None,
+                    sent: list[dict[str, Any]], head: str) -> None:
+    row = {**fixed, "cell": {**fixed["cell"], "condition": condition, "influence": influence},
+           "messages": [{"role": "system", "content": head}, *sent]}
+    body = json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    ident = hashlib.sha256(body.encode()).hexdigest()[:16]
+    handle.write(f'{{"id":"{ident}",{body[1:]}\n'.encode())
 
 
 def child(kind: str, case: str) -> None:
@@ -123,26 +158,60 @@ def measure(kind: str, case: str) -> dict[str, Any]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def best(kind: str, case: str, runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One more measurement added to `runs`; the fastest so far, with the highest peak RSS seen."""
+    runs.append(measure(kind, case))
+    fastest = min(runs, key=lambda r: r["cpu"])
+    return {**fastest, "peak_mb": max(r["peak_mb"] for r in runs), "repeat": len(runs)}
+
+
+def machine() -> str:
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    return f"{os.cpu_count()} CPUs, load average {load} (1, 5, 15 min)"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="triage and 250k only")
+    parser.add_argument("--quick", action="store_true", help="triage, 15k and 250k only")
+    parser.add_argument("--repeat", type=int, default=2, help="alternating runs of each; the best counts")
     parser.add_argument("--child", nargs=2, metavar=("KIND", "CASE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(*args.child)
         return
-    cases = ["triage", "250k"] if args.quick else ["triage", *SYNTHETIC]
-    print(f"{'case':<8}{'rows':>10}{'compile s':>11}{'stimuli/s':>11}{'peak MB':>9}"
-          f"{'ref s':>8}{'ref rows/s':>12}{'ref MB':>8}{'x floor':>9}")
-    per_row = []
+    cases = ["triage", "15k", "250k"] if args.quick else ["triage", *SYNTHETIC]
+    print(f"machine: {machine()}")
+    print("rates from CPU seconds (user + system of the process): steadier than wall time on a shared machine")
+    print(f"{'case':<8}{'rows':>10}{'wall s':>8}{'cpu s':>8}{'stimuli/s':>11}{'us/stim':>9}{'peak MB':>9}"
+          f"{'floor wall':>11}{'cpu s':>7}{'floor/s':>10}{'floor MB':>10}{'x floor':>9}")
+    results = []
     for case in cases:
-        comp, ref = measure("compile", case), measure("reference", case)
-        rate, ref_rate = comp["rows"] / comp["seconds"], ref["rows"] / ref["seconds"]
-        per_row.append((case, comp["seconds"] / comp["rows"] * 1e6))
-        print(f"{case:<8}{comp['rows']:>10,}{comp['seconds']:>11.2f}{rate:>11,.0f}{comp['peak_mb']:>9.0f}"
-              f"{ref['seconds']:>8.2f}{ref_rate:>12,.0f}{ref['peak_mb']:>8.0f}{ref_rate / rate:>9.2f}")
-    print("\nmicroseconds per stimulus (flat = linear): "
-          + ", ".join(f"{case} {us:.1f}" for case, us in per_row))
+        comp_runs: list[dict[str, Any]] = []
+        ref_runs: list[dict[str, Any]] = []
+        for _ in range(args.repeat):
+            comp, ref = best("compile", case, comp_runs), best("reference", case, ref_runs)
+        rate, ref_rate = comp["rows"] / comp["cpu"], ref["rows"] / ref["cpu"]
+        results.append((case, comp, rate, ref_rate))
+        print(f"{case:<8}{comp['rows']:>10,}{comp['seconds']:>8.2f}{comp['cpu']:>8.2f}{rate:>11,.0f}"
+              f"{1e6 / rate:>9.1f}{comp['peak_mb']:>9.0f}{ref['seconds']:>11.2f}{ref['cpu']:>7.2f}{ref_rate:>10,.0f}"
+              f"{ref['peak_mb']:>10.0f}{rate / ref_rate:>9.2f}")
+    report(results)
+    print(f"machine after: {machine()}")
+
+
+def report(results: list[tuple[str, dict[str, Any], float, float]]) -> None:
+    """Each target on one line: figure, reference, ratio, target."""
+    print()
+    for case, _, rate, ref_rate in results:
+        print(f"compile {case}: {rate:,.0f} stimuli/s; floor {ref_rate:,.0f} rows/s; ratio {rate / ref_rate:.2f}x; "
+              "target >= 1.0x")
+    synthetic = [(case, 1e6 / rate) for case, _, rate, _ in results if case in SYNTHETIC]
+    if len(synthetic) > 1:
+        (small, us_small), (large, us_large) = synthetic[0], synthetic[-1]
+        print(f"us per stimulus: {', '.join(f'{c} {u:.1f}' for c, u in synthetic)}; reference {small} {us_small:.1f}; "
+              f"ratio {large}/{small} {us_large / us_small:.2f}; target flat (about 1.0, not growing)")
+    peak = max(comp["peak_mb"] for _, comp, _, _ in results)
+    print(f"peak RSS: {peak:.0f} MB; reference budget 300 MB; ratio {peak / 300:.2f}; target < 1.0")
 
 
 if __name__ == "__main__":

@@ -1,12 +1,16 @@
 """Benchmark `spec score`: 1,000,000 trials from a run folder, all tests, 5,000 bootstrap resamples.
 
-Target: <= 10 s on a 2-core machine for loading + scoring + summary (file writing of the synthetic
-run is setup and is not timed). A second figure scores a paper-scale counts table (1,498 conditions).
+Targets (issue 14): loading the run (run.json, the suite, results.jsonl parsed and checked) < 2 s;
+loading + scoring + summary <= 10 s on a 2-core machine (writing the synthetic run, with lines as the
+runner writes them, is setup and is not timed). Beside the load runs its reference: json.loads of every
+results.jsonl line, the plain way to read the file. A second figure scores a paper-scale counts table.
 Run: python benchmarks/score_bench.py
 """
 
 from __future__ import annotations
 
+import json
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -53,18 +57,28 @@ def timed(label: str, fn, *args, **kwargs):
     return value, elapsed
 
 
+def plain_parse(path: Path) -> list[dict]:
+    """The reference: every line through json.loads."""
+    return [json.loads(line) for line in path.read_bytes().splitlines()]
+
+
 def bench_run(tmp: Path) -> float:
     design = Design(factors=FACTORS, influences=INFLUENCES, sizes=SIZES, samples=SAMPLES)
     rows = write_suite(tmp / "suite", design)
     write_run(tmp / "run", tmp / "suite", rows, prob_b, model="bench/model", reasoning="off")
     trials = sum(r.samples for r in rows)
-    print(f"run folder: {len(rows):,} items, {trials:,} trials")
+    size = (tmp / "run" / "results.jsonl").stat().st_size
+    print(f"run folder: {len(rows):,} items, {trials:,} trials, results.jsonl {size / 1e6:.0f} MB")
     run, t_load = timed("load run (parse + validate)", load_run, tmp / "run")
+    _, t_plain = timed("reference: json.loads per line", plain_parse, tmp / "run" / "results.jsonl")
     counts, t_count = timed("pool counts", counts_from_trials, run.trials, run.keys, run.source)
     scores, t_score = timed("statistics + BH + summary (B=5000)", score, counts, Options(bootstrap=5000))
     _, t_write = timed("write conditions.csv + summary.json", write, scores, tmp / "out")
     total = t_load + t_count + t_score + t_write
-    print(f"  {'TOTAL (target <= 10 s)':<34} {total:6.2f} s  -> {trials / total:,.0f} trials/s")
+    print(f"load: {t_load:.2f} s; reference json.loads per line {t_plain:.2f} s; ratio {t_load / t_plain:.2f}; "
+          "target load < 2 s")
+    print(f"score total: {total:.2f} s ({trials / total:,.0f} trials/s); reference load {t_load:.2f} s; "
+          f"ratio {total / t_load:.2f}; target total <= 10 s")
     return total
 
 
@@ -89,7 +103,13 @@ def bench_counts() -> float:
     return elapsed
 
 
+def machine() -> str:
+    return f"{os.cpu_count()} CPUs, load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg()) + " (1, 5, 15 min)"
+
+
 if __name__ == "__main__":
+    print(f"machine: {machine()}")
     with tempfile.TemporaryDirectory() as tmp:
         bench_run(Path(tmp))
     bench_counts()
+    print(f"machine after: {machine()}")

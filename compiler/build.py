@@ -32,6 +32,7 @@ from compiler.errors import ErrorCollector, SpecError
 from compiler.family import CompiledDesign
 from compiler.files import spec_roots
 from compiler.load import display_path, load_spec
+from compiler.sandbox import many_renders
 from compiler.suite_checks import check_suite, shared_and_served
 from compiler.suite_model import Manifest
 from compiler.version import COMPILER_VERSION, SCHEMA_VERSION
@@ -113,7 +114,8 @@ def _write(checked: Checked, folder: Path, progress: bool) -> Manifest:
     if progress and sys.stderr.isatty():
         rows = tqdm(rows, unit=" rows", desc="compiling", leave=False, mininterval=0.5)
     try:
-        write_rows(rows, folder, tally, keys)
+        with many_renders():
+            suite_sha256 = write_rows(rows, folder, tally, keys)
     except DuplicateRowError as err:
         errors = ErrorCollector()
         errors.add(checked.designs[0].span, f"the design produces the same row twice (id {err})",
@@ -127,7 +129,7 @@ def _write(checked: Checked, folder: Path, progress: bool) -> Manifest:
         errors.add(checked.designs[0].span, f"the design cannot be balanced as declared: {err}",
                    "every cell must get the same number of trials; check filters and sampling")
         errors.raise_if_any(checked.sources)
-    return write_manifest(folder, fields)
+    return write_manifest(folder, fields, {"suite.jsonl": suite_sha256})
 
 
 def _manifest_fields(checked: Checked, tally: Tally, keys: tuple[str, ...]) -> dict[str, object]:

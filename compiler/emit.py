@@ -6,7 +6,6 @@ import hashlib
 import json
 import os
 import shutil
-from array import array
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +19,9 @@ ID_HEX = 16
 ROW_ID_BYTES = len('{"id":"",') + ID_HEX
 """What a suite.jsonl line adds to its row's canonical JSON: the id field (the newline takes the place of
 the brace the id goes after)."""
+ID_BYTES = ID_HEX // 2
+_ID_START = len('{"id":"')
+_ID_END = _ID_START + ID_HEX
 
 
 def row_id(canonical_without_id: str) -> str:
@@ -41,7 +43,7 @@ class Tally:
         cell = row["cell"]
         for key, value in cell.items():
             self.axes[key].add(value)
-        self.cell_trials[tuple(cell.get(k) for k in balance_keys)] += row["samples"]
+        self.cell_trials[tuple(map(cell.get, balance_keys))] += row["samples"]
 
 
 class UnbalancedError(Exception):
@@ -52,37 +54,48 @@ class DuplicateRowError(Exception):
     """Two rows serialised to the same content: the design repeats a stimulus."""
 
 
-def write_rows(rows: Iterable[dict[str, Any]], folder: Path, tally: Tally, balance_keys: tuple[str, ...]) -> None:
-    """Write suite.jsonl sorted by id, holding only 16 bytes per row in memory."""
-    scratch = folder / "unsorted.jsonl"
-    keys, offsets = array("Q"), array("Q")
-    with scratch.open("wb") as out:
+BUCKETS = 64  # scratch files the rows are spread over by their id's leading bits (few enough for any fd limit)
+
+
+def write_rows(rows: Iterable[dict[str, Any]], folder: Path, tally: Tally, balance_keys: tuple[str, ...]) -> str:
+    """Write suite.jsonl sorted by id and return its sha256.
+
+    Ids are uniform hashes, so each row goes to one of BUCKETS scratch files by the id's leading six bits
+    and each file is then sorted in memory: time stays linear in the rows, and memory holds one bucket
+    (a 64th of the suite), not a key per row."""
+    scratch = folder / "buckets"
+    scratch.mkdir()
+    paths = [scratch / f"{index:02d}" for index in range(BUCKETS)]
+    handles = [path.open("wb", buffering=1 << 16) for path in paths]
+    try:
         for row in rows:
-            body = canonical_json(row)
-            ident = row_id(body)
-            line = ('{"id":"' + ident + '",' + body[1:] + "\n").encode()
-            keys.append(int(ident, 16))
-            offsets.append(out.tell())
-            out.write(line)
+            body = canonical_json(row).encode()
+            digest = hashlib.sha256(body).digest()
+            handles[digest[0] * BUCKETS >> 8].write(b'{"id":"%s",%s\n' % (digest[:ID_BYTES].hex().encode(), body[1:]))
             tally.add(row, balance_keys)
-    _sort_into(scratch, folder / "suite.jsonl", keys, offsets)
-    scratch.unlink()
+    finally:
+        for handle in handles:
+            handle.close()
+    suite_sha256 = _sort_buckets(paths, folder / "suite.jsonl")
+    scratch.rmdir()
+    return suite_sha256
 
 
-def _sort_into(scratch: Path, target: Path, keys: array, offsets: array) -> None:
-    order = sorted(range(len(keys)), key=keys.__getitem__)
-    for before, after in zip(order, order[1:], strict=False):
-        if keys[before] == keys[after]:
-            raise DuplicateRowError(f"{keys[before]:016x}")
-    size = scratch.stat().st_size
-    # pread, not mmap: mapped pages of the scratch file would count towards the process's resident memory.
-    with scratch.open("rb") as src, target.open("wb", buffering=1 << 20) as out:
-        fd = src.fileno()
-        last = len(offsets) - 1
-        for index in order:
-            start = offsets[index]
-            end = offsets[index + 1] if index < last else size
-            out.write(os.pread(fd, end - start, start))
+def _sort_buckets(paths: list[Path], target: Path) -> str:
+    """Append every bucket, sorted, to `target` (each line starts with its id, so line order is id order)."""
+    digest = hashlib.sha256()
+    with target.open("wb") as out:
+        for path in paths:
+            lines = path.read_bytes().split(b"\n")[:-1]
+            path.unlink()
+            lines.sort()
+            for before, after in zip(lines, lines[1:], strict=False):
+                if before[:_ID_END] == after[:_ID_END]:
+                    raise DuplicateRowError(before[_ID_START:_ID_END].decode())
+            block = b"\n".join(lines) + b"\n" if lines else b""
+            digest.update(block)
+            out.write(block)
+    return digest.hexdigest()
 
 
 def file_sha256(path: Path) -> str:
@@ -147,8 +160,10 @@ def publish(staging: Path, out_dir: Path) -> None:
         staging.rename(out_dir)
 
 
-def write_manifest(folder: Path, fields: dict[str, Any]) -> Manifest:
-    files = {p.name: file_sha256(p) for p in sorted(folder.iterdir()) if p.name != "manifest.json"}
+def write_manifest(folder: Path, fields: dict[str, Any], known: dict[str, str] | None = None) -> Manifest:
+    """manifest.json with every file's sha256; `known` gives those already computed as they were written."""
+    known = known or {}
+    files = {p.name: known.get(p.name) or file_sha256(p) for p in sorted(folder.iterdir()) if p.name != "manifest.json"}
     manifest = Manifest(**fields, files=files)
     text = json.dumps(manifest.model_dump(mode="json"), indent=2, sort_keys=True, ensure_ascii=False)
     (folder / "manifest.json").write_text(text + "\n", encoding="utf-8")

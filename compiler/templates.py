@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections import OrderedDict
 from collections.abc import Collection, Mapping
+from operator import itemgetter
 from typing import Any
 
 from jinja2 import TemplateSyntaxError, UndefinedError, meta, nodes
@@ -18,7 +21,36 @@ _MISSING_ATTR = re.compile(r"has no attribute '([^']+)'")
 _SANDBOX_HINT = "spec templates read their values, never change them, and build no huge ranges, powers or texts"
 RESERVED = ("self",)  # jinja2's own names, which would print its internals into a prompt
 
-_CACHE_LIMIT = 4096  # rendered texts kept per template; the memo is dropped when full, so memory stays flat
+_ABSENT = object()
+_DICT_ATTRIBUTES = frozenset(dir(dict))  # jinja2 looks these up on the dict before its items
+
+
+class RenderMemo:
+    """Renders kept for reuse by every template of the process, least recently used dropped first, so
+    memory stays bounded (in entries and in characters) however large the design."""
+
+    def __init__(self, entries: int, chars: int) -> None:
+        self.entries, self.chars = entries, chars
+        self._kept: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+        self._held = 0
+
+    def get(self, key: tuple[Any, ...]) -> str | None:
+        found = self._kept.get(key)
+        if found is not None:
+            self._kept.move_to_end(key)
+        return found
+
+    def put(self, key: tuple[Any, ...], text: str) -> None:
+        self._kept[key] = text
+        self._held += len(text)
+        while len(self._kept) > self.entries or self._held > self.chars:
+            self._held -= len(self._kept.popitem(last=False)[1])
+
+
+# Sized so that the 1M-stimulus design of benchmarks/compile_bench.py renders each text once: its prompt
+# has about 67,000 distinct (sizes, groups) keys, which its few-shot demonstrations revisit.
+MEMO = RenderMemo(entries=1 << 17, chars=16_000_000)
+_tokens = itertools.count()  # one per template, for its renders' keys in MEMO
 
 
 class CompiledText:
@@ -33,22 +65,20 @@ class CompiledText:
         self.text = text
         self.label = label
         self.template = environment().from_string(text.value)
-        self._reads = _reads(environment().parse(text.value))
-        self._memo: dict[tuple[Any, ...], str] = {}
+        reads = _reads(environment().parse(text.value))
+        self._key = None if reads is None else _KeyReader(reads, next(_tokens))
 
     def render(self, context: Mapping[str, Any]) -> str:
-        if self._reads is None:
+        if self._key is None:
             return self._render(context)
         try:
-            key = tuple(context[name] if attr is None else context[name][attr] for name, attr in self._reads)
-            hash(key)
+            key = self._key(context)
+            found = MEMO.get(key)
         except (KeyError, TypeError):
             return self._render(context)  # let jinja2 report the missing name as usual
-        found = self._memo.get(key)
         if found is None:
-            if len(self._memo) >= _CACHE_LIMIT:
-                self._memo.clear()
-            found = self._memo[key] = self._render(context)
+            found = self._render(context)
+            MEMO.put(key, found)
         return found
 
     def _render(self, context: Mapping[str, Any]) -> str:
@@ -57,6 +87,37 @@ class CompiledText:
             return bounded_render(self.template, context)
         except SecurityError as err:
             raise SpecError([Diagnostic(self.text.span, f"{self.label} is refused: {err}", _SANDBOX_HINT)]) from None
+
+
+class _KeyReader:
+    """The values a template reads, as its memo key: its token (unique per template, unlike id()), then
+    per name the whole value or the attributes read. A dict without an attribute reads as _ABSENT: the
+    render sees an undefined value there (`| default(...)` decides), the same for every such dict."""
+
+    def __init__(self, reads: tuple[tuple[str, str | None], ...], token: int) -> None:
+        attrs: dict[str, list[str]] = {}
+        for name, attr in reads:
+            attrs.setdefault(name, [])
+            if attr is not None:
+                attrs[name].append(attr)
+        self._token = token
+        self._names = tuple((name, tuple(read), itemgetter(*read) if read else None)
+                            for name, read in sorted(attrs.items()))
+
+    def __call__(self, context: Mapping[str, Any]) -> tuple[Any, ...]:
+        key: list[Any] = [self._token]
+        for name, attrs, getter in self._names:
+            value = context[name]
+            if getter is None:
+                key.append(value)
+            elif type(value) is not dict:
+                raise TypeError(name)  # jinja2 may find an attribute of any other object: no key
+            else:
+                try:
+                    key.append(getter(value))
+                except KeyError:
+                    key.append(tuple(value.get(attr, _ABSENT) for attr in attrs))
+        return tuple(key)
 
 
 def _reads(tree: nodes.Template) -> tuple[tuple[str, str | None], ...] | None:
@@ -74,8 +135,8 @@ def _reads(tree: nodes.Template) -> tuple[tuple[str, str | None], ...] | None:
             return None
         reads.add((name.name, None))
     whole = {name for name, attr in reads if attr is None}
-    if any(name in whole for name, attr in reads if attr is not None):
-        return None  # an object is used whole somewhere: its every attribute may matter
+    if any(name in whole or attr in _DICT_ATTRIBUTES for name, attr in reads if attr is not None):
+        return None  # an object used whole, or a dict's method (`.values`): the render may read anything
     return tuple(sorted(reads, key=lambda r: (r[0], r[1] or "")))
 
 

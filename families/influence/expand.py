@@ -159,18 +159,19 @@ def _rows_for(compiled: CompiledPairs, factor: n.Factor, n_a: int, n_b: int,
             "n_A": n_a, "n_B": n_b, "order": order}
     answers = {design.answer_tokens[0]: first["name"], design.answer_tokens[1]: second["name"]}
     for cond in design.conditions:
+        key = cond.key
         if cond.toward is None:
             influences = [None] if cond.shared else list(design.influences)
             for inf in influences:
                 yield _row(compiled, messages(system, [], question), {**cell, "influence": inf.name if inf else None,
-                                                "condition": cond.key}, answers)
+                                                "condition": key}, answers)
             continue
         target = first if first["group"] == cond.toward else second
         other = second if target is first else first
+        context = {**base, "target": target, "other": other}
         for inf in design.influences:
-            context = {**base, "target": target, "other": other}
-            sent = _influenced(compiled, inf, context, question, system, (n_a, n_b, order, cond.key))
-            yield _row(compiled, sent, {**cell, "influence": inf.name, "condition": cond.key}, answers)
+            sent = _influenced(compiled, inf, context, question, system, (n_a, n_b, order, key))
+            yield _row(compiled, sent, {**cell, "influence": inf.name, "condition": key}, answers)
 
 
 def _row(compiled: CompiledPairs, sent: list[dict[str, Any]], cell: dict[str, Any],
@@ -267,11 +268,12 @@ def _few_shot(compiled: CompiledPairs, inf: n.Influence, context: dict[str, Any]
     rng = item_rng(compiled.seed, context["factor"], inf.name, *coords)
     chosen = rng.sample(_example_pairs(compiled, inf, coords[:2]), pos.count or 0)
     target, other = context["target"], context["other"]
+    t_forms, o_forms = _strip(target), _strip(other)
     turns: list[dict[str, Any]] = []
     for t_size, o_size in chosen:
         target_first = rng.random() < 0.5
-        t_side = side(_strip(target), target["group"], t_size, "A" if target_first else "B")
-        o_side = side(_strip(other), other["group"], o_size, "B" if target_first else "A")
+        t_side = side(t_forms, target["group"], t_size, "A" if target_first else "B")
+        o_side = side(o_forms, other["group"], o_size, "B" if target_first else "A")
         first, second = (t_side, o_side) if target_first else (o_side, t_side)
         example = {"first": first, "second": second, "factor": context["factor"], "target": t_side, "other": o_side}
         turns.append({"role": "user", "content": compiled.prompt.render(example)})

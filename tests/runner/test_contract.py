@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
@@ -168,3 +169,29 @@ def test_read_run_names_a_missing_suite_folder(suite: Path, tmp_path: Path) -> N
     suite.rename(tmp_path / "moved")
     with pytest.raises(ContractError, match=f"suite_dir: suite folder '{suite}' not found"):
         read_run(run_dir)
+
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_collector_is_paused_while_rows_are_read_and_left_as_it_was(enabled: bool, tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from runner import contract
+
+    path = tmp_path / "results.jsonl"
+    writer = ResultsWriter(path)
+    for sample in (0, 1):
+        writer.append(ResultRow(item_id="a", sample=sample, model="m", params={}))
+    writer.close()
+    seen: list[bool] = []
+    validate = contract._validate
+    monkeypatch.setattr(contract, "_validate", lambda *args: seen.append(gc.isenabled()) or validate(*args))
+    (gc.enable if enabled else gc.disable)()
+    try:
+        assert [row.sample for row in read_results(path)] == [0, 1]
+        assert (seen, gc.isenabled()) == ([False, False], enabled)
+        path.write_text(path.read_text() + BAD_LINE + "\n" + path.read_text().splitlines()[0] + "\n")
+        with pytest.raises(ContractError):
+            read_results(path)
+        assert gc.isenabled() == enabled
+    finally:
+        gc.enable()

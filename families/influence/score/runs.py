@@ -55,10 +55,12 @@ def load_run(run_dir: Path) -> Run:
     info, suite = read_run(run_dir)
     manifest = suite.manifest
     items, extra = _read_items(suite.path / SUITE_FILE, suite.rows, manifest)
-    results = _read_results(run_dir / RESULTS_FILE, items, info.mode == "logprob")
-    per_item = results.groupby("item_id", sort=False)[["w_A", "w_B"]].sum()
-    influence_items = items[items["condition"].isin(list(CONDITION_CODE))].drop(columns=["answers"])
-    trials = influence_items.join(per_item, how="inner").rename_axis("item_id").reset_index()
+    position, w_a, w_b = _read_results(run_dir / RESULTS_FILE, items, info.mode == "logprob")
+    answered = np.bincount(position, minlength=len(items)) > 0
+    kept = answered & items["condition"].isin(list(CONDITION_CODE)).to_numpy()
+    trials = items[kept].drop(columns=["answers"]).assign(
+        w_A=np.bincount(position, w_a, len(items))[kept], w_B=np.bincount(position, w_b, len(items))[kept]
+    ).rename_axis("item_id").reset_index()
     excluded = (manifest.analysis or {}).get("exclude")  # a factor left out of the analysis (DailyDilemmas)
     if excluded is not None:
         trials = trials[trials["factor"] != str(excluded)].reset_index(drop=True)
@@ -90,46 +92,56 @@ def _read_items(path: Path, suite_rows: list[SuiteRow], manifest: Manifest) -> t
     return items.set_index("item_id")[["samples", "answers", *CELL_FIELDS, *extra, *coordinates]], extra
 
 
-def _read_results(path: Path, items: pd.DataFrame, logprob: bool) -> pd.DataFrame:
-    """Parse results.jsonl into (item_id, sample, w_A, w_B), checking every row against the suite."""
+def _read_results(path: Path, items: pd.DataFrame, logprob: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Parse results.jsonl, checking every row against the suite: per row, its item's position in
+    `items` and the weights (w_A, w_B) it gives the item's two groups."""
     try:
-        frame = read_result_columns(path, ("logprobs",) if logprob else ())
+        frame = read_result_columns(path, logprob)
     except FileNotFoundError as exc:
         raise ScoreInputError(path, "file not found") from exc
-    unknown = ~frame["item_id"].isin(items.index)
-    if unknown.any():
-        first = frame[unknown].iloc[0]
-        raise ScoreInputError(
-            path, f"item_id {first.item_id!r} is not in the suite", row=int(first.row), column="item_id"
-        )
-    item = items.loc[frame["item_id"]]
-    _check(
-        path,
-        frame,
-        (frame["sample"] < 0) | (frame["sample"].to_numpy() >= item["samples"].to_numpy()),
-        "sample",
-        "sample index outside the item's samples",
-    )
-    _check(
-        path,
-        frame,
-        frame.duplicated(["item_id", "sample"]).to_numpy(),
-        "sample",
-        "duplicate (item_id, sample)",
-    )
+    position = _positions(frame["item_id"], items.index)
+    if (position < 0).any():
+        first = frame.iloc[int(np.flatnonzero(position < 0)[0])]
+        shown = "null" if pd.api.types.is_scalar(first.item_id) and pd.isna(first.item_id) else repr(first.item_id)
+        raise ScoreInputError(path, f"item_id {shown} is not in the suite", row=int(first.row), column="item_id")
+    sample = frame["sample"].to_numpy()
+    samples = items["samples"].to_numpy()[position]
+    _check(path, frame, (sample < 0) | (sample >= samples), "sample", "sample index outside the item's samples")
+    pair = pd.Series(position.astype(np.int64) * (int(samples.max(initial=0)) + 1) + sample)
+    _check(path, frame, pair.duplicated().to_numpy(), "sample", "duplicate (item_id, sample)")
     valid = frame["error"].isna().to_numpy()
     if logprob:
-        w_a, w_b = _expected_weights(path, frame, item, valid)
+        w_a, w_b = _expected_weights(path, frame, items.iloc[position], valid)
     else:
-        pairs = pd.MultiIndex.from_tuples([(i, g) for i, ans in items["answers"].items() for g in ans.values()])
-        given = pd.MultiIndex.from_arrays([frame["item_id"], frame["outcome"]])
-        bad = frame["outcome"].notna().to_numpy() & ~given.isin(pairs)
-        _check(path, frame, bad, "outcome", "outcome is not one of the item's answers")
-        w_a = (valid & (frame["outcome"].to_numpy() == item["group_A"].to_numpy())).astype(float)
-        w_b = (valid & (frame["outcome"].to_numpy() == item["group_B"].to_numpy())).astype(float)
-    return pd.DataFrame(
-        {"item_id": frame["item_id"].to_numpy(), "sample": frame["sample"].to_numpy(), "w_A": w_a, "w_B": w_b}
-    )
+        w_a, w_b = _sampled_weights(path, frame, items, position, valid)
+    return position, w_a, w_b
+
+
+def _positions(ids: pd.Series, index: pd.Index) -> np.ndarray:
+    """Each id's position in `index` (-1 where absent or null), looking up each distinct id once."""
+    codes, distinct = pd.factorize(ids)
+    return np.where(codes >= 0, index.get_indexer(distinct)[codes], -1)
+
+
+def _sampled_weights(path: Path, frame: pd.DataFrame, items: pd.DataFrame, position: np.ndarray,
+                     valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """1 for the group a valid answer chose, 0 for the other; an outcome must be one of its item's answers."""
+    outcome, names = pd.factorize(frame["outcome"])  # -1 for an abstention
+    answered = outcome >= 0
+    _check(path, frame, answered & ~_is_answer(items, position, outcome, names), "outcome",
+           "outcome is not one of the item's answers")
+    chose = valid & answered
+    group_a, group_b = (names.get_indexer(items[g].to_numpy())[position] for g in ("group_A", "group_B"))
+    return (chose & (outcome == group_a)).astype(float), (chose & (outcome == group_b)).astype(float)
+
+
+def _is_answer(items: pd.DataFrame, position: np.ndarray, outcome: np.ndarray, names: pd.Index) -> np.ndarray:
+    """Whether each row's outcome (a code into `names`) is one of its item's answers."""
+    answers = items["answers"].tolist()
+    owner = np.repeat(np.arange(len(answers), dtype=np.int64), [len(a) for a in answers])
+    code = names.get_indexer([name for a in answers for name in a.values()])
+    allowed = (owner * len(names) + code)[code >= 0]
+    return np.isin(position.astype(np.int64) * len(names) + outcome, allowed)
 
 
 def _check(path: Path, frame: pd.DataFrame, bad: np.ndarray, column: str, problem: str) -> None:

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from compiler.emit import suite_row, write_suite_folder
 from compiler.suite_model import Balance, Message, SuiteRow
-from runner.results_model import RunInfo
+from runner.results_model import ResultRow, RunInfo
 
 ProbB = Callable[[str, str | None, str], float]
 """P(choose group B) for (factor, influence or None for baseline, condition)."""
@@ -108,14 +108,14 @@ def write_run(
         b_token, a_token = token_of[row.id][str(cell["group_B"])], token_of[row.id][str(cell["group_A"])]
         base = {"item_id": row.id, "model": model, "params": row.decode, "error": None}
         if logprob:
-            lines.append(json.dumps(base | {"sample": 0, "logprobs": {b_token: p, a_token: 1 - p}}))
+            lines.append(_line(base | {"sample": 0, "logprobs": {b_token: p, a_token: 1 - p}}))
             continue
         chose_b = rng.random(row.samples) < p
         missing = rng.random(row.samples) < abstain
         for sample in range(row.samples):
             outcome = None if missing[sample] else str(cell["group_B"] if chose_b[sample] else cell["group_A"])
             answer = None if outcome is None else (b_token if chose_b[sample] else a_token)
-            lines.append(json.dumps(base | {"sample": sample, "answer": answer, "outcome": outcome}))
+            lines.append(_line(base | {"sample": sample, "answer": answer, "outcome": outcome}))
     (run_dir / "results.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     info = RunInfo(
         suite_dir=str(suite_dir),
@@ -129,3 +129,8 @@ def write_run(
         failed=0,
     )
     (run_dir / "run.json").write_text(info.model_dump_json(indent=2), encoding="utf-8")
+
+
+def _line(fields: dict[str, Any]) -> str:
+    """A results.jsonl line as the runner writes it: every ResultRow field, in its order, compact."""
+    return ResultRow(**fields).model_dump_json()

@@ -1,10 +1,12 @@
-"""The fast results.jsonl column reader gives exactly what per-line json.loads gives."""
+"""The fast results.jsonl column reader (msgspec) gives exactly what per-line json.loads gives; what it
+refuses goes to json.loads, which names a bad line."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from families.influence.score.jsonl import _exact, _fast, read_result_columns
@@ -25,28 +27,47 @@ def _write(tmp_path: Path, rows: list[dict], blank: bool = True) -> Path:
     return path
 
 
-def test_fast_path_equals_exact_parse(tmp_path: Path) -> None:
-    path = _write(tmp_path, ROWS, blank=False)
-    fast = _fast(path.read_bytes())
+def _values(frame: pd.DataFrame) -> list[list[object]]:
+    return frame.astype(object).where(frame.notna(), None).values.tolist()
+
+
+@pytest.mark.parametrize("logprobs", [False, True])
+def test_fast_path_equals_exact_parse(tmp_path: Path, logprobs: bool) -> None:
+    pytest.importorskip("msgspec")
+    rows = [*ROWS, {"item_id": "b2", "sample": 1, "outcome": "old", "logprobs": {"A": 0.25, "B": 1}}]
+    path = _write(tmp_path, rows, blank=False)
+    fast = _fast(path.read_bytes(), logprobs)
     assert fast is not None
-    exact = _exact(path, path.read_bytes(), ())
-    assert (
-        fast.astype(object).where(fast.notna(), None).values.tolist()
-        == exact.astype(object).where(exact.notna(), None).values.tolist()
-    )
+    assert _values(fast) == _values(_exact(path, path.read_bytes(), logprobs))
     assert fast["outcome"].tolist()[2] == "café" and fast["error"].tolist()[1] == 'timeout "x"'
+    assert fast["item_id"].dtype == "category"
+
+
+@pytest.mark.parametrize("odd", [{"sample": 2.0}, {"outcome": 3}, {"error": {"code": 5}}, {"logprobs": [0.5]}])
+def test_values_of_another_type_are_read_the_exact_way(tmp_path: Path, odd: dict) -> None:
+    path = _write(tmp_path, [*ROWS[:3], ROWS[3] | odd], blank=False)
+    assert _fast(path.read_bytes(), "logprobs" in odd) is None
+    frame = read_result_columns(path, "logprobs" in odd)
+    assert _values(frame)[3][1:5] == ["b2", int((ROWS[3] | odd)["sample"]), (ROWS[3] | odd)["outcome"],
+                                      (ROWS[3] | odd)["error"]]
 
 
 def test_blank_lines_fall_back_and_keep_line_numbers(tmp_path: Path) -> None:
     path = _write(tmp_path, ROWS)
-    assert _fast(path.read_bytes()) is None
+    assert _fast(path.read_bytes(), False) is None
     assert read_result_columns(path)["row"].tolist() == [1, 2, 4, 5]
 
 
-def test_nested_keys_fall_back_to_the_exact_parser(tmp_path: Path) -> None:
+def test_a_line_separator_inside_a_string_is_not_a_line_end(tmp_path: Path) -> None:
+    path = _write(tmp_path, [ROWS[0] | {"response": "one\u2028two\x85three"}, ROWS[1]], blank=False)
+    path.write_bytes(path.read_bytes().replace(b"\\u2028", "\u2028".encode()))  # raw, as pydantic writes it
+    assert read_result_columns(path)["row"].tolist() == [1, 2]
+    assert _exact(path, path.read_bytes(), False)["row"].tolist() == [1, 2]
+
+
+def test_a_nested_key_is_not_the_row_s_own(tmp_path: Path) -> None:
     rows = [*ROWS, {"item_id": "c3", "sample": 0, "outcome": "old", "turns": [{"outcome": "young"}]}]
     path = _write(tmp_path, rows, blank=False)
-    assert _fast(path.read_bytes()) is None
     assert read_result_columns(path)["outcome"].iloc[-1] == "old"
 
 
@@ -69,13 +90,11 @@ def test_a_torn_last_line_is_left_out_on_both_paths(tmp_path: Path, blank: bool)
     assert read_result_columns(path)["row"].tolist() == ([1, 2, 4, 5] if blank else [1, 2, 3, 4])
 
 
-def test_a_nested_key_on_one_line_and_a_missing_one_on_another_fall_back(tmp_path: Path) -> None:
-    """Key counts match the line count here (2 = 2), yet the lines are not one key each: never fast."""
+def test_a_nested_key_on_one_line_and_a_missing_one_on_another(tmp_path: Path) -> None:
     rows = [
         {"item_id": "a1", "sample": 0, "params": {"outcome": "nested"}, "outcome": "old", "error": None},
         {"item_id": "a2", "sample": 0, "error": None},
     ]
     path = _write(tmp_path, rows, blank=False)
-    assert _fast(path.read_bytes()) is None
     frame = read_result_columns(path)
     assert frame["outcome"].tolist()[0] == "old" and frame["outcome"].isna().tolist()[1]

@@ -1,0 +1,129 @@
+"""The compile's fast paths give what the plain ones gave: the memoised render, the C JSON encoder built
+once, the bucketed sort by id, and the render time limit inside many_renders()."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import signal
+from pathlib import Path
+
+import pytest
+
+from compiler import nodes as n
+from compiler import sandbox
+from compiler.emit import DuplicateRowError, Tally, write_rows
+from compiler.errors import Span, SpecError
+from compiler.sandbox import TemplateLimitError, bounded_render, environment, many_renders
+from compiler.seeding import canonical_json
+from compiler.templates import CompiledText, RenderMemo
+
+LOOPS = "{% for a in s %}{% for b in s %}{% endfor %}{% endfor %}"
+STUCK = "{% set s = 'x' * 90000 %}" + LOOPS
+SLOW_ROW = f'''suite slow "Slow"
+seed 1
+factor f:
+  A a "a people" / "a person"
+  B b "b people" / "b person"
+# only the last comparison's question is stuck: the checks render the first
+template question """
+A: {{{{ first.n }}}} B: {{{{ second.n }}}}
+{{% set s = 'x' * 90000 %}}{{% if first.n == 3 and second.n == 3 %}}{LOOPS}{{% endif %}}
+"""
+influence nudge append "Choose {{{{ target.plural }}}}."
+design main:
+  factors *
+  influences *
+  conditions baseline, toward A, toward B
+  sizes n_A in 1..3, n_B in 1..3
+  order both
+  answer choice "A" | "B"
+  decode temperature 1.0
+'''
+
+
+def text(value: str) -> CompiledText:
+    return CompiledText(n.Text(span=Span("t.spec", 3, 10), value=value, body_line=3), "template 'q'")
+
+
+# ---- memoised renders ---------------------------------------------------------------------
+def test_a_missing_attribute_renders_its_default_for_each_dict() -> None:
+    cue = text("{{ t.shot | default(t.plural) }}")
+    assert [cue.render({"t": t}) for t in ({"plural": "cats"}, {"plural": "dogs"}, {"shot": "a dog", "plural": "x"},
+                                            {"plural": "cats"})] == ["cats", "dogs", "a dog", "cats"]
+
+
+def test_a_dict_method_is_never_memoised_on_the_item_of_that_name() -> None:
+    listing = text("{{ t.values() | join(',') }}")
+    assert listing.render({"t": {"a": "1", "values": "v"}}) == "1,v"
+    assert listing.render({"t": {"a": "2", "values": "v"}}) == "2,v"
+
+
+def test_two_templates_with_the_same_reads_keep_their_own_renders() -> None:
+    first, second = text("A {{ t.n }}"), text("B {{ t.n }}")
+    assert (first.render({"t": {"n": 1}}), second.render({"t": {"n": 1}})) == ("A 1", "B 1")
+
+
+def test_the_memo_drops_the_least_recently_used_within_its_bounds() -> None:
+    memo = RenderMemo(entries=3, chars=10)
+    for key in "abc":
+        memo.put((key,), key * 2)
+    assert memo.get(("a",)) == "aa"  # now the most recent
+    memo.put(("d",), "dd")  # a fourth entry: b, the least recently used, goes
+    assert [memo.get((k,)) for k in "bcad"] == [None, "cc", "aa", "dd"]
+    memo.put(("e",), "e" * 6)  # 12 characters: c goes, then 10 remain
+    assert [memo.get((k,)) for k in "cade"] == [None, "aa", "dd", "eeeeee"]
+
+
+# ---- canonical JSON -------------------------------------------------------------------------
+@pytest.mark.parametrize("value", [
+    {"b": [1, 2.5, -0.0, 1e300, None, True, False], "a": {"z": "é\u2028\n\"\\", "y": 10**30}},
+    ["\x00\x1f", "😀", {"3": 1, "10": 2}, [], {}],
+    {"messages": [{"role": "user", "content": "Option A:\n4 people"}], "samples": 4, "cell": {"n_A": 4}},
+])
+def test_canonical_json_is_json_dumps_with_its_options(value: object) -> None:
+    assert canonical_json(value) == json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+# ---- the bucketed sort ------------------------------------------------------------------------
+def test_rows_come_out_sorted_by_id_with_the_file_hash(tmp_path: Path) -> None:
+    rows = [{"cell": {"k": i}, "samples": 1, "messages": []} for i in range(500)]
+    digest = write_rows(rows, tmp_path, Tally(), ("k",))
+    data = (tmp_path / "suite.jsonl").read_bytes()
+    ids = [json.loads(line)["id"] for line in data.splitlines()]
+    expected = sorted(hashlib.sha256(canonical_json(r).encode()).hexdigest()[:16] for r in rows)
+    assert ids == expected and digest == hashlib.sha256(data).hexdigest()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["suite.jsonl"]
+
+
+def test_a_repeated_row_is_named_by_its_id(tmp_path: Path) -> None:
+    row = {"cell": {"k": 1}, "samples": 1, "messages": []}
+    with pytest.raises(DuplicateRowError, match=hashlib.sha256(canonical_json(row).encode()).hexdigest()[:16]):
+        write_rows([row, {"cell": {"k": 2}, "samples": 1, "messages": []}, row], tmp_path, Tally(), ("k",))
+
+
+# ---- the time limit ---------------------------------------------------------------------------
+def test_a_stuck_render_is_stopped_inside_many_renders(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sandbox, "MAX_SECONDS", 0.2)
+    before = signal.getsignal(signal.SIGALRM)
+    stuck = environment().from_string(STUCK)
+    with many_renders():
+        assert bounded_render(environment().from_string("{{ 1 + 1 }}"), {}) == "2"
+        with pytest.raises(TemplateLimitError, match="takes longer than 0.2 s"):
+            bounded_render(stuck, {})
+    assert signal.getsignal(signal.SIGALRM) == before
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_a_row_that_renders_too_long_stops_the_compile_at_its_template(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from compiler.build import compile_file
+
+    monkeypatch.setattr(sandbox, "MAX_SECONDS", 0.2)
+    spec = tmp_path / "slow.spec"
+    spec.write_text(SLOW_ROW, encoding="utf-8")
+    with pytest.raises(SpecError) as caught:
+        compile_file(spec, tmp_path / "out")
+    assert [(d.span.line, d.message) for d in caught.value.diagnostics] == [
+        (7, "template 'question' is refused: the template takes longer than 0.2 s to render")]
+    assert not (tmp_path / "out").exists()
