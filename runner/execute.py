@@ -18,7 +18,7 @@ from runner.answers import parse_answer
 from runner.cache import NoCache, ResponseCache, default_cache_path
 from runner.call import CallFailed, CallSettings, FatalError, ModelClient, Reply, is_local
 from runner.contract import RESULTS_FILE, Suite, check_run_matches_suite, find_run_info, read_results, read_suite
-from runner.plan import WorkItem, plan
+from runner.plan import WorkItem, plan, prefix_order
 from runner.progress import progress
 from runner.results_io import (
     ResultsWriter,
@@ -318,6 +318,8 @@ async def _run(config: RunConfig) -> RunSummary:
         runner.mode = "sample"
         items = _plan(suite, config, "sample")
     todo = [work for work in items if work.key not in state.rows]
+    if is_local(config.model):  # answers do not depend on the order; the speed does
+        todo = prefix_order(todo)
     runner.shared.seed(suite.rows, list(state.rows.values()))
     info = RunInfo(
         suite_dir=str(suite.path),
