@@ -1,9 +1,9 @@
 """Next-token logits of the embedded model that depend on the tokens alone, evaluating only what the KV cache
 does not already hold.
 
-llama.cpp's numbers for a position depend slightly on how the sequence was cut into decode calls (its matrix
-kernels take rows in groups): an answer's log-probability moved by up to 0.16 on gemma-3-270m Q4_K_M when one
-prompt was evaluated whole or after a cached prefix. So every sequence is cut at places its own tokens decide
+llama.cpp's numbers for a position depend on how the sequence was cut into decode calls (its matrix kernels
+take rows in groups): on gemma-3-270m Q4_K_M, cutting one prompt elsewhere moved its logits by up to 1.6 and
+its answers' log-probabilities by up to 0.11. So every sequence is cut at places its own tokens decide
 (`chunk_ends`), and a cached prefix is reused only up to a cut that the new sequence shares: the logits are
 then the same whatever was evaluated before. Cuts fall after paragraph breaks, where the prompts of one audit
 part ways (the same system text and preamble, then different options); each token after the prompt (a
@@ -83,6 +83,8 @@ class Evaluator:
         if tokens in self._logits:
             self._logits.move_to_end(tokens)
             return self._logits[tokens]
+        if len(tokens) > self.llm.n_ctx():
+            raise ValueError(f"{len(tokens)} tokens exceed the context window of {self.llm.n_ctx()}")
         ends = chunk_ends(prompt, self.breaks, len(extra))
         keep = reusable(self._held, self._held_ends, tokens, ends)
         memory = self._lib.llama_get_memory(self.llm.ctx)

@@ -5,6 +5,7 @@ draws follow them, and the logits do not depend on what was evaluated before."""
 from __future__ import annotations
 
 import ctypes
+import string
 from collections import Counter
 from typing import Any
 
@@ -32,6 +33,7 @@ CASES = [  # prompt, answers, temperature, top_p
     (PREAMBLE + "Is the sky green? Answer yes or no.", ["yes", "no"], 1.5, 0.5),
     ("Which do you prefer? A: tea B: coffee. Respond with only 'A' or 'B'.", ["A", "B"], 1.0, 1.0),
     ("Say option1 or option2.", ["option1", "option2"], 0.0, 1.0),
+    (PREAMBLE + "Pick any letter.", list(string.ascii_letters), 1.0, 0.5),  # over 40 valid tokens: top_k cuts
 ]
 
 
@@ -95,12 +97,17 @@ def _walk(model: LocalModel, tokens: AnswerTokens, case: tuple[str, list[str], f
     return dict(reached)
 
 
-@pytest.mark.parametrize("case", CASES, ids=["coin", "coin-top-p", "scale-1-11", "yes-no", "tea-A-B", "greedy"])
+@pytest.mark.parametrize("case", CASES, ids=["coin", "coin-top-p", "scale", "yes-no", "tea-A-B", "greedy", "letters"])
 def test_every_step_draws_with_the_grammar_paths_probabilities(
     model: LocalModel, answer_tokens: AnswerTokens, case: tuple[str, list[str], float, float]
 ) -> None:
     reached = _walk(model, answer_tokens, case)
     assert set(reached) <= set(case[1]) and abs(sum(reached.values()) - 1) < 1e-9
+
+
+def test_the_letters_case_has_more_valid_first_tokens_than_top_k(answer_tokens: AnswerTokens) -> None:
+    letters = tuple(letter.encode() for letter in CASES[-1][1])
+    assert len(answer_tokens.candidates(letters, b"")[0]) > TOP_K
 
 
 def test_multi_token_answers_are_reached_through_every_tokenization(
