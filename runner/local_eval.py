@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-MIN_CHUNK = 24  # a paragraph break ends a chunk only after this many tokens: each decode call costs ~3 tokens
+MIN_CHUNK = 24  # a paragraph break ends a chunk only after this many tokens: a decode call costs ~4 tokens more
 MAX_CHUNK = 256  # within the context's batch size (llama-cpp-python's n_batch, 512)
 _KEPT_LOGITS = 16  # the samples of one prompt arrive close together, a few prompts apart at most
 
