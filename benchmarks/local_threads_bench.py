@@ -3,7 +3,8 @@
 llama.cpp's worker threads spin while they wait for each other, so a thread on a core that another
 process holds stalls every step. The figures choose runner.local_model.default_threads; each cell runs
 the same prompts (the triage suite's first user prompts) in both modes the runner uses: logprob
-(one evaluation, read the answer tokens' logits) and sample (forced choice, max_tokens 16).
+(read the answer tokens' logits) and sample (forced choice, max_tokens 16). Each cell starts from a new
+evaluator, so no prompt's logits are kept from an earlier cell.
 
 Usage: python benchmarks/local_threads_bench.py [--prompts 40] [--threads 1 2]
 """
@@ -22,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from compiler.build import compile_file  # noqa: E402
+from runner.local_eval import Evaluator  # noqa: E402
 from runner.local_model import LocalModel, _gemma_messages, default_gguf  # noqa: E402
 
 
@@ -34,13 +36,15 @@ def prompts(count: int) -> list[list[dict[str, str]]]:
 
 
 def rate(model: LocalModel, batch: list[list[dict[str, str]]], mode: str) -> float:
+    model.evaluator.close()
+    model.evaluator = Evaluator(model.llm)
     started = time.perf_counter()
     for messages in batch:
         if mode == "logprob":
             model.score(messages, ["A", "B"])
         else:
             params = {"answer_tokens": ["A", "B"], "forced_choice": True, "max_tokens": 16, "seed": 1}
-            model.generate(messages, params)
+            model.choose(messages, params)
     return len(batch) / (time.perf_counter() - started)
 
 
@@ -56,7 +60,8 @@ def main() -> None:
     batch = prompts(args.prompts)
     models = {threads: LocalModel(default_gguf(), threads) for threads in args.threads}
     for model in models.values():
-        rate(model, batch[:3], "logprob")  # warm-up: first evaluations allocate buffers
+        for mode in ("logprob", "sample"):  # warm-up: buffers, and the answer tokens' table
+            rate(model, batch[:3], mode)
     figures: dict[tuple[int, str, str], float] = {}
     for load in ("idle", "one core busy"):
         spinner = busy_core() if load != "idle" else None
@@ -78,7 +83,7 @@ def main() -> None:
             ratio = figures[threads, load, "logprob"] / figures[base, "idle", "logprob"]
             print(f"logprob, {threads} threads, {load}: {ratio:.2f}x {base} thread idle")
     for model in models.values():
-        model.llm.close()
+        model.close()
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from runner.cache import NoCache, ResponseCache, default_cache_path
 from runner.cache_writes import BatchedCache
 from runner.call import CallFailed, CallSettings, FatalError, ModelClient, Reply, is_local
 from runner.contract import RESULTS_FILE, Suite, check_run_matches_suite, find_run_info, read_results, read_suite
-from runner.plan import JUDGE_MAX_TOKENS, WorkItem, plan
+from runner.plan import JUDGE_MAX_TOKENS, WorkItem, plan, prefix_order
 from runner.progress import progress
 from runner.results_io import (
     ResultsWriter,
@@ -329,6 +329,8 @@ async def _run(config: RunConfig) -> RunSummary:
         runner.mode = "sample"
         items = _plan(suite, config, "sample")
     todo = [work for work in items if work.key not in state.rows]
+    if is_local(config.model):  # answers do not depend on the order; the speed does
+        todo = prefix_order(todo)
     runner.shared.seed(suite.rows, list(state.rows.values()))
     info = RunInfo(
         suite_dir=str(suite.path),

@@ -100,6 +100,12 @@ def plan(
     return [WorkItem(row, s) for row in rows for s in range(row.samples)]
 
 
+def prefix_order(items: list[WorkItem]) -> list[WorkItem]:
+    """`items` with rows of the same text next to each other, and rows sharing a longer beginning nearer:
+    the embedded model then reuses a shared prompt prefix's evaluation (runner/local_eval.py)."""
+    return sorted(items, key=lambda work: ([(m.role, m.content or "") for m in work.row.messages], work.sample))
+
+
 def _whole_units(rows: list[SuiteRow], limit: int, seed: int, strata: Sequence[str] | None) -> list[SuiteRow]:
     first: dict[str, SuiteRow] = {}
     for row in rows:

@@ -24,7 +24,7 @@ def main() -> int:
     try:
         reply = model.score(PROMPT, ["A", "B"])
     finally:
-        model.llm.close()
+        model.close()
     top = reply["choices"][0]["logprobs"]["content"][0]["top_logprobs"]
     logprobs = {entry["token"]: round(entry["logprob"], 4) for entry in top}
     seconds = round(time.perf_counter() - started, 2)
