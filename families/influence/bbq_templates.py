@@ -224,7 +224,7 @@ def _word_lists(template: Template) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 # The data file of specs/bbq.spec: `python -m families.influence.bbq_templates` rewrites it.
 ROOT = Path(__file__).resolve().parents[2]
-SOURCE = ROOT.parent / "shared" / "data" / "bbq"
+SOURCE = ROOT / "specs" / "data" / "bbq" / "release"  # BBQ's files as released, CC-BY-4.0 (../LICENSE)
 TARGET = ROOT / "specs" / "data" / "bbq" / "bbq.csv"
 COLUMNS = ("id", "experiment", "template", "context", "question", "answer_A", "answer_B", "tag_A", "tag_B")
 SEED = 20260228

@@ -15,7 +15,6 @@ from families.influence.bbq_release import UNKNOWN_ANSWERS, ReleasedItem, read_b
 from tests.support import ROOT
 
 SOURCE = bt.SOURCE
-pytestmark = pytest.mark.skipif(not (SOURCE / "templates").is_dir(), reason=f"BBQ's release is not at {SOURCE}")
 Compiled = dict[tuple[str, str], dict[frozenset[str], list[bt.Item]]]
 
 
