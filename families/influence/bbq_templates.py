@@ -258,10 +258,12 @@ def write_csv(source: Path, target: Path, seed: int = SEED) -> Counter[str]:
     ses = read_templates(source / "templates" / "new_templates - SES.csv")
     rows = [*age_rows(read_jsonl(source / "data" / "Age.jsonl")),
             *compiled_rows(ses, read_vocabulary(source / "templates"), seed)]
-    with target.open("w", encoding="utf-8", newline="") as handle:
+    partial = target.with_name(target.name + ".partial")  # renamed into place: never a half-written CSV
+    with partial.open("w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(COLUMNS)
         writer.writerows(rows)
+    partial.replace(target)
     return Counter(row[1] for row in rows)
 
 
