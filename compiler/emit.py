@@ -170,6 +170,11 @@ def write_manifest(folder: Path, fields: dict[str, Any], known: dict[str, str] |
     return manifest
 
 
+def content_id(row: SuiteRow) -> str:
+    """The id `row`'s content gives: its fields as read (none added), without `id`, hashed as compiled."""
+    return row_id(canonical_json(row.model_dump(mode="json", exclude={"id"}, exclude_unset=True)))
+
+
 def suite_row(body: dict[str, Any]) -> SuiteRow:
     """A row with its content-derived id, from the row's fields without `id`."""
     return SuiteRow(id=row_id(canonical_json(body)), **body)

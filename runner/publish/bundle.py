@@ -12,8 +12,14 @@ from typing import Any
 from runner.contract import ContractError, read_suite
 from runner.publish.archive import is_archive, write_archive
 from runner.publish.card import bundle_info, cell_types, croissant, dataset_card
+from runner.publish.members import scan
+from runner.publish.provenance import BUNDLE_FILE
 from runner.publish.sources import carried_name, origin_of
-from runner.publish.verify import BUNDLE_FILE, SUITE_FILES, SUMS_FILE, check_recompile, sums_text
+from runner.publish.sums import SUMS_FILE, sums_text
+from runner.publish.verify import SUITE_FILES, Options, check_recompile
+
+OWN = Options(seconds=86_400.0, memory_mib=1 << 20)
+"""The recompile of one's own suite at bundling: held to its rows, trials and bytes, not a time or memory."""
 
 
 def _json(value: Any) -> str:
@@ -35,7 +41,7 @@ def build_folder(suite_dir: Path, folder: Path, allow_unlicensed: bool) -> dict[
     (folder / "README.md").write_text(dataset_card(suite.manifest, origin, info), encoding="utf-8")
     metadata = croissant(suite.manifest, origin, cell_types(suite.rows))
     (folder / "croissant.json").write_text(_json(metadata), encoding="utf-8")
-    differences = check_recompile(folder)
+    differences = check_recompile(scan(folder), suite, OWN)
     if differences:
         raise ContractError(suite_dir, f"the spec does not compile to this suite any more: {'; '.join(differences)}",
                             fix="compile the suite again with `spec compile`, then bundle it")

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import stat
 from collections import Counter
 from pathlib import Path
 
 import click
 
+from compiler.emit import content_id
 from compiler.puzzles.verify import reprove_row
 from runner.contract import ContractError, read_suite, read_suite_rows
-from runner.publish.archive import is_archive, opened
+from runner.publish.archive import is_archive, opened, removed_on_termination
 from runner.publish.bundle import write_bundle
-from runner.publish.diff import diff_lines
+from runner.publish.diff import by_content, diff_lines
 from runner.publish.export import EXPORTERS
-from runner.publish.verify import SUMS_FILE, capped, check_recompile, check_sources, check_suite, check_sums
+from runner.publish.members import DEFAULT_CAPS, Caps, Members, scan, visible
+from runner.publish.sums import SUMS_FILE
+from runner.publish.verify import Options, capped, check_bundle, check_suite
 
 
 @click.command("bundle")
@@ -41,28 +45,36 @@ def bundle(suite_dir: Path, out: Path, allow_unlicensed: bool) -> None:
     click.echo(f"bundled {info['suite']} ({info['license']}, {len(info['sources'])} sources) -> {out}")
 
 
-def _verify_folder(folder: Path, timeout_ms: int) -> tuple[list[str], Counter[str]]:
-    if not (folder / SUMS_FILE).is_file():  # a compiled suite, not a bundle: read as every command reads it
-        return check_suite(folder, timeout_ms)
-    try:
-        failures, counts = check_suite(folder, timeout_ms)
-    except ContractError as err:  # in a bundle, one failure among the others
-        failures, counts = [err.message], Counter()
-    return [*check_sums(folder), *failures, *check_sources(folder), *check_recompile(folder)], counts
+def _verify_rows(target: Path, options: Options) -> tuple[list[str], Counter[str]]:
+    """A suite.jsonl alone: its ids and its puzzles."""
+    if not stat.S_ISREG(target.stat().st_mode):
+        raise ContractError(target, "is not a plain file", fix="give a bundle, a suite folder or a suite.jsonl")
+    rows = read_suite_rows(target)
+    puzzles = [row for row in rows if row.puzzle]
+    failures = [f"{target.name} (row {row.id}): id does not match the row's content, which hashes to {fresh}"
+                for row in rows if (fresh := content_id(row)) != row.id]
+    failures += [f"{target.name} (row {row.id}): puzzle: {problem}"
+                 for row in puzzles for problem in reprove_row(row, options.timeout_ms)]
+    return failures, Counter(rows=len(rows), puzzles=len(puzzles))
 
 
-def _verify(target: Path, timeout_ms: int) -> tuple[list[str], Counter[str]]:
-    if target.is_file() and not is_archive(target):  # a suite.jsonl alone: its puzzles
-        rows = read_suite_rows(target)
-        puzzles = [row for row in rows if row.puzzle]
-        failures = [f"{target.name} (row {row.id}): puzzle: {problem}"
-                    for row in puzzles for problem in reprove_row(row, timeout_ms)]
-        return failures, Counter(rows=len(rows), puzzles=len(puzzles))
+def _verify_folder(members: Members, options: Options) -> tuple[list[str], Counter[str]]:
+    if SUMS_FILE not in members.sizes:  # a compiled suite, not a bundle: read as every command reads it
+        failures, counts, _ = check_suite(members, options)
+        return failures, counts
+    return check_bundle(members, options)
+
+
+def _verify(target: Path, options: Options) -> tuple[list[str], Counter[str]]:
+    if target.is_file() and not is_archive(target):
+        return _verify_rows(target, options)
     if target.is_dir():
-        return _verify_folder(target, timeout_ms)
+        members = scan(target, options.caps)
+        return _verify_folder(members, options)
     try:
-        with opened(target) as folder:
-            return _verify_folder(folder, timeout_ms)
+        options.say(f"reading {target}")
+        with opened(target, options.caps) as members:
+            return _verify_folder(members, options)
     except ContractError as err:  # an archive that cannot be opened safely, or holds no suite
         return [err.message], Counter()
 
@@ -70,27 +82,44 @@ def _verify(target: Path, timeout_ms: int) -> tuple[list[str], Counter[str]]:
 @click.command("verify")
 @click.argument("target", metavar="BUNDLE_OR_DIR", type=click.Path(exists=True, path_type=Path))
 @click.option("--timeout-ms", default=10_000, show_default=True, help="Z3 time limit per puzzle check.")
-def verify(target: Path, timeout_ms: int) -> None:
+@click.option("--max-seconds", default=300.0, show_default=True,
+              help="Time budget of the bundled spec's recompile (wall clock, and CPU).")
+@click.option("--max-memory", default=2048, show_default=True, help="Memory budget of the recompile, in MiB.")
+@click.option("--max-bytes", default=DEFAULT_CAPS.bytes, show_default=True,
+              help="Most bytes a bundle may hold (an archive's, inflated).")
+@click.option("--max-files", default=DEFAULT_CAPS.files, show_default=True,
+              help="Most files and folders a bundle may hold.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
+def verify(target: Path, timeout_ms: int, max_seconds: float, max_memory: int, max_bytes: int, max_files: int,
+           quiet: bool) -> None:
     """Check a bundle (.tar.gz or folder) or a compiled suite; every failure named by file and row.
 
     A compiled suite: the manifest's hashes and counts against the files and rows, every row against
-    schema.json, every puzzle re-proved with Z3 (exactly one solution, equal to the stored one; no clue
-    gives the answer away alone; the difficulty band recomputes). A bundle adds SHA256SUMS (every member
-    present with its hash, none unlisted), a checked extraction (no member outside the bundle folder), the
-    sources (the files the bundled spec reads are those bundle.json lists, with their sha256) and a
-    recompile of the bundled spec compared byte for byte with the suite. A suite.jsonl alone: its
-    puzzles. Exits 1 on any failure.
+    spec's own row schema (the suite's schema.json must equal it), every row's id against its content,
+    every puzzle re-proved with Z3 (exactly one solution, equal to the stored one; no clue gives the
+    answer away alone; the difficulty band recomputes). A bundle adds SHA256SUMS (every member present
+    with its size and hash, none unlisted), a checked extraction (plain files under the one top folder,
+    no links, duplicates or sparse files, within --max-files and --max-bytes, none larger than
+    SHA256SUMS lists), a recompile of the bundled spec in a child process (no network, none of your
+    environment, at most --max-seconds and --max-memory) compared byte for byte with the suite, and the
+    provenance recomputed (the files the spec reads are those bundle.json lists with their sha256;
+    each licence is its licence file's; the card and croissant.json are the ones the suite and its
+    sources give). Nothing outside the bundle is read. A suite.jsonl alone: its ids and puzzles.
+    Progress goes to stderr. Exits 1 on any failure.
 
     \b
     Example:
       spec verify triage.tar.gz
-      spec verify generated/cue_visibility
+      spec verify generated/cue_visibility --quiet
     """
-    failures, counts = _verify(target, timeout_ms)
+    say = (lambda line: None) if quiet else (lambda line: click.echo(f"verify: {line}", err=True))
+    options = Options(timeout_ms, max_seconds, max_memory, Caps(max_files, max_bytes), say, not quiet)
+    with removed_on_termination():
+        failures, counts = _verify(target, options)
     for failure in capped(failures):
-        click.echo(f"FAIL {failure}", err=True)
+        click.echo(f"FAIL {visible(failure)}", err=True)
     verdict = f"{len(failures)} failures" if failures else "all sound"
-    click.echo(f"verified {target}: {counts['rows']} rows, {counts['puzzles']} puzzles: {verdict}")
+    click.echo(f"verified {visible(str(target))}: {counts['rows']} rows, {counts['puzzles']} puzzles: {verdict}")
     if failures:
         raise SystemExit(1)
 
@@ -134,6 +163,8 @@ def diff(a: Path, b: Path) -> None:
     Example:
       spec diff old/triage.tar.gz generated/triage
     """
-    with opened(a) as first, opened(b) as second:
-        lines = diff_lines(read_suite(first), read_suite(second))
-    click.echo("\n".join(lines))
+    with removed_on_termination(), opened(a) as first, opened(b) as second:
+        (old, named_a), (new, named_b) = by_content(read_suite(first.root)), by_content(read_suite(second.root))
+    for line in [*named_a, *named_b]:
+        click.echo(f"warning: {visible(line)}", err=True)
+    click.echo("\n".join(diff_lines(old, new)))

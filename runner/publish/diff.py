@@ -1,9 +1,10 @@
 """What changed between two compiled suites: rows added, removed and changed (paired by cell), and the
 manifest fields that differ.
 
-Row ids hash the row's content, so an edited row has a new id. Rows present in both (same id) are
-unchanged; the others are paired by their cell (in id order within a cell) as changed rows, and what is
-left over is added or removed.
+Row ids hash the row's content, so an edited row has a new id. The ids are recomputed from the rows'
+content, never taken as written: a row edited with its old id kept counts as changed, and its id is
+named. Rows present in both (same id) are unchanged; the others are paired by their cell (in id order
+within a cell) as changed rows, and what is left over is added or removed.
 """
 
 from __future__ import annotations
@@ -11,13 +12,27 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from compiler.emit import content_id
 from compiler.seeding import canonical_json
 from compiler.suite_model import SuiteRow
-from runner.contract import Suite
+from runner.contract import SUITE_FILE, Suite
 
 SHOWN = 10
 """Rows listed per kind of change; the rest are counted."""
 FIELDS = ("messages", "samples", "answers", "decode", "puzzle", "followups", "expect", "meta")
+
+
+def by_content(suite: Suite) -> tuple[Suite, list[str]]:
+    """`suite` with every row's id recomputed from its content, and each row whose written id differed."""
+    rows, named = [], []
+    for number, row in enumerate(suite.rows, start=1):
+        fresh = content_id(row)
+        if fresh != row.id:
+            named.append(f"{suite.path / SUITE_FILE} (row {number}, id {row.id}): the id does not match the row's "
+                         f"content, which hashes to {fresh}; the row is compared by its content")
+            row = row.model_copy(update={"id": fresh})
+        rows.append(row)
+    return Suite(suite.path, suite.manifest, suite.manifest_sha256, rows), named
 
 
 def _by_cell(rows: list[SuiteRow]) -> dict[str, list[SuiteRow]]:

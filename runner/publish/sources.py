@@ -58,6 +58,8 @@ class Origin:
     compile_dir: Path
     spec: Path
     sources: list[Source]
+    top: Path | None = None
+    """The root when it is known (a bundle's sources/ folder); else the deepest folder holding them all."""
 
     @property
     def licence(self) -> str:
@@ -70,7 +72,9 @@ class Origin:
         return sorted({s.path for s in self.sources} | extra)
 
     def root(self) -> Path:
-        """The deepest folder that holds the compile folder and every file carried."""
+        """The deepest folder that holds the compile folder and every file carried (or `top`)."""
+        if self.top is not None:
+            return self.top
         return Path(os.path.commonpath([self.compile_dir, *(p.parent for p in self.files())]))
 
 
@@ -93,15 +97,23 @@ def _nearest(folder: Path, names: tuple[str, ...], stop: Path | None = None) -> 
     return None
 
 
-def _source(path: Path, role: str, allow_unlicensed: bool) -> Source:
-    licence_file = _nearest(path.parent, LICENCE_FILES)
-    licence = identify(licence_file.read_text(encoding="utf-8", errors="replace")) if licence_file else None
+def _licence_text(path: Path) -> str:
+    with path.open("rb") as handle:  # identify reads the first 4,000 characters; a licence file may be huge
+        return handle.read(16_000).decode("utf-8", errors="replace")
+
+
+def source(path: Path, role: str, allow_unlicensed: bool, top: Path | None = None) -> Source:
+    """`path` as a source, with the licence and attribution files that cover it (found no higher than
+    `top`, when given); a ContractError when its licence is not one this tool knows, or it has none and
+    `allow_unlicensed` is false."""
+    licence_file = _nearest(path.parent, LICENCE_FILES, top)
+    licence = identify(_licence_text(licence_file)) if licence_file else None
     if licence_file and licence is None:
         raise ContractError(licence_file, f"not a licence this tool recognises (one of {', '.join(RANK)})",
                             fix=f"bundle {path} under one of those licences")
     if licence is None and not allow_unlicensed:
         raise ContractError(path, "no licence file covers this file", fix=FIX_LICENCE)
-    attribution = _nearest(path.parent, ATTRIBUTION_FILES, licence_file.parent if licence_file else None)
+    attribution = _nearest(path.parent, ATTRIBUTION_FILES, licence_file.parent if licence_file else top)
     return Source(path, role, file_sha256(path), licence, licence_file, attribution)
 
 
@@ -129,7 +141,7 @@ def origin_of(suite_dir: Path, allow_unlicensed: bool = False) -> Origin:
     if file_sha256(spec) != manifest.spec_sha256:
         raise ContractError(spec, f"changed since {where} was compiled (spec_sha256 differs)",
                             fix="compile the suite again with `spec compile`, then bundle it")
-    sources = [_source(path, role, allow_unlicensed) for path, role in read_by(spec).items()]
+    sources = [source(path, role, allow_unlicensed) for path, role in read_by(spec).items()]
     return Origin(Path.cwd().resolve(), spec, sources)
 
 

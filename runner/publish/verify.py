@@ -1,76 +1,95 @@
 """Checks of a bundle folder or a compiled suite, each failure named by file and row.
 
-A compiled suite: the manifest's hashes and counts against the files and rows, every row against
-schema.json (jsonschema), every puzzle re-proved with Z3. A bundle adds SHA256SUMS (every member hashed,
-none missing or unlisted) and a recompile of the bundled spec, compared byte for byte with the suite.
+A compiled suite: the manifest's hashes and counts against the files and rows, every row against the
+project's own row schema (the folder's schema.json is compared with it as data, never used or
+resolved), every row's id against its content, every puzzle re-proved with Z3. A bundle adds SHA256SUMS
+(every member hashed, none missing or unlisted, none larger than listed), a recompile of the bundled spec
+in a budgeted child process (runner.publish.recompile) compared byte for byte with the suite, and the
+provenance recomputed (runner.publish.provenance). Every file is read through runner.publish.members:
+only the folder's own plain files, never a path as a stranger's file spells it.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import tempfile
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import jsonschema
+import referencing
 
-from compiler.build import compile_file
-from compiler.emit import file_sha256
-from compiler.errors import SpecError
-from compiler.files import spec_roots
+from compiler.budget import DEFAULT_BUDGET
+from compiler.emit import content_id, file_sha256
 from compiler.puzzles.verify import reprove_row
-from runner.contract import MANIFEST_FILE, SUITE_FILE, Suite, read_suite
-from runner.publish.sources import read_by
+from compiler.suite_model import SuiteRow
+from runner.contract import MANIFEST_FILE, SUITE_FILE, ContractError, Suite, read_manifest, read_suite
+from runner.progress import progress
+from runner.publish.members import DEFAULT_CAPS, Caps, MemberError, Members, name_problem
+from runner.publish.provenance import check_provenance, read_recipe
+from runner.publish.recompile import Limits, recompile
+from runner.publish.sums import SUMS_FILE, parse_sums
 
-SUMS_FILE = "SHA256SUMS"
-BUNDLE_FILE = "bundle.json"
 SCHEMA_FILE = "schema.json"
 SUITE_FILES = (SUITE_FILE, MANIFEST_FILE, SCHEMA_FILE)
 SHOWN = 20
 """Failures listed per check; the rest are counted."""
+BAR_FROM = 10_000
+"""Rows from which the row check shows a progress bar (puzzles always do: each takes a while)."""
 
 
-def sums_text(folder: Path) -> str:
-    """SHA256SUMS for every file of `folder` but itself, in `sha256sum -c` format, sorted by path."""
-    names = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
-    return "".join(f"{file_sha256(folder / name)}  {name}\n" for name in names if name != SUMS_FILE)
+@dataclass(frozen=True)
+class Options:
+    """How `spec verify` checks: Z3's time per puzzle, the recompile's budget, the caps on what a bundle
+    may hold, and where progress goes (`say` takes a line; `bars` shows the row bar)."""
+
+    timeout_ms: int = 10_000
+    seconds: float = 300.0
+    memory_mib: int = 2048
+    caps: Caps = DEFAULT_CAPS
+    say: Callable[[str], None] = field(default=lambda line: None)
+    bars: bool = False
 
 
-def check_sums(folder: Path) -> list[str]:
-    """Every member listed in SHA256SUMS present with its hash, and no member left unlisted."""
-    path = folder / SUMS_FILE
-    if not path.is_file():
-        return [f"{SUMS_FILE}: missing; this is not a bundle written by `spec bundle`"]
-    listed: dict[str, str] = {}
-    failures = []
-    for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
-        digest, _, name = line.partition("  ")
-        if len(digest) != 64 or not name:
-            failures.append(f"{SUMS_FILE}:{number}: not '<sha256>  <path>'")
-        listed[name] = digest
-    present = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()} - {SUMS_FILE}
-    for name in sorted(listed.keys() - present):
-        failures.append(f"{name}: missing (listed in {SUMS_FILE})")
-    for name in sorted(present - listed.keys()):
-        failures.append(f"{name}: not listed in {SUMS_FILE}")
-    for name in sorted(present & listed.keys()):
-        actual = file_sha256(folder / name)
-        if actual != listed[name]:
-            failures.append(f"{name}: sha256 is {actual}, {SUMS_FILE} says {listed[name]}")
+@cache
+def row_schema() -> dict[str, Any]:
+    """The project's own JSON Schema of a row: what `spec compile` writes as schema.json."""
+    return json.loads(json.dumps(SuiteRow.model_json_schema(), sort_keys=True))
+
+
+def check_sums(members: Members) -> list[str]:
+    """Every member listed in SHA256SUMS present with its size and hash, none unlisted; a member larger
+    than listed is not read."""
+    try:
+        listing = parse_sums(members.small(SUMS_FILE).decode("utf-8", errors="replace"))
+    except MemberError as err:
+        return [f"{err}; this is not a bundle written by `spec bundle`"]
+    failures = list(listing.problems)
+    present = set(members.sizes) - {SUMS_FILE}
+    failures += [f"{name}: missing (listed in {SUMS_FILE})" for name in sorted(listing.sha256.keys() - present)]
+    failures += [f"{name}: not listed in {SUMS_FILE}" for name in sorted(present - listing.sha256.keys())]
+    for name in sorted(present & listing.sha256.keys()):
+        size, promised = members.sizes[name], listing.sizes.get(name, 0)
+        if size > promised:
+            failures.append(f"{name}: {size:,} bytes, more than the {promised:,} {SUMS_FILE} lists (not read)")
+        elif (actual := file_sha256(members.root / name)) != listing.sha256[name]:
+            failures.append(f"{name}: sha256 is {actual}, {SUMS_FILE} says {listing.sha256[name]}")
     return failures
 
 
-def _manifest_problems(suite: Suite) -> Iterator[str]:
+def _manifest_problems(suite: Suite, members: Members) -> Iterator[str]:
     manifest = suite.manifest
     for name, digest in sorted(manifest.files.items()):
-        path = suite.path / name
-        if not path.is_file():
-            yield f"{MANIFEST_FILE}: files lists {name}, which is missing"
-        elif file_sha256(path) != digest:
-            yield f"{name}: sha256 is {file_sha256(path)}, {MANIFEST_FILE} says {digest}"
+        problem = name_problem(name)
+        path = members.path(name)
+        if problem or path is None:
+            yield f"{MANIFEST_FILE}: files names {name!r}, which {problem or 'is missing'}"
+        elif (actual := file_sha256(path)) != digest:
+            yield f"{name}: sha256 is {actual}, {MANIFEST_FILE} says {digest}"
     trials = sum(row.samples for row in suite.rows)
     if manifest.trials != trials:
         yield f"{MANIFEST_FILE}: says trials={manifest.trials}, {SUITE_FILE} has {trials}"
@@ -83,99 +102,105 @@ def _manifest_problems(suite: Suite) -> Iterator[str]:
         yield f"{MANIFEST_FILE}: says cells={manifest.cells}, {SUITE_FILE} has {cells}"
 
 
-def _row_problems(suite: Suite, timeout_ms: int) -> Iterator[str]:
-    schema = json.loads((suite.path / SCHEMA_FILE).read_text(encoding="utf-8"))
-    validator = jsonschema.validators.validator_for(schema)(schema)
+def _schema_problems(members: Members) -> list[str]:
+    """schema.json compared, as data, with the project's own row schema (which is what rows are checked
+    against: a stranger's schema is never used, so its $ref is never fetched or opened)."""
+    try:
+        theirs = members.json(SCHEMA_FILE)
+    except MemberError as err:
+        return [str(err)]
+    if theirs != row_schema():
+        return [f"{SCHEMA_FILE}: is not the row schema of this version of spec; rows are checked against spec's own"]
+    return []
+
+
+def _row_problems(suite: Suite, options: Options) -> Iterator[str]:
+    schema = row_schema()
+    validator = jsonschema.validators.validator_for(schema)(schema, registry=referencing.Registry())
     lines = suite.path.joinpath(SUITE_FILE).read_bytes().split(b"\n")
     numbered = [(number, line) for number, line in enumerate(lines, start=1) if line.strip()]
+    puzzles = sum(1 for row in suite.rows if row.puzzle)
+    bar = progress(len(suite.rows), 0, options.bars and (puzzles > 0 or len(suite.rows) >= BAR_FROM), unit="rows")
     for (number, line), row in zip(numbered, suite.rows, strict=True):
         where = f"{SUITE_FILE}:{number} (row {row.id})"
+        if (fresh := content_id(row)) != row.id:
+            yield f"{where}: id does not match the row's content, which hashes to {fresh}: the row was edited"
         for error in validator.iter_errors(json.loads(line)):
             path = "/".join(str(p) for p in error.absolute_path)
             yield f"{where}: schema: {error.message}" + (f" at {path}" if path else "")
         if row.puzzle:
-            yield from (f"{where}: puzzle: {problem}" for problem in reprove_row(row, timeout_ms))
+            yield from (f"{where}: puzzle: {problem}" for problem in reprove_row(row, options.timeout_ms))
+        bar.update()
+    bar.close()
 
 
-def check_suite(folder: Path, timeout_ms: int) -> tuple[list[str], Counter[str]]:
-    """The suite's failures, and how many rows and puzzles were checked; a ContractError when
+def check_suite(members: Members, options: Options) -> tuple[list[str], Counter[str], Suite]:
+    """The suite's failures, how many rows and puzzles were checked, and the suite; a ContractError when
     runner/contract.py cannot read it."""
-    suite = read_suite(folder)
-    if not (folder / SCHEMA_FILE).is_file():
-        return [f"{SCHEMA_FILE}: missing"], Counter()
+    suite = read_suite(members.root)
     counts = Counter(rows=len(suite.rows), puzzles=sum(1 for row in suite.rows if row.puzzle))
-    return [*_manifest_problems(suite), *_row_problems(suite, timeout_ms)], counts
+    options.say(f"checking {counts['rows']:,} rows ({counts['puzzles']:,} puzzles to re-prove)")
+    failures = [*_manifest_problems(suite, members), *_schema_problems(members), *_row_problems(suite, options)]
+    return failures, counts, suite
 
 
-def _first_difference(a: bytes, b: bytes) -> int:
-    lines = zip(a.split(b"\n"), b.split(b"\n"), strict=False)
-    return next((number for number, (x, y) in enumerate(lines, start=1) if x != y), min(a, b, key=len).count(b"\n") + 1)
+def _differing_line(ours: Path | None, fresh: Path) -> int | None:
+    """The first line where a bundle's file differs from the recompiled one (None when equal)."""
+    if ours is None:
+        return 1
+    if file_sha256(ours) == file_sha256(fresh):
+        return None
+    number = 0
+    with ours.open("rb") as a, fresh.open("rb") as b:
+        for number, (x, y) in enumerate(zip(a, b, strict=False), start=1):
+            if x != y:
+                return number
+    return number + 1
 
 
-class _Unusable(Exception):
-    """bundle.json cannot say where to recompile from; the message is the one failure to report."""
-
-
-def _recipe(folder: Path) -> tuple[dict[str, Any], Path, Path, str]:
-    """bundle.json, the compile folder and the spec it names (checked to stay in the bundle), and how
-    failures name the spec."""
+def _limits(members: Members, suite: Suite | None, options: Options) -> Limits:
+    """The recompile's budget: the options' time and memory; the rows, trials and bytes of the suite it
+    must reproduce, as its manifest says (a compile going past them cannot reproduce it)."""
     try:
-        info = json.loads((folder / BUNDLE_FILE).read_text(encoding="utf-8"))
-        compile_dir, spec = (folder / info["compile_dir"]).resolve(), Path(info["spec"])
-    except (OSError, ValueError, KeyError, TypeError) as err:
-        raise _Unusable(f"{BUNDLE_FILE}: unreadable ({err})") from None
-    if not compile_dir.is_relative_to(folder) or spec.is_absolute() or ".." in spec.parts:
-        raise _Unusable(f"{BUNDLE_FILE}: compile_dir or spec leaves the bundle folder")
-    shown = f"{info['compile_dir']}/{info['spec']}"
-    if not (compile_dir / spec).is_file():
-        raise _Unusable(f"{shown}: missing, so the suite cannot be recompiled")
-    return info, compile_dir, spec, shown
+        manifest = suite.manifest if suite else read_manifest(members.root)[0]
+        rows, trials = manifest.rows, manifest.trials
+    except ContractError:
+        rows, trials = DEFAULT_BUDGET.rows, DEFAULT_BUDGET.trials
+    return Limits(seconds=options.seconds, memory_mib=options.memory_mib, rows=rows, trials=trials,
+                  file_bytes=members.sizes.get(SUITE_FILE, 0) + 2**20)
 
 
-def check_sources(folder: Path) -> list[str]:
-    """The files the bundled spec reads are the sources bundle.json lists, each with its role and the
-    sha256 it records (so the licences recorded cover every file compiled, and an imported spec or data
-    file is hashed as the main spec is in the manifest)."""
-    folder = folder.resolve()
+def check_recompile(members: Members, suite: Suite | None, options: Options) -> list[str]:
+    """The bundled spec compiled again (in the budgeted child), compared byte for byte with the suite;
+    then the provenance checked against the files it read."""
     try:
-        info, compile_dir, spec, shown = _recipe(folder)
-        with contextlib.chdir(compile_dir), spec_roots(spec, (folder / "sources",)):
-            read = {path.relative_to(folder).as_posix(): role for path, role in read_by(spec).items()}
-        listed = {entry["path"]: entry for entry in info["sources"]}
-    except (_Unusable, SpecError, ValueError, KeyError, TypeError):
-        return []  # check_recompile names why the spec cannot be compiled
-    failures = [f"{name}: read by {shown} but not listed in {BUNDLE_FILE}" for name in sorted(read.keys() - listed)]
-    failures += [f"{BUNDLE_FILE}: lists {name}, which {shown} does not read" for name in sorted(listed.keys() - read)]
-    for name in sorted(read.keys() & listed.keys()):
-        entry, path = listed[name], folder / name
-        if entry.get("role") != read[name]:
-            failures.append(f"{name}: {BUNDLE_FILE} says role {entry.get('role')}, {shown} reads it as {read[name]}")
-        if path.is_file() and file_sha256(path) != entry.get("sha256"):
-            failures.append(f"{name}: sha256 is {file_sha256(path)}, {BUNDLE_FILE} says {entry.get('sha256')}")
-    return failures
-
-
-def check_recompile(folder: Path) -> list[str]:
-    """The bundled spec compiled again in the bundle's sources/, compared byte for byte with the suite."""
-    folder = folder.resolve()  # the compile below runs in the bundle's compile folder
-    try:
-        _, compile_dir, spec, shown = _recipe(folder)
-    except _Unusable as err:
+        recipe = read_recipe(members)
+    except MemberError as err:
         return [str(err)]
-    with tempfile.TemporaryDirectory(prefix="spec-verify-") as scratch, contextlib.chdir(compile_dir):
+    root = members.root.resolve()
+    limits = _limits(members, suite, options)
+    options.say(f"recompiling {recipe.shown} (at most {limits.seconds:g} s and {limits.memory_mib} MiB)")
+    with tempfile.TemporaryDirectory(prefix="spec-verify-") as scratch:
         fresh = Path(scratch) / "suite"
-        try:
-            compile_file(spec, fresh, allowed=(folder / "sources",))  # what the bundle holds, nothing else
-        except SpecError as err:
-            return [f"{shown}: does not compile:\n{err}"]
-        failures = []
-        for name in SUITE_FILES:
-            ours = (folder / name).read_bytes() if (folder / name).is_file() else b""
-            theirs = (fresh / name).read_bytes()
-            if ours != theirs:
-                line = _first_difference(ours, theirs)
-                failures.append(f"{name}: differs from a recompile of {shown} (first at line {line})")
-        return failures
+        done = recompile(root, root / recipe.compile_dir, Path(recipe.spec), fresh, limits, recipe.shown)
+        failures = [done.failure] if done.failure else []
+        for name in SUITE_FILES if not failures else ():
+            line = _differing_line(members.path(name), fresh / name)
+            if line is not None:
+                failures.append(f"{name}: differs from a recompile of {recipe.shown} (first at line {line})")
+    options.say("checking the sources, licences, dataset card and croissant.json")
+    return failures + check_provenance(members, suite, done.read, recipe.shown)
+
+
+def check_bundle(members: Members, options: Options) -> tuple[list[str], Counter[str]]:
+    """Every check of a bundle folder; a suite the contract refuses is one failure among the others."""
+    options.say(f"checking {SUMS_FILE} ({len(members.sizes):,} files)")
+    failures = check_sums(members)
+    try:
+        found, counts, suite = check_suite(members, options)
+    except ContractError as err:
+        found, counts, suite = [err.message], Counter(), None
+    return [*failures, *found, *check_recompile(members, suite, options)], counts
 
 
 def capped(failures: list[str]) -> list[str]:

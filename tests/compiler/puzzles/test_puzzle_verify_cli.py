@@ -7,7 +7,7 @@ from typing import Any
 
 from click.testing import CliRunner
 
-from compiler.emit import write_suite_folder
+from compiler.emit import suite_row, write_suite_folder
 from compiler.puzzles import PropositionalConfig, draw_selections, expect_of, generate_puzzle
 from compiler.suite_model import SuiteRow
 from runner.publish.cli import verify
@@ -15,21 +15,24 @@ from runner.publish.cli import verify
 CONFIG = PropositionalConfig(name="identity")
 
 
-def _plain(name: str, **fields: Any) -> SuiteRow:
-    return SuiteRow(
-        id=name, messages=[{"role": "user", "content": "Who?"}], samples=1, cell={}, answers={"a": "a"}, decode={},
-        **fields,
-    )
+def _plain(**fields: Any) -> SuiteRow:
+    """A row with its content's id, as the compiler writes it."""
+    return suite_row({"messages": [{"role": "user", "content": "Who?"}], "samples": 1, "cell": {},
+                      "answers": {"a": "a"}, "decode": {}, **fields})
+
+
+def _fields(item: int) -> dict[str, Any]:
+    puzzle = generate_puzzle(CONFIG, "hard", 1, ("v", item), draw_selections(CONFIG, 1, ("v", item), 1)[0])
+    return {"puzzle": puzzle, "expect": expect_of(puzzle)}
 
 
 def _row(item: int) -> SuiteRow:
-    puzzle = generate_puzzle(CONFIG, "hard", 1, ("v", item), draw_selections(CONFIG, 1, ("v", item), 1)[0])
-    return _plain(f"row{item}", puzzle=puzzle, expect=expect_of(puzzle))
+    return _plain(**_fields(item))
 
 
 def _suite(tmp_path: Path, rows: list[SuiteRow]) -> Path:
     write_suite_folder(
-        tmp_path, [*rows, _plain("plain")], suite="v", spec_file="v.spec", spec_sha256="0" * 64,
+        tmp_path, [*rows, _plain()], suite="v", spec_file="v.spec", spec_sha256="0" * 64,
         compiler_version="test", schema_version="1", seed=0,
     )
     return tmp_path
@@ -42,20 +45,23 @@ def test_sound_suite_passes(tmp_path: Path) -> None:
 
 
 def test_tampered_puzzles_fail_by_item_id(tmp_path: Path) -> None:
-    dropped, swapped = _row(0), _row(1)
-    assert dropped.puzzle is not None and swapped.expect is not None
-    dropped.puzzle["clues"].pop()
-    dropped.puzzle["text"].pop()
-    swapped.expect = {"solution": {**swapped.expect["solution"], "A": {"gender": "x", "race": "y"}}}
-    suite = _suite(tmp_path, [dropped, swapped, _row(2)])
+    dropped, swapped = _fields(0), _fields(1)
+    dropped["puzzle"]["clues"].pop()
+    dropped["puzzle"]["text"].pop()
+    swapped["expect"] = {"solution": {**swapped["expect"]["solution"], "A": {"gender": "x", "race": "y"}}}
+    rows = [_plain(**dropped), _plain(**swapped), _row(2)]
+    suite = _suite(tmp_path, rows)
     result = CliRunner().invoke(verify, [str(suite / "suite.jsonl")])
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
-    assert "FAIL suite.jsonl (row row0): puzzle: the clues admit a model other than the stored solution" in (
+    first, second, sound = (row.id for row in rows)
+    assert f"FAIL suite.jsonl (row {first}): puzzle: the clues admit a model other than the stored solution" in (
         result.output)
-    assert "FAIL suite.jsonl (row row1): puzzle: expect.solution differs from the puzzle's solution" in result.output
-    assert "row2" not in result.output
+    assert f"FAIL suite.jsonl (row {second}): puzzle: expect.solution differs from the puzzle's solution" in (
+        result.output)
+    assert sound not in result.output
     assert f"verified {suite / 'suite.jsonl'}: 4 rows, 3 puzzles: 3 failures" in result.output
     in_folder = CliRunner().invoke(verify, [str(suite)])  # a folder names the line as well
     assert in_folder.exit_code == 1
-    assert "FAIL suite.jsonl:2 (row row0): puzzle: the clues admit a model other than the stored solution" in (
+    line = 1 + sorted(row.id for row in [*rows, _plain()]).index(first)
+    assert f"FAIL suite.jsonl:{line} (row {first}): puzzle: the clues admit a model other than the stored " in (
         in_folder.output)

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from compiler.build import compile_file
 from runner.publish.cli import bundle, verify
 from runner.publish.sources import identify
+from runner.publish.sums import HEADER
 from tests.runner.publish.project import CC_BY, make_project
 from tests.support import ROOT, shipped_suite
 
@@ -59,7 +60,11 @@ def test_the_folder_form_records_each_source_with_its_licence_and_attribution(su
     assert ("| `sources/data/extra.csv` | data | CC-BY-SA-4.0 | `sources/data/LICENSE` | "
             f"`sources/data/ATTRIBUTION.md` | `{data_sha256}` |\n") in card
     sums = Path("tiny/SHA256SUMS").read_text().splitlines()
-    assert [line.split("  ")[1] for line in sums][:2] == ["README.md", "bundle.json"] and len(sums) == 12
+    assert sums[0] == HEADER.rstrip("\n") and len(sums) == 1 + 2 * 12  # the sizes, then the hashes
+    names = [line.split("  ")[1] for line in sums[13:]]
+    assert names[:2] == ["README.md", "bundle.json"] and [line.split("  ")[1] for line in sums[1:13]] == names
+    assert sums[1:13] == [f"# size {Path('tiny', name).stat().st_size}  {name}" for name in names]
+    assert sums[13:] == [f"{hashlib.sha256(Path('tiny', name).read_bytes()).hexdigest()}  {name}" for name in names]
 
 
 def test_a_cc_by_source_with_mit_sources_makes_a_cc_by_bundle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,10 +15,13 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
+from compiler.seeding import canonical_json
 from runner.publish.archive import write_archive
 from runner.publish.bundle import write_bundle
 from runner.publish.cli import verify
-from runner.publish.verify import check_suite, sums_text
+from runner.publish.members import scan
+from runner.publish.sums import sums_text
+from runner.publish.verify import Options, check_suite
 from tests.runner.publish.project import make_project
 
 ROWS = 81
@@ -48,9 +51,15 @@ def _reseal(folder: Path) -> None:
 def test_a_sound_bundle_folder_and_archive_pass(folder: Path) -> None:
     result = _verify(folder)
     assert result.exit_code == 0 and result.exception is None, result.output
-    assert result.output == f"verified tiny: {ROWS} rows, 0 puzzles: all sound\n"
+    assert result.stdout == f"verified tiny: {ROWS} rows, 0 puzzles: all sound\n"
+    assert result.stderr.splitlines() == [
+        "verify: checking SHA256SUMS (13 files)", f"verify: checking {ROWS} rows (0 puzzles to re-prove)",
+        "verify: recompiling sources/tiny.spec (at most 300 s and 2048 MiB)",
+        "verify: checking the sources, licences, dataset card and croissant.json"]
     write_archive(folder, Path("tiny.tar.gz"))
-    assert _verify(Path("tiny.tar.gz")).output == f"verified tiny.tar.gz: {ROWS} rows, 0 puzzles: all sound\n"
+    assert _verify(Path("tiny.tar.gz")).stdout == f"verified tiny.tar.gz: {ROWS} rows, 0 puzzles: all sound\n"
+    assert CliRunner().invoke(verify, ["--quiet", "tiny.tar.gz"]).output == (
+        f"verified tiny.tar.gz: {ROWS} rows, 0 puzzles: all sound\n")
 
 
 def test_a_flipped_byte_in_a_member_names_the_member(folder: Path) -> None:
@@ -59,7 +68,8 @@ def test_a_flipped_byte_in_a_member_names_the_member(folder: Path) -> None:
     (folder / "sources/vocab.spec").write_bytes(bytes(data))
     failures = _failed(_verify(folder))
     assert failures[0].startswith("FAIL sources/vocab.spec: sha256 is ")
-    listed = dict(line.split("  ")[::-1] for line in (folder / "SHA256SUMS").read_text().splitlines())
+    listed = dict(line.split("  ")[::-1] for line in (folder / "SHA256SUMS").read_text().splitlines()
+                  if not line.startswith("#"))
     assert failures[0].endswith(", SHA256SUMS says " + listed["sources/vocab.spec"])
 
 
@@ -123,9 +133,9 @@ def _evil_archive(path: Path, name: str, kind: bytes = tarfile.REGTYPE) -> None:
 
 
 @pytest.mark.parametrize(("name", "kind", "problem"), [
-    ("../x", tarfile.REGTYPE, "member name leaves the bundle folder"),
-    ("tiny/../../x", tarfile.REGTYPE, "member name leaves the bundle folder"),
-    ("/tmp/x", tarfile.REGTYPE, "member name leaves the bundle folder"),
+    ("../x", tarfile.REGTYPE, "leaves the bundle folder or is not a plain relative path"),
+    ("tiny/../../x", tarfile.REGTYPE, "leaves the bundle folder or is not a plain relative path"),
+    ("/tmp/x", tarfile.REGTYPE, "leaves the bundle folder or is not a plain relative path"),
     ("tiny/link", tarfile.SYMTYPE, "is not a plain file or folder"),
     ("other/x", tarfile.REGTYPE, "is outside the bundle's top folder tiny/"),
 ])
@@ -148,11 +158,18 @@ def test_an_edited_row_is_named_by_line_and_the_recompile_differs(folder: Path) 
     failures = _failed(_verify(folder))
     assert failures[0].startswith("FAIL suite.jsonl: sha256 is ") and failures[0].endswith(", manifest.json says "
                                                                                            + _manifest_sha(folder))
-    assert failures[1] == "FAIL suite.jsonl: differs from a recompile of sources/tiny.spec (first at line 5)"
+    assert failures[1] == (f"FAIL suite.jsonl:5 (row {row['id']}): id does not match the row's content, which hashes "
+                           f"to {_content_id(row)}: the row was edited")
+    assert failures[2] == "FAIL suite.jsonl: differs from a recompile of sources/tiny.spec (first at line 5)"
+    assert len(failures) == 3
 
 
-def _manifest_sha(folder: Path) -> str:
-    return json.loads((folder / "manifest.json").read_text())["files"]["suite.jsonl"]
+def _content_id(row: dict[str, Any]) -> str:
+    return hashlib.sha256(canonical_json({k: v for k, v in row.items() if k != "id"}).encode()).hexdigest()[:16]
+
+
+def _manifest_sha(folder: Path, name: str = "suite.jsonl") -> str:
+    return json.loads((folder / "manifest.json").read_text())["files"][name]
 
 
 def test_an_edited_spec_source_fails_the_recompile(folder: Path) -> None:
@@ -201,31 +218,49 @@ def test_the_sources_listed_are_the_files_the_spec_reads(
 
 
 def test_schema_and_count_failures_are_named_by_file_and_row(folder: Path) -> None:
-    schema = json.loads((folder / "schema.json").read_text())
-    schema["properties"]["samples"]["maximum"] = 2
-    (folder / "schema.json").write_text(json.dumps(schema))
+    lines = (folder / "suite.jsonl").read_text().splitlines(keepends=True)
+    lines[1] = lines[1].replace('"samples":3', '"samples":"3"')  # pydantic reads it, the row schema refuses it
+    (folder / "suite.jsonl").write_text("".join(lines))
     manifest = json.loads((folder / "manifest.json").read_text())
     manifest["trials"] += 1
     (folder / "manifest.json").write_text(json.dumps(manifest))
-    failures, counts = check_suite(folder, 1000)
-    first_id = json.loads((folder / "suite.jsonl").read_text().splitlines()[0])["id"]
-    assert failures[0].startswith("schema.json: sha256 is ")
+    failures, counts, _ = check_suite(scan(folder), Options())
+    second_id = json.loads(lines[1])["id"]
+    assert failures[0].startswith("suite.jsonl: sha256 is ")
     assert failures[1] == f"manifest.json: says trials={manifest['trials']}, suite.jsonl has {manifest['trials'] - 1}"
-    assert failures[2] == f"suite.jsonl:1 (row {first_id}): schema: 3 is greater than the maximum of 2 at samples"
-    assert len(failures) == 2 + ROWS and counts["rows"] == ROWS
+    assert failures[2:] == [f"suite.jsonl:2 (row {second_id}): schema: '3' is not of type 'integer' at samples"]
+    assert counts["rows"] == ROWS
+
+
+def test_rows_are_checked_against_specs_own_schema_not_the_bundles(folder: Path) -> None:
+    schema = json.loads((folder / "schema.json").read_text())
+    schema["properties"]["samples"]["maximum"] = 2  # every row has 3 samples
+    (folder / "schema.json").write_text(json.dumps(schema))
+    _reseal(folder)
+    failures = _failed(_verify(folder))
+    schema_sha = _manifest_sha(folder, "schema.json")
+    assert failures[0].startswith("FAIL schema.json: sha256 is ")
+    assert failures[0].endswith(f", manifest.json says {schema_sha}")
+    assert failures[1:] == [
+        "FAIL schema.json: is not the row schema of this version of spec; rows are checked against spec's own",
+        "FAIL schema.json: differs from a recompile of sources/tiny.spec (first at line 1)"]
 
 
 def test_failures_beyond_twenty_are_counted(folder: Path) -> None:
-    schema = json.loads((folder / "schema.json").read_text())
-    schema["properties"]["samples"]["maximum"] = 2
-    (folder / "schema.json").write_text(json.dumps(schema))
+    lines = [json.loads(line) for line in (folder / "suite.jsonl").read_text().splitlines()]
+    for row in lines:
+        row["messages"][-1]["content"] += " Answer now."
+    (folder / "suite.jsonl").write_text("".join(canonical_json(row) + "\n" for row in lines))
     shutil.rmtree(folder / "sources")
     failures = _failed(_verify(folder))
     missing = [f"FAIL {name}: missing (listed in SHA256SUMS)" for name in (
         "sources/LICENSE", "sources/data/ATTRIBUTION.md", "sources/data/LICENSE", "sources/data/extra.csv",
         "sources/tiny.spec", "sources/vocab.spec")]
     assert failures[:6] == missing and len(failures) == 21
-    # 6 missing, schema.json's hash (against SHA256SUMS and the manifest), one per row, the recompile
+    size = (folder / "suite.jsonl").stat().st_size
+    assert failures[6].startswith(f"FAIL suite.jsonl: {size:,} bytes, more than the ")  # larger than listed: not read
+    assert failures[7].startswith("FAIL suite.jsonl: sha256 is ")  # against the manifest
+    # 6 missing, suite.jsonl's size (SHA256SUMS) and hash (the manifest), an id per row, the missing spec
     assert failures[-1] == f"FAIL ... and {6 + 2 + ROWS + 1 - 20} more"
 
 

@@ -1,0 +1,148 @@
+"""The recompile `spec verify` runs on a stranger's bundle, in a child process held to a budget.
+
+The bundled spec is the stranger's: its compile runs in a child (`python -m runner.publish.recompile`)
+with limits on CPU time, address space and file size (setrlimit), a wall-clock limit enforced by the
+parent, the compiler's own row, trial and byte budget set from the suite it must reproduce, no network,
+an environment holding none of the user's variables (no API keys), and its temporary files in the
+verify's scratch folder. It reports what the spec reads (with roles) and writes the suite it compiles;
+each way it can fail is one message naming the spec and the limit, never a traceback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import resource
+import signal
+import socket
+import subprocess
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+STARTUP_SECONDS = 60.0
+"""Wall-clock time the child may take on top of its budget to start (imports, under load)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The recompile's budget: wall-clock and CPU seconds, MiB of address space, and the rows, trials
+    and bytes of the suite it must reproduce (the compiler stops at those; a file may not grow past
+    `file_bytes`)."""
+
+    seconds: float
+    memory_mib: int
+    rows: int
+    trials: int
+    file_bytes: int
+
+
+@dataclass(frozen=True)
+class Recompiled:
+    """What the child found: the files the spec reads (path below the bundle -> role), or why it failed."""
+
+    read: dict[str, str] | None
+    failure: str | None
+
+
+def _environment(scratch: Path) -> dict[str, str]:
+    """The child's environment: a path to find programs, the locale, and scratch as home and temp."""
+    kept = {name: os.environ[name] for name in ("PATH", "LANG", "LC_ALL", "PYTHONPATH") if name in os.environ}
+    return {**kept, "HOME": str(scratch), "TMPDIR": str(scratch), "OPENBLAS_NUM_THREADS": "1",
+            "OMP_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def recompile(folder: Path, compile_dir: Path, spec: Path, out: Path, limits: Limits, shown: str) -> Recompiled:
+    """Compile `spec` (relative to `compile_dir`, in the bundle `folder`) into `out` in a child held to
+    `limits`; `shown` names the spec in messages."""
+    request = {"folder": str(folder), "compile_dir": str(compile_dir), "spec": str(spec), "out": str(out),
+               "limits": asdict(limits)}
+    try:
+        done = subprocess.run([sys.executable, "-m", "runner.publish.recompile", json.dumps(request)],
+                              capture_output=True, timeout=limits.seconds + STARTUP_SECONDS, stdin=subprocess.DEVNULL,
+                              env=_environment(out.parent), cwd=out.parent, check=False)
+    except subprocess.TimeoutExpired:
+        return Recompiled(None, f"{shown}: the recompile did not finish within {limits.seconds:g} s, its time "
+                                "budget; pass --max-seconds to allow more")
+    try:
+        report = json.loads(done.stdout.decode("utf-8").splitlines()[-1]) if done.returncode == 0 else None
+    except (ValueError, IndexError):
+        report = None
+    if report is None:
+        return Recompiled(None, f"{shown}: the recompile stopped: {_ending(done, limits)}")
+    if "error" in report:
+        return Recompiled(report.get("read"), f"{shown}: {report['error']}")
+    return Recompiled(report["read"], None)
+
+
+def _ending(done: subprocess.CompletedProcess[bytes], limits: Limits) -> str:
+    if done.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
+        return f"it used up its {limits.seconds:g} s of CPU time; pass --max-seconds to allow more"
+    last = (done.stderr.decode("utf-8", errors="replace").strip().splitlines() or ["no message"])[-1]
+    if done.returncode < 0:
+        return (f"killed by {signal.Signals(-done.returncode).name} (likely out of its {limits.memory_mib} MiB "
+                f"memory budget; pass --max-memory to allow more): {last}")
+    return f"exit status {done.returncode}: {last}"
+
+
+def _limit(limits: Limits) -> None:
+    """The child's own limits, set before it reads the stranger's spec (limits can only be lowered)."""
+    cpu = max(1, int(limits.seconds) + 1)
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+    resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mib * 1024**2,) * 2)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes,) * 2)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead
+
+
+class _NoSocket(socket.socket):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise OSError(errno.EACCES, "a recompile in `spec verify` has no network")
+
+
+def _compile(request: dict[str, Any], limits: Limits) -> dict[str, Any]:
+    from compiler.budget import Budget
+    from compiler.build import compile_file
+    from compiler.errors import SpecError
+    from compiler.files import spec_roots
+    from runner.publish.sources import read_by
+
+    folder, spec, out = Path(request["folder"]), Path(request["spec"]), Path(request["out"])
+    allowed = (folder / "sources",)
+    budget = Budget(rows=limits.rows, trials=limits.trials, bytes=limits.file_bytes, seconds=limits.seconds)
+    read: dict[str, str] = {}
+    try:
+        with contextlib.chdir(request["compile_dir"]), spec_roots(spec, allowed):
+            read = {_below(folder, path): role for path, role in read_by(spec).items()}
+            compile_file(spec, out, allowed=allowed, budget=budget)
+    except SpecError as err:
+        return {"read": read or None, "error": f"does not compile:\n{err}"}
+    except MemoryError:
+        return {"error": f"the recompile ran out of its {limits.memory_mib} MiB memory budget; pass --max-memory "
+                         "to allow more"}
+    except OSError as err:
+        if err.errno != errno.EFBIG:
+            raise
+        return {"error": f"the recompile wrote a file larger than {limits.file_bytes:,} bytes, more than the suite "
+                         "it must reproduce: it does not compile to this suite"}
+    return {"read": read}
+
+
+def _below(folder: Path, path: Path) -> str:
+    """`path` relative to the bundle folder, or its name marked as outside it."""
+    return path.relative_to(folder).as_posix() if path.is_relative_to(folder) else f"(outside the bundle) {path}"
+
+
+def main() -> None:
+    request = json.loads(sys.argv[1])
+    limits = Limits(**request["limits"])
+    _limit(limits)
+    socket.socket = _NoSocket  # type: ignore[misc]
+    print(json.dumps(_compile(request, limits)))
+
+
+if __name__ == "__main__":
+    main()
