@@ -157,7 +157,8 @@ class _Extraction:
     def take(self, tar: tarfile.TarFile, member: tarfile.TarInfo) -> None:
         self.current = member.name
         if len(self.kinds) >= self.caps.files:
-            raise _Refused(f"holds more than {self.caps.files:,} files and folders (--max-files)", unread=True)
+            raise _Refused(f"holds more than {self.caps.files:,} files and folders (--max-files)", unread=True,
+                           whole=True)
         self._check(member)
         self.kinds[member.name] = member.isfile()
         if member.isdir():

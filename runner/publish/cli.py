@@ -68,8 +68,13 @@ def _verify_folder(members: Members, options: Options) -> tuple[list[str], Count
 def _verify(target: Path, options: Options) -> tuple[list[str], Counter[str]]:
     if target.is_file() and not is_archive(target):
         return _verify_rows(target, options)
-    if target.is_dir():
-        members = scan(target, options.caps)
+    if not (target.is_dir() or is_archive(target)):
+        raise ContractError(target, "is not a file or folder", fix="give a bundle, a suite folder or a suite.jsonl")
+    try:
+        members = scan(target, options.caps) if target.is_dir() else None
+    except ContractError as err:  # a folder holding a link, a FIFO, an odd name, or too much
+        return [err.message], Counter()
+    if members is not None:
         return _verify_folder(members, options)
     try:
         options.say(f"reading {target}")

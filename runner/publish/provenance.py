@@ -98,7 +98,7 @@ def first_key(a: Any, b: Any, where: str = "") -> str:
 
 
 def _shown(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=True)
+    text = json.dumps(value, ensure_ascii=True, sort_keys=True)
     return text if len(text) <= 80 else text[:77] + "..."
 
 

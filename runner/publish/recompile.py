@@ -112,7 +112,8 @@ def _compile(request: dict[str, Any], limits: Limits) -> dict[str, Any]:
 
     folder, spec, out = Path(request["folder"]), Path(request["spec"]), Path(request["out"])
     allowed = (folder / "sources",)
-    budget = Budget(rows=limits.rows, trials=limits.trials, bytes=limits.file_bytes, seconds=limits.seconds)
+    # the planned bytes are an estimate (within 2%): twice the file limit never refuses the suite itself
+    budget = Budget(rows=limits.rows, trials=limits.trials, bytes=2 * limits.file_bytes, seconds=limits.seconds)
     read: dict[str, str] = {}
     try:
         with contextlib.chdir(request["compile_dir"]), spec_roots(spec, allowed):
@@ -120,9 +121,6 @@ def _compile(request: dict[str, Any], limits: Limits) -> dict[str, Any]:
             compile_file(spec, out, allowed=allowed, budget=budget)
     except SpecError as err:
         return {"read": read or None, "error": f"does not compile:\n{err}"}
-    except MemoryError:
-        return {"error": f"the recompile ran out of its {limits.memory_mib} MiB memory budget; pass --max-memory "
-                         "to allow more"}
     except OSError as err:
         if err.errno != errno.EFBIG:
             raise
@@ -141,7 +139,12 @@ def main() -> None:
     limits = Limits(**request["limits"])
     _limit(limits)
     socket.socket = _NoSocket  # type: ignore[misc]
-    print(json.dumps(_compile(request, limits)))
+    try:
+        report = _compile(request, limits)
+    except MemoryError:  # also while importing the compiler
+        report = {"error": f"the recompile ran out of its {limits.memory_mib} MiB memory budget; pass --max-memory "
+                           "to allow more"}
+    print(json.dumps(report))
 
 
 if __name__ == "__main__":
