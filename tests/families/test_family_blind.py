@@ -16,7 +16,8 @@ FAMILY_BLIND = ("compiler.parse", "compiler.tree_to_ast", "compiler.nodes", "com
                 "runner.merge", "runner.call", "runner.contract", "runner.results_io", "runner.run_cli",
                 "runner.run_config", "runner.shared_turns", "compiler.data_source", "compiler.data_parse",
                 "compiler.ast_designs", "compiler.ast_values",
-                "runner.publish.sources", "runner.publish.card", "runner.publish.archive")
+                "runner.publish.sources", "runner.publish.card", "runner.publish.archive", "runner.publish.members",
+                "runner.publish.sums", "runner.publish.provenance")
 
 
 def _module(path: Path) -> str:

@@ -14,7 +14,7 @@ import shutil
 import socket
 import tarfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -120,28 +120,23 @@ def counting_server() -> Iterator[tuple[str, list[str]]]:
 
 
 @contextlib.contextmanager
-def silent_server() -> Iterator[tuple[str, list[socket.socket]]]:
-    """A loopback port that accepts connections (recorded) and never answers."""
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(16)
-    listener.settimeout(0.2)
-    accepted: list[socket.socket] = []
-    stop = threading.Event()
+def silent_server() -> Iterator[tuple[str, Callable[[], int]]]:
+    """A loopback port that never answers: the kernel completes each connection into the backlog, where it
+    waits for ever; the function counts the connections made so far."""
+    listener = socket.create_server(("127.0.0.1", 0), backlog=16)
+    listener.setblocking(False)
+    made: list[socket.socket] = []
 
-    def accept() -> None:
-        while not stop.is_set():
-            with contextlib.suppress(OSError):
-                accepted.append(listener.accept()[0])
+    def connections() -> int:
+        with contextlib.suppress(BlockingIOError):
+            while True:
+                made.append(listener.accept()[0])
+        return len(made)
 
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
     try:
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}", accepted
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}", connections
     finally:
-        stop.set()
-        thread.join()
-        for connection in accepted:
+        for connection in made:
             connection.close()
         listener.close()
 

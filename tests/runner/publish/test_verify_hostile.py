@@ -81,13 +81,13 @@ def _no_temporary_files(tmp_path: Path) -> bool:
 
 
 def test_a_ref_in_schema_json_is_never_fetched_or_opened(folder: Path, tmp_path: Path) -> None:
-    with counting_server() as (url, hits), silent_server() as (silent, accepted):
+    with counting_server() as (url, hits), silent_server() as (silent, connections):
         edit_json(folder / "schema.json", lambda schema: schema["properties"].update({
             "samples": {"$ref": f"{url}/samples.json"}, "cell": {"$ref": f"{silent}/cell.json"},
             "decode": {"$ref": (tmp_path / "outside.txt").as_uri()}}))
         reseal(folder)
         done = _child(["verify", "--quiet", "tiny"], tmp_path)
-    assert hits == [] and accepted == []
+        assert hits == [] and connections() == 0
     assert done.returncode == 1, done.stderr
     failures = [line for line in done.stderr.splitlines() if line.startswith("FAIL ")]
     assert failures[1:] == [
@@ -250,7 +250,28 @@ def test_an_archive_with_two_suite_jsonl_members_is_refused(folder: Path, tmp_pa
         f"FAIL two.tar.gz: member 'tiny/suite.jsonl' appears twice in the archive{NOT_A_BUNDLE}"]
 
 
-# the recompile's budget
+# the recompile: what it may read, its environment, its budget
+
+
+def test_a_bundled_spec_cannot_read_a_file_outside_the_bundle(folder: Path, tmp_path: Path) -> None:
+    (tmp_path / "outside.spec").write_text('influence third append "a secret of the user\'s {{ target.plural }}."\n')
+    spec = folder / "sources/tiny.spec"
+    spec.write_text(spec.read_text().replace('import "vocab.spec"', 'import "../../outside.spec"'))
+    reseal(folder)
+    result = _verify(folder)
+    assert _failed(result) == ["FAIL sources/tiny.spec: does not compile:"]
+    assert "imported file '../../outside.spec' is outside the spec's folder" in result.output
+    assert "secret" not in result.output
+
+
+def test_the_recompile_gets_none_of_the_users_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-the-users-key")
+    monkeypatch.setenv("HOME", "/home/the-user")
+    env = recompile_module._environment(tmp_path)
+    assert "sk-the-users-key" not in env.values() and env["HOME"] == env["TMPDIR"] == str(tmp_path)
+    assert set(env) <= {"PATH", "LANG", "LC_ALL", "PYTHONPATH", "HOME", "TMPDIR", "OPENBLAS_NUM_THREADS",
+                        "OMP_NUM_THREADS", "PYTHONDONTWRITEBYTECODE"}
+
 
 
 def test_a_spec_that_compiles_far_more_than_its_suite_is_stopped_by_the_budget(folder: Path, tmp_path: Path) -> None:
