@@ -87,12 +87,13 @@ def _verify(target: Path, options: Options) -> tuple[list[str], Counter[str]]:
 @click.command("verify")
 @click.argument("target", metavar="BUNDLE_OR_DIR", type=click.Path(exists=True, path_type=Path))
 @click.option("--timeout-ms", default=10_000, show_default=True, help="Z3 time limit per puzzle check.")
-@click.option("--max-seconds", default=300.0, show_default=True,
+@click.option("--max-seconds", default=300.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
               help="Time budget of the bundled spec's recompile (wall clock, and CPU).")
-@click.option("--max-memory", default=2048, show_default=True, help="Memory budget of the recompile, in MiB.")
-@click.option("--max-bytes", default=DEFAULT_CAPS.bytes, show_default=True,
+@click.option("--max-memory", default=2048, show_default=True, type=click.IntRange(min=1),
+              help="Memory budget of the recompile, in MiB.")
+@click.option("--max-bytes", default=DEFAULT_CAPS.bytes, show_default=True, type=click.IntRange(min=1),
               help="Most bytes a bundle may hold (an archive's, inflated).")
-@click.option("--max-files", default=DEFAULT_CAPS.files, show_default=True,
+@click.option("--max-files", default=DEFAULT_CAPS.files, show_default=True, type=click.IntRange(min=1),
               help="Most files and folders a bundle may hold.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
 def verify(target: Path, timeout_ms: int, max_seconds: float, max_memory: int, max_bytes: int, max_files: int,
@@ -162,7 +163,9 @@ def diff(a: Path, b: Path) -> None:
     """Show what changed from suite A to suite B (compiled suites or bundles): rows and manifest fields.
 
     Rows are added, removed, or changed (an edited row gets a new id; it is paired with the old one by
-    its cell, and the fields that differ are named). Manifest fields are compared by dotted path.
+    its cell, and the fields that differ are named). Ids are recomputed from each row's content: a row
+    whose written id does not match is named on stderr and compared by its content. Manifest fields are
+    compared by dotted path. Archives are opened as `spec verify` opens them.
 
     \b
     Example:
@@ -172,4 +175,4 @@ def diff(a: Path, b: Path) -> None:
         (old, named_a), (new, named_b) = by_content(read_suite(first.root)), by_content(read_suite(second.root))
     for line in [*named_a, *named_b]:
         click.echo(f"warning: {visible(line)}", err=True)
-    click.echo("\n".join(diff_lines(old, new)))
+    click.echo(visible("\n".join(diff_lines(old, new))))
