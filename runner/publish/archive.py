@@ -175,8 +175,6 @@ class _Extraction:
         problem = name_problem(member.name)
         if problem:
             raise _Refused(problem)
-        if member.issparse():
-            raise _Refused("is a sparse file; a bundle holds plain files only", unread=True)
         if not (member.isfile() or member.isdir()):
             raise _Refused("is not a plain file or folder")
         self.top = self.top or name.parts[0]
