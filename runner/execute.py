@@ -32,8 +32,10 @@ from runner.run_config import RunConfig, RunError, RunSummary
 from runner.shared_turns import SharedTurns
 
 TOP_LOGPROBS = 20
-# Seeds of successive re-asks of one sample are this far apart, so they never meet another sample's seed.
+# Seeds of successive re-asks of one sample are this far apart, so they never meet another sample's seed;
+# a replicate run's seeds are further apart still, so they never meet the original's.
 _RESEED = 1_000_003
+_REPLICATE = 1_000_000_007
 _REPLY_SLOT = re.compile(r"\{\{\s*reply\s*\}\}")
 ANSWER_LINE = "answer_line"  # a row's decode setting that says how its answer is read, never sent to the model
 
@@ -81,7 +83,8 @@ class Runner:
     def __init__(self, config: RunConfig, mode: str, cache: ResponseCache | NoCache) -> None:
         self.config = config
         self.mode = mode
-        self.client = ModelClient(self._call_settings(config.model, config.api_base), cache)
+        self.client = ModelClient(self._call_settings(config.model, config.api_base), cache,
+                                  slot_prefix=f"replicate{config.replicate}/" if config.replicate else "")
         judge = config.judge_model
         self.judges: dict[str, ModelClient] = {}
         self._cache = cache
@@ -109,7 +112,8 @@ class Runner:
         if self.config.reasoning_effort is not None:
             params["reasoning_effort"] = self.config.reasoning_effort
         if "seed" in params or is_local(model):
-            params["seed"] = int(params.get("seed") or 0) + sample + _RESEED * attempt
+            params["seed"] = int(params.get("seed") or 0) + sample + _RESEED * attempt + \
+                _REPLICATE * (self.config.replicate or 0)
         return params
 
     def choice_extras(self, tokens: list[str], model: str, row: SuiteRow | None = None) -> dict[str, Any]:
@@ -277,7 +281,8 @@ def _check_out_dir(config: RunConfig, suite: Suite, requested_mode: str) -> RunI
     if info is None:
         return None
     check_run_matches_suite(config.out, info, suite)
-    if (info.model, info.settings.get("mode")) != (config.model, requested_mode):
+    if (info.model, info.settings.get("mode"), info.settings.get("replicate")) != \
+            (config.model, requested_mode, config.replicate):
         raise RunError(
             f"{config.out} holds a run of {info.suite_dir} with {info.model} ({info.mode}); "
             "use another --out to start a new run"
@@ -319,7 +324,8 @@ def _warn(message: str) -> None:
 
 
 def _plan(suite: Suite, config: RunConfig, mode: str) -> list[WorkItem]:
-    return plan(suite.rows, mode=mode, limit=config.limit, seed=config.seed, shard=config.shard, strata=suite.strata)
+    return plan(suite.rows, mode=mode, limit=config.limit, seed=config.seed, shard=config.shard, strata=suite.strata,
+                only=dict(config.only))
 
 
 async def _run(config: RunConfig) -> RunSummary:
@@ -329,10 +335,12 @@ async def _run(config: RunConfig) -> RunSummary:
         raise RunError("logprob mode reads the answer's first token, but this suite's rows answer on the last line "
                        "of a reasoned reply (decode answer_line): run it in sample mode")
     previous = _check_out_dir(config, suite, requested)
+    items = _plan(suite, config, requested)
+    if config.only and not items:
+        raise RunError(f"--only {' '.join(f'{k}={v}' for k, v in config.only)} keeps no row of {config.suite_dir}")
     cache = _open_cache(config)
     runner = Runner(config, requested, cache)
     notes: list[str] = []
-    items = _plan(suite, config, requested)
     results_path = config.out / RESULTS_FILE
     state = prepare_resume(results_path, retry_failed=config.retry_failed)
     if requested == "logprob" and items and not await runner.supports_logprobs(items[0]):

@@ -67,6 +67,7 @@ def build_document(summary: dict[str, Any], plots: dict[str, list[Image]],
         if "noise_floor" in result:
             doc.blocks.append(Heading("Noise floor", 3))
             doc.blocks.append(Paragraph(_noise_text(result["noise_floor"])))
+            doc.blocks.append(_noise_table(result["noise_floor"]))
         doc.blocks.extend(plots.get(bench, []))
     if "pooled_regression" in summary:
         doc.blocks.append(Heading("Pooled regression"))
@@ -180,5 +181,14 @@ def _noise_text(floor: dict[str, Any]) -> str:
     return (
         f"{floor['cells']} cells; mean |baseline drift| {fmt.pp(floor['mean_abs_drift_pp'])} "
         f"(max {fmt.pp(floor['max_abs_drift_pp'])}); modal flip rate {fmt.pct(floor['mean_flip_rate'])}; "
-        f"shift / noise = {fmt.num(ratio, 1)}×."
+        f"shift / noise = {fmt.num(ratio, 1)}×. f0 as the {floor.get('f0', 'paper')} defines it; flips per "
+        f"{floor.get('flips', 'prompt')}."
     )
+
+
+def _noise_table(floor: dict[str, Any]) -> Table:
+    """Tab. 19's rows: per model, its cells, mean |drift| and mean flip rate; then the mean over all cells."""
+    rows = [[model, str(m["cells"]), fmt.pp(m["mean_abs_drift_pp"]), fmt.pct(m["mean_flip_rate"])]
+            for model, m in floor.get("by_model", {}).items()]
+    rows.append(["Mean", str(floor["cells"]), fmt.pp(floor["mean_abs_drift_pp"]), fmt.pct(floor["mean_flip_rate"])])
+    return Table(["model", "cells", "|drift| (p)", "flip rate"], rows)
