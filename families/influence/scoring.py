@@ -14,7 +14,14 @@ from families.influence.score.influence import Options
 from families.influence.score.noise import NoiseOptions, noise_floor, pair_replicates
 from families.influence.score.pipeline import score as score_counts
 from families.influence.score.pipeline import write
-from families.influence.score.probe import cross_tab, judge_agreement, judge_labels, probe_summary, probe_trials
+from families.influence.score.probe import (
+    cross_tab,
+    cross_tab_by_model,
+    judge_agreement,
+    judge_labels,
+    probe_summary,
+    probe_trials,
+)
 from families.influence.score.runs import Run, load_run, pool_runs
 from runner.study import expand_runs
 
@@ -73,6 +80,7 @@ def _probe(runs: list[Run], keys: list[str], options: dict[str, Any], alpha: flo
     trials = probe_trials(runs, keys, options["parent"], alpha)
     labels = judge_labels(runs[0])
     tables["probe.csv"] = cross_tab(trials, labels, alpha)
+    tables["probe_by_model.csv"] = cross_tab_by_model(trials, labels, alpha)
     found = probe_summary(trials, alpha)
     if options.get("human_labels") is not None:
         found["judge_validation"], confusion = judge_agreement(trials, options["human_labels"], labels)
