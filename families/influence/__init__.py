@@ -52,7 +52,7 @@ FAMILY = Family(
     importers=(
         Importer("choices-probe", "seed 000's released follow-up-probe transcripts (JSON lines) -> a probe run",
                  lazy("families.influence.choices_import", "import_probe")),
-        Importer("choices-conditions", "its per-condition summary CSV -> a score folder to give --parent",
+        Importer("choices-conditions", "seed 000's released per-condition summary CSV -> a parent for --parent",
                  lazy("families.influence.choices_import", "import_conditions")),
     ),
 )
