@@ -168,6 +168,7 @@ class ModelClient:
 
     settings: CallSettings
     cache: ResponseCache | NoCache
+    slot_prefix: str = ""  # a replicate run's calls are its own: never the cached answers of the run it repeats
     calls: int = 0
     hits: int = 0
     _registered: bool = False
@@ -184,7 +185,7 @@ class ModelClient:
         """`params` are the recorded decode settings; `extras` are provider-only arguments (e.g. the
         local model's answer grammar). Both are part of the cache key."""
         key = call_key(answer_identity(self.settings.model), self.settings.api_base, {**params, **extras}, messages,
-                       slot)
+                       self.slot_prefix + slot)
         found = self.cache.get(key)
         if found is not None:
             self.hits += 1

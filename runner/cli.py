@@ -32,6 +32,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
               "Merge shard runs of one suite (same model and mode) into OUT, one row per (item, sample)."),
     "score": ("runner.score_cli", "score",
               "Score RUN_DIR... (suite + results), a counts table with --counts, or a per-cell table with --cells."),
+    "import": ("runner.import_cli", "import_cmd",
+               "Import another harness's published files into a run or score folder."),
     "report": ("runner.score_cli", "report",
                "Write report.html (self-contained) and report.md with PNG plots from a `spec score` folder."),
     "doctor": ("runner.doctor", "doctor",

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from compiler.suite_model import FollowUp, Judge, SuiteRow
-from runner.answers import parse_answer, parse_judge_json
+from runner.answers import parse_answer, parse_answer_line, parse_judge_json
 from runner.cache import NoCache, ResponseCache, default_cache_path
 from runner.cache_writes import BatchedCache
 from runner.call import CallFailed, CallSettings, FatalError, ModelClient, Reply, is_local
@@ -32,9 +32,12 @@ from runner.run_config import RunConfig, RunError, RunSummary
 from runner.shared_turns import SharedTurns
 
 TOP_LOGPROBS = 20
-# Seeds of successive re-asks of one sample are this far apart, so they never meet another sample's seed.
+# Seeds of successive re-asks of one sample are this far apart, so they never meet another sample's seed;
+# a replicate run's seeds are further apart still, so they never meet the original's.
 _RESEED = 1_000_003
+_REPLICATE = 1_000_000_007
 _REPLY_SLOT = re.compile(r"\{\{\s*reply\s*\}\}")
+ANSWER_LINE = "answer_line"  # a row's decode setting that says how its answer is read, never sent to the model
 
 
 def _now() -> str:
@@ -80,7 +83,8 @@ class Runner:
     def __init__(self, config: RunConfig, mode: str, cache: ResponseCache | NoCache) -> None:
         self.config = config
         self.mode = mode
-        self.client = ModelClient(self._call_settings(config.model, config.api_base), cache)
+        self.client = ModelClient(self._call_settings(config.model, config.api_base), cache,
+                                  slot_prefix=f"replicate{config.replicate}/" if config.replicate else "")
         judge = config.judge_model
         self.judges: dict[str, ModelClient] = {}
         self._cache = cache
@@ -102,18 +106,21 @@ class Runner:
                turn: dict[str, Any] | None = None) -> dict[str, Any]:
         """The decode settings sent: the row's (a generated turn's own over them), CLI overrides, and a
         per-sample seed where seeds apply."""
-        params = {**row.decode, **(turn or {})}
+        params = {key: value for key, value in {**row.decode, **(turn or {})}.items() if key != ANSWER_LINE}
         if self.config.max_tokens is not None:
             params["max_tokens"] = self.config.max_tokens
         if self.config.reasoning_effort is not None:
             params["reasoning_effort"] = self.config.reasoning_effort
         if "seed" in params or is_local(model):
-            params["seed"] = int(params.get("seed") or 0) + sample + _RESEED * attempt
+            params["seed"] = int(params.get("seed") or 0) + sample + _RESEED * attempt + \
+                _REPLICATE * (self.config.replicate or 0)
         return params
 
-    def choice_extras(self, tokens: list[str], model: str) -> dict[str, Any]:
-        """The local base model needs a grammar over the valid tokens to give a forced-choice answer."""
-        return {"answer_tokens": tokens, "forced_choice": True} if is_local(model) else {}
+    def choice_extras(self, tokens: list[str], model: str, row: SuiteRow | None = None) -> dict[str, Any]:
+        """The local base model is held to the valid tokens for a forced-choice answer, but not where the row
+        asks for reasoning that ends in an answer line."""
+        free = row is not None and ANSWER_LINE in row.decode
+        return {"answer_tokens": tokens, "forced_choice": True} if is_local(model) and not free else {}
 
     async def process(self, work: WorkItem) -> ResultRow:
         item = _Item(work)
@@ -172,10 +179,10 @@ class Runner:
         first: str | None = None
         for attempt in range(self.config.reasks + 1):
             params = self.decode(work.row, work.sample, attempt, self.config.model)
-            extras = self.choice_extras(tokens, self.config.model)
+            extras = self.choice_extras(tokens, self.config.model, work.row)
             slot = f"{work.sample}/answer{attempt}"
             reply = item.take(await self.client.call(item.messages, params, slot, extras))
-            answer = parse_answer(reply.text, tuple(tokens))
+            answer = self._parsed(reply.text, tuple(tokens), work.row)
             if attempt == 0:
                 first = answer
             if answer is not None:
@@ -189,6 +196,12 @@ class Runner:
             "first_answer": first,
         }
         return params, result
+
+    @staticmethod
+    def _parsed(text: str | None, tokens: tuple[str, ...], row: SuiteRow) -> str | None:
+        """The reply's answer: from its last line where the row says so (`answer_line`), else the reply itself."""
+        prefix = row.decode.get(ANSWER_LINE)
+        return parse_answer(text, tokens) if prefix is None else parse_answer_line(text, tokens, str(prefix))
 
     async def _logprob_call(self, item: _Item) -> tuple[dict[str, Any], Reply]:
         work = item.work
@@ -268,7 +281,8 @@ def _check_out_dir(config: RunConfig, suite: Suite, requested_mode: str) -> RunI
     if info is None:
         return None
     check_run_matches_suite(config.out, info, suite)
-    if (info.model, info.settings.get("mode")) != (config.model, requested_mode):
+    if (info.model, info.settings.get("mode"), info.settings.get("replicate")) != \
+            (config.model, requested_mode, config.replicate):
         raise RunError(
             f"{config.out} holds a run of {info.suite_dir} with {info.model} ({info.mode}); "
             "use another --out to start a new run"
@@ -310,17 +324,23 @@ def _warn(message: str) -> None:
 
 
 def _plan(suite: Suite, config: RunConfig, mode: str) -> list[WorkItem]:
-    return plan(suite.rows, mode=mode, limit=config.limit, seed=config.seed, shard=config.shard, strata=suite.strata)
+    return plan(suite.rows, mode=mode, limit=config.limit, seed=config.seed, shard=config.shard, strata=suite.strata,
+                only=dict(config.only))
 
 
 async def _run(config: RunConfig) -> RunSummary:
     suite = read_suite(config.suite_dir)
     requested = config.mode or suite.manifest.mode
+    if requested == "logprob" and any(ANSWER_LINE in row.decode for row in suite.rows):
+        raise RunError("logprob mode reads the answer's first token, but this suite's rows answer on the last line "
+                       "of a reasoned reply (decode answer_line): run it in sample mode")
     previous = _check_out_dir(config, suite, requested)
+    items = _plan(suite, config, requested)
+    if config.only and not items:
+        raise RunError(f"--only {' '.join(f'{k}={v}' for k, v in config.only)} keeps no row of {config.suite_dir}")
     cache = _open_cache(config)
     runner = Runner(config, requested, cache)
     notes: list[str] = []
-    items = _plan(suite, config, requested)
     results_path = config.out / RESULTS_FILE
     state = prepare_resume(results_path, retry_failed=config.retry_failed)
     if requested == "logprob" and items and not await runner.supports_logprobs(items[0]):

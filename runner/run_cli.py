@@ -23,6 +23,15 @@ def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> Sha
         raise click.BadParameter(str(err)) from None
 
 
+def _only(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    pairs = tuple(tuple(value.split("=", 1)) for value in values)
+    bad = next((value for value, pair in zip(values, pairs, strict=True) if len(pair) != 2 or not pair[0]), None)
+    if bad is not None:
+        raise click.BadParameter(f"expected KEY=VALUE (a cell field and its value, e.g. condition=baseline), "
+                                 f"got {bad!r}")
+    return pairs  # type: ignore[return-value]
+
+
 def _default_out(suite_dir: Path, name: str, shard: Shard | None) -> Path:
     suffix = f"-shard{shard.index}of{shard.count}" if shard else ""
     return Path("runs") / f"{suite_dir.resolve().name}-{name}{suffix}"
@@ -31,7 +40,8 @@ def _default_out(suite_dir: Path, name: str, shard: Shard | None) -> Path:
 def _dry_run(config: RunConfig) -> None:
     suite = read_suite(config.suite_dir)
     mode = config.mode or suite.manifest.mode
-    items = plan(suite.rows, mode=mode, limit=config.limit, seed=config.seed, shard=config.shard, strata=suite.strata)
+    items = plan(suite.rows, mode=mode, limit=config.limit, seed=config.seed, shard=config.shard, strata=suite.strata,
+                 only=dict(config.only))
     click.echo(f"{suite.manifest.suite}: {len(items)} answers to obtain ({mode} mode); nothing is called")
     for entry in estimate(items, mode=mode, model=config.model, judge_model=config.judge_model):
         cost = "unknown (not in litellm's cost map)" if entry.cost_usd is None else f"${entry.cost_usd:,.4f}"
@@ -107,6 +117,11 @@ def _dry_run(config: RunConfig) -> None:
     help="Response cache file [default: $SPEC_RESPONSE_CACHE or <user cache>/spec/responses.sqlite].",
 )
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the response cache.")
+@click.option("--replicate", type=click.IntRange(min=1), metavar="N",
+              help="Replicate N of the run: fresh answers that never come from another run's cached ones (new cache "
+              "slots, and new seeds where seeds apply); the noise floor's baseline re-run (docs/scoring.md).")
+@click.option("--only", multiple=True, callback=_only, metavar="KEY=VALUE",
+              help="Run only the rows whose cell has this value (repeatable), e.g. --only condition=baseline.")
 @click.option("--retry-failed", is_flag=True, help="Re-attempt items recorded as failed.")
 @click.option("--dry-run", is_flag=True, help="Print calls, tokens and estimated cost per model; call nothing.")
 @click.option("--progress/--no-progress", default=True,
@@ -127,6 +142,8 @@ def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, verbos
       spec run generated/triage --model openai/gpt-4o-mini --dry-run
       spec run generated/triage --model openrouter/qwen/qwen3-235b-a22b-2507 --shard 1/4
       spec run generated/triage --model openai/gpt-4o-mini --model openai/gpt-4.1 --out runs/triage-study
+      spec run generated/triage --model openai/gpt-4o-mini --replicate 1 --only condition=baseline \
+          --out runs/triage-gpt-4o-mini-replicate     # the noise floor's baseline re-run
     """
     if verbose:
         os.environ[VERBOSE_ENV] = "1"

@@ -52,9 +52,17 @@ CELLS_FAMILY = "bias_decomposition"  # published per-cell tables are conditional
 @click.option(
     "--noise",
     "noise_dir",
+    multiple=True,
     type=click.Path(exists=True, file_okay=False, path_type=Path),
-    help="A baseline-replicate run folder: adds the noise floor (App. N).",
+    help="Baseline-replicate run or study folders (spec run --replicate 1 --only condition=baseline), each "
+    "paired with the scored run of its model: adds the noise floor (App. N). Repeatable.",
 )
+@click.option("--noise-f0", type=click.Choice(["paper", "release"]), default=None,
+              help="Noise drift of f0 = share choosing group B (paper, default) or the second option of each "
+              "comparison's key (release).")
+@click.option("--noise-flips", type=click.Choice(["prompt", "comparison"]), default=None,
+              help="Modal flips per prompt (comparison x display order, default) or per comparison pooled over "
+              "display orders (release).")
 @click.option(
     "--parent",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
@@ -79,6 +87,7 @@ def score(ctx: click.Context, run_dirs: tuple[Path, ...], counts_file: Path | No
       spec score runs/triage-local
       spec score runs/triage-study
       spec score runs/triage-gpt-4o-mini runs/bbq-gpt-4o-mini -o scores/gpt-4o-mini
+      spec score runs/triage-study --noise runs/triage-replicates --noise-f0 release
       spec score --counts published_counts.csv -o scores/published
       spec score --cells cells_content.csv
     """

@@ -81,6 +81,7 @@ def resolve_pairs(design: n.Design, context: DesignContext, errors: ErrorCollect
     answer = _answer(design, errors)
     decode = decode_options(design, errors)
     mode = _mode(design, errors)
+    check_reading(design, decode, mode, errors)
     analysis = _analysis(design, errors)
     followups = _followups(design, tables, errors)
     _check_crossing(design, errors)
@@ -289,6 +290,13 @@ def _mode(design: n.Design, errors: ErrorCollector) -> str:
     if ref.name not in MODES:
         errors.add(ref.span, f"unknown mode '{ref.name}'", did_you_mean(ref.name, MODES))
     return ref.name
+
+
+def check_reading(design: n.Design, decode: dict[str, Any], mode: str, errors: ErrorCollector) -> None:
+    """An answer read off a reasoned reply's last line (`answer_line`) has no first-token probability."""
+    if mode == "logprob" and "answer_line" in decode:
+        errors.add(design.get("mode").span, "mode logprob reads the answer's first token, but 'decode answer_line' "  # type: ignore[union-attr]
+                   "reads it off the last line of a reasoned reply", "use mode sample, or drop answer_line")
 
 
 def _analysis(design: n.Design, errors: ErrorCollector) -> dict[str, Any]:

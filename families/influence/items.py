@@ -92,6 +92,7 @@ def resolve_items(design: n.Design, context: DesignContext, errors: ErrorCollect
                   answer_tokens=pairs._answer(design, errors), decode=pairs.decode_options(design, errors),
                   mode=pairs._mode(design, errors), analysis=pairs._analysis(design, errors))
     followups = pairs._followups(design, tables, errors)
+    pairs.check_reading(design, fields["decode"], fields["mode"], errors)  # type: ignore[arg-type]
     trials = design.get("trials")
     pairs.positive_count(trials, "trials", pairs.TRIALS_HINT, errors)
     if source is None or len(errors.diagnostics) > start or not factors or fields["answer_tokens"] is None:

@@ -33,14 +33,17 @@ def influence_report(score_dir: Path, plots_dir: Path) -> Document:
     conditions = pd.read_csv(conditions_path, keep_default_na=False, na_values=[""])
     plots = all_plots(summary, conditions, plots_dir)
     probe = _read_probe(score_dir) if "probe" in summary else None
+    by_model = score_dir / "probe_by_model.csv"
+    per_model = pd.read_csv(by_model, keep_default_na=False, na_values=[""]) if probe is not None and \
+        by_model.is_file() else None
     return build_document(summary, {key: [Image(path, caption) for path, caption in items]
-                                    for key, items in plots.items()}, probe)
+                                    for key, items in plots.items()}, probe, per_model)
 
 
 def build_document(summary: dict[str, Any], plots: dict[str, list[Image]],
-                   probe: pd.DataFrame | None = None) -> Document:
+                   probe: pd.DataFrame | None = None, per_model: pd.DataFrame | None = None) -> Document:
     """Headline, neutrality variants, breakdowns, regression, noise floor and plots per benchmark; a probe
-    run's label table (probe.csv) last."""
+    run's label tables (probe.csv, and Tab. 22's rows from probe_by_model.csv) last."""
     doc = Document("Direction-flipped influence audit")
     settings = summary["settings"]
     doc.blocks.append(
@@ -67,12 +70,15 @@ def build_document(summary: dict[str, Any], plots: dict[str, list[Image]],
         if "noise_floor" in result:
             doc.blocks.append(Heading("Noise floor", 3))
             doc.blocks.append(Paragraph(_noise_text(result["noise_floor"])))
+            doc.blocks.append(_noise_table(result["noise_floor"]))
         doc.blocks.extend(plots.get(bench, []))
     if "pooled_regression" in summary:
         doc.blocks.append(Heading("Pooled regression"))
         doc.blocks.append(Paragraph(_regression_text(summary["pooled_regression"])))
     if probe is not None:
         doc.blocks.extend(_probe_blocks(summary["probe"], probe))
+        if per_model is not None:
+            doc.blocks.append(_probe_model_table(per_model))
     return doc
 
 
@@ -102,6 +108,17 @@ def _probe_blocks(found: dict[str, Any], table: pd.DataFrame) -> list[Block]:
         blocks.append(Paragraph(f"Judge against {check['n']} human labels: agreement {fmt.pct(check['agreement'])}, "
                                 f"Cohen's κ = {fmt.num(check['cohens_kappa'])}."))
     return blocks
+
+
+def _probe_model_table(table: pd.DataFrame) -> Table:
+    """Tab. 22: per model and benchmark, the significant-backfire and -compliance trials' label shares."""
+    labels = list(dict.fromkeys(table["label"]))
+    rows = []
+    for (bench, model, kind), cell in table.groupby(["benchmark", "model", "kind"], sort=False):
+        if kind in ("significant backfire", "significant compliance") and int(cell.iloc[0]["n"]):
+            rows.append([f"{model} {bench}, {kind}", str(cell.iloc[0]["n"]),
+                         *(fmt.pct(None if pd.isna(r) else r) for r in cell["rate"])])
+    return Table(["Cell", "n", *labels], rows)
 
 
 def _headline_table(benchmarks: dict[str, Any]) -> Table:
@@ -180,5 +197,14 @@ def _noise_text(floor: dict[str, Any]) -> str:
     return (
         f"{floor['cells']} cells; mean |baseline drift| {fmt.pp(floor['mean_abs_drift_pp'])} "
         f"(max {fmt.pp(floor['max_abs_drift_pp'])}); modal flip rate {fmt.pct(floor['mean_flip_rate'])}; "
-        f"shift / noise = {fmt.num(ratio, 1)}×."
+        f"shift / noise = {fmt.num(ratio, 1)}×. f0 as the {floor.get('f0', 'paper')} defines it; flips per "
+        f"{floor.get('flips', 'prompt')}."
     )
+
+
+def _noise_table(floor: dict[str, Any]) -> Table:
+    """Tab. 19's rows: per model, its cells, mean |drift| and mean flip rate; then the mean over all cells."""
+    rows = [[model, str(m["cells"]), fmt.pp(m["mean_abs_drift_pp"]), fmt.pct(m["mean_flip_rate"])]
+            for model, m in floor.get("by_model", {}).items()]
+    rows.append(["Mean", str(floor["cells"]), fmt.pp(floor["mean_abs_drift_pp"]), fmt.pct(floor["mean_flip_rate"])])
+    return Table(["model", "cells", "|drift| (p)", "flip rate"], rows)

@@ -27,7 +27,7 @@ CELL_FIELDS = ["factor", "group_A", "group_B", "influence", "condition"]
 ITEM_KEYS = {"n_A", "n_B", "order", "edge", "item"}
 """Per-item design coordinates: pooled over, never grouping keys (methods §6.1)."""
 REASONING_SETTINGS = ("reasoning", "reasoning_effort")
-"""run.json settings that name the reasoning setting, which becomes the `reasoning` key."""
+"""run.json settings that name the reasoning setting, which becomes the `reasoning` key (with the suite's own)."""
 
 
 @dataclass(frozen=True)
@@ -67,12 +67,20 @@ def load_run(run_dir: Path) -> Run:
     trials["benchmark"] = str((manifest.analysis or {}).get("benchmark", manifest.suite))
     trials["model"] = info.model
     keys = ["benchmark", "model"]
-    reasoning = next((info.settings[k] for k in REASONING_SETTINGS if info.settings.get(k) is not None), None)
+    reasoning = reasoning_setting(manifest.analysis or {}, info.settings)
     if reasoning is not None:
         trials["reasoning"] = str(reasoning)
         keys.append("reasoning")
     keys += extra + ["factor", "influence"]
     return Run(trials, keys, "expected" if info.mode == "logprob" else "samples", manifest, info, run_dir)
+
+
+def reasoning_setting(analysis: dict[str, Any], settings: dict[str, Any]) -> str | None:
+    """The run's reasoning setting: the suite's own (`analysis ... reasoning before`: a step-by-step prompt, or
+    native reasoning in its decode settings), the run's (`--reasoning-effort`), or both joined by '+'."""
+    run = next((settings[k] for k in REASONING_SETTINGS if settings.get(k) is not None), None)
+    found = [str(value) for value in (analysis.get("reasoning"), run) if value is not None]
+    return "+".join(found) if found else None
 
 
 def _read_items(path: Path, suite_rows: list[SuiteRow], manifest: Manifest) -> tuple[pd.DataFrame, list[str]]:
