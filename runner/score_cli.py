@@ -10,7 +10,7 @@ from click.core import ParameterSource
 
 from families import registry
 from families.interface import Family
-from runner.score_input import ScoreInputError, run_family
+from runner.score_input import ScoreInputError, require_answers, run_family
 from runner.study import expand_runs
 
 COUNTS_FAMILY = "influence_pairs"  # published counts tables (docs/suite-format.md) are influence tables
@@ -81,6 +81,9 @@ def score(ctx: click.Context, run_dirs: tuple[Path, ...], counts_file: Path | No
       spec score runs/triage-gpt-4o-mini runs/bbq-gpt-4o-mini -o scores/gpt-4o-mini
       spec score --counts published_counts.csv -o scores/published
       spec score --cells cells_content.csv
+
+    Exit status: 0 scored; 5 the runs hold no answered item (nothing to
+    score); 1 and 2 as for every command (docs/running.md, "Exit status").
     """
     if sum((bool(run_dirs), counts_file is not None, cells_file is not None)) != 1:
         raise click.UsageError("give one of RUN_DIR..., --counts FILE.csv or --cells FILE.csv")
@@ -103,6 +106,7 @@ def score(ctx: click.Context, run_dirs: tuple[Path, ...], counts_file: Path | No
 def _score_runs(ctx: click.Context, runs: list[Path], out: Path, options: dict[str, Any]) -> list[str]:
     if not runs:
         raise click.UsageError("the study lists no runs yet: spec run writes them")
+    require_answers(runs)
     families = {run: run_family(run, registry.DEFAULT) for run in runs}
     family = _family(families[runs[0]], runs[0] / "run.json")
     other = next((run for run in runs if families[run] != family.name), None)
@@ -153,12 +157,16 @@ def _flag(option: click.Option) -> str:
 def report(score_dir: Path, out: Path | None) -> None:
     """Write report.html (self-contained) and report.md with PNG plots from a `spec score` folder.
 
-    \b
-    Example:
-      spec report runs/triage-local/score
-    """
-    from runner.report.build import build_report
+    SCORE_DIR is the folder `spec score` wrote, or a run folder whose score/ it wrote.
 
+    \b
+    Examples:
+      spec report runs/triage-local/score
+      spec report runs/triage-local
+    """
+    from runner.report.build import build_report, score_folder
+
+    score_dir = score_folder(score_dir)
     paths = build_report(score_dir, out or score_dir)
     for path in paths:
         click.echo(str(path))
