@@ -23,7 +23,7 @@ CELLS_FAMILY = "bias_decomposition"  # published per-cell tables are conditional
     "--counts",
     "counts_file",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Score a counts table (suite-format.md) instead of a run folder.",
+    help="Score a counts table (docs/suite-format.md, \"Counts tables\") instead of a run folder.",
 )
 @click.option(
     "--cells",

@@ -118,7 +118,7 @@ def test_transient_errors_are_retried_with_the_reason_on_the_progress_line(
                                        f"http://127.0.0.1:{stub.port}/v1", "--max-retries", "2", "--retry-base",
                                        "0.01", "--out", str(tmp_path / "run")])
     assert result.exit_code == exits.PARTIAL, result.output
-    assert "retrying: RateLimitError: OpenAIException - injected 429" in result.output  # the line progress shows outside a terminal
+    assert "retrying: RateLimitError: OpenAIException - injected 429" in result.output  # a line outside a terminal
     assert stub.stats.requests == 2 * 3
     rows = read_results(tmp_path / "run" / "results.jsonl")
     assert [r.error for r in rows] == ["RateLimitError: OpenAIException - injected 429"] * 2
