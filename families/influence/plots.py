@@ -50,6 +50,7 @@ def _bars(ax: plt.Axes, x: np.ndarray, values: list[float], cis: list[list[float
     for xi, top, value in zip(x, np.nan_to_num(tops), vals, strict=True):
         ax.annotate("n/a" if np.isnan(value) else f"{value:.1f}", (xi, top), xytext=(0, 3), textcoords="offset points",
                     ha="center", va="bottom", fontsize=8, fontweight="bold")
+    ax.update_datalim(np.column_stack([x, 1.08 * np.nan_to_num(tops)]))  # room for the labels below the title
 
 
 def headline_panels(summary: dict[str, Any], path: Path) -> Path:
