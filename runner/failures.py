@@ -1,7 +1,8 @@
 """Failed items of a run: held back while they all fail alike, so an error that repeats stops the run.
 
 A provider error that fails every item (a parameter the model refuses, a server that answers 500 to
-everything) is not the item's fault. Failed rows are held while they share one reason; a success or a
+everything) is not the item's fault; a prompt too long for the model or refused for its content is, and
+is written at once. Failed rows are held while they share one reason; a success or a
 different reason releases them to results.jsonl, and REPEATS of them in a row stop the run with that
 reason, writing none of them: a rerun after the fix asks those items again without --retry-failed.
 """
@@ -15,6 +16,9 @@ from runner.results_model import ResultRow
 
 REPEATS = 10
 _NUMBERS = re.compile(r"\d+")
+# failures that belong to the item (its prompt's length or content, its answer), not to the model or the
+# endpoint: written as they come, however many in a row
+_OWN = re.compile(r"(?:ContextWindowExceededError|ContentPolicyViolationError):|no valid answer token")
 
 
 def _signature(error: str) -> str:
@@ -32,6 +36,8 @@ class RepeatBreaker:
     def take(self, row: ResultRow) -> list[ResultRow]:
         if row.error is None:
             return [*self.release(), row]
+        if _OWN.match(row.error):
+            return [row]
         if self.held and _signature(self.held[0].error or "") != _signature(row.error):
             ready = self.release()
             self.held.append(row)

@@ -120,3 +120,10 @@ def test_the_checker_finds_what_is_missing(tmp_path: Path) -> None:
         'docs/running.md has no section "No such section"']
     assert _repo_path("methods/local-model.md") == "methods/local-model.md"
     assert _repo_path("runs/triage-local") is None and _repo_path("RUN_DIR/results.jsonl") is None
+
+
+def test_the_readme_says_how_to_call_spec_before_it_first_calls_it_bare() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    bare = re.search(r"^spec ", text, re.MULTILINE)
+    assert bare is not None and text.index("source .venv/bin/activate") < bare.start()
+    assert text.index("`.venv/bin/spec`") < bare.start()

@@ -4,7 +4,6 @@ transient errors keep their retries with the reason on the progress line; each o
 
 from __future__ import annotations
 
-import json
 import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -14,12 +13,14 @@ import litellm
 import pytest
 from click.testing import CliRunner, Result
 
+from compiler.emit import suite_row
 from runner import exits
 from runner.call import UNREACHABLE_ATTEMPTS
 from runner.cli import main
 from runner.contract import read_results
 from runner.failures import REPEATS
 from tests.stub_server import StubConfig, StubServer
+from tests.support import forced_choice_rows, write_suite
 
 KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE")
 
@@ -46,6 +47,18 @@ def stub(request: pytest.FixtureRequest) -> Iterator[StubServer]:
     server.start()
     yield server
     server.stop()
+
+
+def _suite(folder: Path, n: int, too_long: set[int]) -> Path:
+    """A suite of `n` one-sample rows whose rows `too_long` (by position) the stub refuses as too long for its
+    context; built whole, so its manifest's hashes hold."""
+    rows = []
+    for index, row in enumerate(forced_choice_rows(n, 1)):
+        body = row.model_dump(exclude={"id"}, exclude_none=True)
+        if index in too_long:
+            body["messages"][-1]["content"] += " TOO_LONG"
+        rows.append(suite_row(body))
+    return write_suite(folder, rows)
 
 
 def _run(*args: str) -> Result:
@@ -126,28 +139,17 @@ def test_transient_errors_are_retried_with_the_reason_on_the_progress_line(
 
 
 def test_exit_status_zero_only_when_every_item_is_answered_and_four_when_some_failed(
-    make_suite: Callable[..., Path], tmp_path: Path, stub: StubServer
+    tmp_path: Path, stub: StubServer
 ) -> None:
-    suite = make_suite(n=6, samples=1)
     base = ["--model", "openai/stub", "--api-base", f"http://127.0.0.1:{stub.port}/v1"]
-    assert _run(str(suite), *base, "--out", str(tmp_path / "ok")).exit_code == exits.OK
-    lines = (suite / "suite.jsonl").read_text().splitlines()
-    row = json.loads(lines[0])
-    row["messages"][-1]["content"] += " TOO_LONG"
-    (suite / "suite.jsonl").write_text("\n".join([json.dumps(row), *lines[1:]]) + "\n")
-    partial = _run(str(suite), *base, "--out", str(tmp_path / "partial"))
+    assert _run(str(_suite(tmp_path / "good", 6, set())), *base, "--out", str(tmp_path / "ok")).exit_code == exits.OK
+    partial = _run(str(_suite(tmp_path / "one_long", 6, {0})), *base, "--out", str(tmp_path / "partial"))
     assert partial.exit_code == exits.PARTIAL, partial.output
     assert "5 answered, 1 failed of 6" in partial.output
 
 
-def test_failed_rows_are_never_marked_cached_and_hits_are(
-    make_suite: Callable[..., Path], tmp_path: Path, stub: StubServer
-) -> None:
-    suite = make_suite(n=4, samples=1)
-    lines = (suite / "suite.jsonl").read_text().splitlines()
-    row = json.loads(lines[0])
-    row["messages"][-1]["content"] += " TOO_LONG"
-    (suite / "suite.jsonl").write_text("\n".join([json.dumps(row), *lines[1:]]) + "\n")
+def test_failed_rows_are_never_marked_cached_and_hits_are(tmp_path: Path, stub: StubServer) -> None:
+    suite = _suite(tmp_path / "suite", 4, {0})
     base = ["--model", "openai/stub", "--api-base", f"http://127.0.0.1:{stub.port}/v1"]
     for name in ("first", "second"):
         _run(str(suite), *base, "--out", str(tmp_path / name))
@@ -156,3 +158,14 @@ def test_failed_rows_are_never_marked_cached_and_hits_are(
     assert sorted((r.error is None, r.cached) for r in second) == [(False, False), (True, True), (True, True),
                                                                     (True, True)]
     assert stub.stats.requests == 3 + 2  # the failed item is asked again; the answered ones come from the cache
+
+
+def test_prompts_too_long_for_the_model_fail_their_items_however_many_in_a_row(
+    tmp_path: Path, stub: StubServer
+) -> None:
+    suite = _suite(tmp_path / "suite", REPEATS + 2, set(range(REPEATS + 2)))
+    result = _run(str(suite), "--model", "openai/stub", "--api-base", f"http://127.0.0.1:{stub.port}/v1",
+                  "--out", str(tmp_path / "run"))
+    assert result.exit_code == exits.PARTIAL, result.output
+    failed = read_results(tmp_path / "run" / "results.jsonl")
+    assert len(failed) == REPEATS + 2 and all(r.error.startswith("ContextWindowExceededError:") for r in failed)
