@@ -12,7 +12,7 @@ from click.testing import CliRunner, Result
 
 from runner import exits
 from runner.cli import main
-from tests.stub_server import StubConfig, StubServer
+from tests.stub_server import StubConfig, StubServer, serving
 from tests.support import ROOT
 
 SPEC = ROOT / "specs" / "cognitive_bias.spec"
@@ -21,11 +21,9 @@ SPEC = ROOT / "specs" / "cognitive_bias.spec"
 @pytest.fixture
 def stub(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[StubServer]:
     """A stub that the openai provider reaches through OPENAI_BASE_URL (spec generate has no --api-base)."""
-    server = StubServer(getattr(request, "param", None) or StubConfig())
-    server.start()
-    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{server.port}/v1")
-    yield server
-    server.stop()
+    for server in serving(getattr(request, "param", None)):
+        monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{server.port}/v1")
+        yield server
 
 
 def _spec(*args: str) -> Result:

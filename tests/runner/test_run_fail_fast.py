@@ -19,7 +19,7 @@ from runner.call import UNREACHABLE_ATTEMPTS
 from runner.cli import main
 from runner.contract import read_results
 from runner.failures import REPEATS
-from tests.stub_server import StubConfig, StubServer
+from tests.stub_server import StubConfig, StubServer, serving
 from tests.support import forced_choice_rows, write_suite
 
 KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE")
@@ -43,10 +43,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 @pytest.fixture
 def stub(request: pytest.FixtureRequest) -> Iterator[StubServer]:
-    server = StubServer(getattr(request, "param", None) or StubConfig())
-    server.start()
-    yield server
-    server.stop()
+    yield from serving(getattr(request, "param", None))
 
 
 def _suite(folder: Path, n: int, too_long: set[int]) -> Path:
