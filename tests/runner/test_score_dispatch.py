@@ -59,3 +59,12 @@ def test_noise_on_a_counts_table_is_a_usage_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["score", "--counts", str(counts), "--noise", str(tmp_path)])
     assert result.exit_code == 2 and isinstance(result.exception, SystemExit)
     assert result.output.splitlines()[-1] == "Error: --noise needs a RUN_DIR, not a counts table"
+
+
+def test_report_of_a_scored_run_folder_reads_its_score_folder(tmp_path: Path) -> None:
+    (tmp_path / "run.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "score").mkdir()
+    (tmp_path / "score" / "summary.json").write_text('{"family": "gone"}', encoding="utf-8")
+    result = CliRunner().invoke(main, ["report", str(tmp_path)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert result.output.startswith(f"Error: {tmp_path / 'score' / 'summary.json'}, column 'family': names no known")
