@@ -106,7 +106,6 @@ def score(ctx: click.Context, run_dirs: tuple[Path, ...], counts_file: Path | No
 def _score_runs(ctx: click.Context, runs: list[Path], out: Path, options: dict[str, Any]) -> list[str]:
     if not runs:
         raise click.UsageError("the study lists no runs yet: spec run writes them")
-    require_answers(runs)
     families = {run: run_family(run, registry.DEFAULT) for run in runs}
     family = _family(families[runs[0]], runs[0] / "run.json")
     other = next((run for run in runs if families[run] != family.name), None)
@@ -114,6 +113,7 @@ def _score_runs(ctx: click.Context, runs: list[Path], out: Path, options: dict[s
         raise ScoreInputError(other / "run.json", f"is a {families[other]} run, {runs[0]} a {family.name} run: "
                               "score each family separately")
     _refuse_options(ctx, family, f"{family.name} runs")
+    require_answers(runs)
     if len(runs) == 1:
         return family.score(runs[0], out, options)
     if family.score_runs is None:
