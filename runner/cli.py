@@ -13,6 +13,8 @@ import importlib
 
 import click
 
+from runner import exits
+
 # name -> (module, attribute, the first paragraph of the command's help)
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "check": ("compiler.cli", "check", "Check a spec for mistakes without writing anything."),
@@ -76,7 +78,8 @@ def _shortened(text: str, limit: int) -> str:
     return kept + "..."
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]},
+             epilog=f"{exits.HELP} Details: docs/running.md, \"Exit status\".")
 @click.version_option(package_name="spec-audits", prog_name="spec")
 def main() -> None:
     """spec: compile, run and score LLM influence and bias audits.

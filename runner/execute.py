@@ -7,7 +7,7 @@ import math
 import re
 import sys
 from collections import Counter
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,6 +19,7 @@ from runner.cache import NoCache, ResponseCache, default_cache_path
 from runner.cache_writes import BatchedCache
 from runner.call import CallFailed, CallSettings, FatalError, ModelClient, Reply, is_local
 from runner.contract import RESULTS_FILE, Suite, check_run_matches_suite, find_run_info, read_results, read_suite
+from runner.failures import RepeatBreaker
 from runner.plan import JUDGE_MAX_TOKENS, WorkItem, plan, prefix_order
 from runner.progress import progress
 from runner.results_io import (
@@ -67,14 +68,20 @@ class _Item:
     messages: list[dict[str, Any]] = field(default_factory=list)
     usage: Counter[str] = field(default_factory=Counter)
     latency_s: float = 0.0
-    cached: bool = True
+    replies: int = 0
+    hits: int = 0
     turns: list[dict[str, Any]] = field(default_factory=list)
 
     def take(self, reply: Reply) -> Reply:
         self.usage.update(reply.usage)
         self.latency_s += reply.latency_s
-        self.cached = self.cached and reply.cached
+        self.replies += 1
+        self.hits += reply.cached
         return reply
+
+    def cached(self, error: str | None) -> bool:
+        """True only when every reply came from the response cache and the item was answered."""
+        return error is None and 0 < self.replies == self.hits
 
 
 class Runner:
@@ -92,6 +99,11 @@ class Runner:
         if judge:
             self.judges[judge] = ModelClient(self._call_settings(judge, None), cache)
 
+    def watch_retries(self, show: Callable[[str | None], None]) -> None:
+        """Let `show` see the reason of each retry (None once calls succeed again), for the progress line."""
+        for client in (self.client, *self.judges.values()):
+            client.on_retry = show
+
     def _call_settings(self, model: str, api_base: str | None) -> CallSettings:
         c = self.config
         return CallSettings(model, api_base, c.timeout_s, c.max_retries, c.retry_base_s, rpm=c.rpm, tpm=c.tpm)
@@ -99,7 +111,7 @@ class Runner:
     def judge_client(self, judge: Judge) -> ModelClient | None:
         name = judge.model or self.config.judge_model
         if name and name not in self.judges:
-            self.judges[name] = ModelClient(self._call_settings(name, None), self._cache)
+            self.judges[name] = ModelClient(self._call_settings(name, None), self._cache, on_retry=self.client.on_retry)
         return self.judges.get(name) if name else None
 
     def decode(self, row: SuiteRow, sample: int, attempt: int, model: str,
@@ -147,7 +159,7 @@ class Runner:
             usage=dict(item.usage) or None,
             latency_s=round(item.latency_s, 4),
             turns=item.turns or None,
-            cached=item.cached,
+            cached=item.cached(error),
             **result,
         )
 
@@ -295,24 +307,29 @@ async def _execute(runner: Runner, todo: list[WorkItem], writer: ResultsWriter, 
     pending = iter(todo)
     failed = 0
     shown: tuple[int, int] | None = None
+    breaker = RepeatBreaker(runner.config.model)
 
     async def worker() -> None:
         nonlocal failed, shown
         for work in pending:
             row = await runner.process(work)
-            writer.append(row)
+            for ready in breaker.take(row):
+                writer.append(ready)
             failed += row.error is not None
             if shown != (runner.client.hits, failed):  # tqdm formats the postfix anew on every call
                 shown = (runner.client.hits, failed)
                 bar.set_postfix(hits=shown[0], failed=failed, refresh=False)
             bar.update()
 
+    runner.watch_retries(lambda why: bar.set_description_str(f"retrying: {why}" if why else "", refresh=True))
     try:
         async with asyncio.TaskGroup() as group:
             for _ in range(min(runner.config.concurrency, len(todo))):
                 group.create_task(worker())
     except* FatalError as errors:
         raise errors.exceptions[0] from None
+    for ready in breaker.release():
+        writer.append(ready)
 
 
 def _open_cache(config: RunConfig) -> ResponseCache | NoCache:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from runner import exits
 from runner.call import VERBOSE_ENV, FatalError
 from runner.contract import read_suite
 from runner.execute import run_suite
@@ -70,10 +71,13 @@ def _dry_run(config: RunConfig) -> None:
     "settings]. Rerunning the same command resumes it.",
 )
 @click.option("--mode", type=click.Choice(["sample", "logprob"]), help="Override the suite's mode.")
-@click.option("--limit", type=click.IntRange(min=1), help="Run a seeded subset of N rows stratified over cells.")
+@click.option("--limit", type=click.IntRange(min=1),
+              help="Run a seeded subset of N rows stratified over cells; for a suite of units (conditional "
+                   "bias) N whole units, each with all its rows.")
 @click.option("--seed", default=0, show_default=True, help="Seed of the --limit subset.")
 @click.option("--shard", callback=_shard, metavar="I/N", help="Run shard I of N (1-based, split by item id).")
-@click.option("--concurrency", default=8, show_default=True, type=click.IntRange(min=1))
+@click.option("--concurrency", default=8, show_default=True, type=click.IntRange(min=1),
+              help="Calls in flight at once, per model (the first uncached call goes alone).")
 @click.option("--rpm", type=click.FloatRange(min=0, min_open=True), help="Requests per minute, per model.")
 @click.option("--tpm", type=click.FloatRange(min=0, min_open=True), help="Tokens per minute, per model.")
 @click.option(
@@ -144,6 +148,11 @@ def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, verbos
       spec run generated/triage --model openai/gpt-4o-mini --model openai/gpt-4.1 --out runs/triage-study
       spec run generated/triage --model openai/gpt-4o-mini --replicate 1 --only condition=baseline \
           --out runs/triage-gpt-4o-mini-replicate     # the noise floor's baseline re-run
+
+    Exit status: 0 every item answered; 3 stopped at once (no key, refused
+    key, unknown model, no server, the same error on item after item);
+    4 finished with failed items (rerun with --retry-failed); 1 and 2 as
+    for every command (docs/running.md, "Exit status").
     """
     if verbose:
         os.environ[VERBOSE_ENV] = "1"
@@ -155,25 +164,31 @@ def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, verbos
     configs = study_configs(config, models, runs) if study else [config]
     if study and not dry_run:
         record_study(out, suite_dir, [c.out.name for c in configs])
-    for each in configs:
-        _run_one(each, dry_run)
+    failed = sum(_run_one(each, dry_run) for each in configs)
+    if failed:
+        click.echo(f"spec run: {failed} item(s) failed; their reasons are in results.jsonl. Rerun the same command "
+                   "with --retry-failed to ask them again", err=True)
+        click.get_current_context().exit(exits.PARTIAL)
 
 
-def _run_one(config: RunConfig, dry_run: bool) -> None:
+def _run_one(config: RunConfig, dry_run: bool) -> int:
+    """Run (or estimate) one run; the number of its items that failed."""
     try:
         if dry_run:
             _dry_run(config)
-            return
+            return 0
         summary = run_suite(config)
     except RunError as err:
         raise click.ClickException(str(err)) from None
     except FatalError as err:
-        raise click.ClickException(f"run stopped: {err}") from None
+        raise FatalError(f"run stopped: {err}. Answers so far are kept in {config.out}; once that is fixed, rerun "
+                         "the same command to resume") from None
     resumed = f", {summary.resumed} from an earlier run" if summary.resumed else ""
     click.echo(
         f"{summary.run_dir}: {summary.done} answered, {summary.failed} failed of {summary.planned} "
         f"({summary.mode} mode{resumed}); {summary.calls} calls, {summary.cache_hits} cache hits"
     )
+    return summary.failed
 
 
 @click.command("merge")

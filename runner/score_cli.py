@@ -10,7 +10,7 @@ from click.core import ParameterSource
 
 from families import registry
 from families.interface import Family
-from runner.score_input import ScoreInputError, run_family
+from runner.score_input import ScoreInputError, require_answers, run_family
 from runner.study import expand_runs
 
 COUNTS_FAMILY = "influence_pairs"  # published counts tables (docs/suite-format.md) are influence tables
@@ -23,7 +23,7 @@ CELLS_FAMILY = "bias_decomposition"  # published per-cell tables are conditional
     "--counts",
     "counts_file",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Score a counts table (suite-format.md) instead of a run folder.",
+    help="Score a counts table (docs/suite-format.md, \"Counts tables\") instead of a run folder.",
 )
 @click.option(
     "--cells",
@@ -90,6 +90,9 @@ def score(ctx: click.Context, run_dirs: tuple[Path, ...], counts_file: Path | No
       spec score runs/triage-study --noise runs/triage-replicates --noise-f0 release
       spec score --counts published_counts.csv -o scores/published
       spec score --cells cells_content.csv
+
+    Exit status: 0 scored; 5 the runs hold no answered item (nothing to
+    score); 1 and 2 as for every command (docs/running.md, "Exit status").
     """
     if sum((bool(run_dirs), counts_file is not None, cells_file is not None)) != 1:
         raise click.UsageError("give one of RUN_DIR..., --counts FILE.csv or --cells FILE.csv")
@@ -119,6 +122,7 @@ def _score_runs(ctx: click.Context, runs: list[Path], out: Path, options: dict[s
         raise ScoreInputError(other / "run.json", f"is a {families[other]} run, {runs[0]} a {family.name} run: "
                               "score each family separately")
     _refuse_options(ctx, family, f"{family.name} runs")
+    require_answers(runs)
     if len(runs) == 1:
         return family.score(runs[0], out, options)
     if family.score_runs is None:
@@ -162,12 +166,16 @@ def _flag(option: click.Option) -> str:
 def report(score_dir: Path, out: Path | None) -> None:
     """Write report.html (self-contained) and report.md with PNG plots from a `spec score` folder.
 
-    \b
-    Example:
-      spec report runs/triage-local/score
-    """
-    from runner.report.build import build_report
+    SCORE_DIR is the folder `spec score` wrote, or a run folder whose score/ it wrote.
 
+    \b
+    Examples:
+      spec report runs/triage-local/score
+      spec report runs/triage-local
+    """
+    from runner.report.build import build_report, score_folder
+
+    score_dir = score_folder(score_dir)
     paths = build_report(score_dir, out or score_dir)
     for path in paths:
         click.echo(str(path))

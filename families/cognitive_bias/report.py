@@ -15,7 +15,8 @@ from runner.report import fmt
 from runner.report.document import Document, Heading, Image, Paragraph, Table
 from runner.score_input import read_score_folder
 
-PLOTS = (("heatmaps.png", "Presence Δn, content δ and total Δb per (target bias, human bias), scale [-0.3, 0.3]."),
+PLOTS = (("heatmaps.png", "Presence Δn, content δ and total Δb per (target bias, human bias), scale [-0.3, 0.3]; "
+                          "hatched grey: no scored row in that cell."),
          ("causal.png", "DiD ATT (both variants) with 95% CIs, and the SCM gap per target bias."))
 
 

@@ -11,12 +11,26 @@ from runner.report.html import render_html
 from runner.report.markdown import render_markdown
 from runner.score_input import ScoreInputError
 
+SUMMARY = "summary.json"
+
+
+def score_folder(folder: Path) -> Path:
+    """The `spec score` folder `folder` names: itself, or the score/ folder `spec score RUN` writes inside a run
+    (or a study); a located error saying which command to run when there is none."""
+    for candidate in (folder, folder / "score"):
+        if (candidate / SUMMARY).is_file():
+            return candidate
+    if (folder / "run.json").is_file() or (folder / "study.json").is_file():
+        problem = f"holds no score yet: run `spec score {folder}` first, then `spec report {folder}`"
+    else:
+        problem = (f"has no {SUMMARY}: give the folder `spec score` wrote (RUN/score by default, or its -o "
+                   "folder)")
+    raise ScoreInputError(folder, problem)
+
 
 def build_report(score_dir: Path, out: Path) -> list[Path]:
     """Write the report files (and plots/*.png) into `out` and return their paths."""
-    summary_path = score_dir / "summary.json"
-    if not summary_path.is_file():
-        raise ScoreInputError(summary_path, "file not found (run `spec score` first)")
+    summary_path = score_folder(score_dir) / SUMMARY
     try:
         name = json.loads(summary_path.read_text(encoding="utf-8")).get("family")
     except json.JSONDecodeError as err:

@@ -130,11 +130,15 @@ def plot_net(conditions: pd.DataFrame, bands: tuple[str, ...], path: Path) -> No
         width = 0.8 / len(table.columns)
         for index, column in enumerate(table.columns):
             offsets = [k + (index - (len(table.columns) - 1) / 2) * width for k in range(len(table))]
-            ax.bar(offsets, table[column].fillna(0), width, label=column)
+            ax.bar(offsets, table[column], width, label=column)  # a NaN draws no bar: no data is not 0
+            for x in (x for x, value in zip(offsets, table[column], strict=True) if pd.isna(value)):
+                ax.text(x, 0, "n/a", ha="center", va="bottom", fontsize=7, rotation=90, color="#555555")
         ax.set_xticks(range(len(table)), [g for _, g in table.index], rotation=30, ha="right")
         ax.axhline(0, color="black", linewidth=0.8)
         ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     ax.set_ylabel("Net = Favor - Against (pp)")
+    if not table.empty and table.isna().to_numpy().any():
+        ax.set_xlabel("n/a: no directional event in that condition")
     ax.set_title("Net bias per group: Direct vs Puzzled")
     fig.tight_layout()
     fig.savefig(path, dpi=120)

@@ -1,4 +1,4 @@
-"""Per-condition counts: the one input of every statistic (suite-format.md "Counts tables").
+"""Per-condition counts: the one input of every statistic (docs/suite-format.md, "Counts tables").
 
 A `CountsTable` has one row per aggregate condition (benchmark, model, factor, influence plus extra key
 columns such as `reasoning`), the analysis group names `group_A`/`group_B`, and the six counts `c_X_Y`:
