@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -60,20 +61,22 @@ def test_missing_columns_are_named(tmp_path: Path) -> None:
     assert "counts.csv" in output and "c_0_B, c_A_A, c_A_B, c_B_A, c_B_B" in output
 
 
-def test_zeros_and_one_sided_conditions_stay_finite(tmp_path: Path) -> None:
+def test_zero_counts_stay_finite_and_arms_without_trials_are_absent(tmp_path: Path) -> None:
     counts = read_counts_csv(SCORE_FIXTURES / "zeros.csv")
     conditions = score(counts).conditions
-    stat_columns = [
-        c for c in conditions.columns if c.startswith(("steerability", "asymmetry", "normalized", "z_", "p_", "q_"))
-    ]
-    assert np.isfinite(conditions[stat_columns].to_numpy(float)).all()
+    stat_columns = [c for c in conditions.columns if c.startswith(("steerability", "asymmetry", "normalized", "z_",
+                                                                    "p_", "q_")) and "position" not in c]
+    asked = conditions[["n_0", "n_A", "n_B"]].gt(0).all(axis=1).to_numpy()  # every arm has trials
+    assert np.isfinite(conditions.loc[asked, stat_columns].to_numpy(float)).all()
     one_sided = conditions.iloc[0]  # every trial chose B in every condition
     assert one_sided.steerability_A == 0 and one_sided.steerability_B == 0 and one_sided.p_effect_A == 1.0
     assert one_sided.p_baseline == pytest.approx(2 * 0.5**100)
     flipped = conditions.iloc[1]  # baseline all A; cue toward B flips everything
     assert flipped.steerability_B == pytest.approx(2 * np.log(100.5 / 0.5))
-    empty = conditions.iloc[3]
-    assert np.isnan(empty.f0_B) and empty.p_baseline == 1.0 and empty.asymmetry == 0
+    empty = conditions.iloc[3]  # no trials at all: nothing is made up from the Haldane half-counts
+    assert conditions.loc[3, stat_columns].isna().all() and np.isnan(empty.f0_B)
+    assert empty.absent.startswith("no baseline trials; no toward_A trials; no toward_B trials")
+    assert pd.isna(empty.baseline_neutral) and pd.isna(empty.backfire_A)
 
 
 def test_zeros_table_scores_through_the_cli(tmp_path: Path) -> None:
