@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from families.influence.score.counts import read_counts_csv
 from families.influence.score.pipeline import score
 from runner.cli import main
+from runner.score_input import ScoreInputError
 from tests.support import FIXTURES
 
 SCORE_FIXTURES = FIXTURES / "score"
@@ -85,6 +86,21 @@ def test_zeros_table_scores_through_the_cli(tmp_path: Path) -> None:
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["count_source"] == "samples"
     assert "NaN" not in (tmp_path / "summary.json").read_text()
+
+
+def test_display_order_columns_give_the_baseline_position(tmp_path: Path) -> None:
+    """Optional c_0_Y_firstG columns: a baseline that picks the first-shown option 90% of the time."""
+    table = tmp_path / "orders.csv"
+    table.write_text("benchmark,model,factor,influence,group_A,group_B,c_0_A,c_0_B,c_A_A,c_A_B,c_B_A,c_B_B,"
+                     "c_0_A_firstA,c_0_B_firstA,c_0_A_firstB,c_0_B_firstB\n"
+                     "t,m,age,cue,young,old,50,50,60,40,40,60,45,5,5,45\n", encoding="utf-8")
+    row = score(read_counts_csv(table)).conditions.iloc[0]
+    assert row.p_baseline == 1.0 and row.position_0 == pytest.approx(0.9) and row.position_biased
+    assert not row.baseline_neutral and row.absent == ""
+    lacking = tmp_path / "three.csv"
+    lacking.write_text(table.read_text().replace(",c_0_B_firstB", "").replace(",45\n", "\n"), encoding="utf-8")
+    with pytest.raises(ScoreInputError, match="missing c_0_B_firstB"):
+        read_counts_csv(lacking)
 
 
 def test_extra_columns_become_keys() -> None:

@@ -64,6 +64,7 @@ def _scored(tmp: Path, stub: dict[str, str], reply: str, answer: str, conditions
                         progress=False))
     result = CliRunner().invoke(main, ["score", str(tmp / "run"), "-o", str(tmp / "score")])
     assert result.exit_code == 0 and result.exception is None, result.output
+    (tmp / "score" / "printed.txt").write_text(result.output, encoding="utf-8")
     return tmp / "score"
 
 
@@ -117,6 +118,11 @@ def test_a_design_without_both_cued_arms_has_no_asymmetry_anywhere(tmp_path: Pat
     neutral = bench["headline"]["asymmetry_among_neutral"]["binomial"]["raw"]
     assert (neutral["n"], neutral["rate"]) == (0, None) and "toward_B" in neutral["absent"]
     assert bench["overall"]["mean_abs_asymmetry"] is None and bench["overall"]["significant_asymmetry"]["n"] == 0
+    assert ("sig. asymmetry among baseline-neutral absent (no condition has baseline, toward_A and toward_B "
+            "trials)") in (score / "printed.txt").read_text()
     CliRunner().invoke(main, ["report", str(score)])
     markdown = (score / "report.md").read_text()
     assert "no condition has baseline, toward_A and toward_B trials" in markdown
+    headline = next(line for line in markdown.splitlines() if line.startswith("| pets |"))
+    assert headline.endswith("| — | — | — |")  # asymmetry among neutral (raw, BH), backfire among significant
+    assert headline.count("—") == (6 if conditions == "baseline" else 3)  # no shift without a cued arm
