@@ -42,7 +42,7 @@ class CountsTable:
     frame: pd.DataFrame
     keys: list[str]
     source: CountSource = "samples"
-    no_order: str | None = None  # why the baseline counts are not split by display order, when they are not
+    no_order: str | None = None  # why the counts are not split by display order (None: both orders are shown)
 
 
 def read_counts_csv(path: Path) -> CountsTable:
@@ -113,7 +113,11 @@ def counts_from_trials(trials: pd.DataFrame, keys: list[str], source: CountSourc
     keys), as manifest.balance[].shared == {"baseline": "influence"} declares; baseline trials that carry
     an influence belong to that influence only.
     """
-    ordered = no_order is None and "first" in trials.columns and bool(trials["first"].notna().any())
+    shown = set(trials["first"].dropna()) if "first" in trials.columns else set()
+    if no_order is None and len(shown) < 2:
+        no_order = "every prompt is shown in one display order" if shown else \
+            "the suite does not record which option each prompt shows first (recompile it)"
+    ordered = no_order is None
     wanted = COUNTS + (ORDER_COUNTS if ordered else []) + (MOMENTS if source == "expected" else [])
     trials = _with_values(trials, ordered, source == "expected")
     directed = trials[trials["condition"] != "baseline"]
@@ -128,8 +132,7 @@ def counts_from_trials(trials: pd.DataFrame, keys: list[str], source: CountSourc
         table = table.merge(shared_counts, on=shared_keys, how="left", suffixes=("", "_shared"))
         for column in base_columns:
             table[column] = table[column] + table.pop(f"{column}_shared").fillna(0.0)
-    reason = no_order or (None if ordered else "the suite does not record which option each prompt shows first")
-    return CountsTable(table.reset_index(drop=True), keys, source, reason)
+    return CountsTable(table.reset_index(drop=True), keys, source, no_order)
 
 
 def _with_values(trials: pd.DataFrame, ordered: bool, moments: bool) -> pd.DataFrame:

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from families.influence.score import itemwise, position, stattests
-from families.influence.score.counts import COUNTS, LABELS, CountsTable
+from families.influence.score.counts import COUNTS, LABELS, ORDER_COUNTS, CountsTable
 
 AsymVariance = Literal["2v0", "4v0"]
 ARM_NAMES = {"0": "baseline", "A": "toward_A", "B": "toward_B"}
@@ -80,7 +80,7 @@ def condition_statistics(counts: CountsTable, options: Options = Options()) -> p
     _tests(out, c, has, items, options)
     _baseline(out, c, has["0"], items, options)
     position.baseline(out, f, counts.source, options)
-    _neutrality(out, options)
+    _neutrality(out, options, counts.no_order is None and set(ORDER_COUNTS) <= set(f.columns))
     out["absent"] = _absent(has, out, counts.no_order, items)
     return out
 
@@ -138,11 +138,14 @@ def _baseline(out: pd.DataFrame, c: dict[str, np.ndarray], has: np.ndarray, item
     out["asymmetry_toward_preferred"] = np.where(preferred_b, out["asymmetry"], -out["asymmetry"])
 
 
-def _neutrality(out: pd.DataFrame, options: Options) -> None:
-    """The three neutrality definitions (§6.8), each also requiring no position bias where it is measured:
-    a model that picks by display order shows no preference between the groups, but it is not neutral."""
+def _neutrality(out: pd.DataFrame, options: Options, ordered: bool) -> None:
+    """The three neutrality definitions (§6.8), each also requiring no position bias: a model that picks by
+    display order shows no preference between the groups, but it is not neutral. Where both orders are
+    shown (`ordered`), a baseline whose position cannot be measured (its trials in one order, as a --limit
+    subset leaves them) is of unknown neutrality; where no order is known (one display order, a counts
+    table without order columns) the paper's definitions stand."""
     measured = out["p_position_0"].notna().to_numpy()
-    has = out["p_baseline"].notna().to_numpy()
+    has = out["p_baseline"].notna().to_numpy() & (measured | (not ordered))
     low, high = options.wilson_band
     unbiased = ~measured | (out["p_position_0"] >= options.alpha).to_numpy()
     margin_ok = ~measured | ((out["position_0"] - 0.5).abs() < options.margin).to_numpy()
@@ -160,8 +163,9 @@ def _absent(has: dict[str, np.ndarray], out: pd.DataFrame, no_order: str | None,
     reasons = []
     for i in range(len(out)):
         found = [f"no {ARM_NAMES[code]} trials" for code in "0AB" if not has[code][i]]
-        if has["0"][i] and np.isnan(out["position_0"].iat[i]):
-            found.append(f"position: {position.why_absent(out, i, no_order)}")
+        if has["0"][i] and np.isnan(out["p_position_0"].iat[i]):
+            unknown = ", so neutrality is unknown" if pd.isna(out["baseline_neutral"].iat[i]) else ""
+            found.append(f"position: {position.why_absent(out, i, no_order)}{unknown}")
         if items is not None:
             found += items.why_absent(i)
         reasons.append("; ".join(found))

@@ -65,10 +65,14 @@ def _why(conds: pd.DataFrame, dirs: pd.DataFrame) -> dict[str, str]:
     """Why a rate over this slice has nothing to count: the design lacks the arms, or no condition
     qualifies."""
     effects = dirs["p_effect"].notna().any()
-    asymmetry = conds["p_asymmetry"].notna().any()
-    return {"effects": "" if effects else EFFECTS_ABSENT, "asymmetry": "" if asymmetry else ASYMMETRY_ABSENT,
-            "significant": EFFECTS_ABSENT if not effects else "no significant effect",
-            "neutral": ASYMMETRY_ABSENT if not asymmetry else "no baseline-neutral condition with an asymmetry"}
+    with_asymmetry = conds["p_asymmetry"].notna()
+    unknown = conds.loc[with_asymmetry, "baseline_neutral"].isna().all()
+    neutral = ASYMMETRY_ABSENT if not with_asymmetry.any() else (
+        "the neutrality of every condition with an asymmetry is unknown" if unknown
+        else "no baseline-neutral condition with an asymmetry")
+    return {"effects": "" if effects else EFFECTS_ABSENT,
+            "asymmetry": "" if with_asymmetry.any() else ASYMMETRY_ABSENT,
+            "significant": EFFECTS_ABSENT if not effects else "no significant effect", "neutral": neutral}
 
 
 def _flags(frame: pd.DataFrame, column: str) -> pd.Series:

@@ -93,12 +93,17 @@ def test_display_order_columns_give_the_baseline_position(tmp_path: Path) -> Non
     table = tmp_path / "orders.csv"
     table.write_text("benchmark,model,factor,influence,group_A,group_B,c_0_A,c_0_B,c_A_A,c_A_B,c_B_A,c_B_B,"
                      "c_0_A_firstA,c_0_B_firstA,c_0_A_firstB,c_0_B_firstB\n"
-                     "t,m,age,cue,young,old,50,50,60,40,40,60,45,5,5,45\n", encoding="utf-8")
-    row = score(read_counts_csv(table)).conditions.iloc[0]
+                     "t,m,age,cue,young,old,50,50,60,40,40,60,45,5,5,45\n"
+                     "t,m,age,hint,young,old,5,5,6,4,4,6,0,0,5,5\n", encoding="utf-8")
+    row, one_order = score(read_counts_csv(table)).conditions.itertuples()
     assert row.p_baseline == 1.0 and row.position_0 == pytest.approx(0.9) and row.position_biased
     assert not row.baseline_neutral and row.absent == ""
+    # a baseline asked in one order only (as a --limit subset leaves it): no position, so no neutrality
+    assert pd.isna(one_order.position_0) and pd.isna(one_order.baseline_neutral) and one_order.p_baseline == 1.0
+    assert one_order.absent == "position: baseline trials shown in one display order only, so neutrality is unknown"
     lacking = tmp_path / "three.csv"
-    lacking.write_text(table.read_text().replace(",c_0_B_firstB", "").replace(",45\n", "\n"), encoding="utf-8")
+    lacking.write_text("\n".join(line.rsplit(",", 1)[0] for line in table.read_text().splitlines()) + "\n",
+                       encoding="utf-8")
     with pytest.raises(ScoreInputError, match="missing c_0_B_firstB"):
         read_counts_csv(lacking)
 
