@@ -79,7 +79,7 @@ def condition_statistics(counts: CountsTable, options: Options = Options()) -> p
     _steerability(out, c, has, options)
     _tests(out, c, has, items, options)
     _baseline(out, c, has["0"], items, options)
-    position.baseline(out, f, counts.source, options)
+    position.baseline(out, f, counts.source, options.alpha, options.pooled_z)
     _neutrality(out, options, counts.no_order is None and set(ORDER_COUNTS) <= set(f.columns))
     out["absent"] = _absent(has, out, counts.no_order, items)
     return out

@@ -60,7 +60,7 @@ def _item_difference(diff: np.ndarray, shown_a: tuple[np.ndarray, np.ndarray], s
     return p, lo, hi
 
 
-def baseline(out: pd.DataFrame, frame: pd.DataFrame, source: str, options: Any) -> None:
+def baseline(out: pd.DataFrame, frame: pd.DataFrame, source: str, alpha: float, pooled: bool) -> None:
     """The baseline's position columns of conditions.csv (empty where the orders are not known)."""
     if not all(c in frame.columns for c in ORDER_COUNTS):
         for column in COLUMNS:
@@ -74,7 +74,7 @@ def baseline(out: pd.DataFrame, frame: pd.DataFrame, source: str, options: Any) 
         moments = {f"{s}_{g}": frame[f"v_0_{s}_first{g}"].to_numpy(float)
                    for g in "AB" for s in ("items", "m2", "A2", "Am")}
     found = shares(c["c_0_A_firstA"], c["c_0_A_firstA"] + c["c_0_B_firstA"], c["c_0_B_firstB"],
-                   c["c_0_A_firstB"] + c["c_0_B_firstB"], options.alpha, moments, options.pooled_z)
+                   c["c_0_A_firstB"] + c["c_0_B_firstB"], alpha, moments, pooled)
     for column, key in zip(COLUMNS, ("firstA", "firstB", "position", "lo", "hi", "p"), strict=True):
         out[column] = found[key]
 
