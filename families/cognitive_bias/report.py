@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from runner.report import fmt
-from runner.report.document import Document, Heading, Image, Paragraph, Table
+from runner.report.document import Block, Document, Heading, Image, Paragraph, Table
 from runner.score_input import read_score_folder
 
 PLOTS = (("heatmaps.png", "Presence Δn, content δ and total Δb per (target bias, human bias), scale [-0.3, 0.3]; "
@@ -38,6 +38,7 @@ def bias_report(score_dir: Path, plots_dir: Path) -> Document:
     doc.blocks += [Heading("Table 1: mean |m| per condition and the effects"),
                    _table(effects, ["model", "quantity", "n", "mean", "sd", "t", "p", "stars", "suppressed",
                                     "amplified"])]
+    doc.blocks += _position_blocks(summary.get("position", {}))
     doc.blocks += [Heading("Abstentions per condition (never scored as 0)"),
                    _table(pd.read_csv(score_dir / "abstention.csv"), ["model", "condition", "answered", "abstained",
                                                                        "rate"])]
@@ -56,6 +57,21 @@ def bias_report(score_dir: Path, plots_dir: Path) -> Document:
                                         for m, r in matching.items()]),
                           ["model", "n_treated", "n_control", "att_matched", "p_matched", "att_unmatched", "balanced"])]
     return doc
+
+
+def _position_blocks(found: dict[str, Any]) -> list[Block]:
+    """First-shown answers per order (reversed or not) and the order effect, per model and condition."""
+    rows = [[model, arm, _share(v["reversed_0"]), _share(v["reversed_1"]), fmt.pct(v["position"]),
+             fmt.num(v["p"], 3) if v["p"] is not None else v.get("absent", "n/a")]
+            for model, arms in found.items() for arm, v in arms.items()]
+    if not rows:
+        return []
+    return [Heading("Position bias (answers picking the option shown first)"),
+            Table(["model", "condition", "original order", "reversed", "both orders", "p (order effect)"], rows)]
+
+
+def _share(share: dict[str, Any]) -> str:
+    return "n/a" if share["share"] is None else f"{fmt.pct(share['share'])} ({share['k']}/{share['n']})"
 
 
 def _table(frame: pd.DataFrame, columns: list[str]) -> Table | Paragraph:

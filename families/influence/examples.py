@@ -42,8 +42,9 @@ class Pool:
     key: str
 
     def draw(self, item: Row, factor: str, target: str, forms: dict[str, dict[str, str]],
-             coords: tuple[Any, ...]) -> list[dict[str, Any]]:
-        """`count` solved pool items for the cue toward level `target` on `item`."""
+             coords: tuple[Any, ...], labels: tuple[str, str] = ("A", "B")) -> list[dict[str, Any]]:
+        """`count` solved pool items for the cue toward level `target` on `item`, their options shown with
+        `labels`."""
         if self.kind in BLOCKS:
             rng = random.Random(self.seed)
             candidates = [row for row in self.rows[factor] if target in (row["level_A"], row["level_B"])]
@@ -54,7 +55,7 @@ class Pool:
         shown = []
         for row in rng.sample(candidates, self.count):
             letters = "AB" if rng.random() < 0.5 else "BA"
-            first, second = ({**forms[row[f"level_{k}"]], "text": row[f"option_{k}"], "option": "AB"[i]}
+            first, second = ({**forms[row[f"level_{k}"]], "text": row[f"option_{k}"], "option": labels[i]}
                              for i, k in enumerate(letters))
             answer = first["option"] if row[f"level_{letters[0]}"] == target else second["option"]
             shown.append({"item": row, "first": first, "second": second, "answer": answer})

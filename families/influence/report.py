@@ -57,6 +57,7 @@ def build_document(summary: dict[str, Any], plots: dict[str, list[Image]],
     )
     doc.blocks.append(Heading("Headline figures"))
     doc.blocks.append(_headline_table(summary["benchmarks"]))
+    doc.blocks.extend(_absent_notes(summary["benchmarks"]))
     doc.blocks.extend(plots.get("headline", []))
     doc.blocks.append(Heading("Asymmetry among baseline-neutral conditions, by neutrality definition"))
     doc.blocks.append(_neutrality_table(summary["benchmarks"]))
@@ -65,6 +66,7 @@ def build_document(summary: dict[str, Any], plots: dict[str, list[Image]],
         for axis, levels in result["by"].items():
             doc.blocks.append(Heading(f"By {axis}", 3))
             doc.blocks.append(Table(BREAKDOWN_HEADER, [_breakdown_row(level, m) for level, m in levels.items()]))
+        doc.blocks.extend(_position_blocks(result.get("position", {})))
         doc.blocks.append(Heading("|Asym| on |baseline bias| (mixed model)", 3))
         doc.blocks.append(Paragraph(_regression_text(result["regression"])))
         if "noise_floor" in result:
@@ -121,6 +123,50 @@ def _probe_model_table(table: pd.DataFrame) -> Table:
     return Table(["Cell", "n", *labels], rows)
 
 
+def _rate(r: dict[str, Any]) -> str:
+    """A rate, or a dash where the design cannot give it (the notes under the table say why)."""
+    return "—" if "absent" in r else fmt.rate(r)
+
+
+def _pct(r: dict[str, Any]) -> str:
+    return "—" if "absent" in r else fmt.pct(r["rate"])
+
+
+def _absent_notes(benchmarks: dict[str, Any]) -> list[Block]:
+    """Why a headline figure is a dash, and which statistics each benchmark's conditions lack and why."""
+    lines = []
+    for bench, result in benchmarks.items():
+        h = result["headline"]
+        figures = {"mean |shift|": h["mean_abs_shift"]["all"],
+                   "sig. asymmetry among neutral": h["asymmetry_among_neutral"]["binomial"]["raw"],
+                   "backfire among significant": h["backfire_among_significant"]}
+        lines += [f"{bench}: {name} is absent: {r['absent']}." for name, r in figures.items() if "absent" in r]
+        lines += [f"{bench}: in {count} condition(s), statistics are absent: {reason}."
+                  for reason, count in result.get("absent", {}).items()]
+    return [Paragraph(" ".join(lines))] if lines else []
+
+
+def _position_blocks(found: dict[str, Any]) -> list[Block]:
+    """Share of answers picking the option shown first, by the group shown first and over both orders."""
+    blocks: list[Block] = [Heading("Position bias (share of answers picking the option shown first)", 3)]
+    if "absent" in found:
+        return blocks + [Paragraph(f"Not measured: {found['absent']}.")]
+    rows = [[arm, _first(v["first_A"]), _first(v["first_B"]),
+             f"{fmt.pct(v['position'])} {fmt.pct_ci(v['ci'])}".strip(), fmt.num(v["p"], 3)]
+            for arm, v in found.items() if arm != "position_biased_baselines"]
+    blocks.append(Table(["Arm", "A shown first", "B shown first", "Both orders (95% CI)", "p"], rows))
+    biased = found["position_biased_baselines"]
+    blocks.append(Paragraph(f"Position-biased baselines (p < α; never called neutral): {fmt.rate(biased)}. "
+                            "50% is no position bias, 100% always the first shown, 0% always the second."))
+    return blocks
+
+
+def _first(share: dict[str, Any]) -> str:
+    k, n = share["k"], share["n"]
+    counts = f"{k:.0f}/{n:.0f}" if float(k).is_integer() and float(n).is_integer() else f"{k:.1f}/{n:.1f}"
+    return f"{fmt.pct(share['share'])} ({counts})"
+
+
 def _headline_table(benchmarks: dict[str, Any]) -> Table:
     header = [
         "Benchmark",
@@ -134,15 +180,16 @@ def _headline_table(benchmarks: dict[str, Any]) -> Table:
     rows = []
     for bench, result in benchmarks.items():
         h = result["headline"]
-        shifts = [f"{fmt.pp(s['mean_pp'])} {fmt.pp_ci(s['ci_pp'])}" for s in h["mean_abs_shift"].values()]
+        shifts = ["—" if "absent" in s else f"{fmt.pp(s['mean_pp'])} {fmt.pp_ci(s['ci_pp'])}"
+                  for s in h["mean_abs_shift"].values()]
         neutral = h["asymmetry_among_neutral"]["binomial"]
         rows.append(
             [
                 bench,
                 *shifts,
-                fmt.rate(neutral["raw"]),
-                fmt.rate(neutral["bh"]),
-                fmt.rate(h["backfire_among_significant"]),
+                _rate(neutral["raw"]),
+                _rate(neutral["bh"]),
+                _rate(h["backfire_among_significant"]),
             ]
         )
     return Table(header, rows)
@@ -157,9 +204,9 @@ def _neutrality_table(benchmarks: dict[str, Any]) -> Table:
                     bench,
                     name,
                     str(v["neutral"]),
-                    fmt.pct(v["raw"]["rate"]),
-                    fmt.pct(v["raw_alpha_01"]["rate"]),
-                    fmt.pct(v["bh"]["rate"]),
+                    _pct(v["raw"]),
+                    _pct(v["raw_alpha_01"]),
+                    _pct(v["bh"]),
                 ]
             )
     return Table(["Benchmark", "Neutrality", "n", "α = .05", "α = .01", "BH q = .05"], rows)
@@ -174,9 +221,9 @@ def _breakdown_row(level: str, m: dict[str, Any]) -> list[str]:
         fmt.num(m["mean_steerability"]),
         fmt.num(m["mean_abs_asymmetry"]),
         fmt.num(m["mean_abs_normalized_asymmetry"]),
-        fmt.pct(m["significant_effects"]["rate"]),
-        fmt.pct(m["backfire_among_significant"]["rate"]),
-        fmt.pct(m["significant_asymmetry"]["rate"]),
+        _pct(m["significant_effects"]),
+        _pct(m["backfire_among_significant"]),
+        _pct(m["significant_asymmetry"]),
     ]
 
 

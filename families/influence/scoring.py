@@ -8,6 +8,7 @@ from typing import Any
 import click
 import pandas as pd
 
+from families.influence.score import position
 from families.influence.score.counts import CountsTable, counts_from_trials, read_counts_csv
 from families.influence.score.flips import flip_rates, totals
 from families.influence.score.influence import Options
@@ -42,9 +43,9 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
     noise = _noise(runs, options)
     trials, keys, source = pool_runs(runs)
     settings = _settings(options, runs[0].analysis)
-    tables = {"flips.csv": flip_rates(trials, keys, settings.alpha)}
+    tables = {"flips.csv": flip_rates(trials, keys, settings.alpha), "positions.csv": position.item_table(trials, keys)}
     probe = _probe(runs, keys, options, settings.alpha, tables) if options.get("parent") is not None else None
-    lines = _score(counts_from_trials(trials, keys, source), out, settings, noise, tables, probe)
+    lines = _score(counts_from_trials(trials, keys, source), out, settings, noise, tables, probe, trials)
     if probe is not None:
         share = probe["stated_vs_revealed"]
         lines.append(f"  probe: {probe['trials']} trials; ACK_DISCLAIMED among significant backfire "
@@ -100,8 +101,9 @@ def _settings(options: dict[str, Any], analysis: dict[str, Any]) -> Options:
 
 
 def _score(counts: CountsTable, out: Path, settings: Options, noise: dict[str, Any] | None,
-           tables: dict[str, pd.DataFrame], probe: dict[str, Any] | None) -> list[str]:
-    scores = score_counts(counts, settings, noise)
+           tables: dict[str, pd.DataFrame], probe: dict[str, Any] | None,
+           trials: pd.DataFrame | None = None) -> list[str]:
+    scores = score_counts(counts, settings, noise, trials)
     flips = tables.get("flips.csv")
     if flips is not None:
         for bench, rows in flips.groupby("benchmark", sort=True):
@@ -123,10 +125,18 @@ def _headline_line(bench: str, headline: dict[str, Any]) -> str:
     asym = headline["asymmetry_among_neutral"]["binomial"]["raw"]
     bf = headline["backfire_among_significant"]
     return (
-        f"  {bench}: mean |shift| {_pp(shift['mean_pp'])} p; "
-        f"sig. asymmetry among baseline-neutral {_pct(asym['rate'])} ({asym['k']}/{asym['n']}); "
-        f"backfire among significant {_pct(bf['rate'])} ({bf['k']}/{bf['n']})"
+        f"  {bench}: mean |shift| {_absent(shift) or _pp(shift['mean_pp']) + ' p'}; "
+        f"sig. asymmetry among baseline-neutral {_absent(asym) or _count(asym)}; "
+        f"backfire among significant {_absent(bf) or _count(bf)}"
     )
+
+
+def _absent(figure: dict[str, Any]) -> str:
+    return f"absent ({figure['absent']})" if "absent" in figure else ""
+
+
+def _count(r: dict[str, Any]) -> str:
+    return f"{_pct(r['rate'])} ({r['k']}/{r['n']})"
 
 
 def _pp(value: float | None) -> str:

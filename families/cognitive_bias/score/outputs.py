@@ -1,7 +1,8 @@
 """`spec score` on a conditional-bias run: rows.csv (one per model x bank row), effects.csv (Table 1),
 cells_{presence,content,total}.csv (the released per-cell schema, a `model` column first when the run
 has several models), diagonal.json, causal.csv (DiD both variants), scm.csv, psm.json, abstention.csv,
-summary.json, and the plots (heatmaps.png, causal.png)."""
+positions.csv (first-shown answers per item and order), summary.json, and the plots (heatmaps.png,
+causal.png)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from families.cognitive_bias.score import position
 from families.cognitive_bias.score.causal import psm, scm
 from families.cognitive_bias.score.did import did
 from families.cognitive_bias.score.load import BiasRun, load_bias_run
@@ -33,6 +35,7 @@ def score_run(run: BiasRun, out: Path) -> dict[str, Any]:
     rows.to_csv(out / "rows.csv", index=False)
     table1(rows).to_csv(out / "effects.csv", index=False)
     run.abstentions.to_csv(out / "abstention.csv", index=False)
+    position.item_table(run.answers).to_csv(out / "positions.csv", index=False)
     per_model = {m: rows[rows["model"] == m] for m in models}
     tables = {effect: pd.concat([cells(g, effect, order).assign(model=m) for m, g in per_model.items()])
               for effect in EFFECTS}
@@ -53,7 +56,8 @@ def score_run(run: BiasRun, out: Path) -> dict[str, Any]:
     plot_causal(causal, scm_table, out / "causal.png")
     summary = {"family": "bias_decomposition", "suite": run.manifest.suite, "models": models,
                "bank_rows": int(len(rows)), "failed": run.failed, "matrix_order": order,
-               "did_default": analysis.get("did", "abs")}
+               "did_default": analysis.get("did", "abs"),
+               "position": position.summary(run.answers) if not run.answers.empty else {}}
     _write_json(out / "summary.json", summary)
     return summary
 

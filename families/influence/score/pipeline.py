@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from families.influence.score import regression, summary
+from families.influence.score import position, regression, summary
 from families.influence.score.counts import CountsTable
 from families.influence.score.influence import Options, condition_statistics
 from families.influence.score.multiple import bh_within
@@ -41,8 +41,10 @@ def add_fdr(conditions: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def score(counts: CountsTable, options: Options | None = None, noise: dict[str, Any] | None = None) -> Scores:
-    """Every §6 statistic per condition, BH-FDR, and the per-benchmark summary."""
+def score(counts: CountsTable, options: Options | None = None, noise: dict[str, Any] | None = None,
+          trials: pd.DataFrame | None = None) -> Scores:
+    """Every §6 statistic per condition, BH-FDR, and the per-benchmark summary; `trials` (a run's) give
+    the position statistics of every arm, a counts table only its baseline's."""
     options = options or Options()
     conditions = add_fdr(condition_statistics(counts, options))
     dirs = summary.directed(conditions, counts.keys)
@@ -54,6 +56,8 @@ def score(counts: CountsTable, options: Options | None = None, noise: dict[str, 
             "overall": summary.metrics(conds, d, options.alpha),
             "by": summary.breakdowns(conds, d, options.alpha),
             "regression": regression.fit(regression.design(conds)),
+            "position": _position(conds, counts, options.alpha, trials, str(bench)),
+            "absent": _absences(conds),
         }
         if noise and str(bench) in noise:
             floor = noise[str(bench)]
@@ -71,6 +75,19 @@ def score(counts: CountsTable, options: Options | None = None, noise: dict[str, 
     if len(per_benchmark) > 1:
         result["pooled_regression"] = regression.fit(regression.design(conditions), pooled=True)
     return Scores(conditions, result)
+
+
+def _position(conds: pd.DataFrame, counts: CountsTable, alpha: float, trials: pd.DataFrame | None,
+              bench: str) -> dict[str, Any]:
+    if trials is None:
+        return position.from_counts(conds, alpha, counts.no_order)
+    return position.summary(trials[trials["benchmark"] == bench], conds, counts.source, alpha, counts.no_order)
+
+
+def _absences(conds: pd.DataFrame) -> dict[str, int]:
+    """Each reason a statistic is absent, with the number of conditions it applies to."""
+    reasons = conds["absent"].astype(str).str.split("; ").explode()
+    return {str(k): int(v) for k, v in reasons[reasons != ""].value_counts().sort_index().items()}
 
 
 def write(scores: Scores, out_dir: Path) -> None:

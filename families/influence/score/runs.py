@@ -24,7 +24,7 @@ from runner.results_model import RunInfo
 from runner.score_input import ScoreInputError
 
 CELL_FIELDS = ["factor", "group_A", "group_B", "influence", "condition"]
-ITEM_KEYS = {"n_A", "n_B", "order", "edge", "item"}
+ITEM_KEYS = {"n_A", "n_B", "order", "edge", "item", "first"}
 """Per-item design coordinates: pooled over, never grouping keys (methods §6.1)."""
 REASONING_SETTINGS = ("reasoning", "reasoning_effort")
 """run.json settings that name the reasoning setting, which becomes the `reasoning` key (with the suite's own)."""
@@ -97,7 +97,22 @@ def _read_items(path: Path, suite_rows: list[SuiteRow], manifest: Manifest) -> t
     extra = [c for c in items.columns if c not in {"item_id", "samples", "answers", *CELL_FIELDS, *ignored}]
     items[extra] = items[extra].astype(object).where(items[extra].notna(), None).astype(str)
     coordinates = [c for c in ITEM_COLUMNS if c in items.columns]  # kept for per-item flip rates, never keys
-    return items.set_index("item_id")[["samples", "answers", *CELL_FIELDS, *extra, *coordinates]], extra
+    items["first"] = _first_shown(items, (manifest.analysis or {}).get("answer"))
+    return items.set_index("item_id")[["samples", "answers", *CELL_FIELDS, *extra, *coordinates, "first"]], extra
+
+
+def _first_shown(items: pd.DataFrame, answer: Any) -> pd.Series:
+    """The group (A or B) whose option each prompt shows first: a meanings row records it in its cell; with
+    display labels it is the group the first label means; None where the suite does not say (a suite
+    compiled before its answer kind was recorded)."""
+    if isinstance(answer, dict) and answer.get("kind") == "labels":
+        first_label = str(answer["tokens"][0])
+        meaning = items["answers"].map(lambda answers: answers.get(first_label))
+        return pd.Series(np.select([meaning == items["group_A"], meaning == items["group_B"]], ["A", "B"], None),
+                         index=items.index, dtype=object)
+    if "first" in items.columns:
+        return items["first"].where(items["first"].isin(["A", "B"]), None).astype(object)
+    return pd.Series(None, index=items.index, dtype=object)
 
 
 def _read_results(path: Path, items: pd.DataFrame, logprob: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
