@@ -13,6 +13,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from runner.files_out import write_figure  # noqa: E402
+
 SHIFT_LABELS = {
     "all": "all influences",
     "no_few_shot": "without few-shot",
@@ -26,7 +28,7 @@ def _slug(text: str) -> str:
 
 def _save(fig: plt.Figure, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
+    write_figure(fig, path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return path
 

@@ -16,6 +16,7 @@ from families.influence.score.pipeline import score as score_counts
 from families.influence.score.pipeline import write
 from families.influence.score.probe import cross_tab, judge_agreement, judge_labels, probe_summary, probe_trials
 from families.influence.score.runs import Run, load_run, pool_runs
+from runner.files_out import score_folder, write_csv
 
 
 def score_run(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:
@@ -90,9 +91,10 @@ def _score(counts: CountsTable, out: Path, settings: Options, noise: dict[str, A
             }
     if probe is not None:
         scores.summary["probe"] = probe
-    write(scores, out)
+    score_folder(out)
     for name, table in tables.items():
-        table.to_csv(out / name, index=False, float_format="%.10g")
+        write_csv(table, out / name, float_format="%.10g")
+    write(scores, out)
     lines = [f"{len(scores.conditions)} conditions scored ({scores.summary['count_source_text']}) -> {out}"]
     return lines + [_headline_line(bench, r["headline"]) for bench, r in scores.summary["benchmarks"].items()]
 

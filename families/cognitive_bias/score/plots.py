@@ -12,6 +12,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from families.cognitive_bias.score.tables import matrix  # noqa: E402
+from runner.files_out import write_figure  # noqa: E402
 
 TITLES = {"presence": "Presence Δn", "content": "Content δ", "total": "Total Δb"}
 SCALE = 0.3
@@ -30,7 +31,7 @@ def plot_heatmaps(tables: dict[str, pd.DataFrame], model: str, order: list[str],
     axes[0].set_ylabel("target bias β")
     fig.colorbar(image, ax=axes, shrink=0.7)
     fig.suptitle(f"Conditional-bias effects: {model}")
-    fig.savefig(path, dpi=110)
+    write_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -46,5 +47,5 @@ def plot_causal(causal: pd.DataFrame, scm_table: pd.DataFrame, path: Path) -> No
     right.axvline(0, color="grey", lw=0.8)
     right.set_title("SCM gap per target bias (placebo p in scm.csv)")
     right.tick_params(axis="y", labelsize=7)
-    fig.savefig(path, dpi=110)
+    write_figure(fig, path, dpi=110)
     plt.close(fig)

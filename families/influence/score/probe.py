@@ -18,6 +18,7 @@ import pandas as pd
 from families.influence.score.runs import Run
 from families.influence.score.summary import rate
 from runner.contract import RESULTS_FILE, read_results, read_run
+from runner.files_out import read_csv
 from runner.score_input import ScoreInputError
 
 KINDS = ("significant backfire", "significant compliance", "no effect", "base")
@@ -57,7 +58,7 @@ def _labels(run: Run, keys: list[str]) -> pd.DataFrame:
 def _parents(score_dir: Path, keys: list[str]) -> pd.DataFrame:
     path = score_dir / "conditions.csv"
     try:
-        frame = pd.read_csv(path, keep_default_na=False, na_values=[""], dtype=str)
+        frame = read_csv(path, keep_default_na=False, na_values=[""], dtype=str)
     except FileNotFoundError:
         raise ScoreInputError(path, "file not found (score the main run first)") from None
     wanted = ["p_effect_A", "p_effect_B", "steerability_A", "steerability_B"]
