@@ -9,6 +9,7 @@ import click
 from compiler.build import check_file
 from compiler.cli import SpecFailed
 from compiler.errors import SpecError
+from runner.terminal import echo
 
 
 @click.command("generate")
@@ -46,4 +47,4 @@ def generate(spec_file: Path, name: str | None, model: str | None, jury: str | N
     options = {"model": model, "jury": [m.strip() for m in jury.split(",")] if jury else None, "out": out,
                "limit": limit, "max_tokens": max_tokens, "use_cache": not no_cache}
     for line in family.generate(resolved, options):
-        click.echo(line)
+        echo(line)
