@@ -31,6 +31,8 @@ REQUIRED = (*NAMES, "n", "mean_delta", "std_delta")
 ONE_ROW = "one scored row: no spread to test against"
 NO_ROWS = "no scored rows"
 ZERO_VARIANCE = "zero variance: every row has the same value, so t is undefined"
+MAX_ROWS = 2**53  # counts past this are not exact in floating point (and no audit has them)
+MAX_MAGNITUDE = 1e100  # a mean or sd past this could overflow when squared and summed; a δ lies in [-2, 2]
 
 
 @dataclass
@@ -95,6 +97,8 @@ def read_cells(path: Path) -> pd.DataFrame:
     for column in REQUIRED:
         if column not in text.columns:
             raise ScoreInputError(path, f"missing column '{column}' (the released per-cell schema)", column=column)
+    if text.empty:
+        raise ScoreInputError(path, "no cells: the table has a header but no line below it")
     if "model" not in text.columns:
         text = text.assign(model=path.stem)
     for column in ("model", *NAMES):
@@ -119,8 +123,11 @@ def _numbers(path: Path, text: pd.Series, column: str, *, whole: bool = False, s
                 (values.notna() & ~np.isfinite(values.fillna(0.0)), "is not a finite number")]
     if whole:
         problems += [(stripped.eq(""), "is blank"), (values < 0, "is negative"),
-                     (values.notna() & (values != np.floor(values.fillna(0.0))), "is not a whole number")]
-    elif not signed:
+                     (values.notna() & (values != np.floor(values.fillna(0.0))), "is not a whole number"),
+                     (values > MAX_ROWS, f"is more rows than can be counted exactly (over {MAX_ROWS})")]
+    else:
+        problems.append((values.abs() > MAX_MAGNITUDE, f"is out of range (beyond ±{MAX_MAGNITUDE:g})"))
+    if not (whole or signed):
         problems.append((values < 0, "is negative (a standard deviation cannot be)"))
     for bad, what in problems:
         if bad.any():

@@ -44,6 +44,8 @@ def read_counts_csv(path: Path) -> CountsTable:
     missing = [c for c in BASE_KEYS + LABELS + COUNTS if c not in frame.columns]
     if missing:
         raise ScoreInputError(path, f"missing column(s) {', '.join(missing)}", column=missing[0])
+    if frame.empty:
+        raise ScoreInputError(path, "no conditions: the table has a header but no line below it")
     extra = [c for c in frame.columns if c not in BASE_KEYS + LABELS + COUNTS]
     keys = BASE_KEYS[:2] + extra + BASE_KEYS[2:]
     _check_labels(path, frame, keys + LABELS)
