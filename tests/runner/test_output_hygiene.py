@@ -130,3 +130,11 @@ def test_terminal_lines_show_control_characters_and_cannot_fake_a_line(tmp_path:
     assert "\x1b" not in shown
     assert "Pick one.\\x1b[2J\nA or B? (0)" in shown  # the prompt keeps its own line break
     assert "order=gen\\x1b[2J\\x1b[Hder" in shown
+
+
+def test_a_strangers_spec_cannot_reach_the_terminal_through_its_diagnostics(tmp_path: Path) -> None:
+    spec = tmp_path / "hostile.spec"
+    spec.write_text('suite tiny "T"\nseed 1\nfactor co\x1b[2Jlor:\n  A red "r" / "r"\n', encoding="utf-8")
+    result = CliRunner().invoke(main, ["check", str(spec)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert "\x1b" not in result.output and "co\\x1b[2Jlor" in result.output
