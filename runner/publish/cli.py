@@ -14,7 +14,6 @@ from runner.publish.bundle import write_bundle
 from runner.publish.diff import diff_lines
 from runner.publish.export import EXPORTERS
 from runner.publish.verify import SUMS_FILE, capped, check_recompile, check_sources, check_suite, check_sums
-from runner.terminal import echo
 
 
 @click.command("bundle")
@@ -39,7 +38,7 @@ def bundle(suite_dir: Path, out: Path, allow_unlicensed: bool) -> None:
       spec verify triage.tar.gz
     """
     info = write_bundle(suite_dir, out, allow_unlicensed)
-    echo(f"bundled {info['suite']} ({info['license']}, {len(info['sources'])} sources) -> {out}")
+    click.echo(f"bundled {info['suite']} ({info['license']}, {len(info['sources'])} sources) -> {out}")
 
 
 def _verify_folder(folder: Path, timeout_ms: int) -> tuple[list[str], Counter[str]]:
@@ -89,9 +88,9 @@ def verify(target: Path, timeout_ms: int) -> None:
     """
     failures, counts = _verify(target, timeout_ms)
     for failure in capped(failures):
-        echo(f"FAIL {failure}", err=True)
+        click.echo(f"FAIL {failure}", err=True)
     verdict = f"{len(failures)} failures" if failures else "all sound"
-    echo(f"verified {target}: {counts['rows']} rows, {counts['puzzles']} puzzles: {verdict}")
+    click.echo(f"verified {target}: {counts['rows']} rows, {counts['puzzles']} puzzles: {verdict}")
     if failures:
         raise SystemExit(1)
 
@@ -119,7 +118,7 @@ def export(suite_dir: Path, fmt: str, out: Path) -> None:
     suite = read_suite(suite_dir)
     out.parent.mkdir(parents=True, exist_ok=True)
     EXPORTERS[fmt](suite, out)
-    echo(f"exported {len(suite.rows)} rows of {suite.manifest.suite} for {fmt} -> {out}")
+    click.echo(f"exported {len(suite.rows)} rows of {suite.manifest.suite} for {fmt} -> {out}")
 
 
 @click.command("diff")
@@ -137,5 +136,4 @@ def diff(a: Path, b: Path) -> None:
     """
     with opened(a) as first, opened(b) as second:
         lines = diff_lines(read_suite(first), read_suite(second))
-    for line in lines:
-        echo(line)
+    click.echo("\n".join(lines))
