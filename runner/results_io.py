@@ -15,7 +15,8 @@ from runner.results_model import ResultRow, RunInfo
 Key = tuple[str, int]
 
 
-def _rewrite(path: Path, rows: list[ResultRow]) -> None:
+def write_results(path: Path, rows: list[ResultRow]) -> None:
+    """`rows` as the whole of results.jsonl, written whole or not at all."""
     write_bytes(path, b"".join(row.model_dump_json().encode() + b"\n" for row in rows))
 
 
@@ -55,7 +56,7 @@ def prepare_resume(path: Path, *, retry_failed: bool) -> ResumeState:
     if retry_failed:
         kept = {key: row for key, row in kept.items() if row.error is None}
     if found.torn or len(kept) != len(found.rows):
-        _rewrite(path, list(kept.values()))
+        write_results(path, list(kept.values()))
     return ResumeState(kept)
 
 
