@@ -116,6 +116,17 @@ def test_the_file_size_limit_stops_a_compile_without_a_suite_folder(tmp_path: Pa
     assert list(tmp_path.iterdir()) == []  # neither the suite nor its staging folder
 
 
+def test_the_file_size_limit_leaves_no_half_merged_run(tmp_path: Path) -> None:
+    from families.influence.score.synthetic import Design, write_run, write_suite
+
+    rows = write_suite(tmp_path / "suite", Design())
+    write_run(tmp_path / "run", tmp_path / "suite", rows, lambda f, i, c: 0.5)
+    done = _spec_limited(4096, "merge", tmp_path / "run", "--out", tmp_path / "merged")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.startswith(f"Error: {tmp_path / 'merged' / 'results.jsonl'}: File too large;")
+    assert list((tmp_path / "merged").iterdir()) == []  # a second merge into it is not refused as 'exists'
+
+
 def test_a_full_disk_leaves_the_report_unwritten(tmp_path: Path) -> None:
     if not Path("/dev/full").exists():
         pytest.skip("needs /dev/full, the device whose every write fails with ENOSPC")
