@@ -45,9 +45,17 @@ def uncsv_cell(value: Any) -> Any:
 
 def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
     """`frame` with its headers and text cells as `csv_cell` writes them (numeric columns untouched)."""
+    import pandas as pd
+
     out = frame.rename(columns=lambda c: csv_cell(str(c)))
     for column in _text_columns(out):
-        out[column] = out[column].map(csv_cell)
+        values = out[column]
+        if isinstance(values.dtype, pd.StringDtype):  # text only: the same rule as csv_cell, vectorised
+            risky = values.str[:1].isin(_FORMULA_START)
+            risky[risky] = ~values[risky].str.fullmatch(_PLAIN_NUMBER.pattern)
+            out.loc[risky, column] = "'" + values[risky]
+        else:  # mixed values: only the text among them is looked at
+            out[column] = values.map(csv_cell)
     return out
 
 
