@@ -57,6 +57,20 @@ class LazyGroup(click.Group):
         module, attribute, _ = COMMANDS[cmd_name]
         return getattr(importlib.import_module(module), attribute)
 
+    def invoke(self, ctx: click.Context) -> object:
+        """Run the command under the one error policy (runner/user_errors.py): a message, never a traceback."""
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as err:
+            from runner.user_errors import user_error
+
+            problem = user_error(err)
+            if problem is None:
+                raise
+            raise problem from None
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         names = self.list_commands(ctx)
         limit = formatter.width - 6 - max(map(len, names))  # as click.Group lays out its commands

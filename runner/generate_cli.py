@@ -10,6 +10,7 @@ from compiler.build import check_file
 from compiler.cli import SpecFailed
 from compiler.errors import SpecError
 from runner.call import CallFailed, FatalError
+from runner.terminal import echo
 
 
 @click.command("generate")
@@ -59,4 +60,4 @@ def generate(spec_file: Path, name: str | None, model: str | None, jury: str | N
         raise CallFailed(f"generate failed: a model call failed after its retries: {err}; nothing was written. "
                          "Rerun once the provider answers: calls already answered come from the cache") from None
     for line in lines:
-        click.echo(line)
+        echo(line)

@@ -15,6 +15,7 @@ from runner.merge import MergeError, merge_runs
 from runner.plan import Shard, estimate, plan
 from runner.run_config import DEFAULT_MODEL, RunConfig, RunError
 from runner.study import record_study, slug, study_configs
+from runner.terminal import echo
 
 
 def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> Shard | None:
@@ -43,10 +44,10 @@ def _dry_run(config: RunConfig) -> None:
     mode = config.mode or suite.manifest.mode
     items = plan(suite.rows, mode=mode, limit=config.limit, seed=config.seed, shard=config.shard, strata=suite.strata,
                  only=dict(config.only))
-    click.echo(f"{suite.manifest.suite}: {len(items)} answers to obtain ({mode} mode); nothing is called")
+    echo(f"{suite.manifest.suite}: {len(items)} answers to obtain ({mode} mode); nothing is called")
     for entry in estimate(items, mode=mode, model=config.model, judge_model=config.judge_model):
         cost = "unknown (not in litellm's cost map)" if entry.cost_usd is None else f"${entry.cost_usd:,.4f}"
-        click.echo(
+        echo(
             f"  {entry.model}: {entry.calls} calls, ~{entry.prompt_tokens:,} prompt tokens, "
             f"<= {entry.completion_tokens:,} completion tokens, cost {cost}"
         )
@@ -184,7 +185,7 @@ def _run_one(config: RunConfig, dry_run: bool) -> int:
         raise FatalError(f"run stopped: {err}. Answers so far are kept in {config.out}; once that is fixed, rerun "
                          "the same command to resume") from None
     resumed = f", {summary.resumed} from an earlier run" if summary.resumed else ""
-    click.echo(
+    echo(
         f"{summary.run_dir}: {summary.done} answered, {summary.failed} failed of {summary.planned} "
         f"({summary.mode} mode{resumed}); {summary.calls} calls, {summary.cache_hits} cache hits"
     )
@@ -205,4 +206,4 @@ def merge(run_dirs: tuple[Path, ...], out: Path) -> None:
         info = merge_runs(list(run_dirs), out)
     except MergeError as err:
         raise click.ClickException(str(err)) from None
-    click.echo(f"{out}: {info.done} answered, {info.failed} failed, from {len(run_dirs)} runs")
+    echo(f"{out}: {info.done} answered, {info.failed} failed, from {len(run_dirs)} runs")

@@ -12,6 +12,7 @@ from families import registry
 from families.interface import Family
 from runner.score_input import ScoreInputError, require_answers, run_family
 from runner.study import expand_runs
+from runner.terminal import echo
 
 COUNTS_FAMILY = "influence_pairs"  # published counts tables (docs/suite-format.md) are influence tables
 CELLS_FAMILY = "bias_decomposition"  # published per-cell tables are conditional-bias tables (docs/cognitive-bias.md)
@@ -109,7 +110,7 @@ def score(ctx: click.Context, run_dirs: tuple[Path, ...], counts_file: Path | No
         _refuse_options(ctx, family, "a counts table" if counts_file else "a per-cell table")
         lines = scorer(table, out or table.parent / f"{table.stem}-score", options)
     for line in lines:
-        click.echo(line)
+        echo(line)
 
 
 def _score_runs(ctx: click.Context, runs: list[Path], out: Path, options: dict[str, Any]) -> list[str]:
@@ -178,4 +179,4 @@ def report(score_dir: Path, out: Path | None) -> None:
     score_dir = score_folder(score_dir)
     paths = build_report(score_dir, out or score_dir)
     for path in paths:
-        click.echo(str(path))
+        echo(str(path))

@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 
+from runner.files_out import read_csv
 from runner.report import fmt
 from runner.report.document import Block, Document, Heading, Image, Paragraph, Table
 from runner.score_input import read_score_folder
@@ -34,23 +35,23 @@ def bias_report(score_dir: Path, plots_dir: Path) -> Document:
             if plots_dir.resolve() != score_dir.resolve():
                 shutil.copy(score_dir / name, plots_dir / name)
             doc.blocks.append(Image(plots_dir / name, caption))
-    effects = pd.read_csv(effects_path, dtype={"stars": str}).fillna({"stars": ""})
+    effects = _read(effects_path, dtype={"stars": str}).fillna({"stars": ""})
     doc.blocks += [Heading("Table 1: mean |m| per condition and the effects"),
                    _table(effects, ["model", "quantity", "n", "mean", "sd", "t", "p", "stars", "suppressed",
                                     "amplified"])]
     doc.blocks += _position_blocks(summary.get("position", {}))
     doc.blocks += [Heading("Abstentions per condition (never scored as 0)"),
-                   _table(pd.read_csv(score_dir / "abstention.csv"), ["model", "condition", "answered", "abstained",
+                   _table(_read(score_dir / "abstention.csv"), ["model", "condition", "answered", "abstained",
                                                                        "rate"])]
     diagonal = json.loads((score_dir / "diagonal.json").read_text(encoding="utf-8"))
     doc.blocks += [Heading("Diagonal test: content effect on vs off the diagonal"),
                    _table(pd.DataFrame([{"model": m, **v} for m, v in diagonal.items()]),
                           ["model", "n_diagonal", "n_off", "mean_diagonal", "mean_off", "t", "p", "d"])]
     doc.blocks += [Heading("Difference in differences (scenario-clustered SEs)"),
-                   _table(pd.read_csv(score_dir / "causal.csv"),
+                   _table(_read(score_dir / "causal.csv"),
                           ["model", "variant", "att", "se", "ci_low", "ci_high", "n_rows"])]
     doc.blocks += [Heading("Synthetic control per target bias"),
-                   _table(pd.read_csv(score_dir / "scm.csv"), ["model", "target_bias", "gap", "p_placebo", "donors"])]
+                   _table(_read(score_dir / "scm.csv"), ["model", "target_bias", "gap", "p_placebo", "donors"])]
     matching = json.loads((score_dir / "psm.json").read_text(encoding="utf-8"))
     doc.blocks += [Heading("Propensity-score matching (treatment: on the diagonal)"),
                    _table(pd.DataFrame([{"model": m, **{k: v for k, v in r.items() if k != "smd"}}
@@ -72,6 +73,11 @@ def _position_blocks(found: dict[str, Any]) -> list[Block]:
 
 def _share(share: dict[str, Any]) -> str:
     return "n/a" if share["share"] is None else f"{fmt.pct(share['share'])} ({share['k']}/{share['n']})"
+
+
+def _read(path: Path, **options: Any) -> pd.DataFrame:
+    """A table `spec score` wrote; names such as a model called "NA" stay text, blank cells are missing."""
+    return read_csv(path, keep_default_na=False, na_values=[""], **options)
 
 
 def _table(frame: pd.DataFrame, columns: list[str]) -> Table | Paragraph:

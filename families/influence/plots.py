@@ -9,10 +9,12 @@ from typing import Any
 import matplotlib
 
 matplotlib.use("Agg")
+matplotlib.rcParams["text.parse_math"] = False  # a name with $...$ in it is text, never TeX
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from runner.files_out import write_figure  # noqa: E402
 from runner.report.plotting import no_data_background, text_colour  # noqa: E402
 
 SHIFT_LABELS = {
@@ -28,7 +30,7 @@ def _slug(text: str) -> str:
 
 def _save(fig: plt.Figure, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
+    write_figure(fig, path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return path
 

@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from families.influence.plots import all_plots
+from runner.files_out import read_csv
 from runner.report import fmt
 from runner.report.document import Block, Document, Heading, Image, Paragraph, Table
 from runner.score_input import ScoreInputError, read_score_folder
@@ -30,11 +31,11 @@ BREAKDOWN_HEADER = [
 def influence_report(score_dir: Path, plots_dir: Path) -> Document:
     """The report of a `spec score` folder of an influence run (summary.json + conditions.csv)."""
     conditions_path, summary = read_score_folder(score_dir, "conditions.csv")
-    conditions = pd.read_csv(conditions_path, keep_default_na=False, na_values=[""])
+    conditions = read_csv(conditions_path, keep_default_na=False, na_values=[""])
     plots = all_plots(summary, conditions, plots_dir)
     probe = _read_probe(score_dir) if "probe" in summary else None
     by_model = score_dir / "probe_by_model.csv"
-    per_model = pd.read_csv(by_model, keep_default_na=False, na_values=[""]) if probe is not None and \
+    per_model = read_csv(by_model, keep_default_na=False, na_values=[""]) if probe is not None and \
         by_model.is_file() else None
     return build_document(summary, {key: [Image(path, caption) for path, caption in items]
                                     for key, items in plots.items()}, probe, per_model)
@@ -88,7 +89,7 @@ def _read_probe(score_dir: Path) -> pd.DataFrame:
     path = score_dir / "probe.csv"
     if not path.is_file():
         raise ScoreInputError(path, "file not found (summary.json has a probe: score again with --parent)")
-    return pd.read_csv(path, keep_default_na=False, na_values=[""])
+    return read_csv(path, keep_default_na=False, na_values=[""])
 
 
 def _probe_blocks(found: dict[str, Any], table: pd.DataFrame) -> list[Block]:

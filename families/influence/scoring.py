@@ -24,6 +24,7 @@ from families.influence.score.probe import (
     probe_trials,
 )
 from families.influence.score.runs import Run, load_run, pool_runs
+from runner.files_out import score_folder, write_csv
 from runner.study import expand_runs
 
 
@@ -113,9 +114,10 @@ def _score(counts: CountsTable, out: Path, settings: Options, noise: dict[str, A
             }
     if probe is not None:
         scores.summary["probe"] = probe
-    write(scores, out)
+    score_folder(out)
     for name, table in tables.items():
-        table.to_csv(out / name, index=False, float_format="%.10g")
+        write_csv(table, out / name, float_format="%.10g")
+    write(scores, out)
     lines = [f"{len(scores.conditions)} conditions scored ({scores.summary['count_source_text']}) -> {out}"]
     return lines + [_headline_line(bench, r["headline"]) for bench, r in scores.summary["benchmarks"].items()]
 

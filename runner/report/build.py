@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from families import registry
-from runner.report.document import Image
+from runner.files_out import write_text
+from runner.report.document import Document, Image
 from runner.report.html import render_html
 from runner.report.markdown import render_markdown
 from runner.score_input import ScoreInputError
@@ -28,21 +30,48 @@ def score_folder(folder: Path) -> Path:
     raise ScoreInputError(folder, problem)
 
 
+RESCORE = "is it a `spec score` folder made by this version? score the run again with `spec score`"
+
+
 def build_report(score_dir: Path, out: Path) -> list[Path]:
     """Write the report files (and plots/*.png) into `out` and return their paths."""
     summary_path = score_folder(score_dir) / SUMMARY
-    try:
-        name = json.loads(summary_path.read_text(encoding="utf-8")).get("family")
-    except json.JSONDecodeError as err:
-        raise ScoreInputError(summary_path, f"invalid JSON: {err.msg}", row=err.lineno) from None
+    name = _summary(summary_path).get("family")
     family = registry.get(str(name))
     if family is None:
         raise ScoreInputError(summary_path, f"names no known analysis family (family: {name!r}; known: "
                               f"{', '.join(registry.names())}); score the run again with `spec score`",
                               column="family")
-    doc = family.report(score_dir, out / "plots")
+    doc = _document(family.report, score_dir, out)
     out.mkdir(parents=True, exist_ok=True)
     md, html = out / "report.md", out / "report.html"
-    md.write_text(render_markdown(doc, out), encoding="utf-8")
-    html.write_text(render_html(doc), encoding="utf-8")
+    write_text(md, render_markdown(doc, out))
+    write_text(html, render_html(doc))
     return [html, md, *(block.path for block in doc.blocks if isinstance(block, Image))]
+
+
+def _summary(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        raise ScoreInputError(path, "file not found (run `spec score` first)")
+    try:
+        summary = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise ScoreInputError(path, f"invalid JSON: {err.msg}", row=err.lineno) from None
+    except UnicodeDecodeError as err:
+        raise ScoreInputError(path, f"not UTF-8 text ({err.reason} at byte {err.start})") from None
+    if not isinstance(summary, dict):
+        raise ScoreInputError(path, f"holds a JSON {type(summary).__name__}, not an object; {RESCORE}")
+    return summary
+
+
+def _document(report: Any, score_dir: Path, out: Path) -> Document:
+    """The family's report of `score_dir`. Its files are ours, but a folder may be damaged or edited (or
+    come from someone else), so what does not have the shape `spec score` writes is a located error."""
+    try:
+        return report(score_dir, out / "plots")
+    except KeyError as err:
+        raise ScoreInputError(score_dir, f"summary.json or a table beside it lacks the entry {err}; "
+                              f"{RESCORE}") from None
+    except (TypeError, ValueError, IndexError, AttributeError) as err:  # pandas' parser errors are ValueErrors
+        raise ScoreInputError(score_dir, f"summary.json or a table beside it is not as `spec score` writes it "
+                              f"({err}); {RESCORE}") from None

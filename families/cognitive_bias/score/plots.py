@@ -7,11 +7,13 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
+matplotlib.rcParams["text.parse_math"] = False  # a name with $...$ in it is text, never TeX
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from families.cognitive_bias.score.tables import matrix  # noqa: E402
+from runner.files_out import write_figure  # noqa: E402
 from runner.report.plotting import NO_DATA, cannot_draw, no_data_background  # noqa: E402
 
 TITLES = {"presence": "Presence Δn", "content": "Content δ", "total": "Total Δb"}
@@ -32,7 +34,7 @@ def plot_heatmaps(tables: dict[str, pd.DataFrame], model: str, order: list[str],
     axes[0].set_ylabel("target bias β")
     fig.colorbar(image, ax=axes, shrink=0.7)
     fig.suptitle(f"Conditional-bias effects: {model} ({NO_DATA})")
-    fig.savefig(path, dpi=110)
+    write_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -40,7 +42,7 @@ def plot_causal(causal: pd.DataFrame, scm_table: pd.DataFrame, path: Path) -> No
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5), constrained_layout=True)
     _did_panel(left, causal)
     _scm_panel(right, scm_table)
-    fig.savefig(path, dpi=110)
+    write_figure(fig, path, dpi=110)
     plt.close(fig)
 
 

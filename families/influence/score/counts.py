@@ -60,6 +60,8 @@ def read_counts_csv(path: Path) -> CountsTable:
         lacking = [c for c in ORDER_COUNTS if c not in orders]
         raise ScoreInputError(path, f"display-order columns come as a set of four: missing {', '.join(lacking)}",
                               column=lacking[0])
+    if frame.empty:
+        raise ScoreInputError(path, "no conditions: the table has a header but no line below it")
     extra = [c for c in frame.columns if c not in BASE_KEYS + LABELS + COUNTS + ORDER_COUNTS]
     keys = BASE_KEYS[:2] + extra + BASE_KEYS[2:]
     _check_labels(path, frame, keys + LABELS)

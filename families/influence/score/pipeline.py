@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from families.influence.score import position, regression, summary
 from families.influence.score.counts import CountsTable
 from families.influence.score.influence import Options, condition_statistics
 from families.influence.score.multiple import bh_within
+from runner.files_out import score_folder, write_csv, write_json
 
 COUNT_SOURCE_TEXT = {
     "samples": "observed counts of sampled answers",
@@ -91,21 +90,7 @@ def _absences(conds: pd.DataFrame) -> dict[str, int]:
 
 
 def write(scores: Scores, out_dir: Path) -> None:
-    """DIR/conditions.csv (one row per condition) and DIR/summary.json."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    scores.conditions.to_csv(out_dir / "conditions.csv", index=False, float_format="%.10g")
-    text = json.dumps(_finite(scores.summary), indent=2, sort_keys=False)
-    (out_dir / "summary.json").write_text(text + "\n", encoding="utf-8")
-
-
-def _finite(value: Any) -> Any:
-    """JSON-safe copy: NaN/inf become null, numpy scalars plain Python."""
-    if isinstance(value, dict):
-        return {str(k): _finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not np.isfinite(value):
-        return None
-    return value
+    """DIR/conditions.csv (one row per condition) and DIR/summary.json, last."""
+    score_folder(out_dir)
+    write_csv(scores.conditions, out_dir / "conditions.csv", float_format="%.10g")
+    write_json(out_dir / "summary.json", scores.summary)

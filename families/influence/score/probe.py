@@ -21,6 +21,7 @@ import pandas as pd
 from families.influence.score.runs import Run
 from families.influence.score.summary import rate
 from runner.contract import RESULTS_FILE, read_results, read_run
+from runner.files_out import read_csv
 from runner.score_input import ScoreInputError
 
 KINDS = ("significant backfire", "significant compliance", "no effect", "base")
@@ -61,7 +62,7 @@ def _parents(score_dir: Path, keys: list[str], alpha: float) -> pd.DataFrame:
     """The parent conditions: keys, whether each direction's effect is significant, and its steerability."""
     path = score_dir / "conditions.csv"
     try:
-        frame = pd.read_csv(path, keep_default_na=False, na_values=[""], dtype=str)
+        frame = read_csv(path, keep_default_na=False, na_values=[""], dtype=str)
     except FileNotFoundError:
         raise ScoreInputError(path, "file not found (score the main run first)") from None
     tested = "p_effect_A" in frame.columns or "significant_A" not in frame.columns
