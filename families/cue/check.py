@@ -33,6 +33,12 @@ BENEFIT = "benefit"
 PUZZLE_FIELDS = ("clues", "domain", "text")  # what a puzzled template reads of its puzzle
 AXES = ("combinations", "consequences")
 BREAKDOWNS = ("person_status", "topic_group")  # optional data columns the scorer breaks results down by
+CELL_FIELDS = ("format", "difficulty", "dilemma", "combination", "consequences", "probe", "person", BENEFIT,
+               *BREAKDOWNS)  # a row's cell holds these and, per hidden attribute, the individual's value
+SCORED_COLUMNS = ("model", "dilemma", "combination", "item", "individual", "format", "difficulty", "probe",
+                  "consequences", "answer", "benefit", "status", "topic", "identified", "solved", "baseline",
+                  "favor", "favor_eligible", "against", "against_eligible", "dimension", "group", "view")
+"""The columns of the scorer's tables (families/cue/score) besides each attribute and its `said_` reply."""
 CLAUSES = ("over", "conditions", "probes", "decode", "mode", "analysis", "system")
 # restrict: the solved view of the scorer's tables; parse: strict reads only the valid answer tokens
 # (the paper's rule), tolerant also folds 'Option 1' and falls back to the runner's parsed token;
@@ -96,6 +102,8 @@ def resolve_cue(design: n.Design, context: DesignContext, errors: ErrorCollector
                    'add: what_if(person in A..D) options "option1" | "option2"')
     rows = read_rows(source, (BENEFIT,), seed, errors) if source is not None else None
     dilemmas = _with_benefit(source, rows, errors) if source is not None and rows is not None else None
+    if config is not None:
+        _check_attribute_names(block or _only_puzzle(spec), config, errors)
     if len(errors.diagnostics) == before and dilemmas is not None and config is not None:
         _check_enough_combinations(design, config, count, len(dilemmas), errors)
         _check_attributes([*formats.values(), *probe_texts.values()], set(dilemmas[0]), config, errors)
@@ -121,6 +129,19 @@ def _check_attributes(texts: list[n.TemplateDef | None], columns: set[str], conf
     for text in texts:
         if text is not None:
             check_attributes(text.text, f"template '{text.name}'", schema, errors)
+
+
+def _check_attribute_names(block: n.PuzzleDef | None, config: PropositionalConfig, errors: ErrorCollector) -> None:
+    """The scorer groups by each hidden attribute under its own name, beside its own columns: a name it
+    uses already would mix the two."""
+    taken = {*CELL_FIELDS, *SCORED_COLUMNS}
+    clauses = [c for c in block.clauses if c.keyword == "attribute"] if block is not None else []
+    for clause in clauses:
+        name = str(clause.args[0])
+        if name in taken or name.startswith("said_"):
+            errors.add(clause.span, f"attribute '{name}' of puzzle '{config.name}' takes a name the cue-visibility "
+                       "scorer uses for its own columns", f"rename the attribute, e.g. 'person_{name}' (taken: "
+                       f"{', '.join(sorted(taken))} and said_*)")
 
 
 def _check_required(design: n.Design, errors: ErrorCollector) -> None:
