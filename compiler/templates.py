@@ -176,6 +176,44 @@ def compile_text(text: n.Text, label: str, provided: set[str], errors: ErrorColl
     return compiled
 
 
+def slot(name: str) -> str:
+    """How a name filled in at run time stands in a compiled text, for the runner to replace."""
+    return "{{ " + name + " }}"
+
+
+def check_slots(text: n.Text, label: str, slots: Collection[str], errors: ErrorCollector) -> None:
+    """Names the runner fills in when it sends the text (`answer`, `reply`, `conversation`) are replaced as
+    plain text, so each must be written alone, `{{ name }}`: not in a condition, a filter or a loop."""
+    try:
+        parsed = environment().parse(text.value)
+    except (TemplateSyntaxError, RecursionError):
+        return  # reported by check_syntax
+    bare = {id(node) for output in parsed.find_all(nodes.Output) for node in output.nodes
+            if isinstance(node, nodes.Name)}
+    for node in parsed.find_all(nodes.Name):
+        if node.name in slots and id(node) not in bare:
+            errors.add(_slot_span(text, node), f"'{node.name}' in {label} is filled in when the text is sent, so "
+                       "it can only be shown as it is", f"write it alone: {slot(node.name)}")
+
+
+def _slot_span(text: n.Text, node: nodes.Name) -> Span:
+    """The first use of the name on its template line that is not a bare `{{ name }}`."""
+    lines = text.value.split("\n")
+    line = lines[node.lineno - 1] if 0 < node.lineno <= len(lines) else ""
+    bare = [m.span() for m in re.finditer(r"\{\{-?\s*" + re.escape(node.name) + r"\s*-?\}\}", line)]
+    for found in re.finditer(r"(?<![\w.])" + re.escape(node.name) + r"(?!\w)", line):
+        if not any(start <= found.start() < end for start, end in bare):
+            return _span_at(text, node.lineno - 1, found.start(), len(node.name))
+    return _name_span(text, node.name)
+
+
+def render_with_slots(compiled: CompiledText, context: Mapping[str, Any], slots: Collection[str]) -> str:
+    """The text rendered now, its run-time names kept as `{{ name }}` for the runner (check_slots made sure
+    they stand alone). Unlike a prompt, the text keeps its trailing newline: it reaches the model as written."""
+    rendered = compiled.render({**context, **{name: slot(name) for name in slots}})
+    return rendered + "\n" if compiled.text.value.endswith("\n") else rendered
+
+
 def _check_filters_and_tests(text: n.Text, label: str, parsed: nodes.Template, errors: ErrorCollector) -> None:
     """Every filter and test the template uses, in every branch (jinja2 looks up those inside an `if`
     only when the branch renders)."""
