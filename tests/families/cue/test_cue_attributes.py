@@ -4,7 +4,6 @@ name the scorer uses for its own columns."""
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 from typing import Any
@@ -16,11 +15,8 @@ from click.testing import CliRunner
 from compiler.build import compile_file
 from runner.score_cli import score
 from tests.compiler.test_malformed_specs import reported, run_check
-from tests.families.cue.test_cue_score_run import _fake_run, _suite_rows
-from tests.support import ROOT
+from tests.families.cue.test_cue_score_run import SPEC, _fake_run, _suite_rows, write_dilemmas
 
-SPEC = ROOT / "specs" / "cue_visibility.spec"
-DATA = "dailydilemmas/dailydilemmas_100.csv"
 AGES = ("young", "old")
 RELIGIONS = ("Christian", "Muslim")
 HIDDEN = {  # the shipped spec, its gender and race replaced by age and religion, one puzzle band
@@ -40,13 +36,7 @@ def _spec(folder: Path, replacements: dict[str, str]) -> Path:
         assert old in text, old
         text = text.replace(old, new)
     (folder / "cue.spec").write_text(text, encoding="utf-8")
-    (folder / "data" / "dailydilemmas").mkdir(parents=True)
-    with (ROOT / "specs" / "data" / DATA).open(encoding="utf-8", newline="") as handle:
-        rows = list(csv.DictReader(handle))[:2]
-    with (folder / "data" / DATA).open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_dilemmas(folder, 2)
     return folder / "cue.spec"
 
 
