@@ -11,8 +11,10 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from compiler import nodes as n
+from compiler.data_source import checked_source
 from compiler.errors import ErrorCollector, did_you_mean, report_repeats
-from compiler.templates import check_syntax
+from compiler.suite_model import JUDGE_SLOTS
+from compiler.templates import check_slots, check_syntax, compile_text
 
 REPLY_SLOT = re.compile(r"\{\{\s*reply\s*\}\}")  # what the runner replaces in a judge prompt
 JUDGE_REPLIES = ("label", "json")  # the bare label, or a JSON object {"label": ..., "reason": ...}
@@ -37,6 +39,8 @@ def check_spec(spec: n.Spec, errors: ErrorCollector, seed_override: int | None) 
     _check_conversations(spec, tables, errors)
     for text in spec.texts:
         check_syntax(text.text, f"{text.kind} '{text.name}'", errors)
+    for source in spec.data:  # a bad path is reported with every other mistake, whatever the designs' state
+        checked_source(source, errors)
     if not spec.designs:
         errors.add(spec.span, "the spec declares no design", "add a 'design NAME:' block")
     return tables
@@ -135,12 +139,20 @@ def _check_turns(inf: n.Influence, tables: Tables, errors: ErrorCollector) -> No
 
 
 def _check_followups(spec: n.Spec, tables: Tables, errors: ErrorCollector) -> None:
+    """Each follow-up's decode settings, text and judge; the names its text reads depend on the design that
+    sends it, so its family checks those."""
     for follow in spec.followups:
         checked_decode(follow.decode, errors)
+        check_syntax(follow.text, f"follow-up '{follow.name}'", errors)
         if follow.judge is None:
             continue
         prompt = follow.judge.prompt
-        if prompt is not None and not REPLY_SLOT.search(prompt.value):
+        before = len(errors.diagnostics)
+        if prompt is not None:
+            label = f"the judge prompt of follow-up '{follow.name}'"
+            compile_text(prompt, label, set(JUDGE_SLOTS), errors)
+            check_slots(prompt, label, JUDGE_SLOTS, errors)
+        if prompt is not None and len(errors.diagnostics) == before and not REPLY_SLOT.search(prompt.value):
             errors.add(prompt.span, f"the judge prompt of follow-up '{follow.name}' never shows the reply",
                        "put {{ reply }} where the judge should read the model's reply")
         reply = follow.judge.reply

@@ -10,6 +10,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 CellValue = str | int | None
+FOLLOWUP_SLOTS = ("answer",)
+"""Names a follow-up's content may hold as `{{ name }}`, filled in by the runner when it sends the turn:
+the answer token of the first reply (its text when it gave none)."""
+JUDGE_SLOTS = ("reply", "conversation")
+"""Names a judge prompt may hold as `{{ name }}`, filled in by the runner: the reply to the follow-up, and
+the whole conversation before the judge, one `Role: text` paragraph per turn."""
 
 
 class Message(BaseModel):

@@ -8,7 +8,7 @@ import os
 import random
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,25 +115,28 @@ def own_error(err: Exception) -> BaseException | None:
 
 
 class RateLimiter:
-    """A token bucket holding one minute's allowance; None means unlimited."""
+    """A token bucket holding one minute's allowance; None means unlimited. `clock` and `sleep` are the
+    monotonic clock and the asyncio sleep (a test passes its own, so no test waits on real time)."""
 
-    def __init__(self, per_minute: float | None) -> None:
+    def __init__(self, per_minute: float | None, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self.capacity = per_minute
         self.available = per_minute or 0.0
-        self.updated = time.monotonic()
+        self.clock, self.sleep = clock, sleep
+        self.updated = clock()
 
     async def acquire(self, amount: float = 1.0) -> None:
         if not self.capacity:
             return
         amount = min(amount, self.capacity)
         while True:
-            now = time.monotonic()
+            now = self.clock()
             self.available = min(self.capacity, self.available + (now - self.updated) * self.capacity / 60)
             self.updated = now
             if self.available >= amount:
                 self.available -= amount
                 return
-            await asyncio.sleep((amount - self.available) * 60 / self.capacity)
+            await self.sleep((amount - self.available) * 60 / self.capacity)
 
 
 def _estimate_tokens(messages: list[dict[str, Any]], params: dict[str, Any]) -> int:

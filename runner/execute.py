@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from compiler.suite_model import FollowUp, Judge, SuiteRow
+from compiler.suite_model import FOLLOWUP_SLOTS, JUDGE_SLOTS, FollowUp, Judge, SuiteRow
 from runner.answers import parse_answer, parse_answer_line, parse_judge_json
 from runner.cache import NoCache, ResponseCache, default_cache_path
 from runner.cache_writes import BatchedCache
@@ -37,8 +37,8 @@ TOP_LOGPROBS = 20
 # a replicate run's seeds are further apart still, so they never meet the original's.
 _RESEED = 1_000_003
 _REPLICATE = 1_000_000_007
-_REPLY_SLOT = re.compile(r"\{\{\s*reply\s*\}\}")
 ANSWER_LINE = "answer_line"  # a row's decode setting that says how its answer is read, never sent to the model
+_SLOT = re.compile(r"\{\{\s*(\w+)\s*\}\}")  # a name the compiler left for the runner to fill in
 
 
 def _now() -> str:
@@ -56,8 +56,15 @@ def answer_probabilities(top: list[dict[str, Any]], tokens: list[str]) -> dict[s
     return {t: m / total for t, m in mass.items()} if total > 0 else None
 
 
-def judge_prompt(judge: Judge, reply: str) -> str:
-    return _REPLY_SLOT.sub(lambda _: reply, judge.prompt)
+def fill_slots(text: str, values: dict[str, str]) -> str:
+    """`text` with each `{{ name }}` of `values` replaced, in one pass (a value is never read for names)."""
+    return _SLOT.sub(lambda m: values.get(m.group(1), m.group(0)), text)
+
+
+def judge_prompt(judge: Judge, reply: str, conversation: list[dict[str, Any]]) -> str:
+    """The judge's prompt with the reply and the conversation before it (JUDGE_SLOTS) filled in."""
+    shown = "\n\n".join(f"{m['role'].capitalize()}: {m.get('content') or ''}" for m in conversation)
+    return fill_slots(judge.prompt, dict(zip(JUDGE_SLOTS, (reply, shown), strict=True)))
 
 
 @dataclass
@@ -146,7 +153,7 @@ class Runner:
             else:
                 params, result = await self._sample(item)
             if row.followups:
-                result["followups"] = await self._followups(item, result.get("response"), row.followups)
+                result["followups"] = await self._followups(item, result, row.followups)
             error = None
         except CallFailed as err:
             error = str(err) or "failed"
@@ -243,12 +250,16 @@ class Runner:
         }
         return params, result
 
-    async def _followups(self, item: _Item, answer_text: str | None, followups: list[FollowUp]) -> dict[str, Any]:
+    async def _followups(self, item: _Item, first: dict[str, Any], followups: list[FollowUp]) -> dict[str, Any]:
+        """Each follow-up turn, its `{{ answer }}` the first reply's answer token (its text when it gave none),
+        and its judge's verdict."""
         work = item.work
-        item.messages.append({"role": "assistant", "content": answer_text or ""})
+        answer_text = first.get("response") or ""
+        item.messages.append({"role": "assistant", "content": answer_text})
+        filled = dict(zip(FOLLOWUP_SLOTS, (first.get("answer") or answer_text,), strict=True))
         replies: dict[str, Any] = {}
         for followup in followups:
-            item.messages.append({"role": "user", "content": followup.content})
+            item.messages.append({"role": "user", "content": fill_slots(followup.content, filled)})
             params = self.decode(work.row, work.sample, 0, self.config.model, followup.decode)
             slot = f"{work.sample}/followup:{followup.name}"
             reply = item.take(await self.client.call(item.messages, params, slot, {}))
@@ -266,7 +277,7 @@ class Runner:
         if client is None:
             return {"label": None}
         labels = tuple(judge.labels)
-        messages = [{"role": "user", "content": judge_prompt(judge, reply_text)}]
+        messages = [{"role": "user", "content": judge_prompt(judge, reply_text, item.messages)}]
         params = {"temperature": 0.0, "max_tokens": JUDGE_MAX_TOKENS[judge.reply]}
         extras = self.choice_extras(list(labels), client.settings.model) if judge.reply is None else {}
         slot = f"{item.work.sample}/judge:{followup.name}"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -143,13 +142,20 @@ def test_logprob_mode_against_a_server_with_logprobs(
 
 
 def test_rate_limiter_spreads_requests_beyond_the_minute_allowance() -> None:
-    limiter = RateLimiter(per_minute=120)  # a burst of 120, then 2 per second
+    now = [0.0]
+    slept: list[float] = []
 
-    async def take(n: int) -> float:
-        started = time.monotonic()
+    async def sleep(seconds: float) -> None:  # the limiter's clock moves only when it sleeps
+        slept.append(seconds)
+        now[0] += seconds
+
+    limiter = RateLimiter(per_minute=120, clock=lambda: now[0], sleep=sleep)  # a burst of 120, then 2 per second
+
+    async def take(n: int) -> None:
         for _ in range(n):
             await limiter.acquire()
-        return time.monotonic() - started
 
-    assert asyncio.run(take(120)) < 0.1
-    assert 0.8 < asyncio.run(take(2)) < 1.5
+    asyncio.run(take(120))
+    assert slept == []
+    asyncio.run(take(2))
+    assert slept == [pytest.approx(0.5), pytest.approx(0.5)] and now[0] == pytest.approx(1.0)

@@ -47,13 +47,13 @@ def score_run(run: CueRun, out: Path) -> dict[str, Any]:
     screened = abstainers(frame, float(threshold)) if threshold is not None else None
     bias = frame if screened is None else frame[~frame["model"].isin(screened.loc[screened["excluded"], "model"])]
     events = {view: directional_events(bias, solved_only=only) for view, only in VIEWS.items()}
-    tables = {view: rates(e) for view, e in events.items()}
+    tables = {view: rates(e, run.attributes) for view, e in events.items()}
     conditions = pd.concat([t.assign(view=v) for v, t in tables.items()], ignore_index=True)
     gaps = pd.concat([cue_gap(t).assign(view=v) for v, t in tables.items()], ignore_index=True)
-    abstentions, split = abstention(frame), solved_split(frame)
+    abstentions, split = abstention(frame), solved_split(frame, run.attributes)
     outputs = {"answers": frame, "conditions": conditions, "gaps": gaps, "abstention": abstentions,
                "topics": pd.concat([topic_rates(e).assign(view=v) for v, e in events.items()], ignore_index=True),
-               "status": status_bias(bias), "solved_split": split}
+               "status": status_bias(bias, run.attributes), "solved_split": split}
     for name, table in outputs.items():
         write_csv(table, out / f"{name}.csv")
     summary = _summary(run, frame, conditions, gaps, abstentions)
@@ -72,6 +72,7 @@ def _summary(run: CueRun, frame: pd.DataFrame, conditions: pd.DataFrame, gaps: p
         "family": "cue_visibility",
         "suite": run.manifest.suite,
         "bands": list(run.bands),
+        "attributes": list(run.attributes),
         "models": models,
         "answers": int(len(frame)),
         "failed": run.failed,
@@ -90,7 +91,8 @@ def _summary(run: CueRun, frame: pd.DataFrame, conditions: pd.DataFrame, gaps: p
 
 
 def _capability(frame: pd.DataFrame) -> pd.DataFrame:
-    """Share of Could-be replies that identify both gender and race (methods §4.2: both_correct)."""
+    """Share of Could-be replies that identify every hidden attribute, gender and race in the paper (methods
+    §4.2: both_correct)."""
     could_be = frame[(frame["probe"] == "could_be") & (frame["format"] != "neutral")]
     grouped = could_be.groupby(["model", "format", "difficulty", "consequences"])["identified"]
     return grouped.agg(both_correct="mean", replies="size").reset_index()

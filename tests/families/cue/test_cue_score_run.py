@@ -25,17 +25,22 @@ SPEC = ROOT / "specs" / "cue_visibility.spec"
 DATA = "dailydilemmas/dailydilemmas_100.csv"
 
 
-def _tiny(folder: Path, parse: str) -> Path:
-    """The shipped spec over its first three dilemmas (one reuse group), with `analysis ... parse ...`."""
-    spec = SPEC.read_text(encoding="utf-8").replace("parse strict", f"parse {parse}")
-    (folder / "cue_visibility.spec").write_text(spec, encoding="utf-8")
+def write_dilemmas(folder: Path, count: int) -> None:
+    """The shipped spec's first `count` dilemmas, where a copy of the spec in `folder` reads them."""
     (folder / "data" / "dailydilemmas").mkdir(parents=True)
     with (ROOT / "specs" / "data" / DATA).open(encoding="utf-8", newline="") as handle:
-        rows = list(csv.DictReader(handle))[:3]
+        rows = list(csv.DictReader(handle))[:count]
     with (folder / "data" / DATA).open("w", encoding="utf-8", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
+
+
+def _tiny(folder: Path, parse: str) -> Path:
+    """The shipped spec over its first three dilemmas (one reuse group), with `analysis ... parse ...`."""
+    spec = SPEC.read_text(encoding="utf-8").replace("parse strict", f"parse {parse}")
+    (folder / "cue_visibility.spec").write_text(spec, encoding="utf-8")
+    write_dilemmas(folder, 3)
     _, out = compile_file(folder / "cue_visibility.spec", folder / "suite")
     return out
 
