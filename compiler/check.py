@@ -12,14 +12,13 @@ from typing import Any
 
 from compiler import nodes as n
 from compiler.errors import ErrorCollector, did_you_mean, report_repeats
+from compiler.suite_model import DECODE_KEYS, JUDGE_MODEL, decode_domain, valid_decode_value
 from compiler.templates import check_syntax
 
 REPLY_SLOT = re.compile(r"\{\{\s*reply\s*\}\}")  # what the runner replaces in a judge prompt
 JUDGE_REPLIES = ("label", "json")  # the bare label, or a JSON object {"label": ..., "reason": ...}
 POSITIONS = ("system", "prepend", "append", "after_line", "turns")
 JOINED_POSITIONS = ("prepend", "append")
-DECODE_KEYS = ("temperature", "max_tokens", "top_p", "top_k", "seed", "stop", "reasoning_effort",
-               "presence_penalty", "frequency_penalty")
 TOP_KEYWORDS = ("suite", "version", "seed", "description", "citation", "import", "factor", "system",
                 "template", "influence", "data", "conversation", "followup", "puzzle", "generator", "design")
 
@@ -139,6 +138,10 @@ def _check_followups(spec: n.Spec, tables: Tables, errors: ErrorCollector) -> No
         checked_decode(follow.decode, errors)
         if follow.judge is None:
             continue
+        model = follow.judge.model
+        if model is not None and not JUDGE_MODEL.fullmatch(model):
+            errors.add(follow.judge.span, f"the judge model of follow-up '{follow.name}' is not a model name: "
+                       f"{model!r}", "name it as provider/model (e.g. openai/gpt-4o-mini); never a URL, path or file")
         prompt = follow.judge.prompt
         if prompt is not None and not REPLY_SLOT.search(prompt.value):
             errors.add(prompt.span, f"the judge prompt of follow-up '{follow.name}' never shows the reply",
@@ -183,14 +186,8 @@ def is_whole(value: Any) -> bool:
 
 
 Domain = tuple[Callable[[Any], bool], str]  # the test a value passes, and the allowed range in words
-DECODE_DOMAINS: dict[str, Domain] = {
-    "temperature": (lambda v: is_number(v) and v >= 0, "a number >= 0"),
-    "max_tokens": (lambda v: is_whole(v) and v >= 1, "a whole number >= 1"),
-    "top_p": (lambda v: is_number(v) and 0 < v <= 1, "a number in (0, 1]"),
-    "top_k": (lambda v: is_whole(v) and v >= 1, "a whole number >= 1"),
-    "seed": (is_whole, "a whole number"),
-    "presence_penalty": (lambda v: is_number(v) and -2 <= v <= 2, "a number from -2 to 2"),
-    "frequency_penalty": (lambda v: is_number(v) and -2 <= v <= 2, "a number from -2 to 2"),
+DECODE_DOMAINS: dict[str, Domain] = {  # the suite contract's own domains: what compiles is what runs
+    name: (lambda v, name=name: valid_decode_value(name, v), decode_domain(name)) for name in DECODE_KEYS
 }
 
 
