@@ -171,6 +171,6 @@ def merge(run_dirs: tuple[Path, ...], out: Path) -> None:
     """
     try:
         info = merge_runs(list(run_dirs), out)
-    except MergeError as err:
+    except (MergeError, RunError) as err:
         raise click.ClickException(str(err)) from None
     click.echo(f"{out}: {info.done} answered, {info.failed} failed, from {len(run_dirs)} runs")
