@@ -1,9 +1,9 @@
 """The scored columns of results.jsonl, read fast (1,000,000 lines in about half a second).
 
 json.loads costs several µs a line, most of it building fields the scorer never reads, so msgspec
-decodes every line into a typed struct of only the scored fields (item_id, sample, outcome, error, and
-logprobs in a logprob run) and skips the rest in C. Whatever it refuses goes to the exact per-line
-json.loads parser, which gives the same columns: a value of another type than the runner writes (a
+decodes every line into a typed struct of only the fields scored or checked (item_id, sample, model,
+answer, outcome, error, and logprobs in a logprob run) and skips the rest in C. Whatever it refuses goes
+to the exact per-line json.loads parser, which gives the same columns: a value of another type than the runner writes (a
 float sample, a number as outcome), blank lines (msgspec would skip them and shift the line numbers),
 and a line that is not a result row, which the exact parser reports as a ContractError naming the file
 and line. A torn last line (a killed run's) is left out, as runner.contract does.
@@ -25,14 +25,16 @@ try:
 except ImportError:  # an environment installed before msgspec was a dependency: every file is read exactly
     msgspec = None
 
-COLUMNS = ["row", "item_id", "sample", "outcome", "error"]
+COLUMNS = ["row", "item_id", "sample", "model", "answer", "outcome", "error"]
 
 if msgspec is not None:
     class _Scored(msgspec.Struct, gc=False):
-        """The fields of a result row that scoring reads; msgspec skips the others."""
+        """The fields of a result row that scoring reads or checks; msgspec skips the others."""
 
         item_id: str
         sample: int
+        model: str
+        answer: str | None = None
         outcome: str | None = None
         error: str | None = None
 
@@ -43,8 +45,8 @@ if msgspec is not None:
 
 
 def read_result_columns(path: Path, logprobs: bool = False) -> pd.DataFrame:
-    """Columns row (line number), item_id, sample, outcome, error (+ logprobs). The fast path gives
-    item_id, outcome and error as categoricals (each distinct value once)."""
+    """Columns row (line number), item_id, sample, model, answer, outcome, error (+ logprobs). The fast
+    path gives the text columns as categoricals (each distinct value once)."""
     data = complete_lines(path.read_bytes())[0]
     fast = _fast(data, logprobs)
     return fast if fast is not None else _exact(path, data, logprobs)
@@ -64,6 +66,8 @@ def _fast(data: bytes, logprobs: bool) -> pd.DataFrame | None:
         "row": np.arange(1, len(rows) + 1),
         "item_id": _categorical([r.item_id for r in rows]),
         "sample": np.fromiter((r.sample for r in rows), np.int64, len(rows)),
+        "model": _categorical([r.model for r in rows]),
+        "answer": _categorical([r.answer for r in rows]),
         "outcome": _categorical([r.outcome for r in rows]),
         "error": _categorical([r.error for r in rows]),
     }
@@ -85,7 +89,8 @@ def _exact(path: Path, data: bytes, logprobs: bool) -> pd.DataFrame:
             continue
         try:
             obj = json.loads(line)
-            records.append((number, obj["item_id"], int(obj["sample"]), obj.get("outcome"), obj.get("error"))
+            records.append((number, obj["item_id"], int(obj["sample"]), obj["model"], obj.get("answer"),
+                            obj.get("outcome"), obj.get("error"))
                            + ((obj.get("logprobs"),) if logprobs else ()))
         except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
             raise ContractError(path, f"not a result row ({exc!r})", line=number, fix=DAMAGED_RESULTS) from None

@@ -19,7 +19,8 @@ from compiler.suite_model import Manifest, SuiteRow
 from families.influence.score.counts import CONDITION_CODE, CountSource
 from families.influence.score.flips import ITEM_COLUMNS
 from families.influence.score.jsonl import read_result_columns
-from runner.contract import RESULTS_FILE, SUITE_FILE, read_run
+from runner.contract import RESULTS_FILE, SUITE_FILE, Suite, read_run
+from runner.result_checks import check_result_columns
 from runner.results_model import RunInfo
 from runner.score_input import ScoreInputError
 
@@ -55,7 +56,7 @@ def load_run(run_dir: Path) -> Run:
     info, suite = read_run(run_dir)
     manifest = suite.manifest
     items, extra = _read_items(suite.path / SUITE_FILE, suite.rows, manifest)
-    position, w_a, w_b = _read_results(run_dir / RESULTS_FILE, items, info.mode == "logprob")
+    position, w_a, w_b = _read_results(run_dir / RESULTS_FILE, items, info, suite)
     answered = np.bincount(position, minlength=len(items)) > 0
     kept = answered & items["condition"].isin(list(CONDITION_CODE)).to_numpy()
     trials = items[kept].drop(columns=["answers"]).assign(
@@ -92,9 +93,11 @@ def _read_items(path: Path, suite_rows: list[SuiteRow], manifest: Manifest) -> t
     return items.set_index("item_id")[["samples", "answers", *CELL_FIELDS, *extra, *coordinates]], extra
 
 
-def _read_results(path: Path, items: pd.DataFrame, logprob: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Parse results.jsonl, checking every row against the suite: per row, its item's position in
-    `items` and the weights (w_A, w_B) it gives the item's two groups."""
+def _read_results(path: Path, items: pd.DataFrame, info: RunInfo,
+                  suite: Suite) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Parse results.jsonl, checking every row against the run and the suite: per row, its item's position
+    in `items` and the weights (w_A, w_B) it gives the item's two groups."""
+    logprob = info.mode == "logprob"
     try:
         frame = read_result_columns(path, logprob)
     except FileNotFoundError as exc:
@@ -104,6 +107,7 @@ def _read_results(path: Path, items: pd.DataFrame, logprob: bool) -> tuple[np.nd
         first = frame.iloc[int(np.flatnonzero(position < 0)[0])]
         shown = "null" if pd.api.types.is_scalar(first.item_id) and pd.isna(first.item_id) else repr(first.item_id)
         raise ScoreInputError(path, f"item_id {shown} is not in the suite", row=int(first.row), column="item_id")
+    check_result_columns(path, info, suite, frame)
     sample = frame["sample"].to_numpy()
     samples = items["samples"].to_numpy()[position]
     _check(path, frame, (sample < 0) | (sample >= samples), "sample", "sample index outside the item's samples")

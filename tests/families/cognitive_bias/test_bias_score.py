@@ -44,7 +44,7 @@ def scored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[st
     run = base / "run"
     run.mkdir()
     lines = [json.dumps({"item_id": r["id"], "sample": 0, "model": "m", "params": {}, "response": _answer(r),
-                         "answer": _answer(r), "outcome": None}) for r in rows]
+                         "answer": _answer(r), "outcome": r["answers"].get(_answer(r))}) for r in rows]
     (run / "results.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     digest = hashlib.sha256((suite / "manifest.json").read_bytes()).hexdigest()
     info = {"suite_dir": str(suite), "suite_manifest_sha256": digest, "model": "m", "mode": "sample",
@@ -177,7 +177,8 @@ def _score_choosing_originals(folder: Path, reverse: str) -> pd.DataFrame:
         original = hashlib.sha256(f"{cell['unit']}|{cell['human_bias']}|{cell['condition']}|{cell['arm']}".encode())
         index = str(original.digest()[0] % len(row["answers"]))
         token = next(t for t, i in row["answers"].items() if i == index)
-        lines.append(json.dumps({"item_id": row["id"], "sample": 0, "model": "m", "params": {}, "answer": token}))
+        lines.append(json.dumps({"item_id": row["id"], "sample": 0, "model": "m", "params": {}, "answer": token,
+                                  "outcome": index}))
     run = folder / "run"
     run.mkdir()
     (run / "results.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
