@@ -52,7 +52,8 @@ def _dry_run(config: RunConfig) -> None:
     help="Any litellm model string; local/<path.gguf> for another GGUF. Keys come from the environment. "
     "Give it several times for a study: one run per model in one folder.",
 )
-@click.option("--api-base", help="Base URL of an OpenAI-compatible server (e.g. http://127.0.0.1:8000/v1).")
+@click.option("--api-base", help="Base URL of an OpenAI-compatible server (e.g. http://127.0.0.1:8000/v1); "
+              "no credentials in it: keys come from the environment.")
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
@@ -96,7 +97,7 @@ def _dry_run(config: RunConfig) -> None:
     type=click.IntRange(min=0, max=100),
     help="Re-ask an invalid answer up to N times (seed 000 used 10).",
 )
-@click.option("--judge-model", help="litellm model that labels follow-up replies when the suite names none.")
+@click.option("--judge-model", help="litellm model that labels follow-up replies (over the suite's judge model).")
 @click.option("--max-tokens", type=click.IntRange(min=1), help="Override the suite's max_tokens.")
 @click.option("--reasoning-effort", "efforts", multiple=True,
               help="Pass reasoning_effort (e.g. low, medium, high) to the model; several give one run per setting.")
