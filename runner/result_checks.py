@@ -37,21 +37,21 @@ def read_checked_run(run_dir: Path) -> tuple[RunInfo, Suite, list[ResultRow]]:
 def check_result_columns(path: Path, info: RunInfo, suite: Suite, frame: pd.DataFrame) -> None:
     """Refuse the first row (columns row, item_id, model, answer, outcome) of another model, or whose
     outcome contradicts its answer."""
-    model = frame["model"].to_numpy(dtype=object)
-    other = model != info.model
-    if other.any():
-        first = int(np.flatnonzero(other)[0])
-        raise ScoreInputError(path, f"answered by {model[first]!r}, but {RUN_FILE} says the run is of "
-                              f"{info.model!r}", row=_line(frame, first), column="model")
-    ids, id_names = pd.factorize(frame["item_id"])
-    answers, answer_names = pd.factorize(frame["answer"])  # -1: no answer
-    outcomes, outcome_names = pd.factorize(frame["outcome"])  # -1: no outcome
-    pair = ids.astype(np.int64) * (len(answer_names) + 1) + (answers + 1)
-    pairs, inverse = np.unique(pair, return_inverse=True)
+    models, model_names = _codes(frame["model"])
+    other = [code for code, name in enumerate(model_names) if name != info.model]
+    if other or (models < 0).any():
+        first = int(np.flatnonzero(np.isin(models, [*other, -1]))[0])
+        raise ScoreInputError(path, f"answered by {frame['model'].iloc[first]!r}, but {RUN_FILE} says the run is "
+                              f"of {info.model!r}", row=_line(frame, first), column="model")
+    ids, id_names = _codes(frame["item_id"])
+    answers, answer_names = _codes(frame["answer"])  # -1: no answer
+    outcomes, outcome_names = _codes(frame["outcome"])  # -1: no outcome
+    outcome_codes = {name: code for code, name in enumerate(outcome_names)}
+    width = len(answer_names) + 1
+    pairs, inverse = np.unique(ids.astype(np.int64) * width + (answers + 1), return_inverse=True)
     meanings = {row.id: row.answers for row in suite.rows}
-    expected = np.array([_expected(meanings.get(id_names[p // (len(answer_names) + 1)]),
-                                   p % (len(answer_names) + 1) - 1, answer_names, outcome_names) for p in pairs],
-                        dtype=np.int64)[inverse.ravel()]
+    expected = np.array([_expected(meanings.get(id_names[pair // width]), pair % width - 1, answer_names,
+                                   outcome_codes) for pair in pairs.tolist()], dtype=np.int64)[inverse.ravel()]
     bad = (expected != _UNCHECKED) & (expected != outcomes)
     if bad.any():
         first = int(np.flatnonzero(bad)[0])
@@ -62,7 +62,16 @@ def check_result_columns(path: Path, info: RunInfo, suite: Suite, frame: pd.Data
                               column="answer" if expected[first] == _NOT_A_TOKEN else "outcome")
 
 
-def _expected(meaning: dict[str, str] | None, answer: int, answer_names: pd.Index, outcome_names: pd.Index) -> int:
+def _codes(column: pd.Series) -> tuple[np.ndarray, list[str]]:
+    """A column as integer codes (-1 for missing) and the values they stand for; a categorical's own."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return column.cat.codes.to_numpy(), list(column.cat.categories)
+    codes, names = pd.factorize(column)
+    return codes, list(names)
+
+
+def _expected(meaning: dict[str, str] | None, answer: int, answer_names: list[str],
+              outcome_codes: dict[str, int]) -> int:
     """The outcome code an answer code must come with."""
     if meaning is None:
         return _UNCHECKED
@@ -71,8 +80,7 @@ def _expected(meaning: dict[str, str] | None, answer: int, answer_names: pd.Inde
     token = answer_names[answer]
     if token not in meaning:
         return _NOT_A_TOKEN
-    found = outcome_names.get_indexer([meaning[token]])[0]
-    return int(found) if found >= 0 else _UNSEEN
+    return outcome_codes.get(meaning[token], _UNSEEN)
 
 
 def _contradiction(answer: str | None, outcome: str | None, meaning: dict[str, str]) -> str:

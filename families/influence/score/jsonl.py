@@ -66,7 +66,7 @@ def _fast(data: bytes, logprobs: bool) -> pd.DataFrame | None:
         "row": np.arange(1, len(rows) + 1),
         "item_id": _categorical([r.item_id for r in rows]),
         "sample": np.fromiter((r.sample for r in rows), np.int64, len(rows)),
-        "model": _categorical([r.model for r in rows]),
+        "model": _uniform([r.model for r in rows]),
         "answer": _categorical([r.answer for r in rows]),
         "outcome": _categorical([r.outcome for r in rows]),
         "error": _categorical([r.error for r in rows]),
@@ -80,6 +80,15 @@ def _categorical(values: list[str | None]) -> pd.Categorical:
     """Strings (None for missing) as a categorical: hashed once each, never copied into a string array."""
     codes, names = pd.factorize(np.array(values, object))
     return pd.Categorical.from_codes(codes, categories=pd.Index(names, dtype=object))
+
+
+def _uniform(values: list[str]) -> pd.Categorical:
+    """A column that holds one value in a well-formed run (the model) as a categorical, without hashing
+    every row: comparing each with the first finds the odd one out."""
+    first = values[0] if values else ""
+    if values.count(first) != len(values):
+        return _categorical(values)  # type: ignore[arg-type]
+    return pd.Categorical.from_codes(np.zeros(len(values), np.int8), categories=pd.Index([first], dtype=object))
 
 
 def _exact(path: Path, data: bytes, logprobs: bool) -> pd.DataFrame:
