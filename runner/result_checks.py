@@ -41,8 +41,10 @@ def check_result_columns(path: Path, info: RunInfo, suite: Suite, frame: pd.Data
     other = [code for code, name in enumerate(model_names) if name != info.model]
     if other or (models < 0).any():
         first = int(np.flatnonzero(np.isin(models, [*other, -1]))[0])
-        raise ScoreInputError(path, f"answered by {frame['model'].iloc[first]!r}, but {RUN_FILE} says the run is "
-                              f"of {info.model!r}", row=_line(frame, first), column="model")
+        found = frame["model"].iloc[first]
+        who = f"answered by {found!r}" if isinstance(found, str) else "names no model"
+        raise ScoreInputError(path, f"{who}, but {RUN_FILE} says the run is of {info.model!r}",
+                              row=_line(frame, first), column="model")
     ids, id_names = _codes(frame["item_id"])
     answers, answer_names = _codes(frame["answer"])  # -1: no answer
     outcomes, outcome_names = _codes(frame["outcome"])  # -1: no outcome

@@ -117,7 +117,7 @@ def _read_results(path: Path, items: pd.DataFrame, info: RunInfo,
     if logprob:
         w_a, w_b = _expected_weights(path, frame, items.iloc[position], valid)
     else:
-        w_a, w_b = _sampled_weights(path, frame, items, position, valid)
+        w_a, w_b = _sampled_weights(frame, items, position, valid)
     return position, w_a, w_b
 
 
@@ -127,25 +127,14 @@ def _positions(ids: pd.Series, index: pd.Index) -> np.ndarray:
     return np.where(codes >= 0, index.get_indexer(distinct)[codes], -1)
 
 
-def _sampled_weights(path: Path, frame: pd.DataFrame, items: pd.DataFrame, position: np.ndarray,
+def _sampled_weights(frame: pd.DataFrame, items: pd.DataFrame, position: np.ndarray,
                      valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """1 for the group a valid answer chose, 0 for the other; an outcome must be one of its item's answers."""
+    """1 for the group a valid answer chose, 0 for the other (runner.result_checks has made sure that each
+    outcome is what its answer means for its item)."""
     outcome, names = pd.factorize(frame["outcome"])  # -1 for an abstention
-    answered = outcome >= 0
-    _check(path, frame, answered & ~_is_answer(items, position, outcome, names), "outcome",
-           "outcome is not one of the item's answers")
-    chose = valid & answered
+    chose = valid & (outcome >= 0)
     group_a, group_b = (names.get_indexer(items[g].to_numpy())[position] for g in ("group_A", "group_B"))
     return (chose & (outcome == group_a)).astype(float), (chose & (outcome == group_b)).astype(float)
-
-
-def _is_answer(items: pd.DataFrame, position: np.ndarray, outcome: np.ndarray, names: pd.Index) -> np.ndarray:
-    """Whether each row's outcome (a code into `names`) is one of its item's answers."""
-    answers = items["answers"].tolist()
-    owner = np.repeat(np.arange(len(answers), dtype=np.int64), [len(a) for a in answers])
-    code = names.get_indexer([name for a in answers for name in a.values()])
-    allowed = (owner * len(names) + code)[code >= 0]
-    return np.isin(position.astype(np.int64) * len(names) + outcome, allowed)
 
 
 def _check(path: Path, frame: pd.DataFrame, bad: np.ndarray, column: str, problem: str) -> None:

@@ -37,6 +37,7 @@ def test_drift_and_modal_flips_by_hand(tmp_path: Path) -> None:
         cell = suite[row["item_id"]]["cell"]
         if cell["condition"] == "baseline" and (cell["order"] == "AB" or row["sample"] < 2):
             row["outcome"] = cell["group_B"]
+            row["answer"] = next(t for t, g in suite[row["item_id"]]["answers"].items() if g == cell["group_B"])
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     floor = noise_floor(load_run(orig), load_run(rep))["triage"]
     assert floor["mean_abs_drift_pp"] == pytest.approx(70.0)
