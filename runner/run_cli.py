@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from runner.call import VERBOSE_ENV, FatalError
-from runner.contract import read_suite
+from runner.contract import check_suite_integrity, read_suite
 from runner.execute import run_suite
 from runner.merge import MergeError, merge_runs
 from runner.plan import Shard, estimate, plan
@@ -30,6 +30,7 @@ def _default_out(suite_dir: Path, name: str, shard: Shard | None) -> Path:
 
 def _dry_run(config: RunConfig) -> None:
     suite = read_suite(config.suite_dir)
+    check_suite_integrity(suite)
     mode = config.mode or suite.manifest.mode
     items = plan(suite.rows, mode=mode, limit=config.limit, seed=config.seed, shard=config.shard, strata=suite.strata)
     click.echo(f"{suite.manifest.suite}: {len(items)} answers to obtain ({mode} mode); nothing is called")

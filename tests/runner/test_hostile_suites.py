@@ -21,9 +21,9 @@ from compiler.suite_model import DECODE_KEYS
 from runner.cache import ResponseCache
 from runner.call import CallSettings, FatalError, ModelClient
 from runner.cli import main
-from runner.contract import CHANGED_SUITE, EDITED_SUITE, NOT_COMPILED, read_run_info
+from runner.contract import CHANGED_SUITE, EDITED_SUITE, NOT_COMPILED, read_run_info, read_suite
 from runner.execute import Runner, run_suite
-from runner.plan import WorkItem
+from runner.plan import WorkItem, estimate
 from runner.run_config import RunConfig
 from tests.stub_server import StubConfig, StubServer
 from tests.support import ROOT, forced_choice_rows, rewrite_suite, suite_rows, write_suite
@@ -184,3 +184,23 @@ def test_a_resume_onto_another_suite_is_refused(make_suite: Callable[..., Path],
     assert result.output == (f"Error: {out / 'run.json'}: the run was made on a suite whose manifest.json has sha256 "
                              f"{old}, but {suite / 'manifest.json'} has sha256 {new}; {CHANGED_SUITE}\n")
     assert ours.stats.requests == 3 and (out / "results.jsonl").read_bytes() == results
+
+
+def test_the_judge_a_suite_names_is_counted_and_the_command_line_overrides_it(
+    tmp_path: Path, ours: StubServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def judged(row: dict[str, Any]) -> None:
+        row["followups"][0]["judge"]["model"] = "openai/suite-judge"
+        del row["messages"][1]  # no generated turn
+
+    suite = hostile_suite(tmp_path / "suite", judged)
+    items = [WorkItem(row, 0) for row in read_suite(suite).rows]
+    assert [(e.model, e.calls) for e in estimate(items, mode="sample", model="openai/stub", judge_model=None)] == [
+        ("openai/stub", 4), ("openai/suite-judge", 2)]
+    assert [(e.model, e.calls) for e in estimate(items, mode="sample", model="openai/stub",
+                                                 judge_model="openai/mine")] == [("openai/stub", 4), ("openai/mine", 2)]
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{ours.port}/v1")  # where the judge's calls go
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    run_suite(RunConfig(suite_dir=suite, out=tmp_path / "run", model="openai/stub", judge_model="openai/mine",
+                        api_base=f"http://127.0.0.1:{ours.port}/v1", progress=False))
+    assert sorted(body["model"] for body in ours.stats.bodies) == ["mine", "mine", "stub", "stub", "stub", "stub"]
