@@ -13,15 +13,13 @@ from typing import Any
 from compiler import nodes as n
 from compiler.data_source import checked_source
 from compiler.errors import ErrorCollector, did_you_mean, report_repeats
-from compiler.suite_model import JUDGE_SLOTS
+from compiler.suite_model import DECODE_KEYS, JUDGE_MODEL, JUDGE_SLOTS, decode_domain, valid_decode_value
 from compiler.templates import check_slots, check_syntax, compile_text
 
 REPLY_SLOT = re.compile(r"\{\{\s*reply\s*\}\}")  # what the runner replaces in a judge prompt
 JUDGE_REPLIES = ("label", "json")  # the bare label, or a JSON object {"label": ..., "reason": ...}
 POSITIONS = ("system", "prepend", "append", "after_line", "turns")
 JOINED_POSITIONS = ("prepend", "append")
-DECODE_KEYS = ("temperature", "max_tokens", "top_p", "top_k", "seed", "stop", "reasoning_effort",
-               "presence_penalty", "frequency_penalty", "answer_line")
 TOP_KEYWORDS = ("suite", "version", "seed", "description", "citation", "import", "factor", "system",
                 "template", "influence", "data", "conversation", "followup", "puzzle", "generator", "design")
 
@@ -146,6 +144,10 @@ def _check_followups(spec: n.Spec, tables: Tables, errors: ErrorCollector) -> No
         check_syntax(follow.text, f"follow-up '{follow.name}'", errors)
         if follow.judge is None:
             continue
+        model = follow.judge.model
+        if model is not None and not JUDGE_MODEL.fullmatch(model):
+            errors.add(follow.judge.span, f"the judge model of follow-up '{follow.name}' is not a model name: "
+                       f"{model!r}", "name it as provider/model (e.g. openai/gpt-4o-mini); never a URL, path or file")
         prompt = follow.judge.prompt
         before = len(errors.diagnostics)
         if prompt is not None:
@@ -195,16 +197,8 @@ def is_whole(value: Any) -> bool:
 
 
 Domain = tuple[Callable[[Any], bool], str]  # the test a value passes, and the allowed range in words
-DECODE_DOMAINS: dict[str, Domain] = {
-    "temperature": (lambda v: is_number(v) and v >= 0, "a number >= 0"),
-    "max_tokens": (lambda v: is_whole(v) and v >= 1, "a whole number >= 1"),
-    "top_p": (lambda v: is_number(v) and 0 < v <= 1, "a number in (0, 1]"),
-    "top_k": (lambda v: is_whole(v) and v >= 1, "a whole number >= 1"),
-    "seed": (is_whole, "a whole number"),
-    "presence_penalty": (lambda v: is_number(v) and -2 <= v <= 2, "a number from -2 to 2"),
-    "frequency_penalty": (lambda v: is_number(v) and -2 <= v <= 2, "a number from -2 to 2"),
-    # how the runner reads the answer (never sent): the reply's last line is this prefix and a token
-    "answer_line": (lambda v: isinstance(v, str) and bool(v.strip()), 'a non-empty text such as "Answer:"'),
+DECODE_DOMAINS: dict[str, Domain] = {  # the suite contract's own domains: what compiles is what runs
+    name: (lambda v, name=name: valid_decode_value(name, v), decode_domain(name)) for name in DECODE_KEYS
 }
 
 

@@ -16,6 +16,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import click  # noqa: E402
 
+from compiler.suite_model import DECODE_KEYS  # noqa: E402
 from runner import exits  # noqa: E402
 from runner.cache import NoCache, ResponseCache, call_key  # noqa: E402
 from runner.provider_errors import FATAL, PERMANENT, UNREACHABLE, advice, classify, reason  # noqa: E402
@@ -78,12 +79,17 @@ class CallSettings:
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.IGNORECASE)
 
 
+_URL_USERINFO = re.compile(r"(?<=://)[^/\s@]+@")
+_URL_QUERY = re.compile(r"(://[^\s?#]*)\?[^\s#'\"]*")
+
+
 def scrub(text: str) -> str:
-    """Remove the values of secret-looking environment variables from `text`."""
+    """Remove the values of secret-looking environment variables, and a URL's user name, password and
+    query values, from `text`."""
     for name, value in os.environ.items():
         if len(value) >= 8 and _SECRET_NAME.search(name) and value in text:
             text = text.replace(value, "***")
-    return text
+    return _URL_QUERY.sub(r"\1?***", _URL_USERINFO.sub("***@", text))
 
 
 def short_reason(err: BaseException, limit: int = 240) -> str:
@@ -189,6 +195,7 @@ class ModelClient:
     ) -> Reply:
         """`params` are the recorded decode settings; `extras` are provider-only arguments (e.g. the
         local model's answer grammar). Both are part of the cache key."""
+        _check_arguments(params, extras)
         key = call_key(answer_identity(self.settings.model), self.settings.api_base, {**params, **extras}, messages,
                        self.slot_prefix + slot)
         found = self.cache.get(key)
@@ -298,6 +305,18 @@ class ModelClient:
         if not value["text"] and not value["top_logprobs"]:
             raise EmptyResponse("the model returned no content")
         return value
+
+
+SENT_PARAMS = frozenset(DECODE_KEYS) | {"logprobs", "top_logprobs"}
+LOCAL_EXTRAS = frozenset({"answer_tokens", "forced_choice"})
+
+
+def _check_arguments(params: dict[str, Any], extras: dict[str, Any]) -> None:
+    """Only decode settings and the local model's grammar reach litellm: never an endpoint, key, header,
+    mock or callback, whatever a suite row holds (runner/contract.py refuses such rows first)."""
+    stray = sorted(set(params) - SENT_PARAMS) + sorted(set(extras) - LOCAL_EXTRAS)
+    if stray:
+        raise FatalError(f"refusing to send {', '.join(map(repr, stray))} to the model: not a decode setting")
 
 
 def _placeholder_key(settings: CallSettings) -> dict[str, str]:

@@ -18,7 +18,16 @@ from runner.answers import parse_answer, parse_answer_line, parse_judge_json
 from runner.cache import NoCache, ResponseCache, default_cache_path
 from runner.cache_writes import BatchedCache
 from runner.call import CallFailed, CallSettings, FatalError, ModelClient, Reply, is_local
-from runner.contract import RESULTS_FILE, Suite, check_run_matches_suite, find_run_info, read_results, read_suite
+from runner.contract import (
+    RESULTS_FILE,
+    RUN_FILE,
+    Suite,
+    check_run_matches_suite,
+    check_suite_integrity,
+    find_run_info,
+    read_results,
+    read_suite,
+)
 from runner.failures import RepeatBreaker
 from runner.plan import JUDGE_MAX_TOKENS, WorkItem, plan, prefix_order
 from runner.progress import progress
@@ -29,7 +38,8 @@ from runner.results_io import (
     write_run_info,
 )
 from runner.results_model import ResultRow, RunInfo
-from runner.run_config import RunConfig, RunError, RunSummary
+from runner.run_config import RunConfig, RunError, RunSummary, check_api_base
+from runner.run_lock import locked
 from runner.shared_turns import SharedTurns
 
 TOP_LOGPROBS = 20
@@ -116,7 +126,7 @@ class Runner:
         return CallSettings(model, api_base, c.timeout_s, c.max_retries, c.retry_base_s, rpm=c.rpm, tpm=c.tpm)
 
     def judge_client(self, judge: Judge) -> ModelClient | None:
-        name = judge.model or self.config.judge_model
+        name = self.config.judge_model or judge.model  # the command line over the suite
         if name and name not in self.judges:
             self.judges[name] = ModelClient(self._call_settings(name, None), self._cache, on_retry=self.client.on_retry)
         return self.judges.get(name) if name else None
@@ -299,9 +309,13 @@ class Runner:
 
 
 def _check_out_dir(config: RunConfig, suite: Suite, requested_mode: str) -> RunInfo | None:
-    """An output folder may only be resumed by the same suite, model and mode."""
+    """An output folder may only be resumed by the same suite, model and mode; answers that no run.json
+    ties to a suite and model are never adopted."""
     info = find_run_info(config.out)
     if info is None:
+        if (config.out / RESULTS_FILE).is_file() and (config.out / RESULTS_FILE).stat().st_size:
+            raise RunError(f"{config.out} holds {RESULTS_FILE} but no {RUN_FILE}, so nothing says which suite and "
+                           f"model its answers are of: restore {RUN_FILE}, or use another --out")
         return None
     check_run_matches_suite(config.out, info, suite)
     if (info.model, info.settings.get("mode"), info.settings.get("replicate")) != \
@@ -357,7 +371,14 @@ def _plan(suite: Suite, config: RunConfig, mode: str) -> list[WorkItem]:
 
 
 async def _run(config: RunConfig) -> RunSummary:
+    check_api_base(config.api_base)
     suite = read_suite(config.suite_dir)
+    check_suite_integrity(suite)  # before the first call, and on every resume
+    with locked(config.out, "spec run"):
+        return await _run_locked(config, suite)
+
+
+async def _run_locked(config: RunConfig, suite: Suite) -> RunSummary:
     requested = config.mode or suite.manifest.mode
     if requested == "logprob" and any(ANSWER_LINE in row.decode for row in suite.rows):
         raise RunError("logprob mode reads the answer's first token, but this suite's rows answer on the last line "
@@ -370,7 +391,7 @@ async def _run(config: RunConfig) -> RunSummary:
     runner = Runner(config, requested, cache)
     notes: list[str] = []
     results_path = config.out / RESULTS_FILE
-    state = prepare_resume(results_path, retry_failed=config.retry_failed)
+    state = prepare_resume(results_path, model=config.model, retry_failed=config.retry_failed)
     if requested == "logprob" and items and not await runner.supports_logprobs(items[0]):
         notes.append(f"{config.model} returns no logprobs: sampling instead")
         _warn(notes[-1])
@@ -383,6 +404,7 @@ async def _run(config: RunConfig) -> RunSummary:
     info = RunInfo(
         suite_dir=str(suite.path),
         suite_manifest_sha256=suite.manifest_sha256,
+        suite_sha256=suite.sha256,
         model=config.model,
         mode=runner.mode,
         settings={**config.settings(), "mode": requested},
@@ -392,7 +414,6 @@ async def _run(config: RunConfig) -> RunSummary:
         done=0,
         failed=0,
     )
-    config.out.mkdir(parents=True, exist_ok=True)
     write_run_info(config.out, info)
     writer = ResultsWriter(results_path)
     bar = progress(len(items), len(items) - len(todo), config.progress)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from compiler.seeding import canonical_json as canonical
-from compiler.suite_model import SuiteRow
+from compiler.suite_model import Judge, SuiteRow
 
 # The judge's max_tokens by its reply format: a bare label fits in 16; JSON carries a one-sentence reason too.
 JUDGE_MAX_TOKENS: dict[str | None, int] = {None: 16, "json": 256}
@@ -138,7 +138,8 @@ def _tokens(text: str | None) -> int:
     return len(text or "") // 4 + 1  # ~4 characters per token; no tokenizer needed for an estimate
 
 
-def _add_item(main: Estimate, judge: Estimate | None, work: WorkItem, mode: str, made: set[tuple[str, int]]) -> None:
+def _add_item(main: Estimate, judges: Callable[[Judge], Estimate | None], work: WorkItem, mode: str,
+              made: set[tuple[str, int]]) -> None:
     """Add one item's calls; a shared generated turn (`made` holds those counted) is counted once per sample."""
     row = work.row
     max_tokens = 1 if mode == "logprob" else int(row.decode.get("max_tokens") or 256)
@@ -166,6 +167,7 @@ def _add_item(main: Estimate, judge: Estimate | None, work: WorkItem, mode: str,
         main.calls += 1
         main.prompt_tokens += context
         main.completion_tokens += reply_tokens
+        judge = judges(followup.judge) if followup.judge else None
         if followup.judge and judge is not None:
             judge.calls += 1
             judge.prompt_tokens += _tokens(followup.judge.prompt) + reply_tokens
@@ -192,11 +194,17 @@ def _cost(estimate: Estimate) -> float | None:
 def estimate(items: list[WorkItem], *, mode: str, model: str, judge_model: str | None) -> list[Estimate]:
     """Calls, tokens and cost per model for `items`, without calling anything (re-asks not included)."""
     main = Estimate(model)
-    judge = Estimate(judge_model) if judge_model else None
+    judges: dict[str, Estimate] = {}
+
+    def judge_of(judge: Judge) -> Estimate | None:
+        """The judge a run calls: --judge-model, else the one the suite names."""
+        name = judge_model or judge.model
+        return judges.setdefault(name, Estimate(name)) if name else None
+
     made: set[tuple[str, int]] = set()
     for work in items:
-        _add_item(main, judge, work, mode, made)
-    estimates = [main] + ([judge] if judge and judge.calls else [])
+        _add_item(main, judge_of, work, mode, made)
+    estimates = [main] + [judge for judge in judges.values() if judge.calls]
     for entry in estimates:
         entry.cost_usd = _cost(entry)
     return estimates

@@ -57,6 +57,8 @@ def classify(err: Exception) -> str:
 
     if isinstance(err, litellm.AuthenticationError | litellm.PermissionDeniedError | litellm.NotFoundError):
         return FATAL
+    if "credentials encoded in URL" in str(err):  # a base URL with user:password@ (e.g. $OPENAI_BASE_URL)
+        return FATAL
     # litellm raises a plain BadRequestError, not its LiteLLMUnknownProvider, for a model without a provider
     if isinstance(err, litellm.BadRequestError) and "LLM Provider NOT provided" in str(err):
         return FATAL

@@ -46,6 +46,7 @@ class RunInfo(BaseModel):
 
     suite_dir: str
     suite_manifest_sha256: str
+    suite_sha256: str | None = Field(default=None, description="suite.jsonl's sha256 (absent in older runs).")
     model: str
     mode: str
     settings: dict[str, Any]

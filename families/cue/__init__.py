@@ -26,6 +26,7 @@ FAMILY = Family(
     check=resolve_cue,
     prepare=prepare_cue,
     score=lazy("families.cue.score.outputs", "score"),
+    score_runs=lazy("families.cue.score.outputs", "score_runs"),
     report=lazy("families.cue.report", "cue_report"),
     docs="docs/puzzles.md",
 )

@@ -6,6 +6,7 @@ import asyncio
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,6 +15,7 @@ from runner.contract import read_results
 from runner.execute import run_suite
 from runner.run_config import RunConfig
 from tests.stub_server import StubConfig, StubServer
+from tests.support import rewrite_suite
 
 SECRET = "sk-test-0123456789abcdefSECRET"
 
@@ -74,13 +76,15 @@ def test_permanent_error_is_recorded_on_its_item(
     make_suite: Callable[..., Path], tmp_path: Path, stub: StubServer
 ) -> None:
     suite = make_suite(n=4, samples=1)
-    lines = (suite / "suite.jsonl").read_text().splitlines()
-    row = json.loads(lines[0])
-    row["messages"][-1]["content"] += " TOO_LONG"
-    (suite / "suite.jsonl").write_text("\n".join([json.dumps(row), *lines[1:]]) + "\n")
+
+    def too_long(index: int, row: dict[str, Any]) -> None:
+        if index == 0:
+            row["messages"][-1]["content"] += " TOO_LONG"
+
+    row = rewrite_suite(suite, too_long)[0]
     summary = run_suite(_config(suite, tmp_path / "run", stub))
     failed = [r for r in read_results(tmp_path / "run" / "results.jsonl") if r.error]
-    assert summary.failed == 1 and failed[0].item_id == row["id"]
+    assert summary.failed == 1 and failed[0].item_id == row.id
     assert "context" in failed[0].error.lower() and len(failed[0].error) <= 240
     assert stub.stats.requests == 4  # a permanent error is not retried
 

@@ -24,7 +24,8 @@ import pandas as pd
 
 from compiler.suite_model import Manifest, SuiteRow
 from families.cue.check import CELL_FIELDS
-from runner.contract import RESULTS_FILE, SUITE_FILE, read_results, read_run
+from runner.contract import SUITE_FILE
+from runner.result_checks import read_checked_run
 from runner.score_input import ScoreInputError
 
 PAIR_KEYS = ["model", "dilemma", "combination", "difficulty", "consequences", "individual"]
@@ -44,10 +45,9 @@ class CueRun:
 
 def load_cue_run(run_dir: Path) -> CueRun:
     """Read run.json, the suite and results.jsonl into the tidy frame families.cue.score scores."""
-    _, suite = read_run(run_dir)
+    _, suite, results = read_checked_run(run_dir)
     manifest = suite.manifest
     items = _items(suite.path / SUITE_FILE, suite.rows)
-    results = read_results(run_dir / RESULTS_FILE)
     if not results:
         raise ScoreInputError(run_dir / "results.jsonl", "no results to score")
     strict = (manifest.analysis or {}).get("parse", "strict") == "strict"
@@ -69,6 +69,23 @@ def hidden_attributes(rows: list[SuiteRow]) -> tuple[str, ...]:
     """The puzzle's attributes, in name order: the cell keys of a cued row besides the design's own."""
     cued = next((row for row in rows if row.cell.get("format") != "neutral"), None)
     return tuple(sorted(set(cued.cell) - set(CELL_FIELDS))) if cued is not None else ()
+
+
+def load_cue_runs(run_dirs: list[Path]) -> CueRun:
+    """Several runs of one cue-visibility suite (one model each, e.g. a study's) as one CueRun."""
+    runs = [load_cue_run(run_dir) for run_dir in run_dirs]
+    seen: dict[str, Path] = {}
+    for run_dir, run in zip(run_dirs, runs, strict=True):
+        if run.manifest != runs[0].manifest:
+            raise ScoreInputError(run_dir / "run.json", f"is a run of another suite than {run_dirs[0]}: "
+                                  "score each suite separately")
+        for model in run.frame["model"].unique():
+            if model in seen:
+                raise ScoreInputError(run_dir, f"answers with {model}, as {seen[model]} does; "
+                                      "merge shards with spec merge before scoring")
+            seen[model] = run_dir
+    frame = pd.concat([run.frame for run in runs], ignore_index=True)
+    return CueRun(frame, runs[0].manifest, runs[0].bands, sum(run.failed for run in runs), runs[0].attributes)
 
 
 def _items(path: Path, rows: list[SuiteRow]) -> dict[str, SuiteRow]:

@@ -23,7 +23,7 @@ import pandas as pd  # noqa: E402
 
 from families.cue.score.breakdowns import abstainers, solved_split, status_bias, topic_rates  # noqa: E402
 from families.cue.score.events import abstention, directional_events  # noqa: E402
-from families.cue.score.load import CueRun, load_cue_run  # noqa: E402
+from families.cue.score.load import CueRun, load_cue_run, load_cue_runs  # noqa: E402
 from families.cue.score.metrics import cue_gap, macro, rates  # noqa: E402
 from families.cue.score.stats import rank_change, sign_tests  # noqa: E402
 from runner.files_out import score_folder, write_csv, write_figure, write_json  # noqa: E402
@@ -34,7 +34,15 @@ CONDITION = ["model", "format", "difficulty", "consequences"]
 
 def score(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:
     """`spec score` on a cue-visibility run (the family reads no options)."""
-    summary = score_run(load_cue_run(run_dir), out)
+    return _scored(score_run(load_cue_run(run_dir), out), out)
+
+
+def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list[str]:
+    """`spec score` on several runs of one cue-visibility suite (a study): their models compared."""
+    return _scored(score_run(load_cue_runs(run_dirs), out), out)
+
+
+def _scored(summary: dict[str, Any], out: Path) -> list[str]:
     models = len(summary["models"])
     return [f"{summary['answers']} cue-visibility answers scored ({models} model{'s' * (models != 1)}) -> {out}"]
 

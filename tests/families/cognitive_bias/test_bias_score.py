@@ -50,7 +50,7 @@ def _run_and_score(run: Path, suite: Path, rows: list[dict[str, Any]], answer: A
     """A run folder whose rows are answered by `answer(row)`, scored; what `spec score` printed."""
     run.mkdir()
     lines = [json.dumps({"item_id": r["id"], "sample": 0, "model": "m", "params": {}, "response": answer(r),
-                         "answer": answer(r), "outcome": None}) for r in rows]
+                         "answer": answer(r), "outcome": r["answers"].get(answer(r))}) for r in rows]
     (run / "results.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     digest = hashlib.sha256((suite / "manifest.json").read_bytes()).hexdigest()
     info = {"suite_dir": str(suite), "suite_manifest_sha256": digest, "model": "m", "mode": "sample",
@@ -196,7 +196,8 @@ def _score_choosing_originals(folder: Path, reverse: str) -> pd.DataFrame:
         original = hashlib.sha256(f"{cell['unit']}|{cell['human_bias']}|{cell['condition']}|{cell['arm']}".encode())
         index = str(original.digest()[0] % len(row["answers"]))
         token = next(t for t, i in row["answers"].items() if i == index)
-        lines.append(json.dumps({"item_id": row["id"], "sample": 0, "model": "m", "params": {}, "answer": token}))
+        lines.append(json.dumps({"item_id": row["id"], "sample": 0, "model": "m", "params": {}, "answer": token,
+                                  "outcome": index}))
     run = folder / "run"
     run.mkdir()
     (run / "results.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -19,6 +19,7 @@ from families.cue.score.load import last_json, load_cue_run, read_answer
 from runner.cli import main
 from runner.run_cli import run
 from runner.score_cli import score
+from runner.study import record_study
 from tests.support import ROOT
 
 SPEC = ROOT / "specs" / "cue_visibility.spec"
@@ -65,8 +66,14 @@ def _suite_rows(suite: Path) -> list[dict[str, Any]]:
 
 
 def _fake_run(folder: Path, suite: Path, replies: dict[str, list[tuple[str, str | None]]]) -> Path:
-    """A run folder with the given (response, runner answer) per model, one per suite row in order."""
-    folder.mkdir()
+    """A run folder with the given (response, runner answer), one per suite row in order; a study folder of
+    one such run per model when there are several."""
+    if len(replies) > 1:
+        for model, answers in replies.items():
+            _fake_run(folder / model, suite, {model: answers})
+        record_study(folder, suite, list(replies))
+        return folder
+    folder.mkdir(parents=True)
     ids = [row["id"] for row in _suite_rows(suite)]
     lines = [
         json.dumps({"item_id": item, "sample": 0, "model": model, "params": {}, "response": response,
