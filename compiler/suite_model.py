@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 CellValue = str | int | None
+EXTRACTION_SLOT = "{{ answer }}"  # where an extraction prompt takes the decision it reads (Extraction.prompt)
 
 
 class Message(BaseModel):
@@ -59,6 +60,18 @@ class FollowUp(BaseModel):
     judge: Judge | None = Field(default=None, description="How the reply is classified, if at all.")
 
 
+class Extraction(BaseModel):
+    """A second, single-turn call that reads the option out of a free-form decision (seed 004's authors)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    prompt: str = Field(description="The extraction prompt; {{ answer }}, once, marks where the decision goes.")
+    parse: Literal["option_number"] = Field(
+        description='How its reply is read: option_number, the first "Option N" / "option N" (N the displayed '
+        "number, its answer token)."
+    )
+
+
 class SuiteRow(BaseModel):
     """One unique prompt of a compiled suite (one line of suite.jsonl)."""
 
@@ -72,6 +85,9 @@ class SuiteRow(BaseModel):
     decode: dict[str, Any] = Field(description="Generation settings: temperature, max_tokens, ...")
     puzzle: dict[str, Any] | None = Field(default=None, description="Structured puzzle, if any.")
     followups: list[FollowUp] | None = Field(default=None, description="Turns sent after the answer.")
+    extract: Extraction | None = Field(
+        default=None, description="When present, the answer is read by this extraction call, not from the reply."
+    )
     expect: dict[str, Any] | None = Field(default=None, description="Correct auxiliary answers.")
     meta: dict[str, Any] | None = Field(default=None, description="Provenance: template, source row, ...")
     unit: str | None = Field(

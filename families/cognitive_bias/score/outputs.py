@@ -1,7 +1,8 @@
 """`spec score` on a conditional-bias run: rows.csv (one per model x bank row), effects.csv (Table 1),
 cells_{presence,content,total}.csv (the released per-cell schema, a `model` column first when the run
-has several models), diagonal.json, causal.csv (DiD both variants), scm.csv, psm.json, abstention.csv,
-summary.json, and the plots (heatmaps.png, causal.png)."""
+has several models), lmm.csv (the release's per-target-bias mixed model, likewise), diagonal.json,
+causal.csv (DiD both variants), scm.csv, psm.json, abstention.csv, summary.json, and the plots
+(heatmaps.png, causal.png)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pandas as pd
 
 from families.cognitive_bias.score.causal import psm, scm
 from families.cognitive_bias.score.did import did
+from families.cognitive_bias.score.lmm import lmm_table
 from families.cognitive_bias.score.load import BiasRun, load_bias_run
 from families.cognitive_bias.score.plots import plot_causal, plot_heatmaps
 from families.cognitive_bias.score.tables import EFFECTS, cells, diagonal_test, table1
@@ -37,8 +39,9 @@ def score_run(run: BiasRun, out: Path) -> dict[str, Any]:
     tables = {effect: pd.concat([cells(g, effect, order).assign(model=m) for m, g in per_model.items()])
               for effect in EFFECTS}
     for effect, table in tables.items():
-        columns = (["model"] if len(models) > 1 else []) + [c for c in table.columns if c != "model"]
-        table[columns].to_csv(out / f"cells_{effect}.csv", index=False)
+        _per_model_csv(table, len(models), out / f"cells_{effect}.csv")
+    mixed = pd.concat([lmm_table(g, order).assign(model=m) for m, g in per_model.items()])
+    _per_model_csv(mixed, len(models), out / "lmm.csv")
     causal = pd.DataFrame([{"model": m, "variant": v, **_did(g, v)} for m, g in per_model.items()
                            for v in ("abs", "authors")])
     causal.to_csv(out / "causal.csv", index=False)
@@ -56,6 +59,12 @@ def score_run(run: BiasRun, out: Path) -> dict[str, Any]:
                "did_default": analysis.get("did", "abs")}
     _write_json(out / "summary.json", summary)
     return summary
+
+
+def _per_model_csv(table: pd.DataFrame, models: int, path: Path) -> None:
+    """The released schema, with a `model` column first when the run has several models."""
+    columns = (["model"] if models > 1 else []) + [c for c in table.columns if c != "model"]
+    table[columns].to_csv(path, index=False)
 
 
 def _did(rows: pd.DataFrame, variant: str) -> dict[str, float]:
