@@ -105,6 +105,7 @@ def _model_name(value: str) -> str:
 
 
 ModelName = Annotated[str, AfterValidator(_model_name), Field(json_schema_extra={"pattern": JUDGE_MODEL.pattern})]
+EXTRACTION_SLOT = "{{ answer }}"  # where an extraction prompt takes the decision it reads (Extraction.prompt)
 
 
 class Message(BaseModel):
@@ -156,6 +157,18 @@ class FollowUp(BaseModel):
     judge: Judge | None = Field(default=None, description="How the reply is classified, if at all.")
 
 
+class Extraction(BaseModel):
+    """A second, single-turn call that reads the option out of a free-form decision (seed 004's authors)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    prompt: str = Field(description="The extraction prompt; {{ answer }}, once, marks where the decision goes.")
+    parse: Literal["option_number"] = Field(
+        description='How its reply is read: option_number, the first "Option N" / "option N" (N the displayed '
+        "number, its answer token)."
+    )
+
+
 class SuiteRow(BaseModel):
     """One unique prompt of a compiled suite (one line of suite.jsonl)."""
 
@@ -169,6 +182,9 @@ class SuiteRow(BaseModel):
     decode: Decode = Field(description="Generation settings: temperature, max_tokens, ...")
     puzzle: dict[str, Any] | None = Field(default=None, description="Structured puzzle, if any.")
     followups: list[FollowUp] | None = Field(default=None, description="Turns sent after the answer.")
+    extract: Extraction | None = Field(
+        default=None, description="When present, the answer is read by this extraction call, not from the reply."
+    )
     expect: dict[str, Any] | None = Field(default=None, description="Correct auxiliary answers.")
     meta: dict[str, Any] | None = Field(default=None, description="Provenance: template, source row, ...")
     unit: str | None = Field(

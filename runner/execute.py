@@ -13,8 +13,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from compiler.suite_model import FOLLOWUP_SLOTS, JUDGE_SLOTS, FollowUp, Judge, SuiteRow
-from runner.answers import parse_answer, parse_answer_line, parse_judge_json
+from compiler.suite_model import EXTRACTION_SLOT, FOLLOWUP_SLOTS, JUDGE_SLOTS, FollowUp, Judge, SuiteRow
+from runner.answers import EXTRACTION_FORMS, EXTRACTION_PARSERS, parse_answer, parse_answer_line, parse_judge_json
 from runner.cache import NoCache, ResponseCache, default_cache_path
 from runner.cache_writes import BatchedCache
 from runner.call import CallFailed, CallSettings, FatalError, ModelClient, Reply, is_local
@@ -191,7 +191,10 @@ class Runner:
                 item.messages.append({"role": message.role, "content": message.content or ""})
                 continue
             params = self.decode(work.row, work.sample, 0, self.config.model, message.decode)
-            reply = item.take(await self._generate(item, message.share, params, f"{work.sample}/turn{index}"))
+            # a shared turn's cache slot is its share key: turns with the same text but their own keys (the
+            # authors' acknowledgment, one per arm) stay separate calls, with or without the cache
+            slot = f"{work.sample}/turn{index}" if message.share is None else f"{work.sample}/{message.share}"
+            reply = item.take(await self._generate(item, message.share, params, slot))
             item.messages.append({"role": "assistant", "content": reply.text or ""})
             item.turns.append({"turn": index, "content": reply.text})
 
@@ -204,14 +207,18 @@ class Runner:
     async def _sample(self, item: _Item) -> tuple[dict[str, Any], dict[str, Any]]:
         """Draw the answer; re-ask an invalid one up to `reasks` times."""
         work = item.work
-        tokens = list(work.row.answers)
+        tokens = tuple(work.row.answers)
         first: str | None = None
+        extracted: dict[str, Any] = {}
         for attempt in range(self.config.reasks + 1):
             params = self.decode(work.row, work.sample, attempt, self.config.model)
-            extras = self.choice_extras(tokens, self.config.model, work.row)
+            extras = {} if work.row.extract else self.choice_extras(list(tokens), self.config.model, work.row)
             slot = f"{work.sample}/answer{attempt}"
             reply = item.take(await self.client.call(item.messages, params, slot, extras))
-            answer = self._parsed(reply.text, tuple(tokens), work.row)
+            if work.row.extract is None:
+                answer = self._parsed(reply.text, tokens, work.row)
+            else:
+                answer, extracted = await self._extract(item, reply.text or "", params, attempt)
             if attempt == 0:
                 first = answer
             if answer is not None:
@@ -223,6 +230,7 @@ class Runner:
             "outcome": outcome,
             "reasks": attempt,
             "first_answer": first,
+            **extracted,
         }
         return params, result
 
@@ -231,6 +239,22 @@ class Runner:
         """The reply's answer: from its last line where the row says so (`answer_line`), else the reply itself."""
         prefix = row.decode.get(ANSWER_LINE)
         return parse_answer(text, tokens) if prefix is None else parse_answer_line(text, tokens, str(prefix))
+
+    async def _extract(self, item: _Item, decision: str, params: dict[str, Any],
+                       attempt: int) -> tuple[str | None, dict[str, Any]]:
+        """The authors' second call (seed 004): a single-turn prompt holding the options and the free
+        decision, with the decision's settings and no token cap; its reply read by the row's parser."""
+        work = item.work
+        extract = work.row.extract
+        assert extract is not None
+        tokens = tuple(work.row.answers)
+        messages = [{"role": "user", "content": extract.prompt.replace(EXTRACTION_SLOT, decision, 1)}]
+        free = {key: value for key, value in params.items() if key != "max_tokens"}
+        forms = [EXTRACTION_FORMS[extract.parse].format(token) for token in tokens]
+        extras = self.choice_extras(forms, self.config.model)
+        slot = f"{work.sample}/extract{attempt}/{work.row.id}"  # its own call even where two rows' prompts agree
+        reply = item.take(await self.client.call(messages, free, slot, extras))
+        return EXTRACTION_PARSERS[extract.parse](reply.text, tokens), {"extraction": reply.text}
 
     async def _logprob_call(self, item: _Item) -> tuple[dict[str, Any], Reply]:
         work = item.work

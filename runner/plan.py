@@ -13,6 +13,8 @@ from compiler.suite_model import Judge, SuiteRow
 
 # The judge's max_tokens by its reply format: a bare label fits in 16; JSON carries a one-sentence reason too.
 JUDGE_MAX_TOKENS: dict[str | None, int] = {None: 16, "json": 256}
+# An extraction reply is one option ("Option 7"); it is sent uncapped, so this bound is the estimate's.
+EXTRACTION_MAX_TOKENS = 16
 
 
 @dataclass(frozen=True)
@@ -160,6 +162,10 @@ def _add_item(main: Estimate, judges: Callable[[Judge], Estimate | None], work: 
     main.calls += 1
     main.prompt_tokens += context
     main.completion_tokens += max_tokens
+    if row.extract is not None and mode != "logprob":  # the authors' extraction call reads the decision
+        main.calls += 1
+        main.prompt_tokens += _tokens(row.extract.prompt) + max_tokens
+        main.completion_tokens += EXTRACTION_MAX_TOKENS
     previous = max_tokens
     for followup in row.followups or []:
         reply_tokens = int({**row.decode, **(followup.decode or {})}.get("max_tokens") or 256)

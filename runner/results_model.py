@@ -18,6 +18,9 @@ class ResultRow(BaseModel):
     params: dict[str, Any] = Field(description="Decode settings actually sent.")
     response: str | None = Field(default=None, description="Raw text of the final answer turn.")
     answer: str | None = Field(default=None, description="Parsed answer token, null for an abstention.")
+    extraction: str | None = Field(
+        default=None, description="Rows with `extract`: the extraction call's raw reply, which `answer` is read from."
+    )
     outcome: str | None = Field(default=None, description="The answer mapped to its analysis outcome.")
     logprobs: dict[str, float] | None = Field(
         default=None, description="logprob mode: probabilities over the valid answer tokens (sum to 1)."

@@ -188,7 +188,8 @@ def _score_choosing_originals(folder: Path, reverse: str) -> pd.DataFrame:
     """Compile with `reverse`, answer each row with a fixed original option, score; the rows frame."""
     shutil.copytree(SPEC.parent / "data", folder / "data")
     spec = folder / "cognitive_bias.spec"
-    spec.write_text(SPEC.read_text(encoding="utf-8").replace("reverse 0.5 by unit, arm", reverse), encoding="utf-8")
+    protocol = "protocol authors extract extract_option"
+    spec.write_text(SPEC.read_text(encoding="utf-8").replace(protocol, f"{protocol}\n  {reverse}"), encoding="utf-8")
     compile_file(spec, folder / "suite")
     lines = []
     for row in suite_rows(folder / "suite"):
@@ -216,3 +217,29 @@ def test_scores_are_invariant_to_option_reversal(tmp_path: Path) -> None:
     assert {r["cell"]["reversed"] for r in suite_rows(tmp_path / "never" / "suite")} == {0}
     columns = ["m_zero_shot", "m_neutral_turn", "m_biased_turn", "presence", "content", "total"]
     pd.testing.assert_frame_equal(never[columns], always[columns])
+
+
+@pytest.mark.filterwarnings("ignore::statsmodels.tools.sm_exceptions.ConvergenceWarning")
+@pytest.mark.filterwarnings("ignore::statsmodels.tools.sm_exceptions.SingularMatrixWarning")
+def test_lmm_csv_holds_the_releases_per_target_bias_mixed_model(scored: tuple[Path, list[dict[str, Any]]]) -> None:
+    import statsmodels.formula.api as smf
+
+    out, _ = scored
+    table = pd.read_csv(out / "lmm.csv", dtype={"note": str}).fillna({"note": ""})
+    assert list(table.columns[:3]) == ["target_bias", "lmm_coef", "lmm_p"]  # the released schema first
+    order = json.loads((out / "summary.json").read_text())["matrix_order"]
+    assert list(table["target_bias"]) == order
+    rows = pd.read_csv(out / "rows.csv")
+    for record in table.itertuples():
+        data = rows.loc[rows["target"] == record.target_bias, ["content", "human", "unit"]].dropna()
+        if len(data) < 5 or data["human"].nunique() < 2 or data["content"].nunique() < 2:
+            assert math.isnan(record.lmm_coef) and record.note, record
+            continue
+        data = data.assign(hb_code=pd.Categorical(data["human"]).codes.astype(float))
+        try:
+            direct = smf.mixedlm("content ~ hb_code", data, groups=data["unit"]).fit(reml=True, method="lbfgs")
+        except np.linalg.LinAlgError:  # statsmodels cannot fit it either: absent, with the reason
+            assert math.isnan(record.lmm_coef) and record.note.startswith("the mixed model failed"), record
+            continue
+        assert record.lmm_coef == pytest.approx(direct.params["hb_code"], rel=1e-9, abs=1e-12)
+    assert set(table.loc[table["target_bias"] == "Status Quo Bias", "note"]) == {"fewer than 5 scored rows"}
