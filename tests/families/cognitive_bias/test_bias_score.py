@@ -39,11 +39,20 @@ def _answer(row: dict[str, Any]) -> str | None:
 def scored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, Any]]]:
     base = tmp_path_factory.mktemp("score")
     suite = base / "suite"
-    compile_file(SPEC, suite)
+    compile_file(_paper_protocol(base), suite)
     rows = suite_rows(suite)
     result = _run_and_score(base / "run", suite, rows, _answer)
     assert result.startswith("53 bank rows scored (1 model(s))")
     return base / "run" / "score", rows
+
+
+def _paper_protocol(base: Path) -> Path:
+    """The shipped spec under the paper's protocol, which reverses half the units' options (the shipped
+    authors' protocol reverses none), beside a copy of its data."""
+    shutil.copytree(SPEC.parent / "data" / "cognitive_bias", base / "data" / "cognitive_bias")
+    text = SPEC.read_text(encoding="utf-8").replace("protocol authors extract extract_option", "protocol paper")
+    (base / SPEC.name).write_text(text, encoding="utf-8")
+    return base / SPEC.name
 
 
 def _run_and_score(run: Path, suite: Path, rows: list[dict[str, Any]], answer: Any) -> str:

@@ -92,11 +92,14 @@ def test_a_design_over_age_and_religion_is_scored_by_age_and_religion(age_religi
 def test_an_attribute_may_not_take_a_scorer_column_name(name: str, tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     symbol = name[0].upper()  # an attribute's default symbol
-    _spec(tmp_path, {**HIDDEN, "attribute age from": f"attribute {name} from", "p.age": f"p.{name}",
-                     "restating age and": f"restating {name} and", "A = A1 R1, B = A1 R2, C = A2 R1, D = A2 R2":
-                     f"A = {symbol}1 R1, B = {symbol}1 R2, C = {symbol}2 R1, D = {symbol}2 R2"})
+    spec = _spec(tmp_path, {**HIDDEN, "attribute age from": f"attribute {name} from", "p.age": f"p.{name}",
+                            "restating age and": f"restating {name} and",
+                            "A = A1 R1, B = A1 R2, C = A2 R1, D = A2 R2":
+                            f"A = {symbol}1 R1, B = {symbol}1 R2, C = {symbol}2 R1, D = {symbol}2 R2"})
+    lines = spec.read_text(encoding="utf-8").splitlines()
+    line = next(i for i, text in enumerate(lines, start=1) if text.strip().startswith(f"attribute {name} from"))
     found = reported(run_check("cue.spec", monkeypatch, tmp_path).output)
     assert [(f.where.split(":", 1)[1], f.message) for f in found] == [(
-        "41:3", f"attribute '{name}' of puzzle 'identity' takes a name the cue-visibility scorer uses for its "
+        f"{line}:3", f"attribute '{name}' of puzzle 'identity' takes a name the cue-visibility scorer uses for its "
         "own columns")]
     assert found[0].hint is not None and found[0].hint.startswith(f"rename the attribute, e.g. 'person_{name}'")
