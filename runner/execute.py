@@ -398,19 +398,19 @@ async def _run(config: RunConfig) -> RunSummary:
     check_api_base(config.api_base)
     suite = read_suite(config.suite_dir)
     check_suite_integrity(suite)  # before the first call, and on every resume
-    with locked(config.out, "spec run"):
-        return await _run_locked(config, suite)
-
-
-async def _run_locked(config: RunConfig, suite: Suite) -> RunSummary:
     requested = config.mode or suite.manifest.mode
     if requested == "logprob" and any(ANSWER_LINE in row.decode for row in suite.rows):
         raise RunError("logprob mode reads the answer's first token, but this suite's rows answer on the last line "
                        "of a reasoned reply (decode answer_line): run it in sample mode")
-    previous = _check_out_dir(config, suite, requested)
     items = _plan(suite, config, requested)
-    if config.only and not items:
+    if config.only and not items:  # before the folder is made: a refused run leaves nothing behind
         raise RunError(f"--only {' '.join(f'{k}={v}' for k, v in config.only)} keeps no row of {config.suite_dir}")
+    with locked(config.out, "spec run"):
+        return await _run_locked(config, suite, requested, items)
+
+
+async def _run_locked(config: RunConfig, suite: Suite, requested: str, items: list[WorkItem]) -> RunSummary:
+    previous = _check_out_dir(config, suite, requested)
     cache = _open_cache(config)
     runner = Runner(config, requested, cache)
     notes: list[str] = []

@@ -118,4 +118,7 @@ def advice(err: BaseException, kind: str, model: str, api_base: str | None) -> s
     if isinstance(err, litellm.NotFoundError):
         return (f"{model}: not found at {where} ({reason(err)}). Check the model name (provider/model, as litellm "
                 "spells it) and --api-base")
+    if "credentials encoded in URL" in str(err):
+        return (f"{model}: the base URL carries a user name or password (credentials encoded in URL are refused). "
+                "Remove them from --api-base or OPENAI_BASE_URL, and give the key in the environment")
     return f"{model}: litellm knows no provider for this name. Write it as provider/model, e.g. openai/gpt-4o-mini"
