@@ -8,7 +8,7 @@ Public API, used by the compiler:
   generate_puzzle(config, band, seed, coords, selection)   -> puzzle dict (the two steps at once)
   generate_zebra(config, band, seed, coords)               -> puzzle dict (certified)
   expect_of(puzzle)                                        -> the row's `expect` field
-  reprove(puzzle, timeout_ms)                              -> list of problems (empty: sound)
+  reprove(puzzle, rlimit)                                  -> list of problems (empty: sound)
 See docs/puzzles.md for the JSON shape.
 """
 
