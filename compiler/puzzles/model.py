@@ -164,7 +164,7 @@ def _default_bands() -> list[Band]:
     ]
 
 
-class Generated(BaseModel):
+class GeneratorConfig(BaseModel):
     """What both families share: the puzzle's name and its generation budget."""
 
     model_config = ConfigDict(extra="forbid")
@@ -179,7 +179,7 @@ class Generated(BaseModel):
                 "puzzle block)")
 
 
-class PropositionalConfig(Generated):
+class PropositionalConfig(GeneratorConfig):
     """The seed-003 family: people with attribute values, propositional clues, mean-weight bands."""
 
     family: Literal["propositional"] = "propositional"
@@ -242,7 +242,7 @@ class ZebraTarget(BaseModel):
     value: str
 
 
-class ZebraConfig(Generated):
+class ZebraConfig(GeneratorConfig):
     """Zebra-style position puzzles: N people in a row, each attribute a permutation of N values.
 
     Difficulty is the deduction depth: 1 = forward chaining and singles, 2 = full arc consistency,
