@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from runner.native import (  # noqa: E402
+from spec_audits.runner.native import (  # noqa: E402
     cpu_summary,
     describe_failure,
     machine,

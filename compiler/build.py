@@ -13,11 +13,11 @@ from typing import Any
 
 from tqdm import tqdm
 
-from compiler import nodes as n
-from compiler.budget import DEFAULT_BUDGET, Budget, Size, check_budget, counted, planned_size
-from compiler.check import check_spec
-from compiler.designs import prepare_designs, prepare_generators
-from compiler.emit import (
+from spec_audits.compiler import nodes as n
+from spec_audits.compiler.budget import DEFAULT_BUDGET, Budget, Size, check_budget, counted, planned_size
+from spec_audits.compiler.check import check_spec
+from spec_audits.compiler.designs import prepare_designs, prepare_generators
+from spec_audits.compiler.emit import (
     DuplicateRowError,
     Tally,
     UnbalancedError,
@@ -27,14 +27,14 @@ from compiler.emit import (
     write_rows,
     write_schema,
 )
-from compiler.errors import ErrorCollector, SpecError
-from compiler.family import CompiledDesign
-from compiler.files import spec_roots
-from compiler.load import display_path, load_spec
-from compiler.suite_checks import check_suite, shared_and_served
-from compiler.suite_model import Manifest
-from compiler.version import COMPILER_VERSION, SCHEMA_VERSION
-from families.interface import DesignContext, Family
+from spec_audits.compiler.errors import ErrorCollector, SpecError
+from spec_audits.compiler.family import CompiledDesign
+from spec_audits.compiler.files import spec_roots
+from spec_audits.compiler.load import display_path, load_spec
+from spec_audits.compiler.suite_checks import check_suite, shared_and_served
+from spec_audits.compiler.suite_model import Manifest
+from spec_audits.compiler.version import COMPILER_VERSION, SCHEMA_VERSION
+from spec_audits.families.interface import DesignContext, Family
 
 
 @dataclass

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compiler.seeding import canonical_json
-from compiler.suite_model import Balance, Manifest, SuiteRow
+from spec_audits.compiler.seeding import canonical_json
+from spec_audits.compiler.suite_model import Balance, Manifest, SuiteRow
 
 ID_HEX = 16
 ROW_ID_BYTES = len('{"id":"",') + ID_HEX

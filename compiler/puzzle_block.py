@@ -8,9 +8,9 @@ from typing import Any, get_args
 from jinja2 import TemplateSyntaxError, meta
 from pydantic import ValidationError
 
-from compiler import nodes as n
-from compiler.errors import ErrorCollector, Span, did_you_mean
-from compiler.puzzles import (
+from spec_audits.compiler import nodes as n
+from spec_audits.compiler.errors import ErrorCollector, Span, did_you_mean
+from spec_audits.compiler.puzzles import (
     AttributeConfig,
     Band,
     ClueTypeConfig,
@@ -22,10 +22,10 @@ from compiler.puzzles import (
     ZebraConfig,
     validate_config,
 )
-from compiler.puzzles.model import PropositionalKind, ZebraKind
-from compiler.puzzles.presets import PRESETS
-from compiler.puzzles.render import PHRASING_NAMES
-from compiler.sandbox import environment
+from spec_audits.compiler.puzzles.model import PropositionalKind, ZebraKind
+from spec_audits.compiler.puzzles.presets import PRESETS
+from spec_audits.compiler.puzzles.render import PHRASING_NAMES
+from spec_audits.compiler.sandbox import environment
 
 KINDS = ("propositional", "zebra")
 CLAUSES = ("kind", "people", "attribute", "shape", "clues", "bands", "reuse", "phrasing", "timeout", "minimal",

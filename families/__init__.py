@@ -4,7 +4,7 @@
     families/cue/         cue visibility (seed 003)
 """
 
-from families.interface import DesignContext, Family
-from families.registry import get, names, register, unregister
+from spec_audits.families.interface import DesignContext, Family
+from spec_audits.families.registry import get, names, register, unregister
 
 __all__ = ["DesignContext", "Family", "get", "names", "register", "unregister"]

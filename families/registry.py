@@ -12,12 +12,12 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
-from families.interface import Family, accepts_table
+from spec_audits.families.interface import Family, accepts_table
 
 BUILTIN: dict[str, str] = {
-    "influence_pairs": "families.influence",
-    "cue_visibility": "families.cue",
-    "bias_decomposition": "families.cognitive_bias",
+    "influence_pairs": "spec_audits.families.influence",
+    "cue_visibility": "spec_audits.families.cue",
+    "bias_decomposition": "spec_audits.families.cognitive_bias",
 }
 DEFAULT = "influence_pairs"  # the family of a design that declares no analysis
 _REGISTERED: dict[str, Family] = {}
@@ -47,7 +47,7 @@ def all_families() -> list[Family]:
 
 
 LANGUAGE_DOCS = Path(__file__).resolve().parents[1] / "docs" / "language.md"
-WRITE_COMMAND = 'python -c "from families.registry import write_language_docs; write_language_docs()"'
+WRITE_COMMAND = 'python -c "from spec_audits.families.registry import write_language_docs; write_language_docs()"'
 TABLE_BEGIN = "<!-- generated from each family's declarations (families/registry.py): do not edit -->\n"
 TABLE_END = "<!-- end of the generated table -->\n"
 

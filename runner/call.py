@@ -16,10 +16,10 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import click  # noqa: E402
 
-from compiler.suite_model import DECODE_KEYS  # noqa: E402
-from runner import exits  # noqa: E402
-from runner.cache import NoCache, ResponseCache, call_key  # noqa: E402
-from runner.provider_errors import FATAL, PERMANENT, UNREACHABLE, advice, classify, reason  # noqa: E402
+from spec_audits.compiler.suite_model import DECODE_KEYS  # noqa: E402
+from spec_audits.runner import exits  # noqa: E402
+from spec_audits.runner.cache import NoCache, ResponseCache, call_key  # noqa: E402
+from spec_audits.runner.provider_errors import FATAL, PERMANENT, UNREACHABLE, advice, classify, reason  # noqa: E402
 
 LOCAL_PREFIX = "local/"
 UNREACHABLE_ATTEMPTS = 3  # attempts in a row finding no server before a run stops (about 3 s at --retry-base 1)
@@ -218,7 +218,7 @@ class ModelClient:
         """Register and load an embedded model before its first uncached call, so that loading does not
         count as that call's latency. A no-op for remote models."""
         if is_local(self.settings.model) and not self._registered:
-            from runner.local_model import register
+            from spec_audits.runner.local_model import register
 
             provider = register()
             await asyncio.to_thread(provider.model, self.settings.model.removeprefix(LOCAL_PREFIX))

@@ -13,34 +13,35 @@ import importlib
 
 import click
 
-from runner import exits
+from spec_audits.runner import exits
 
 # name -> (module, attribute, the first paragraph of the command's help)
 COMMANDS: dict[str, tuple[str, str, str]] = {
-    "check": ("compiler.cli", "check", "Check a spec for mistakes without writing anything."),
-    "compile": ("compiler.cli", "compile_cmd", "Compile a spec into a frozen, hashed stimulus suite."),
-    "show": ("compiler.cli", "show",
+    "check": ("spec_audits.compiler.cli", "check", "Check a spec for mistakes without writing anything."),
+    "compile": ("spec_audits.compiler.cli", "compile_cmd", "Compile a spec into a frozen, hashed stimulus suite."),
+    "show": ("spec_audits.compiler.cli", "show",
              "Show a compiled suite: trials per cell and items exactly as the model sees them."),
-    "verify": ("runner.publish.cli", "verify",
+    "verify": ("spec_audits.runner.publish.cli", "verify",
                "Check a bundle (.tar.gz or folder) or a compiled suite; every failure named by file and row."),
-    "bundle": ("runner.publish.cli", "bundle",
+    "bundle": ("spec_audits.runner.publish.cli", "bundle",
                "Bundle the compiled suite SUITE_DIR with its spec, sources, licences, dataset card and hashes."),
-    "diff": ("runner.publish.cli", "diff",
+    "diff": ("spec_audits.runner.publish.cli", "diff",
              "Show what changed from suite A to suite B (compiled suites or bundles): rows and manifest fields."),
-    "export": ("runner.publish.cli", "export",
+    "export": ("spec_audits.runner.publish.cli", "export",
                "Export the compiled suite SUITE_DIR for inspect_ai, promptfoo, Hugging Face datasets or as CSV."),
-    "run": ("runner.run_cli", "run", "Run every (item, sample) of the compiled suite SUITE_DIR against a model."),
-    "merge": ("runner.run_cli", "merge",
+    "run": ("spec_audits.runner.run_cli", "run",
+            "Run every (item, sample) of the compiled suite SUITE_DIR against a model."),
+    "merge": ("spec_audits.runner.run_cli", "merge",
               "Merge shard runs of one suite (same model and mode) into OUT, one row per (item, sample)."),
-    "score": ("runner.score_cli", "score",
+    "score": ("spec_audits.runner.score_cli", "score",
               "Score RUN_DIR... (suite + results), a counts table with --counts, or a per-cell table with --cells."),
-    "import": ("runner.import_cli", "import_cmd",
+    "import": ("spec_audits.runner.import_cli", "import_cmd",
                "Import another harness's published files into a run or score folder."),
-    "report": ("runner.score_cli", "report",
+    "report": ("spec_audits.runner.score_cli", "report",
                "Write report.html (self-contained) and report.md with PNG plots from a `spec score` folder."),
-    "doctor": ("runner.doctor", "doctor",
+    "doctor": ("spec_audits.runner.doctor", "doctor",
                "Print what a bug report needs and test that the embedded model runs on this CPU."),
-    "generate": ("runner.generate_cli", "generate",
+    "generate": ("spec_audits.runner.generate_cli", "generate",
                  "Write data with a model and keep what a jury accepts, frozen into a hashed CSV the spec can read."),
 }
 
@@ -64,7 +65,7 @@ class LazyGroup(click.Group):
         except (click.exceptions.Exit, click.exceptions.Abort):
             raise
         except Exception as err:
-            from runner.user_errors import user_error
+            from spec_audits.runner.user_errors import user_error
 
             problem = user_error(err)
             if problem is None:

@@ -23,8 +23,8 @@ from typing import TypeVar
 import click
 from pydantic import BaseModel, ValidationError
 
-from compiler.suite_model import DECODE_KEYS, Manifest, SuiteRow
-from runner.results_model import ResultRow, RunInfo
+from spec_audits.compiler.suite_model import DECODE_KEYS, Manifest, SuiteRow
+from spec_audits.runner.results_model import ResultRow, RunInfo
 
 SUITE_FILE = "suite.jsonl"
 MANIFEST_FILE = "manifest.json"

@@ -13,12 +13,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from compiler.suite_model import EXTRACTION_SLOT, FOLLOWUP_SLOTS, JUDGE_SLOTS, FollowUp, Judge, SuiteRow
-from runner.answers import EXTRACTION_FORMS, EXTRACTION_PARSERS, parse_answer, parse_answer_line, parse_judge_json
-from runner.cache import NoCache, ResponseCache, default_cache_path
-from runner.cache_writes import BatchedCache
-from runner.call import CallFailed, CallSettings, FatalError, ModelClient, Reply, is_local
-from runner.contract import (
+from spec_audits.compiler.suite_model import EXTRACTION_SLOT, FOLLOWUP_SLOTS, JUDGE_SLOTS, FollowUp, Judge, SuiteRow
+from spec_audits.runner.answers import (
+    EXTRACTION_FORMS,
+    EXTRACTION_PARSERS,
+    parse_answer,
+    parse_answer_line,
+    parse_judge_json,
+)
+from spec_audits.runner.cache import NoCache, ResponseCache, default_cache_path
+from spec_audits.runner.cache_writes import BatchedCache
+from spec_audits.runner.call import CallFailed, CallSettings, FatalError, ModelClient, Reply, is_local
+from spec_audits.runner.contract import (
     RESULTS_FILE,
     RUN_FILE,
     Suite,
@@ -28,19 +34,19 @@ from runner.contract import (
     read_results,
     read_suite,
 )
-from runner.failures import RepeatBreaker
-from runner.plan import JUDGE_MAX_TOKENS, WorkItem, plan, prefix_order
-from runner.progress import progress
-from runner.results_io import (
+from spec_audits.runner.failures import RepeatBreaker
+from spec_audits.runner.plan import JUDGE_MAX_TOKENS, WorkItem, plan, prefix_order
+from spec_audits.runner.progress import progress
+from spec_audits.runner.results_io import (
     ResultsWriter,
     final_rows,
     prepare_resume,
     write_run_info,
 )
-from runner.results_model import ResultRow, RunInfo
-from runner.run_config import RunConfig, RunError, RunSummary, check_api_base
-from runner.run_lock import locked
-from runner.shared_turns import SharedTurns
+from spec_audits.runner.results_model import ResultRow, RunInfo
+from spec_audits.runner.run_config import RunConfig, RunError, RunSummary, check_api_base
+from spec_audits.runner.run_lock import locked
+from spec_audits.runner.shared_turns import SharedTurns
 
 TOP_LOGPROBS = 20
 # Seeds of successive re-asks of one sample are this far apart, so they never meet another sample's seed;

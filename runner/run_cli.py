@@ -7,15 +7,15 @@ from pathlib import Path
 
 import click
 
-from runner import exits
-from runner.call import VERBOSE_ENV, FatalError
-from runner.contract import check_suite_integrity, read_suite
-from runner.execute import run_suite
-from runner.merge import MergeError, merge_runs
-from runner.plan import Shard, estimate, plan
-from runner.run_config import DEFAULT_MODEL, RunConfig, RunError
-from runner.study import record_study, slug, study_configs
-from runner.terminal import echo
+from spec_audits.runner import exits
+from spec_audits.runner.call import VERBOSE_ENV, FatalError
+from spec_audits.runner.contract import check_suite_integrity, read_suite
+from spec_audits.runner.execute import run_suite
+from spec_audits.runner.merge import MergeError, merge_runs
+from spec_audits.runner.plan import Shard, estimate, plan
+from spec_audits.runner.run_config import DEFAULT_MODEL, RunConfig, RunError
+from spec_audits.runner.study import record_study, slug, study_configs
+from spec_audits.runner.terminal import echo
 
 
 def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> Shard | None:

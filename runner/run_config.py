@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from runner.plan import Shard
+from spec_audits.runner.plan import Shard
 
 DEFAULT_MODEL = "local/gemma-3-270m"
 

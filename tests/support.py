@@ -12,8 +12,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from compiler.emit import suite_row, write_suite_folder
-from compiler.suite_model import SuiteRow
+from spec_audits.compiler.emit import suite_row, write_suite_folder
+from spec_audits.compiler.suite_model import SuiteRow
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -27,7 +27,7 @@ def shipped_suite(name: str) -> Path:
     generated/ commits only manifest.json and schema.json (a suite.jsonl is tens of MB and each recompile
     committed would count again against the submission limit); the manifest holds suite.jsonl's sha256, so
     a byte-identical manifest proves a byte-identical suite."""
-    from compiler.build import compile_file
+    from spec_audits.compiler.build import compile_file
 
     spec_file = json.loads((ROOT / "generated" / name / "manifest.json").read_text(encoding="utf-8"))["spec_file"]
     scratch = Path(tempfile.mkdtemp(prefix=f"spec-shipped-{name}-"))

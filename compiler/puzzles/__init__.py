@@ -12,7 +12,7 @@ Public API, used by the compiler:
 See docs/puzzles.md for the JSON shape.
 """
 
-from compiler.puzzles.model import (
+from spec_audits.compiler.puzzles.model import (
     AttributeConfig,
     Band,
     ClueTypeConfig,
@@ -24,7 +24,7 @@ from compiler.puzzles.model import (
     ZebraConfig,
     ZebraTarget,
 )
-from compiler.puzzles.propositional import (
+from spec_audits.compiler.puzzles.propositional import (
     Skeleton,
     draw_selections,
     expect_of,
@@ -33,9 +33,9 @@ from compiler.puzzles.propositional import (
     instantiate,
     reuse_groups,
 )
-from compiler.puzzles.validate import validate_config
-from compiler.puzzles.verify import reprove
-from compiler.puzzles.zebra import generate_zebra
+from spec_audits.compiler.puzzles.validate import validate_config
+from spec_audits.compiler.puzzles.verify import reprove
+from spec_audits.compiler.puzzles.zebra import generate_zebra
 
 __all__ = [
     "AttributeConfig",

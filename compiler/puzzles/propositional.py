@@ -15,15 +15,15 @@ from functools import lru_cache
 from itertools import combinations, permutations, product
 from typing import Any
 
-from compiler.puzzles.bands import band_interval, band_of
-from compiler.puzzles.clues import Binary, Clue, Count, Lit, Same, Unary, relabel, to_json
-from compiler.puzzles.model import PropositionalConfig, PuzzleError
-from compiler.puzzles.pruning import grow, meet, pad, prune, type_balanced_order
-from compiler.puzzles.render import PROPOSITIONAL_PHRASINGS, Renderer, propositional_domain
-from compiler.puzzles.solve import certify
-from compiler.puzzles.styled import styled_attempt
-from compiler.puzzles.validate import parse_cell, validate_config
-from compiler.seeding import Coords, item_rng
+from spec_audits.compiler.puzzles.bands import band_interval, band_of
+from spec_audits.compiler.puzzles.clues import Binary, Clue, Count, Lit, Same, Unary, relabel, to_json
+from spec_audits.compiler.puzzles.model import PropositionalConfig, PuzzleError
+from spec_audits.compiler.puzzles.pruning import grow, meet, pad, prune, type_balanced_order
+from spec_audits.compiler.puzzles.render import PROPOSITIONAL_PHRASINGS, Renderer, propositional_domain
+from spec_audits.compiler.puzzles.solve import certify
+from spec_audits.compiler.puzzles.styled import styled_attempt
+from spec_audits.compiler.puzzles.validate import parse_cell, validate_config
+from spec_audits.compiler.seeding import Coords, item_rng
 
 MAX_ATTEMPTS = 400
 Selection = dict[str, list[str]]  # attribute -> its picked values, in symbol order (G1, G2, ...)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from compiler.puzzles.bands import band_interval, check_bands
-from compiler.puzzles.model import (
+from spec_audits.compiler.puzzles.bands import band_interval, check_bands
+from spec_audits.compiler.puzzles.model import (
     AttributeConfig,
     PropositionalConfig,
     PuzzleConfig,

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from compiler.puzzles.bands import band_of
-from compiler.puzzles.clues import from_json
-from compiler.puzzles.model import Band, PuzzleError
-from compiler.puzzles.solve import certifier_for, certify, indexed, shape_of
-from compiler.puzzles.zebra import depth_of
-from compiler.suite_model import SuiteRow
+from spec_audits.compiler.puzzles.bands import band_of
+from spec_audits.compiler.puzzles.clues import from_json
+from spec_audits.compiler.puzzles.model import Band, PuzzleError
+from spec_audits.compiler.puzzles.solve import certifier_for, certify, indexed, shape_of
+from spec_audits.compiler.puzzles.zebra import depth_of
+from spec_audits.compiler.suite_model import SuiteRow
 
 
 def reprove(puzzle: Mapping[str, Any], timeout_ms: int = 10_000) -> list[str]:

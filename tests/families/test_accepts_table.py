@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from compiler.build import check_file
-from compiler.errors import SpecError
-from families import registry
-from families.interface import Family
+from spec_audits.compiler.build import check_file
+from spec_audits.compiler.errors import SpecError
+from spec_audits.families import registry
+from spec_audits.families.interface import Family
 from tests.families.cue.test_cue_attributes import _spec as tiny_cue
 from tests.support import ROOT
 

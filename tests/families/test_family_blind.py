@@ -27,7 +27,8 @@ def _module(path: Path) -> str:
 
 
 def _imports(path: Path) -> set[str]:
-    """Every module a file imports (a `from X import y` counts as X and X.y)."""
+    """Every module a file imports (a `from X import y` counts as X and X.y), named as the folders are
+    (`spec_audits.compiler.x` as `compiler.x`)."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
@@ -35,7 +36,7 @@ def _imports(path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.add(node.module)
             found.update(f"{node.module}.{alias.name}" for alias in node.names)
-    return found
+    return {name.removeprefix("spec_audits.") for name in found}
 
 
 GRAPH = {_module(p): _imports(p) for package in (*PACKAGES, "families") for p in (ROOT / package).rglob("*.py")}

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from runner import exits
-from runner.cli import main
+from spec_audits.runner import exits
+from spec_audits.runner.cli import main
 from tests.stub_server import StubConfig, StubServer, serving
 from tests.support import ROOT
 

@@ -16,9 +16,9 @@ from llama_cpp import LlamaGrammar
 from llama_cpp._internals import LlamaTokenDataArray
 from scipy.stats import chisquare
 
-from runner.local_choice import MIN_P, TOP_K, AnswerTokens, step_probabilities
-from runner.local_eval import Evaluator, chunk_ends
-from runner.local_model import LocalModel, default_gguf, register
+from spec_audits.runner.local_choice import MIN_P, TOP_K, AnswerTokens, step_probabilities
+from spec_audits.runner.local_eval import Evaluator, chunk_ends
+from spec_audits.runner.local_model import LocalModel, default_gguf, register
 
 # a first paragraph long enough to be a chunk of its own, so that prompts sharing it reuse its evaluation
 PREAMBLE = (

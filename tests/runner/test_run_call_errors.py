@@ -9,8 +9,8 @@ import litellm
 import pytest
 from litellm import CustomLLM
 
-from runner.cache import NoCache
-from runner.call import CallFailed, CallSettings, FatalError, ModelClient
+from spec_audits.runner.cache import NoCache
+from spec_audits.runner.call import CallFailed, CallSettings, FatalError, ModelClient
 
 MESSAGES = [{"role": "user", "content": "A or B?"}]
 

@@ -21,8 +21,8 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from families.influence.score import itemwise, position, stattests
-from families.influence.score.counts import COUNTS, LABELS, ORDER_COUNTS, CountsTable
+from spec_audits.families.influence.score import itemwise, position, stattests
+from spec_audits.families.influence.score.counts import COUNTS, LABELS, ORDER_COUNTS, CountsTable
 
 AsymVariance = Literal["2v0", "4v0"]
 ARM_NAMES = {"0": "baseline", "A": "toward_A", "B": "toward_B"}
