@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from spec_audits.compiler.suite_model import Manifest
+from spec_audits.contract.suite_model import Manifest
 from spec_audits.families.cognitive_bias.score.load import BiasRun
 from spec_audits.families.cognitive_bias.score.metric import effects
 from spec_audits.families.cognitive_bias.score.outputs import score_run

@@ -39,8 +39,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from spec_audits.compiler.build import compile_file  # noqa: E402
-from spec_audits.compiler.suite_model import SuiteRow  # noqa: E402
-from spec_audits.runner.contract import read_suite  # noqa: E402
+from spec_audits.contract.reader import read_suite  # noqa: E402
+from spec_audits.contract.suite_model import SuiteRow  # noqa: E402
 from spec_audits.runner.local_model import LocalModel, _gemma_messages, busy_cores, default_gguf, default_threads  # noqa: E402
 from spec_audits.runner.plan import WorkItem, plan, prefix_order  # noqa: E402
 

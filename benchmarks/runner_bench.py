@@ -32,7 +32,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from spec_audits.runner.contract import read_results, read_suite  # noqa: E402
+from spec_audits.contract.reader import read_results, read_suite  # noqa: E402
 from spec_audits.runner.execute import run_suite  # noqa: E402
 from spec_audits.runner.local_model import _gemma_messages, register  # noqa: E402
 from spec_audits.runner.run_config import RunConfig  # noqa: E402
@@ -209,9 +209,9 @@ def cache_floor(suite: Path, cache_path: Path, out: Path) -> float:
     import sqlite3
     from contextlib import closing
 
+    from spec_audits.contract.results_model import ResultRow
     from spec_audits.runner.cache import ResponseCache
     from spec_audits.runner.results_io import ResultsWriter
-    from spec_audits.runner.results_model import ResultRow
 
     with closing(sqlite3.connect(cache_path)) as db:
         keys = [key for (key,) in db.execute("SELECT key FROM responses")]

@@ -16,11 +16,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from spec_audits.compiler.emit import ROW_ID_BYTES, Tally, row_id
+from spec_audits.compiler.emit import Tally
 from spec_audits.compiler.errors import ErrorCollector, Span, SpecError
 from spec_audits.compiler.family import CompiledDesign, PlannedDesign
 from spec_audits.compiler.sandbox import MAX_STEPS, tally_steps
-from spec_audits.compiler.seeding import canonical_json
+from spec_audits.contract.seeding import canonical_json
+from spec_audits.contract.writer import ROW_ID_BYTES, row_id
 
 MAX_BYTES = 4 * 1024**3  # suite.jsonl; the sort holds 16 bytes a row, the file itself is on disk
 SAMPLE_GROUPS = 8  # row groups sampled per design: the shipped specs' sizes come out within 2%

@@ -11,8 +11,8 @@ import click
 from spec_audits.compiler.budget import DEFAULT_BUDGET, Budget
 from spec_audits.compiler.build import check_file, compile_file
 from spec_audits.compiler.errors import SpecError
-from spec_audits.compiler.suite_model import SuiteRow
-from spec_audits.runner.contract import Suite, read_suite
+from spec_audits.contract.reader import Suite, read_suite
+from spec_audits.contract.suite_model import SuiteRow
 from spec_audits.runner.terminal import echo, visible
 
 

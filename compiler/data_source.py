@@ -22,7 +22,7 @@ from spec_audits.compiler.errors import ErrorCollector, Span, did_you_mean
 from spec_audits.compiler.expr import evaluate, names
 from spec_audits.compiler.files import checked_path
 from spec_audits.compiler.load import display_path
-from spec_audits.compiler.seeding import item_rng
+from spec_audits.contract.seeding import item_rng
 
 
 class Row(dict[str, Any]):

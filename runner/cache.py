@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from spec_audits.compiler.seeding import canonical_json as canonical
+from spec_audits.contract.seeding import canonical_json as canonical
 
 CACHE_ENV = "SPEC_CACHE_DIR"
 RESPONSE_CACHE_ENV = "SPEC_RESPONSE_CACHE"

@@ -16,7 +16,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import click  # noqa: E402
 
-from spec_audits.compiler.suite_model import DECODE_KEYS  # noqa: E402
+from spec_audits.contract.suite_model import DECODE_KEYS  # noqa: E402
 from spec_audits.runner import exits  # noqa: E402
 from spec_audits.runner.cache import NoCache, ResponseCache, call_key  # noqa: E402
 from spec_audits.runner.provider_errors import FATAL, PERMANENT, UNREACHABLE, advice, classify, reason  # noqa: E402
@@ -313,7 +313,7 @@ LOCAL_EXTRAS = frozenset({"answer_tokens", "forced_choice"})
 
 def _check_arguments(params: dict[str, Any], extras: dict[str, Any]) -> None:
     """Only decode settings and the local model's grammar reach litellm: never an endpoint, key, header,
-    mock or callback, whatever a suite row holds (runner/contract.py refuses such rows first)."""
+    mock or callback, whatever a suite row holds (spec_audits/contract/reader.py refuses such rows first)."""
     stray = sorted(set(params) - SENT_PARAMS) + sorted(set(extras) - LOCAL_EXTRAS)
     if stray:
         raise FatalError(f"refusing to send {', '.join(map(repr, stray))} to the model: not a decode setting")

@@ -10,7 +10,7 @@ from importlib import metadata
 
 import click
 
-from spec_audits.compiler.emit import file_sha256
+from spec_audits.contract.writer import file_sha256
 from spec_audits.runner.cache import cache_dir
 from spec_audits.runner.native import cpu_summary, describe_failure, read_record, record_path, run_smoke, smoke_line
 

@@ -13,7 +13,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from spec_audits.compiler.suite_model import EXTRACTION_SLOT, FOLLOWUP_SLOTS, JUDGE_SLOTS, FollowUp, Judge, SuiteRow
+from spec_audits.contract.reader import (
+    RESULTS_FILE,
+    RUN_FILE,
+    Suite,
+    check_run_matches_suite,
+    check_suite_integrity,
+    find_run_info,
+    read_results,
+    read_suite,
+)
+from spec_audits.contract.results_model import ResultRow, RunInfo
+from spec_audits.contract.suite_model import EXTRACTION_SLOT, FOLLOWUP_SLOTS, JUDGE_SLOTS, FollowUp, Judge, SuiteRow
 from spec_audits.runner.answers import (
     EXTRACTION_FORMS,
     EXTRACTION_PARSERS,
@@ -24,16 +35,6 @@ from spec_audits.runner.answers import (
 from spec_audits.runner.cache import NoCache, ResponseCache, default_cache_path
 from spec_audits.runner.cache_writes import BatchedCache
 from spec_audits.runner.call import CallFailed, CallSettings, FatalError, ModelClient, Reply, is_local
-from spec_audits.runner.contract import (
-    RESULTS_FILE,
-    RUN_FILE,
-    Suite,
-    check_run_matches_suite,
-    check_suite_integrity,
-    find_run_info,
-    read_results,
-    read_suite,
-)
 from spec_audits.runner.failures import RepeatBreaker
 from spec_audits.runner.plan import JUDGE_MAX_TOKENS, WorkItem, plan, prefix_order
 from spec_audits.runner.progress import progress
@@ -43,7 +44,6 @@ from spec_audits.runner.results_io import (
     prepare_resume,
     write_run_info,
 )
-from spec_audits.runner.results_model import ResultRow, RunInfo
 from spec_audits.runner.run_config import RunConfig, RunError, RunSummary, check_api_base
 from spec_audits.runner.run_lock import locked
 from spec_audits.runner.shared_turns import SharedTurns

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
+from spec_audits.contract.results_model import ResultRow
 from spec_audits.runner.call import FatalError
-from spec_audits.runner.results_model import ResultRow
 
 REPEATS = 10
 _NUMBERS = re.compile(r"\d+")

@@ -20,9 +20,9 @@ from typing import Any
 
 import click
 
-from spec_audits.runner.contract import RESULTS_FILE, Suite
+from spec_audits.contract.reader import RESULTS_FILE, Suite
+from spec_audits.contract.results_model import ResultRow, RunInfo
 from spec_audits.runner.results_io import write_run_info
-from spec_audits.runner.results_model import ResultRow, RunInfo
 from spec_audits.runner.study import record_study, slug
 
 GZIP_MAGIC = b"\x1f\x8b"

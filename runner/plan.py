@@ -8,8 +8,8 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from spec_audits.compiler.seeding import canonical_json as canonical
-from spec_audits.compiler.suite_model import Judge, SuiteRow
+from spec_audits.contract.seeding import canonical_json as canonical
+from spec_audits.contract.suite_model import Judge, SuiteRow
 
 # The judge's max_tokens by its reply format: a bare label fits in 16; JSON carries a one-sentence reason too.
 JUDGE_MAX_TOKENS: dict[str | None, int] = {None: 16, "json": 256}

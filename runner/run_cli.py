@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
+from spec_audits.contract.reader import check_suite_integrity, read_suite
 from spec_audits.runner import exits
 from spec_audits.runner.call import VERBOSE_ENV, FatalError
-from spec_audits.runner.contract import check_suite_integrity, read_suite
 from spec_audits.runner.execute import run_suite
 from spec_audits.runner.merge import MergeError, merge_runs
 from spec_audits.runner.plan import Shard, estimate, plan

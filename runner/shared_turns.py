@@ -10,9 +10,9 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
-from spec_audits.compiler.suite_model import SuiteRow
+from spec_audits.contract.results_model import ResultRow
+from spec_audits.contract.suite_model import SuiteRow
 from spec_audits.runner.call import Reply
-from spec_audits.runner.results_model import ResultRow
 
 Key = tuple[str, int]
 

@@ -12,7 +12,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from spec_audits.runner.contract import ContractError
+from spec_audits.contract.reader import ContractError
 from spec_audits.runner.files_out import write_text
 from spec_audits.runner.run_config import RunConfig
 

@@ -12,8 +12,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from spec_audits.compiler.emit import suite_row, write_suite_folder
-from spec_audits.compiler.suite_model import SuiteRow
+from spec_audits.contract.suite_model import SuiteRow
+from spec_audits.contract.writer import suite_row, write_suite_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"

@@ -23,7 +23,7 @@ from spec_audits.compiler.puzzles.render import PROPOSITIONAL_PHRASINGS, Rendere
 from spec_audits.compiler.puzzles.solve import certify
 from spec_audits.compiler.puzzles.styled import styled_attempt
 from spec_audits.compiler.puzzles.validate import parse_cell, validate_config
-from spec_audits.compiler.seeding import Coords, item_rng
+from spec_audits.contract.seeding import Coords, item_rng
 
 MAX_ATTEMPTS = 400
 Selection = dict[str, list[str]]  # attribute -> its picked values, in symbol order (G1, G2, ...)

@@ -10,7 +10,7 @@ from spec_audits.compiler.puzzles.clues import from_json
 from spec_audits.compiler.puzzles.model import Band, PuzzleError
 from spec_audits.compiler.puzzles.solve import certifier_for, certify, indexed, shape_of
 from spec_audits.compiler.puzzles.zebra import depth_of
-from spec_audits.compiler.suite_model import SuiteRow
+from spec_audits.contract.suite_model import SuiteRow
 
 
 def reprove(puzzle: Mapping[str, Any], timeout_ms: int = 10_000) -> list[str]:

@@ -22,7 +22,7 @@ from spec_audits.compiler.puzzles.pruning import first_accepted_prefix, prune, t
 from spec_audits.compiler.puzzles.render import ZEBRA_PHRASINGS, Renderer, zebra_domain
 from spec_audits.compiler.puzzles.solve import certify
 from spec_audits.compiler.puzzles.validate import validate_config
-from spec_audits.compiler.seeding import Coords, item_rng
+from spec_audits.contract.seeding import Coords, item_rng
 
 MAX_ATTEMPTS = 200
 AT, NOT_AT, SAME, NOT_SAME, LEFT_OF, DIRECTLY_LEFT, NEXT_TO = range(7)

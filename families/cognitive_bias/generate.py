@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from spec_audits.compiler.seeding import item_rng
+from spec_audits.contract.seeding import item_rng
 from spec_audits.families.cognitive_bias.generator import Generator
 from spec_audits.runner.answers import parse_answer
 from spec_audits.runner.cache import NoCache, ResponseCache, default_cache_path

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from random import Random
 
-from spec_audits.compiler.seeding import item_rng
+from spec_audits.contract.seeding import item_rng
 from spec_audits.families.influence.bbq_release import ReleasedItem, ReleaseError, read_bigbench, read_jsonl
 from spec_audits.families.influence.bbq_selection import (
     RELEASE_COLUMNS,

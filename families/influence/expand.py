@@ -16,8 +16,8 @@ from spec_audits.compiler import nodes as n
 from spec_audits.compiler.errors import Span
 from spec_audits.compiler.expr import evaluate
 from spec_audits.compiler.family import Plan, spread
-from spec_audits.compiler.seeding import item_rng
 from spec_audits.compiler.templates import CompiledText
+from spec_audits.contract.seeding import item_rng
 from spec_audits.families.influence.check import PairsDesign
 from spec_audits.families.influence.followups import FollowUps
 from spec_audits.families.influence.trials import Picks

@@ -9,8 +9,8 @@ from typing import Any
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.errors import ErrorCollector, did_you_mean
 from spec_audits.compiler.expr import evaluate, names, resolves
-from spec_audits.compiler.seeding import item_rng
 from spec_audits.compiler.templates import CompiledText, check_render, compile_text
+from spec_audits.contract.seeding import item_rng
 from spec_audits.families.influence.check import PairsDesign
 from spec_audits.families.influence.expand import CompiledPairs, allowed_pairs, side, sides
 from spec_audits.families.influence.followups import compile_followups

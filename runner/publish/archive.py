@@ -30,7 +30,7 @@ from pathlib import Path, PurePosixPath
 from types import FrameType
 from typing import IO
 
-from spec_audits.runner.contract import ContractError
+from spec_audits.contract.reader import ContractError
 from spec_audits.runner.publish.members import DEFAULT_CAPS, NOT_A_BUNDLE, Caps, Members, name_problem, scan
 from spec_audits.runner.publish.sums import SUMS_FILE, Listing, parse_sums
 

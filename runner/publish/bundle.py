@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from spec_audits.runner.contract import ContractError, read_suite
+from spec_audits.contract.reader import ContractError, read_suite
 from spec_audits.runner.publish.archive import is_archive, write_archive
 from spec_audits.runner.publish.card import bundle_info, cell_types, croissant, dataset_card
 from spec_audits.runner.publish.members import scan

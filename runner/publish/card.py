@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from spec_audits.compiler.suite_model import Manifest, SuiteRow
+from spec_audits.contract.suite_model import Manifest, SuiteRow
 from spec_audits.runner.publish.sources import Origin, Source, carried_name, hf_licence, spdx_url
 
 CROISSANT_CONTEXT = {

@@ -13,10 +13,10 @@ import dataclasses
 from collections import defaultdict
 from typing import Any
 
-from spec_audits.compiler.emit import content_id
-from spec_audits.compiler.seeding import canonical_json
-from spec_audits.compiler.suite_model import SuiteRow
-from spec_audits.runner.contract import SUITE_FILE, Suite
+from spec_audits.contract.reader import SUITE_FILE, Suite
+from spec_audits.contract.seeding import canonical_json
+from spec_audits.contract.suite_model import SuiteRow
+from spec_audits.contract.writer import content_id
 
 SHOWN = 10
 """Rows listed per kind of change; the rest are counted."""

@@ -16,8 +16,8 @@ from typing import Any
 import click
 import yaml
 
-from spec_audits.compiler.suite_model import SuiteRow
-from spec_audits.runner.contract import SUITE_FILE, ContractError, Suite
+from spec_audits.contract.reader import SUITE_FILE, ContractError, Suite
+from spec_audits.contract.suite_model import SuiteRow
 from spec_audits.runner.files_out import write_csv_rows
 from spec_audits.runner.publish.card import cell_types, size_category
 

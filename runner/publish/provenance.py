@@ -16,8 +16,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from spec_audits.compiler.emit import file_sha256
-from spec_audits.runner.contract import ContractError, Suite, describe
+from spec_audits.contract.reader import ContractError, Suite, describe
+from spec_audits.contract.writer import file_sha256
 from spec_audits.runner.publish.card import bundle_info, cell_types, croissant, dataset_card
 from spec_audits.runner.publish.members import MemberError, Members, name_problem
 from spec_audits.runner.publish.sources import Origin, Source, carried_name, source

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from spec_audits.compiler.emit import file_sha256
+from spec_audits.contract.writer import file_sha256
 from spec_audits.runner.publish.members import name_problem
 
 SUMS_FILE = "SHA256SUMS"

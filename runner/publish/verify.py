@@ -24,10 +24,10 @@ import jsonschema
 import referencing
 
 from spec_audits.compiler.budget import DEFAULT_BUDGET
-from spec_audits.compiler.emit import content_id, file_sha256
 from spec_audits.compiler.puzzles.verify import reprove_row
-from spec_audits.compiler.suite_model import SuiteRow
-from spec_audits.runner.contract import MANIFEST_FILE, SUITE_FILE, ContractError, Suite, read_manifest, read_suite
+from spec_audits.contract.reader import MANIFEST_FILE, SUITE_FILE, ContractError, Suite, read_manifest, read_suite
+from spec_audits.contract.suite_model import SuiteRow
+from spec_audits.contract.writer import content_id, file_sha256
 from spec_audits.runner.progress import progress
 from spec_audits.runner.publish.members import DEFAULT_CAPS, Caps, MemberError, Members, name_problem
 from spec_audits.runner.publish.provenance import check_provenance, read_recipe
@@ -136,7 +136,7 @@ def _row_problems(suite: Suite, options: Options) -> Iterator[str]:
 
 def check_suite(members: Members, options: Options) -> tuple[list[str], Counter[str], Suite]:
     """The suite's failures, how many rows and puzzles were checked, and the suite; a ContractError when
-    runner/contract.py cannot read it."""
+    spec_audits/contract/reader.py cannot read it."""
     suite = read_suite(members.root)
     counts = Counter(rows=len(suite.rows), puzzles=sum(1 for row in suite.rows if row.puzzle))
     options.say(f"checking {counts['rows']:,} rows ({counts['puzzles']:,} puzzles to re-prove)")

@@ -15,10 +15,10 @@ from click.testing import CliRunner
 from spec_audits.compiler.budget import SAMPLE_GROUPS, Budget, Size, check_budget
 from spec_audits.compiler.build import Checked, check_file
 from spec_audits.compiler.cli import check, compile_cmd
-from spec_audits.compiler.emit import row_id
 from spec_audits.compiler.errors import ErrorCollector, Span
 from spec_audits.compiler.family import spread
-from spec_audits.compiler.seeding import canonical_json
+from spec_audits.contract.seeding import canonical_json
+from spec_audits.contract.writer import row_id
 from tests.compiler.test_malformed_specs import reported
 from tests.support import ROOT, shipped_suite
 

@@ -13,8 +13,8 @@ from spec_audits.compiler import nodes as n
 from spec_audits.compiler.emit import DuplicateRowError, Tally, write_rows
 from spec_audits.compiler.errors import Span, SpecError
 from spec_audits.compiler.sandbox import tally_steps
-from spec_audits.compiler.seeding import canonical_json
 from spec_audits.compiler.templates import CompiledText, RenderMemo
+from spec_audits.contract.seeding import canonical_json
 
 LOOPS = "{% for a in s %}{% for b in s %}{% endfor %}{% endfor %}"
 SLOW_ROW = f'''suite slow "Slow"

@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from spec_audits.compiler.emit import file_sha256, row_id
-from spec_audits.compiler.seeding import canonical_json
-from spec_audits.compiler.suite_model import DECODE_KEYS
+from spec_audits.contract.reader import CHANGED_SUITE, EDITED_SUITE, NOT_COMPILED, read_run_info, read_suite
+from spec_audits.contract.seeding import canonical_json
+from spec_audits.contract.suite_model import DECODE_KEYS
+from spec_audits.contract.writer import file_sha256, row_id
 from spec_audits.runner.cache import ResponseCache
 from spec_audits.runner.call import CallSettings, FatalError, ModelClient
 from spec_audits.runner.cli import main
-from spec_audits.runner.contract import CHANGED_SUITE, EDITED_SUITE, NOT_COMPILED, read_run_info, read_suite
 from spec_audits.runner.execute import Runner, run_suite
 from spec_audits.runner.plan import WorkItem, estimate
 from spec_audits.runner.run_config import RunConfig

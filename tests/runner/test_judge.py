@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from spec_audits.compiler.emit import suite_row
-from spec_audits.compiler.suite_model import SuiteRow
+from spec_audits.contract.reader import read_results
+from spec_audits.contract.suite_model import SuiteRow
+from spec_audits.contract.writer import suite_row
 from spec_audits.runner.answers import parse_judge_json
-from spec_audits.runner.contract import read_results
 from spec_audits.runner.execute import run_suite
 from spec_audits.runner.plan import WorkItem, estimate
 from spec_audits.runner.run_config import RunConfig

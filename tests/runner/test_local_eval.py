@@ -3,7 +3,7 @@ for local models (no model needed)."""
 
 from __future__ import annotations
 
-from spec_audits.compiler.suite_model import SuiteRow
+from spec_audits.contract.suite_model import SuiteRow
 from spec_audits.runner.local_eval import MAX_CHUNK, MIN_CHUNK, chunk_ends, reusable
 from spec_audits.runner.plan import WorkItem, prefix_order
 from tests.support import suite_row

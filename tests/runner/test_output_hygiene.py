@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from spec_audits.compiler.emit import suite_row
+from spec_audits.contract.writer import suite_row
 from spec_audits.families.influence.score.synthetic import Design, write_run
 from spec_audits.families.influence.score.synthetic import write_suite as write_influence_suite
 from spec_audits.runner.cli import main

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from spec_audits.compiler.emit import suite_row
-from spec_audits.compiler.suite_model import EXTRACTION_SLOT, SuiteRow
+from spec_audits.contract.reader import read_results
+from spec_audits.contract.suite_model import EXTRACTION_SLOT, SuiteRow
+from spec_audits.contract.writer import suite_row
 from spec_audits.runner.answers import parse_option_number
-from spec_audits.runner.contract import read_results
 from spec_audits.runner.execute import run_suite
 from spec_audits.runner.plan import estimate, plan
 from spec_audits.runner.run_config import RunConfig

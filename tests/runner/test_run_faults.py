@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from spec_audits.contract.reader import read_results
 from spec_audits.runner.call import FatalError, RateLimiter
-from spec_audits.runner.contract import read_results
 from spec_audits.runner.execute import run_suite
 from spec_audits.runner.run_config import RunConfig
 from tests.stub_server import StubConfig, StubServer

@@ -11,8 +11,8 @@ from typing import Any
 
 from click.testing import CliRunner
 
+from spec_audits.contract.reader import read_results, read_run_info
 from spec_audits.runner.answers import parse_judge_json
-from spec_audits.runner.contract import read_results, read_run_info
 from spec_audits.runner.run_cli import run
 from tests.support import rewrite_suite
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from spec_audits.compiler.emit import suite_row
+from spec_audits.contract.writer import suite_row
 from spec_audits.runner.cache import NoCache
 from spec_audits.runner.cli import main
 from spec_audits.runner.execute import Runner

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from spec_audits.runner.contract import read_results
+from spec_audits.contract.reader import read_results
+from spec_audits.contract.results_model import ResultRow
 from spec_audits.runner.execute import run_suite
 from spec_audits.runner.results_io import prepare_resume
-from spec_audits.runner.results_model import ResultRow
 from spec_audits.runner.run_config import RunConfig
 from tests.stub_server import StubConfig, StubServer
 from tests.support import ROOT

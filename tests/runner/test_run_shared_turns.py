@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from spec_audits.compiler.emit import suite_row
-from spec_audits.compiler.suite_model import SuiteRow
-from spec_audits.runner.contract import read_results, read_suite
+from spec_audits.contract.reader import read_results, read_suite
+from spec_audits.contract.suite_model import SuiteRow
+from spec_audits.contract.writer import suite_row
 from spec_audits.runner.execute import run_suite
 from spec_audits.runner.plan import Shard, estimate, plan
 from spec_audits.runner.run_config import RunConfig

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from spec_audits.runner.contract import ContractError
+from spec_audits.contract.reader import ContractError
 from spec_audits.runner.run_config import RunConfig
 from spec_audits.runner.study import expand_runs, record_study, study_configs
 

@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from spec_audits.contract.reader import RESULTS_FILE, read_results, read_run
 from spec_audits.families.influence.score.runs import Run
 from spec_audits.families.influence.score.summary import rate
-from spec_audits.runner.contract import RESULTS_FILE, read_results, read_run
 from spec_audits.runner.files_out import read_csv
 from spec_audits.runner.score_input import ScoreInputError
 

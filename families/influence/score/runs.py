@@ -15,13 +15,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from spec_audits.compiler.suite_model import Manifest, SuiteRow
+from spec_audits.contract.reader import RESULTS_FILE, SUITE_FILE, Suite, read_run
+from spec_audits.contract.results_model import RunInfo
+from spec_audits.contract.suite_model import Manifest, SuiteRow
 from spec_audits.families.influence.score.counts import CONDITION_CODE, CountSource
 from spec_audits.families.influence.score.flips import ITEM_COLUMNS
 from spec_audits.families.influence.score.jsonl import read_result_columns
-from spec_audits.runner.contract import RESULTS_FILE, SUITE_FILE, Suite, read_run
 from spec_audits.runner.result_checks import check_result_columns
-from spec_audits.runner.results_model import RunInfo
 from spec_audits.runner.score_input import ScoreInputError
 
 CELL_FIELDS = ["factor", "group_A", "group_B", "influence", "condition"]

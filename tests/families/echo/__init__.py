@@ -16,8 +16,8 @@ from typing import Any
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.errors import ErrorCollector, Span
 from spec_audits.compiler.templates import CompiledText, check_render, compile_text
+from spec_audits.contract.reader import read_results
 from spec_audits.families.interface import DesignContext, Family, Form
-from spec_audits.runner.contract import read_results
 from spec_audits.runner.report.document import Document, Heading, Table
 
 

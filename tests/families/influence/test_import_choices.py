@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from spec_audits.compiler.build import compile_file
+from spec_audits.contract.reader import read_results, read_suite
 from spec_audits.runner.cli import main
-from spec_audits.runner.contract import read_results, read_suite
 
 SPEC = """
 suite tiny_probe "A probe"

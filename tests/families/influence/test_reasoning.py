@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from spec_audits.compiler.emit import suite_row, write_suite_folder
-from spec_audits.compiler.suite_model import Balance
+from spec_audits.contract.reader import read_results
+from spec_audits.contract.suite_model import Balance
+from spec_audits.contract.writer import suite_row, write_suite_folder
 from spec_audits.families.influence.score import synthetic
 from spec_audits.families.influence.scoring import score_runs
 from spec_audits.runner.answers import parse_answer_line
-from spec_audits.runner.contract import read_results
 from spec_audits.runner.execute import run_suite
 from spec_audits.runner.run_config import RunConfig, RunError
 from tests.compiler.test_triage_released import BASE  # the verbatim triage prompt of the shipped note

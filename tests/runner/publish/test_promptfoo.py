@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from spec_audits.runner.contract import read_suite
+from spec_audits.contract.reader import read_suite
 from spec_audits.runner.publish.export import chat, to_promptfoo
 from tests.runner.publish.project import make_project
 

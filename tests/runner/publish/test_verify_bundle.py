@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from spec_audits.compiler.seeding import canonical_json
+from spec_audits.contract.seeding import canonical_json
 from spec_audits.runner.publish.archive import write_archive
 from spec_audits.runner.publish.bundle import write_bundle
 from spec_audits.runner.publish.cli import verify

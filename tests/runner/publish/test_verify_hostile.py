@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from spec_audits.compiler.seeding import canonical_json
+from spec_audits.contract.seeding import canonical_json
 from spec_audits.runner.publish import recompile as recompile_module
 from spec_audits.runner.publish.archive import write_archive
 from spec_audits.runner.publish.cli import diff, verify

@@ -6,7 +6,7 @@ command reads them through this module, so every command reports a bad file the 
 to do. Nothing is skipped silently; the one repair is the unterminated last line of results.jsonl that
 a killed run leaves behind, which is left out (and removed by the next `spec run`, which resumes).
 Blank lines hold nothing and are passed over. The schema is the pydantic models in
-compiler/suite_model.py and runner/results_model.py.
+spec_audits/contract/suite_model.py and spec_audits/contract/results_model.py.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from typing import TypeVar
 import click
 from pydantic import BaseModel, ValidationError
 
-from spec_audits.compiler.suite_model import DECODE_KEYS, Manifest, SuiteRow
-from spec_audits.runner.results_model import ResultRow, RunInfo
+from spec_audits.contract.results_model import ResultRow, RunInfo
+from spec_audits.contract.suite_model import DECODE_KEYS, Manifest, SuiteRow
 
 SUITE_FILE = "suite.jsonl"
 MANIFEST_FILE = "manifest.json"
