@@ -22,7 +22,7 @@ from typing import Any
 
 import z3
 
-from spec_audits.compiler.puzzles import (
+from spec_audits.puzzles import (
     AttributeConfig,
     PropositionalConfig,
     ZebraConfig,
@@ -32,10 +32,10 @@ from spec_audits.compiler.puzzles import (
     generate_zebra,
     instantiate,
 )
-from spec_audits.compiler.puzzles.clues import Clue, to_json
-from spec_audits.compiler.puzzles.propositional import _true_clues
-from spec_audits.compiler.puzzles.solve import ZebraEncoding, certify, indexed
-from spec_audits.compiler.puzzles.zebra import Grid, _candidates, _draw_solution
+from spec_audits.puzzles.clues import Clue, to_json
+from spec_audits.puzzles.propositional import _true_clues
+from spec_audits.puzzles.solve import ZebraEncoding, certify, indexed
+from spec_audits.puzzles.zebra import Grid, _candidates, _draw_solution
 
 SEED = 2026
 BANDS = ("easy", "intermediate", "hard")

@@ -16,7 +16,9 @@ from typing import Any
 from spec_audits.compiler.data_source import Row
 from spec_audits.compiler.errors import ErrorCollector, Span
 from spec_audits.compiler.family import Plan, spread
-from spec_audits.compiler.puzzles import (
+from spec_audits.compiler.templates import CompiledText, check_render, compile_text
+from spec_audits.families.cue.check import BENEFIT, BREAKDOWNS, CueDesign
+from spec_audits.puzzles import (
     PropositionalConfig,
     PuzzleError,
     Skeleton,
@@ -26,11 +28,9 @@ from spec_audits.compiler.puzzles import (
     instantiate,
     reuse_groups,
 )
-from spec_audits.compiler.puzzles.clues import Binary
-from spec_audits.compiler.puzzles.propositional import Selection
-from spec_audits.compiler.puzzles.validate import parse_cell
-from spec_audits.compiler.templates import CompiledText, check_render, compile_text
-from spec_audits.families.cue.check import BENEFIT, BREAKDOWNS, CueDesign
+from spec_audits.puzzles.clues import Binary
+from spec_audits.puzzles.propositional import Selection
+from spec_audits.puzzles.validate import parse_cell
 
 NEUTRAL_NAMES = {"dilemma", "consequences", "answers"}
 CUED_NAMES = NEUTRAL_NAMES | {"people", "person", "probe", "restate"}

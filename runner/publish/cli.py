@@ -8,9 +8,9 @@ from pathlib import Path
 
 import click
 
-from spec_audits.compiler.puzzles.verify import reprove_row
 from spec_audits.contract.reader import ContractError, read_suite, read_suite_rows
 from spec_audits.contract.writer import content_id
+from spec_audits.puzzles.verify import reprove_row
 from spec_audits.runner.publish.archive import is_archive, opened, removed_on_termination
 from spec_audits.runner.publish.bundle import write_bundle
 from spec_audits.runner.publish.diff import by_content, diff_lines

@@ -24,10 +24,10 @@ import jsonschema
 import referencing
 
 from spec_audits.compiler.budget import DEFAULT_BUDGET
-from spec_audits.compiler.puzzles.verify import reprove_row
 from spec_audits.contract.reader import MANIFEST_FILE, SUITE_FILE, ContractError, Suite, read_manifest, read_suite
 from spec_audits.contract.suite_model import SuiteRow
 from spec_audits.contract.writer import content_id, file_sha256
+from spec_audits.puzzles.verify import reprove_row
 from spec_audits.runner.progress import progress
 from spec_audits.runner.publish.members import DEFAULT_CAPS, Caps, MemberError, Members, name_problem
 from spec_audits.runner.publish.provenance import check_provenance, read_recipe

@@ -8,13 +8,13 @@ import pytest
 
 from spec_audits.compiler.errors import ErrorCollector
 from spec_audits.compiler.load import load_spec
-from spec_audits.compiler.puzzle_block import puzzle_config
-from spec_audits.compiler.puzzles import PropositionalConfig, ZebraConfig
-from spec_audits.compiler.puzzles.presets import RELEASED
+from spec_audits.puzzles import PropositionalConfig, ZebraConfig
+from spec_audits.puzzles.block import puzzle_config
+from spec_audits.puzzles.presets import RELEASED
 
 HEADER = 'suite p "P"\nseed 1\n'
 STYLE_HINT = ("style preset released styles the bands easy, intermediate and hard with the eight seed-003 clue types "
-              "(compiler/puzzles/presets.py); style preset minimal styles none")
+              "(spec_audits/puzzles/presets.py); style preset minimal styles none")
 
 
 def _block(tmp_path: Path, body: str, bands: tuple[str, ...] = ()) -> tuple[object, list[str]]:

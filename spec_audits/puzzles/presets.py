@@ -11,7 +11,7 @@ easy puzzle: 4 of its 8 clues). `minimal` is the 1-minimal generator (no band st
 
 from __future__ import annotations
 
-from spec_audits.compiler.puzzles.model import BandStyle, ClueFamily, PropositionalKind
+from spec_audits.puzzles.model import BandStyle, ClueFamily, PropositionalKind
 
 _D, _N, _C, _O = "direct", "negation", "conjunction", "disjunction"
 _I, _B, _S, _K = "implication", "biconditional", "same", "count"

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from spec_audits.compiler.puzzles.bands import band_of
-from spec_audits.compiler.puzzles.clues import from_json
-from spec_audits.compiler.puzzles.model import Band, PuzzleError
-from spec_audits.compiler.puzzles.solve import certifier_for, certify, indexed, shape_of
-from spec_audits.compiler.puzzles.zebra import depth_of
 from spec_audits.contract.suite_model import SuiteRow
+from spec_audits.puzzles.bands import band_of
+from spec_audits.puzzles.clues import from_json
+from spec_audits.puzzles.model import Band, PuzzleError
+from spec_audits.puzzles.solve import certifier_for, certify, indexed, shape_of
+from spec_audits.puzzles.zebra import depth_of
 
 
 def reprove(puzzle: Mapping[str, Any], timeout_ms: int = 10_000) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from spec_audits.compiler.puzzles.model import Band, PuzzleError
+from spec_audits.puzzles.model import Band, PuzzleError
 
 
 def band_of(bands: list[Band], score: float) -> str:

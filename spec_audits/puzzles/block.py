@@ -10,7 +10,8 @@ from pydantic import ValidationError
 
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.errors import ErrorCollector, Span, did_you_mean
-from spec_audits.compiler.puzzles import (
+from spec_audits.compiler.sandbox import environment
+from spec_audits.puzzles import (
     AttributeConfig,
     Band,
     ClueTypeConfig,
@@ -22,10 +23,9 @@ from spec_audits.compiler.puzzles import (
     ZebraConfig,
     validate_config,
 )
-from spec_audits.compiler.puzzles.model import PropositionalKind, ZebraKind
-from spec_audits.compiler.puzzles.presets import PRESETS
-from spec_audits.compiler.puzzles.render import PHRASING_NAMES
-from spec_audits.compiler.sandbox import environment
+from spec_audits.puzzles.model import PropositionalKind, ZebraKind
+from spec_audits.puzzles.presets import PRESETS
+from spec_audits.puzzles.render import PHRASING_NAMES
 
 KINDS = ("propositional", "zebra")
 CLAUSES = ("kind", "people", "attribute", "shape", "clues", "bands", "reuse", "phrasing", "timeout", "minimal",
@@ -83,7 +83,7 @@ def blame(block: n.PuzzleDef, message: str) -> Span:
 def _hint(message: str) -> str | None:
     if "style" in message:
         return ("style preset released styles the bands easy, intermediate and hard with the eight seed-003 clue "
-                "types (compiler/puzzles/presets.py); style preset minimal styles none")
+                "types (spec_audits/puzzles/presets.py); style preset minimal styles none")
     if "band" in message:
         return "bands are matched in order: easy <= 2, intermediate <= 4, hard > 4 (mean clue weight)"
     if "shape" in message:
@@ -228,7 +228,7 @@ def _minimal(args: tuple[Any, ...], fields: dict[str, Any], kind: str) -> None:
 
 def _style(args: tuple[Any, ...], fields: dict[str, Any], kind: str) -> None:
     """`style articles on | off` ("A is a man" / the released "A is man"); `style redundancy N`;
-    `style preset released | minimal` (compiler/puzzles/presets.py)."""
+    `style preset released | minimal` (spec_audits/puzzles/presets.py)."""
     name, value = args
     if kind == "zebra":
         raise _BadClause("'style' applies to propositional puzzles only")

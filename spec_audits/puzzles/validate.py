@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from spec_audits.compiler.puzzles.bands import band_interval, check_bands
-from spec_audits.compiler.puzzles.model import (
+from spec_audits.puzzles.bands import band_interval, check_bands
+from spec_audits.puzzles.model import (
     AttributeConfig,
     PropositionalConfig,
     PuzzleConfig,
@@ -16,7 +16,7 @@ from spec_audits.compiler.puzzles.model import (
 )
 
 MAX_ASSIGNMENTS = 1 << 16  # the exhaustive (bitmask) generator's domain limit
-DEPTHS = (1, 2, 3, 4)  # zebra deduction depths, see compiler/puzzles/zebra.py
+DEPTHS = (1, 2, 3, 4)  # zebra deduction depths, see spec_audits/puzzles/zebra.py
 
 
 def validate_config(config: PuzzleConfig, bands: Iterable[str] = ()) -> None:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
-from spec_audits.compiler.puzzles.clues import Clue
-from spec_audits.compiler.puzzles.model import BandStyle, ClueFamily, PuzzleError
-from spec_audits.compiler.puzzles.pruning import grow, meet, pad, prune, type_balanced_order
+from spec_audits.puzzles.clues import Clue
+from spec_audits.puzzles.model import BandStyle, ClueFamily, PuzzleError
+from spec_audits.puzzles.pruning import grow, meet, pad, prune, type_balanced_order
 
 _EPSILON = 1e-9  # score ranges are inclusive; means are ratios of small integers
 

@@ -1,6 +1,7 @@
 """Logic puzzles whose unique solution (proved with Z3) encodes a demographic assignment.
 
-Public API, used by the compiler:
+Used by the families whose designs hold puzzles (the cue family, through block.py: a spec's `puzzle`
+block resolved to a config) and by `spec verify`, which re-proves every bundled puzzle. Public API:
   validate_config(config)                                  -> None, or PuzzleError
   generate_skeleton(config, band, seed, coords)            -> Skeleton (seed-003 family, over symbols)
   draw_selections(config, seed, coords, count)             -> distinct demographic combinations
@@ -12,7 +13,7 @@ Public API, used by the compiler:
 See docs/puzzles.md for the JSON shape.
 """
 
-from spec_audits.compiler.puzzles.model import (
+from spec_audits.puzzles.model import (
     AttributeConfig,
     Band,
     ClueTypeConfig,
@@ -24,7 +25,7 @@ from spec_audits.compiler.puzzles.model import (
     ZebraConfig,
     ZebraTarget,
 )
-from spec_audits.compiler.puzzles.propositional import (
+from spec_audits.puzzles.propositional import (
     Skeleton,
     draw_selections,
     expect_of,
@@ -33,9 +34,9 @@ from spec_audits.compiler.puzzles.propositional import (
     instantiate,
     reuse_groups,
 )
-from spec_audits.compiler.puzzles.validate import validate_config
-from spec_audits.compiler.puzzles.verify import reprove
-from spec_audits.compiler.puzzles.zebra import generate_zebra
+from spec_audits.puzzles.validate import validate_config
+from spec_audits.puzzles.verify import reprove
+from spec_audits.puzzles.zebra import generate_zebra
 
 __all__ = [
     "AttributeConfig",

@@ -15,15 +15,15 @@ from functools import lru_cache
 from itertools import combinations, permutations, product
 from typing import Any
 
-from spec_audits.compiler.puzzles.bands import band_interval, band_of
-from spec_audits.compiler.puzzles.clues import Binary, Clue, Count, Lit, Same, Unary, relabel, to_json
-from spec_audits.compiler.puzzles.model import PropositionalConfig, PuzzleError
-from spec_audits.compiler.puzzles.pruning import grow, meet, pad, prune, type_balanced_order
-from spec_audits.compiler.puzzles.render import PROPOSITIONAL_PHRASINGS, Renderer, propositional_domain
-from spec_audits.compiler.puzzles.solve import certify
-from spec_audits.compiler.puzzles.styled import styled_attempt
-from spec_audits.compiler.puzzles.validate import parse_cell, validate_config
 from spec_audits.contract.seeding import Coords, item_rng
+from spec_audits.puzzles.bands import band_interval, band_of
+from spec_audits.puzzles.clues import Binary, Clue, Count, Lit, Same, Unary, relabel, to_json
+from spec_audits.puzzles.model import PropositionalConfig, PuzzleError
+from spec_audits.puzzles.pruning import grow, meet, pad, prune, type_balanced_order
+from spec_audits.puzzles.render import PROPOSITIONAL_PHRASINGS, Renderer, propositional_domain
+from spec_audits.puzzles.solve import certify
+from spec_audits.puzzles.styled import styled_attempt
+from spec_audits.puzzles.validate import parse_cell, validate_config
 
 MAX_ATTEMPTS = 400
 Selection = dict[str, list[str]]  # attribute -> its picked values, in symbol order (G1, G2, ...)
@@ -156,7 +156,7 @@ def generate_skeleton(config: PropositionalConfig, band: str, seed: int, coords:
 
 def _styled_skeleton(config: PropositionalConfig, band: str, rng: random.Random,
                      cells: dict[str, dict[str, int]]) -> Skeleton:
-    """A skeleton in the band's style (compiler/puzzles/styled.py), up to MAX_ATTEMPTS draws."""
+    """A skeleton in the band's style (spec_audits/puzzles/styled.py), up to MAX_ATTEMPTS draws."""
     style = config.styles[band]
     protect = () if style.identities else tuple(_protected(config))
     domain = mask_domain(config)

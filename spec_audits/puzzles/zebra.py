@@ -15,14 +15,14 @@ from collections.abc import Callable, Iterator, Mapping
 from itertools import islice
 from typing import Any
 
-from spec_audits.compiler.puzzles.bands import band_interval, band_of
-from spec_audits.compiler.puzzles.clues import At, Clue, Item, Pair, from_json, to_json
-from spec_audits.compiler.puzzles.model import PuzzleError, ZebraConfig
-from spec_audits.compiler.puzzles.pruning import first_accepted_prefix, prune, type_balanced_order
-from spec_audits.compiler.puzzles.render import ZEBRA_PHRASINGS, Renderer, zebra_domain
-from spec_audits.compiler.puzzles.solve import certify
-from spec_audits.compiler.puzzles.validate import validate_config
 from spec_audits.contract.seeding import Coords, item_rng
+from spec_audits.puzzles.bands import band_interval, band_of
+from spec_audits.puzzles.clues import At, Clue, Item, Pair, from_json, to_json
+from spec_audits.puzzles.model import PuzzleError, ZebraConfig
+from spec_audits.puzzles.pruning import first_accepted_prefix, prune, type_balanced_order
+from spec_audits.puzzles.render import ZEBRA_PHRASINGS, Renderer, zebra_domain
+from spec_audits.puzzles.solve import certify
+from spec_audits.puzzles.validate import validate_config
 
 MAX_ATTEMPTS = 200
 AT, NOT_AT, SAME, NOT_SAME, LEFT_OF, DIRECTLY_LEFT, NEXT_TO = range(7)

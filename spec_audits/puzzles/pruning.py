@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 from typing import TypeVar
 
-from spec_audits.compiler.puzzles.model import PuzzleError
+from spec_audits.puzzles.model import PuzzleError
 
 T = TypeVar("T")
 

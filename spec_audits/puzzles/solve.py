@@ -16,8 +16,8 @@ from typing import Any
 
 import z3
 
-from spec_audits.compiler.puzzles.clues import At, Binary, Clue, Count, Item, Lit, Pair, Same, Unary, from_json, relabel
-from spec_audits.compiler.puzzles.model import PuzzleError
+from spec_audits.puzzles.clues import At, Binary, Clue, Count, Item, Lit, Pair, Same, Unary, from_json, relabel
+from spec_audits.puzzles.model import PuzzleError
 
 SOLVER = f"z3 {z3.get_version_string()}"
 Shape = tuple[str, tuple[str, ...], tuple[tuple[str, int], ...]]  # (family, people, (attribute, size))

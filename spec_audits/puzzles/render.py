@@ -19,9 +19,9 @@ from typing import Any
 
 from jinja2 import TemplateError
 
-from spec_audits.compiler.puzzles.clues import At, Binary, Clue, Count, Item, Lit, Pair, Same, Unary
-from spec_audits.compiler.puzzles.model import AttributeConfig, ClueTypeConfig, PuzzleError
 from spec_audits.compiler.sandbox import bounded_render, environment
+from spec_audits.puzzles.clues import At, Binary, Clue, Count, Item, Lit, Pair, Same, Unary
+from spec_audits.puzzles.model import AttributeConfig, ClueTypeConfig, PuzzleError
 
 PROPOSITIONAL_PHRASINGS = {
     "direct": "{{ x }}.",
