@@ -136,7 +136,7 @@ def spec_run(path: str, suite_dir: Path, out: Path) -> None:
     """`spec run SUITE --limit 150` in this process, on the `path` ("before" patches the grammar path and
     plan order back in)."""
     import spec_audits.runner.execute
-    from spec_audits.runner.cli import main
+    from spec_audits.cli import main
 
     if path == "before":
         def grammar_choose(self: LocalModel, messages: list[dict[str, str]], params: dict[str, Any]) -> Any:

@@ -13,7 +13,7 @@ from spec_audits.compiler.build import check_file, compile_file
 from spec_audits.compiler.errors import SpecError
 from spec_audits.contract.reader import Suite, read_suite
 from spec_audits.contract.suite_model import SuiteRow
-from spec_audits.runner.terminal import echo, visible
+from spec_audits.terminal import echo, visible
 
 
 class SpecFailed(click.ClickException):

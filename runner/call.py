@@ -16,8 +16,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import click  # noqa: E402
 
+from spec_audits import exits  # noqa: E402
 from spec_audits.contract.suite_model import DECODE_KEYS  # noqa: E402
-from spec_audits.runner import exits  # noqa: E402
 from spec_audits.runner.cache import NoCache, ResponseCache, call_key  # noqa: E402
 from spec_audits.runner.provider_errors import FATAL, PERMANENT, UNREACHABLE, advice, classify, reason  # noqa: E402
 

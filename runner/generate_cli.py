@@ -10,7 +10,7 @@ from spec_audits.compiler.build import check_file
 from spec_audits.compiler.cli import SpecFailed
 from spec_audits.compiler.errors import SpecError
 from spec_audits.runner.call import CallFailed, FatalError
-from spec_audits.runner.terminal import echo
+from spec_audits.terminal import echo
 
 
 @click.command("generate")

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import click
 
+from spec_audits import exits
 from spec_audits.contract.reader import check_suite_integrity, read_suite
-from spec_audits.runner import exits
 from spec_audits.runner.call import VERBOSE_ENV, FatalError
 from spec_audits.runner.execute import run_suite
 from spec_audits.runner.merge import MergeError, merge_runs
 from spec_audits.runner.plan import Shard, estimate, plan
 from spec_audits.runner.run_config import DEFAULT_MODEL, RunConfig, RunError
 from spec_audits.runner.study import record_study, slug, study_configs
-from spec_audits.runner.terminal import echo
+from spec_audits.terminal import echo
 
 
 def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> Shard | None:

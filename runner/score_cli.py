@@ -12,7 +12,7 @@ from spec_audits.families import registry
 from spec_audits.families.interface import Family
 from spec_audits.runner.score_input import ScoreInputError, require_answers, run_family
 from spec_audits.runner.study import expand_runs
-from spec_audits.runner.terminal import echo
+from spec_audits.terminal import echo
 
 COUNTS_FAMILY = "influence_pairs"  # published counts tables (docs/suite-format.md) are influence tables
 CELLS_FAMILY = "bias_decomposition"  # published per-cell tables are conditional-bias tables (docs/cognitive-bias.md)

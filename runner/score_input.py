@@ -10,8 +10,8 @@ from typing import Any
 
 import click
 
+from spec_audits import exits
 from spec_audits.contract.reader import RESULTS_FILE, read_manifest, read_results, read_run_info, suite_dir_of
-from spec_audits.runner import exits
 
 
 class ScoreInputError(click.ClickException):

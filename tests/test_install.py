@@ -20,7 +20,7 @@ SPEC_FROM_INSTALL = (
     "import sys, spec_audits.compiler, spec_audits.families, spec_audits.runner; "
     "packages = (spec_audits, spec_audits.compiler, spec_audits.families, spec_audits.runner); "
     "assert all(m.__file__.startswith(sys.argv[1]) for m in packages), [m.__file__ for m in packages]; "
-    "from spec_audits.runner.cli import main; main(sys.argv[2:])"
+    "from spec_audits.cli import main; main(sys.argv[2:])"
 )
 
 

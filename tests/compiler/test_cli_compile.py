@@ -11,7 +11,7 @@ import click
 import pytest
 from click.testing import CliRunner, Result
 
-from spec_audits.runner.cli import main
+from spec_audits.cli import main
 from tests.support import FIXTURES
 
 POSITIONS = FIXTURES / "specs" / "golden_positions.spec"

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from spec_audits.cli import main
 from spec_audits.contract.reader import (
     CHANGED_SUITE,
     DAMAGED_RESULTS,
@@ -21,7 +22,6 @@ from spec_audits.contract.reader import (
     read_suite,
 )
 from spec_audits.contract.results_model import ResultRow, RunInfo
-from spec_audits.runner.cli import main
 from spec_audits.runner.results_io import ResultsWriter, write_run_info
 
 BAD_LINE = '{"id": "x",}'

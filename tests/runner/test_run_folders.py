@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from spec_audits.cli import main
 from spec_audits.contract.reader import EDITED_SUITE
 from spec_audits.contract.results_model import ResultRow
 from spec_audits.contract.writer import file_sha256
 from spec_audits.families.influence.score.synthetic import Design, write_run, write_suite
 from spec_audits.runner.call import FatalError, scrub
-from spec_audits.runner.cli import main
 from spec_audits.runner.execute import run_suite
 from spec_audits.runner.result_checks import read_checked_run
 from spec_audits.runner.run_config import RunConfig
@@ -74,7 +74,7 @@ def test_a_folder_in_use_is_refused_to_run_resume_and_merge(make_suite: Callable
 def test_a_second_process_is_refused_naming_the_holders_pid(make_suite: Callable[..., Path], tmp_path: Path,
                                                            stub: StubServer) -> None:
     suite, out = make_suite(n=2, samples=1), tmp_path / "run"
-    command = [sys.executable, "-c", "from spec_audits.runner.cli import main; main()", "run", str(suite),
+    command = [sys.executable, "-c", "from spec_audits.cli import main; main()", "run", str(suite),
                "--out", str(out), "--model", "openai/stub", "--api-base", f"http://127.0.0.1:{stub.port}/v1",
                "--no-progress"]
     with locked(out, "spec run"):

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from spec_audits.cli import main
 from spec_audits.contract.writer import suite_row
 from spec_audits.runner.cache import NoCache
-from spec_audits.runner.cli import main
 from spec_audits.runner.execute import Runner
 from spec_audits.runner.run_config import RunConfig
 from tests.stub_server import StubServer

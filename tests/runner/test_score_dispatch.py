@@ -7,8 +7,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from spec_audits.cli import main
 from spec_audits.families.influence.score.synthetic import Design, write_run, write_suite
-from spec_audits.runner.cli import main
 
 
 def _run(tmp_path: Path, family: str) -> Path:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from spec_audits.runner.cli import main
+from spec_audits.cli import main
 from spec_audits.runner.run_lock import LOCK_FILE
 from tests.stub_server import StubServer
 from tests.support import FIXTURES, ROOT
@@ -38,7 +38,7 @@ def _spec_limited(max_bytes: int, *args: object, cwd: Path = ROOT) -> subprocess
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (max_bytes, max_bytes))
 
-    command = [sys.executable, "-c", "from spec_audits.runner.cli import main; main()", *map(str, args)]
+    command = [sys.executable, "-c", "from spec_audits.cli import main; main()", *map(str, args)]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300, preexec_fn=limit)
 

@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from spec_audits.cli import main
 from spec_audits.compiler.build import check_file
 from spec_audits.compiler.errors import SpecError
 from spec_audits.families.cognitive_bias.generate import BankWriter, Jury, read_ratings
 from spec_audits.runner.call import CallSettings, Reply
-from spec_audits.runner.cli import main
 from tests.support import ROOT
 
 SPEC = ROOT / "specs" / "cognitive_bias.spec"

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from spec_audits.cli import main
 from spec_audits.families import register, unregister
-from spec_audits.runner.cli import main
 from tests.families.echo import FAMILY
 from tests.stub_server import StubServer
 

@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner, Result
 
+from spec_audits.cli import main
 from spec_audits.compiler.build import compile_file
 from spec_audits.contract.reader import read_results, read_suite
-from spec_audits.runner.cli import main
 
 SPEC = """
 suite tiny_probe "A probe"

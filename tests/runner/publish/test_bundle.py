@@ -133,7 +133,7 @@ def test_a_folder_that_is_not_a_bundle_is_not_replaced(suite: Path) -> None:
 
 
 def _bundle_in_subprocess(suite: Path, out: Path, hash_seed: str) -> bytes:
-    code = "import sys; from spec_audits.runner.cli import main; main(sys.argv[1:])"
+    code = "import sys; from spec_audits.cli import main; main(sys.argv[1:])"
     env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(ROOT)}
     subprocess.run([sys.executable, "-c", code, "bundle", str(suite), "-o", str(out)], cwd=ROOT, env=env,
                    check=True, capture_output=True)

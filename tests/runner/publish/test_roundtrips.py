@@ -104,7 +104,7 @@ def test_the_hf_export_types_a_mixed_cell_key_as_text_and_keeps_optional_fields(
 
 
 def _export_in_subprocess(suite: Path, out: Path, hash_seed: str) -> dict[str, bytes]:
-    code = "import sys; from spec_audits.runner.cli import main; main(sys.argv[1:])"
+    code = "import sys; from spec_audits.cli import main; main(sys.argv[1:])"
     env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(ROOT)}
     subprocess.run([sys.executable, "-c", code, "export", str(suite), "--to", "hf", "-o", str(out)], env=env,
                    check=True, capture_output=True)

@@ -40,7 +40,7 @@ from tests.runner.publish.hostile import (
 )
 
 ROWS = 81
-CLI = "import sys\nfrom spec_audits.runner.cli import main\nmain(sys.argv[1:])\n"
+CLI = "import sys\nfrom spec_audits.cli import main\nmain(sys.argv[1:])\n"
 NOT_A_BUNDLE = "; this is not a bundle written by `spec bundle`: do not use it"
 
 

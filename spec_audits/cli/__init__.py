@@ -1,6 +1,8 @@
-"""The `spec` command line: one click group whose commands are imported only when they run.
+"""The `spec` command line, the front door: one click group whose commands are imported only when they run.
 
-Each command lives with its stage (compiler/cli.py, runner/run_cli.py, ...). Importing them all made
+Each command lives with its stage (compiler/cli.py, runner/run_cli.py, ...); this package holds only the
+group, its command table and the one error policy (user_errors.py), above every stage. `spec` and
+`python -m spec_audits.cli` start here. Importing them all made
 every command, `spec --help` included, pay for scipy, litellm, asyncio and z3 (seconds on a small
 machine), so the group knows each command by module, attribute and one-line help, and imports a
 command's module only when that command is invoked. tests/runner/test_cli_startup.py keeps the
@@ -13,7 +15,7 @@ import importlib
 
 import click
 
-from spec_audits.runner import exits
+from spec_audits import exits
 
 # name -> (module, attribute, the first paragraph of the command's help)
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -59,13 +61,13 @@ class LazyGroup(click.Group):
         return getattr(importlib.import_module(module), attribute)
 
     def invoke(self, ctx: click.Context) -> object:
-        """Run the command under the one error policy (runner/user_errors.py): a message, never a traceback."""
+        """Run the command under the one error policy (user_errors.py): a message, never a traceback."""
         try:
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.exceptions.Abort):
             raise
         except Exception as err:
-            from spec_audits.runner.user_errors import user_error
+            from spec_audits.cli.user_errors import user_error
 
             problem = user_error(err)
             if problem is None:
@@ -109,7 +111,3 @@ def main() -> None:
       spec bundle generated/triage -o triage.tar.gz   # publish; spec verify checks it
       spec doctor                 # what a bug report needs
     """
-
-
-if __name__ == "__main__":
-    main()
