@@ -2,10 +2,10 @@
 Quickstart subset (`spec run generated/triage --limit 150`: 150 rows x 4 samples, max_tokens 16).
 
 before: llama-cpp-python's create_chat_completion with a grammar over the row's answers, in plan order, as
-        runner/local_model.py called it until issue 14 (one evaluation per sample, llama-cpp-python's own
+        spec_audits/local/model.py called it until issue 14 (one evaluation per sample, llama-cpp-python's own
         prefix match, a grammar over 262k tokens at every step).
 now:    LocalModel.choose in the runner's order for local models (spec_audits.runner.plan.prefix_order): one evaluation
-        per prompt, cut where runner/local_eval.py cuts, the shared prefix reused, answers drawn from the
+        per prompt, cut where spec_audits/local/evaluator.py cuts, the shared prefix reused, answers drawn from the
         valid tokens' logits.
 
 The two run on separate Llama objects with the same threads, interleaved block by block (the machine is
@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 from spec_audits.compiler.build import compile_file  # noqa: E402
 from spec_audits.contract.reader import read_suite  # noqa: E402
 from spec_audits.contract.suite_model import SuiteRow  # noqa: E402
-from spec_audits.runner.local_model import LocalModel, _gemma_messages, busy_cores, default_gguf, default_threads  # noqa: E402
+from spec_audits.local.model import LocalModel, _gemma_messages, busy_cores, default_gguf, default_threads  # noqa: E402
 from spec_audits.runner.plan import WorkItem, plan, prefix_order  # noqa: E402
 
 QUICKSTART_LIMIT = 150
@@ -61,7 +61,7 @@ def messages(row: SuiteRow) -> list[dict[str, str]]:
 
 
 def grammar_reply(llm: Any, messages: list[dict[str, str]], params: dict[str, Any]) -> dict[str, Any]:
-    """A forced-choice reply as runner/local_model.py made it before issue 14."""
+    """A forced-choice reply as spec_audits/local/model.py made it before issue 14."""
     tokens = tuple(params["answer_tokens"])
     if tokens not in _GRAMMARS:
         literals = " | ".join('"' + t.replace("\\", "\\\\").replace('"', '\\"') + '"' for t in tokens)

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from spec_audits.families.influence.score.counts import BASE_KEYS, CountsTable, counts_from_trials
-from spec_audits.families.influence.score.influence import Options
+from spec_audits.families.influence.score.options import Options
 from spec_audits.families.influence.score.pipeline import score, write
 from spec_audits.families.influence.score.runs import load_run
 from spec_audits.families.influence.score.synthetic import Design, write_run, write_suite

@@ -14,39 +14,26 @@ from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-import click  # noqa: E402
-
-from spec_audits import exits  # noqa: E402
 from spec_audits.contract.suite_model import DECODE_KEYS  # noqa: E402
+from spec_audits.local.names import LOCAL_PREFIX, is_local  # noqa: E402
 from spec_audits.runner.cache import NoCache, ResponseCache, call_key  # noqa: E402
-from spec_audits.runner.provider_errors import FATAL, PERMANENT, UNREACHABLE, advice, classify, reason  # noqa: E402
+from spec_audits.runner.provider_errors import (  # noqa: E402
+    FATAL,
+    PERMANENT,
+    UNREACHABLE,
+    CallFailed,
+    FatalError,
+    advice,
+    classify,
+    reason,
+)
 
-LOCAL_PREFIX = "local/"
 UNREACHABLE_ATTEMPTS = 3  # attempts in a row finding no server before a run stops (about 3 s at --retry-base 1)
-VERBOSE_ENV = "SPEC_LOCAL_VERBOSE"  # "1": llama.cpp logs what it does while the embedded model loads
-
-
-def is_local(model: str) -> bool:
-    """True for the embedded in-process models (`local/gemma-3-270m`, `local/<path.gguf>`)."""
-    return model.startswith(LOCAL_PREFIX)
 
 
 def answer_identity(model: str) -> str:
     """The model as the response cache knows it: a local model's `?threads=N` changes speed, not answers."""
     return model.split("?", 1)[0] if is_local(model) else model
-
-
-class FatalError(click.ClickException):
-    """The run cannot go on (bad key, unknown model, no server): stop at once with this message (exit 3)."""
-
-    exit_code = exits.STOPPED
-
-
-class CallFailed(click.ClickException):
-    """This call failed for good (permanent error, or retries exhausted); a run records the reason on its
-    item, a command that cannot go on without the call exits 6 with it."""
-
-    exit_code = exits.CALL_FAILED
 
 
 class EmptyResponse(Exception):
@@ -218,7 +205,7 @@ class ModelClient:
         """Register and load an embedded model before its first uncached call, so that loading does not
         count as that call's latency. A no-op for remote models."""
         if is_local(self.settings.model) and not self._registered:
-            from spec_audits.runner.local_model import register
+            from spec_audits.local.model import register
 
             provider = register()
             await asyncio.to_thread(provider.model, self.settings.model.removeprefix(LOCAL_PREFIX))

@@ -25,6 +25,7 @@ from spec_audits.contract.reader import (
 )
 from spec_audits.contract.results_model import ResultRow, RunInfo
 from spec_audits.contract.suite_model import EXTRACTION_SLOT, FOLLOWUP_SLOTS, JUDGE_SLOTS, FollowUp, Judge, SuiteRow
+from spec_audits.local.names import is_local
 from spec_audits.runner.answers import (
     EXTRACTION_FORMS,
     EXTRACTION_PARSERS,
@@ -34,10 +35,11 @@ from spec_audits.runner.answers import (
 )
 from spec_audits.runner.cache import NoCache, ResponseCache, default_cache_path
 from spec_audits.runner.cache_writes import BatchedCache
-from spec_audits.runner.call import CallFailed, CallSettings, FatalError, ModelClient, Reply, is_local
+from spec_audits.runner.call import CallSettings, ModelClient, Reply
 from spec_audits.runner.failures import RepeatBreaker
 from spec_audits.runner.plan import JUDGE_MAX_TOKENS, WorkItem, plan, prefix_order
 from spec_audits.runner.progress import progress
+from spec_audits.runner.provider_errors import CallFailed, FatalError
 from spec_audits.runner.results_io import (
     ResultsWriter,
     final_rows,

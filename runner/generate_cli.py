@@ -9,7 +9,7 @@ import click
 from spec_audits.compiler.build import check_file
 from spec_audits.compiler.cli import SpecFailed
 from spec_audits.compiler.errors import SpecError
-from spec_audits.runner.call import CallFailed, FatalError
+from spec_audits.runner.provider_errors import CallFailed, FatalError
 from spec_audits.terminal import echo
 
 

@@ -112,7 +112,7 @@ def _text(value: object) -> str:
 
 def prefix_order(items: list[WorkItem]) -> list[WorkItem]:
     """`items` with rows of the same text next to each other, and rows sharing a longer beginning nearer:
-    the embedded model then reuses a shared prompt prefix's evaluation (runner/local_eval.py)."""
+    the embedded model then reuses a shared prompt prefix's evaluation (spec_audits/local/evaluator.py)."""
     return sorted(items, key=lambda work: ([(m.role, m.content or "") for m in work.row.messages], work.sample))
 
 

@@ -9,10 +9,11 @@ import click
 
 from spec_audits import exits
 from spec_audits.contract.reader import check_suite_integrity, read_suite
-from spec_audits.runner.call import VERBOSE_ENV, FatalError
+from spec_audits.local.names import VERBOSE_ENV
 from spec_audits.runner.execute import run_suite
 from spec_audits.runner.merge import MergeError, merge_runs
 from spec_audits.runner.plan import Shard, estimate, plan
+from spec_audits.runner.provider_errors import FatalError
 from spec_audits.runner.run_config import DEFAULT_MODEL, RunConfig, RunError
 from spec_audits.runner.study import record_study, slug, study_configs
 from spec_audits.terminal import echo

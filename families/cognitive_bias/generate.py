@@ -23,9 +23,10 @@ from typing import Any
 
 from spec_audits.contract.seeding import item_rng
 from spec_audits.families.cognitive_bias.generator import Generator
+from spec_audits.local.names import is_local
 from spec_audits.runner.answers import parse_answer
 from spec_audits.runner.cache import NoCache, ResponseCache, default_cache_path
-from spec_audits.runner.call import CallSettings, ModelClient, is_local
+from spec_audits.runner.call import CallSettings, ModelClient
 from spec_audits.runner.files_out import replacing, write_json
 
 DEFINITIONS = {

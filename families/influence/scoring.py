@@ -11,8 +11,8 @@ import pandas as pd
 from spec_audits.families.influence.score import position
 from spec_audits.families.influence.score.counts import CountsTable, counts_from_trials, read_counts_csv
 from spec_audits.families.influence.score.flips import flip_rates, totals
-from spec_audits.families.influence.score.influence import Options
 from spec_audits.families.influence.score.noise import NoiseOptions, noise_floor, pair_replicates
+from spec_audits.families.influence.score.options import Options
 from spec_audits.families.influence.score.pipeline import score as score_counts
 from spec_audits.families.influence.score.pipeline import write
 from spec_audits.families.influence.score.probe import (

@@ -10,7 +10,8 @@ import pytest
 from litellm import CustomLLM
 
 from spec_audits.runner.cache import NoCache
-from spec_audits.runner.call import CallFailed, CallSettings, FatalError, ModelClient
+from spec_audits.runner.call import CallSettings, ModelClient
+from spec_audits.runner.provider_errors import CallFailed, FatalError
 
 MESSAGES = [{"role": "user", "content": "A or B?"}]
 

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from spec_audits.contract.reader import read_results
-from spec_audits.runner.call import FatalError, RateLimiter
+from spec_audits.runner.call import RateLimiter
 from spec_audits.runner.execute import run_suite
+from spec_audits.runner.provider_errors import FatalError
 from spec_audits.runner.run_config import RunConfig
 from tests.stub_server import StubConfig, StubServer
 from tests.support import rewrite_suite

@@ -13,9 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from spec_audits.contract.reader import read_results
-from spec_audits.runner.call import FatalError
-from spec_audits.runner.local_model import busy_cores, default_threads, split_options, threads_for
+from spec_audits.local.model import busy_cores, default_threads, split_options, threads_for
 from spec_audits.runner.progress import LineProgress, progress
+from spec_audits.runner.provider_errors import FatalError
 from spec_audits.runner.run_cli import run
 
 

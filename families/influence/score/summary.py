@@ -15,7 +15,7 @@ from spec_audits.families.influence.score import stattests
 from spec_audits.families.influence.score.bootstrap import cluster_bootstrap_mean
 
 if TYPE_CHECKING:
-    from spec_audits.families.influence.score.influence import Options
+    from spec_audits.families.influence.score.options import Options
 
 MULTI_TURN_PREFIXES = ("few_shot",)
 NOT_USER_SENTENCE_PREFIXES = ("few_shot", "role_play")

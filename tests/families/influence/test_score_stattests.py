@@ -12,7 +12,8 @@ from statsmodels.stats import proportion as smp
 
 from spec_audits.families.influence.score import stattests
 from spec_audits.families.influence.score.counts import BASE_KEYS, CountsTable
-from spec_audits.families.influence.score.influence import Options, condition_statistics
+from spec_audits.families.influence.score.influence import condition_statistics
+from spec_audits.families.influence.score.options import Options
 
 
 def one_condition(c0a: float, c0b: float, caa: float, cab: float, cba: float, cbb: float) -> pd.Series:

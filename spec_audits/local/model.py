@@ -21,11 +21,12 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import litellm  # noqa: E402
 from litellm import CustomLLM, ModelResponse  # noqa: E402
 
+from spec_audits.local.names import LOCAL_PREFIX, VERBOSE_ENV, is_local  # noqa: E402
 from spec_audits.runner.cache import cache_dir  # noqa: E402
-from spec_audits.runner.call import LOCAL_PREFIX, VERBOSE_ENV, FatalError, is_local  # noqa: E402
+from spec_audits.runner.provider_errors import FatalError  # noqa: E402
 
 if TYPE_CHECKING:
-    from spec_audits.runner.local_choice import AnswerTokens
+    from spec_audits.local.choice import AnswerTokens
 
 PROVIDER = LOCAL_PREFIX.rstrip("/")
 DEFAULT_MODEL = LOCAL_PREFIX + "gemma-3-270m"
@@ -153,14 +154,14 @@ def quiet_llama_logs() -> Any:
 class LocalModel:
     """One loaded GGUF. A Llama object is not thread-safe, so every use holds the lock.
 
-    Forced choice and logprob calls read the next-token logits from `spec_audits.runner.local_eval.Evaluator`, which
+    Forced choice and logprob calls read the next-token logits from `spec_audits.local.evaluator.Evaluator`, which
     keeps the logits of the last few prompts (a row's samples share one evaluation) and the KV cache of the
     last one (the next prompt reuses its shared prefix); free text goes through create_chat_completion."""
 
     def __init__(self, path: Path, threads: int | None = None) -> None:
         from llama_cpp import Llama
 
-        from spec_audits.runner.local_eval import Evaluator
+        from spec_audits.local.evaluator import Evaluator
 
         self.threads = threads or default_threads()
         verbose = os.environ.get(VERBOSE_ENV) == "1"
@@ -208,8 +209,8 @@ class LocalModel:
 
     def choose(self, messages: list[dict[str, str]], params: dict[str, Any]) -> dict[str, Any]:
         """A forced-choice reply among params["answer_tokens"], drawn as the grammar path drew it
-        (runner/local_choice.py) with the call's seed."""
-        from spec_audits.runner.local_choice import AnswerTokens, choose
+        (spec_audits/local/choice.py) with the call's seed."""
+        from spec_audits.local.choice import AnswerTokens, choose
 
         with self.lock:
             ids = self.prompt_ids(messages)

@@ -1,4 +1,4 @@
-"""Load the embedded model and score one prompt: run as a child process (`python -m spec_audits.runner.smoke`) by
+"""Load the embedded model and score one prompt: run as a child process (`python -m spec_audits.local.smoke`) by
 .ci/setup and `spec doctor`, so that a build whose instructions this CPU traps on is reported, not suffered.
 
 Prints one JSON line: llama.cpp's system info, the answer tokens' log-probabilities and the seconds taken.
@@ -17,7 +17,7 @@ def main() -> int:
     started = time.perf_counter()
     import llama_cpp
 
-    from spec_audits.runner.local_model import LocalModel, default_gguf, threads_for
+    from spec_audits.local.model import LocalModel, default_gguf, threads_for
 
     info = llama_cpp.llama_print_system_info().decode(errors="replace").strip()
     model = LocalModel(default_gguf(), threads_for({}))

@@ -2,7 +2,7 @@
 .ci/llama_build.py uses it before the project is installed.
 
 The build record (`spec-llama-build.json` in the environment's prefix) says which CMake flags built
-llama-cpp-python; the smoke test (`python -m spec_audits.runner.smoke`) proves in a child process that the
+llama-cpp-python; the smoke test (`python -m spec_audits.local.smoke`) proves in a child process that the
 build runs here.
 """
 
@@ -63,7 +63,7 @@ def read_record(prefix: str = sys.prefix) -> dict | None:
 def run_smoke(python: str = sys.executable, timeout_s: float = SMOKE_TIMEOUT_S) -> subprocess.CompletedProcess[str]:
     """Load the embedded model and score one prompt in a child process; a crash stays in the child."""
     try:
-        return subprocess.run([python, "-m", "spec_audits.runner.smoke"], capture_output=True, text=True,
+        return subprocess.run([python, "-m", "spec_audits.local.smoke"], capture_output=True, text=True,
                               timeout=timeout_s)
     except subprocess.TimeoutExpired as err:
         return subprocess.CompletedProcess(err.cmd, 124, "", f"no answer within {timeout_s:.0f} s")
