@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from spec_audits.cli import main
-from spec_audits.families import register, unregister
+from spec_audits.families.registry import register, unregister
 from tests.families.echo import FAMILY
 from tests.stub_server import StubServer
 
