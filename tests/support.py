@@ -20,6 +20,18 @@ FIXTURES = ROOT / "tests" / "fixtures"
 SUITE_FILES = ("suite.jsonl", "manifest.json", "schema.json")
 
 
+def shipped_spec(name: str) -> Callable[[Path], Path]:
+    """A writer of specs/NAME into a folder, with specs/data linked beside it: for tests that edit a copy."""
+
+    def copy(folder: Path) -> Path:
+        (folder / "data").symlink_to(ROOT / "specs" / "data")
+        path = folder / name
+        path.write_text((ROOT / "specs" / name).read_text(encoding="utf-8"), encoding="utf-8")
+        return path
+
+    return copy
+
+
 @cache
 def shipped_suite(name: str) -> Path:
     """generated/<name> compiled afresh from the spec its manifest names, once per test session.
