@@ -7,7 +7,7 @@ import math
 import re
 import sys
 from collections import Counter
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -80,13 +80,16 @@ class Runner:
     def __init__(self, config: RunConfig, mode: str, cache: ResponseCache | NoCache) -> None:
         self.config = config
         self.mode = mode
-        self.client = ModelClient(self._call_settings(config.model, config.api_base), cache)
+        self._cache = cache
+        self.client = self.new_client(self._call_settings(config.model, config.api_base))
         judge = config.judge_model
         self.judges: dict[str, ModelClient] = {}
-        self._cache = cache
         self.shared = SharedTurns()
         if judge:
-            self.judges[judge] = ModelClient(self._call_settings(judge, None), cache)
+            self.judges[judge] = self.new_client(self._call_settings(judge, None))
+
+    def new_client(self, settings: CallSettings) -> ModelClient:
+        return ModelClient(settings, self._cache)
 
     def _call_settings(self, model: str, api_base: str | None) -> CallSettings:
         c = self.config
@@ -95,7 +98,7 @@ class Runner:
     def judge_client(self, judge: Judge) -> ModelClient | None:
         name = judge.model or self.config.judge_model
         if name and name not in self.judges:
-            self.judges[name] = ModelClient(self._call_settings(name, None), self._cache)
+            self.judges[name] = self.new_client(self._call_settings(name, None))
         return self.judges.get(name) if name else None
 
     def decode(self, row: SuiteRow, sample: int, attempt: int, model: str,
@@ -163,7 +166,7 @@ class Runner:
         def call() -> Awaitable[Reply]:
             return self.client.call(item.messages, params, slot, {})
 
-        return await (call() if share is None else self.shared.get((share, item.work.sample), call))
+        return await (call() if share is None else self.shared.get((share, item.work.sample), call, item.work.key))
 
     async def _sample(self, item: _Item) -> tuple[dict[str, Any], dict[str, Any]]:
         """Draw the answer; re-ask an invalid one up to `reasks` times."""
@@ -302,7 +305,23 @@ async def _execute(runner: Runner, todo: list[WorkItem], writer: ResultsWriter, 
 
 
 def _open_cache(config: RunConfig) -> ResponseCache | NoCache:
+    if config.batch and not config.use_cache:  # batch answers wait in the run folder until their rows are written
+        from runner.batch.ledger import private_cache_path
+
+        return BatchedCache(private_cache_path(config.out))
     return BatchedCache(config.cache_path or default_cache_path()) if config.use_cache else NoCache()
+
+
+def _stage(config: RunConfig) -> tuple[type[Runner], Callable[..., Awaitable[None]]]:
+    """Live calls, or batch rounds (runner/batch/); a live run never goes beside batches still open."""
+    if config.batch:
+        from runner.batch.rounds import BatchRunner, execute_batches
+
+        return BatchRunner, execute_batches
+    from runner.batch.ledger import refuse_live_run
+
+    refuse_live_run(config.out)
+    return Runner, _execute
 
 
 def _warn(message: str) -> None:
@@ -317,13 +336,14 @@ async def _run(config: RunConfig) -> RunSummary:
     suite = read_suite(config.suite_dir)
     requested = config.mode or suite.manifest.mode
     previous = _check_out_dir(config, suite, requested)
+    stage, execute = _stage(config)
     cache = _open_cache(config)
-    runner = Runner(config, requested, cache)
+    runner = stage(config, requested, cache)
     notes: list[str] = []
     items = _plan(suite, config, requested)
     results_path = config.out / RESULTS_FILE
     state = prepare_resume(results_path, retry_failed=config.retry_failed)
-    if requested == "logprob" and items and not await runner.supports_logprobs(items[0]):
+    if requested == "logprob" and items and not config.batch and not await runner.supports_logprobs(items[0]):
         notes.append(f"{config.model} returns no logprobs: sampling instead")
         _warn(notes[-1])
         runner.mode = "sample"
@@ -349,7 +369,7 @@ async def _run(config: RunConfig) -> RunSummary:
     writer = ResultsWriter(results_path)
     bar = progress(len(items), len(items) - len(todo), config.progress)
     try:
-        await _execute(runner, todo, writer, bar)
+        await execute(runner, todo, writer, bar)
     finally:
         bar.close()
         writer.close()

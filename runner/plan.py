@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from compiler.seeding import canonical_json as canonical
 from compiler.suite_model import SuiteRow
@@ -124,6 +124,7 @@ class Estimate:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float | None = None
+    rounds: Counter[int] = field(default_factory=Counter)  # calls by their place in an item's chain of calls
 
 
 def _tokens(text: str | None) -> int:
@@ -136,11 +137,14 @@ def _add_item(main: Estimate, judge: Estimate | None, work: WorkItem, mode: str,
     max_tokens = 1 if mode == "logprob" else int(row.decode.get("max_tokens") or 256)
     context = 0
     messages = row.messages[:-1] if row.messages[-1].generate else row.messages
+    step = 0
     for message in messages:
         if message.generate:
+            step += 1
             turn_tokens = int({**row.decode, **(message.decode or {})}.get("max_tokens") or 256)
             if message.share is None or (message.share, work.sample) not in made:
                 main.calls += 1
+                main.rounds[step] += 1
                 main.prompt_tokens += context
                 main.completion_tokens += turn_tokens
             if message.share is not None:
@@ -148,18 +152,24 @@ def _add_item(main: Estimate, judge: Estimate | None, work: WorkItem, mode: str,
             context += turn_tokens
         else:
             context += _tokens(message.content)
+    step += 1
     main.calls += 1
+    main.rounds[step] += 1
     main.prompt_tokens += context
     main.completion_tokens += max_tokens
     previous = max_tokens
     for followup in row.followups or []:
         reply_tokens = int({**row.decode, **(followup.decode or {})}.get("max_tokens") or 256)
         context += previous + _tokens(followup.content)
+        step += 1
         main.calls += 1
+        main.rounds[step] += 1
         main.prompt_tokens += context
         main.completion_tokens += reply_tokens
         if followup.judge and judge is not None:
+            step += 1
             judge.calls += 1
+            judge.rounds[step] += 1
             judge.prompt_tokens += _tokens(followup.judge.prompt) + reply_tokens
             judge.completion_tokens += JUDGE_MAX_TOKENS[followup.judge.reply]
         previous = reply_tokens

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from runner.batch.cli import batch_options, dry_run_lines, show_batches
 from runner.call import VERBOSE_ENV, FatalError
 from runner.contract import read_suite
 from runner.execute import run_suite
@@ -33,12 +34,15 @@ def _dry_run(config: RunConfig) -> None:
     mode = config.mode or suite.manifest.mode
     items = plan(suite.rows, mode=mode, limit=config.limit, seed=config.seed, shard=config.shard, strata=suite.strata)
     click.echo(f"{suite.manifest.suite}: {len(items)} answers to obtain ({mode} mode); nothing is called")
-    for entry in estimate(items, mode=mode, model=config.model, judge_model=config.judge_model):
+    estimates = estimate(items, mode=mode, model=config.model, judge_model=config.judge_model)
+    for entry in estimates:
         cost = "unknown (not in litellm's cost map)" if entry.cost_usd is None else f"${entry.cost_usd:,.4f}"
         click.echo(
             f"  {entry.model}: {entry.calls} calls, ~{entry.prompt_tokens:,} prompt tokens, "
             f"<= {entry.completion_tokens:,} completion tokens, cost {cost}"
         )
+    for line in dry_run_lines(estimates, config.batch_size) if config.batch else []:
+        click.echo(line)
 
 
 @click.command("run")
@@ -112,8 +116,9 @@ def _dry_run(config: RunConfig) -> None:
 @click.option("--progress/--no-progress", default=True,
               help="Show progress: a bar on a terminal, a line every tenth of the way otherwise.")
 @click.option("--verbose", is_flag=True, help="Show llama.cpp's own log lines when the embedded model loads.")
+@batch_options
 def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, verbose: bool, models: tuple[str, ...],
-        efforts: tuple[str, ...], **options: object) -> None:
+        efforts: tuple[str, ...], batch_action: str | None, **options: object) -> None:
     """Run every (item, sample) of the compiled suite SUITE_DIR against a model.
 
     Without --model the embedded offline model (gemma-3-270m, in-process) answers.
@@ -127,6 +132,7 @@ def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, verbos
       spec run generated/triage --model openai/gpt-4o-mini --dry-run
       spec run generated/triage --model openrouter/qwen/qwen3-235b-a22b-2507 --shard 1/4
       spec run generated/triage --model openai/gpt-4o-mini --model openai/gpt-4.1 --out runs/triage-study
+      spec run generated/triage --model openai/gpt-4o-mini --batch      (again, or with --status, later)
     """
     if verbose:
         os.environ[VERBOSE_ENV] = "1"
@@ -136,14 +142,17 @@ def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, verbos
     config = RunConfig(suite_dir=suite_dir, out=out, use_cache=not no_cache, model=models[0],
                        reasoning_effort=runs[0], **options)  # type: ignore[arg-type]
     configs = study_configs(config, models, runs) if study else [config]
-    if study and not dry_run:
+    if study and not dry_run and not batch_action:
         record_study(out, suite_dir, [c.out.name for c in configs])
     for each in configs:
-        _run_one(each, dry_run)
+        _run_one(each, dry_run, batch_action)
 
 
-def _run_one(config: RunConfig, dry_run: bool) -> None:
+def _run_one(config: RunConfig, dry_run: bool, action: str | None = None) -> None:
     try:
+        if action:
+            show_batches(config, action)
+            return
         if dry_run:
             _dry_run(config)
             return

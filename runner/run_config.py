@@ -41,6 +41,9 @@ class RunConfig:
     use_cache: bool = True
     retry_failed: bool = False
     progress: bool = True
+    batch: bool = False  # send the calls through the provider's batch API (runner/batch/)
+    batch_size: int | None = None  # requests per batch file, at most the provider's limit
+    poll_s: float = 60.0  # seconds between two looks at the open batches
 
     def settings(self) -> dict[str, Any]:
         recorded = asdict(self)
