@@ -53,7 +53,7 @@ async def _status(config: RunConfig, parts: list[Any]) -> list[str]:
             update(part, await batch_api(config, part.model).retrieve(part.batch_id))
     collected = sum(part.collected for part in parts)
     rounds = len({part.round for part in parts})
-    head = f"{config.out}: {len(parts)} batches in {rounds} rounds, {collected} collected"
+    head = f"{config.out}: {_count(len(parts), 'batch')} in {_count(rounds, 'round')}, {collected} collected"
     return [head, *(f"  {describe(part)}{', collected' if part.collected else ''}" for part in parts)]
 
 
@@ -82,9 +82,14 @@ def dry_run_lines(estimates: list[Estimate], batch_size: int | None) -> list[str
                     for n in entry.rounds.values())
         cost = batch_cost(entry)
         price = "unknown (not in litellm's cost map)" if cost is None else f"${cost:,.4f}"
-        lines.append(f"  {entry.model} in batches: {files} batch files in {len(entry.rounds)} rounds "
-                     f"(<= {limit:,} requests each), cost at the batch rate {price}")
+        rounds = _count(len(entry.rounds), "round")
+        lines.append(f"  {entry.model} in batches: {_count(files, 'batch file')} in {rounds} (<= {limit:,} requests "
+                     f"each), cost at the batch rate {price}")
     return lines
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 'es' if noun.endswith('ch') else 's'}"
 
 
 def batch_cost(entry: Estimate) -> float | None:

@@ -55,8 +55,8 @@ def batch_provider(model: str) -> BatchProvider:
     provider = _route(model)[1]
     if provider not in PROVIDERS:
         why = _NOT_SUPPORTED.get(provider, "litellm has no OpenAI-style batch API for it")
-        raise RunError(f"--batch: {model} is a {provider} model ({why}); batch mode sends {supported_names()} "
-                       "models. Run it without --batch.")
+        raise RunError(f"--batch: {model} goes to litellm's {provider} provider ({why}); batch mode sends "
+                       f"{supported_names()} models. Run it without --batch.")
     return PROVIDERS[provider]
 
 
