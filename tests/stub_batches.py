@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,7 @@ class BatchStubConfig:
     polls: int = 1
     expire_after: int | None = None  # a number: the batch expires with that many requests answered
     fail_status: dict[str, int] = field(default_factory=dict)  # endpoint name -> HTTP status it answers
+    tamper: Callable[[list[bytes]], list[bytes]] | None = None  # rewrites a finished batch's output lines
 
 
 def _batch(batch_id: str, file_id: str, metadata: Any, created: int) -> dict[str, Any]:
@@ -157,6 +159,8 @@ class BatchEndpoints:
                 errors.append(_error_line(index, key, None, refused[0], refused[1]))
             else:
                 output.append(_error_line(index, key, None, 200, self.server.completion(body)))
+        if self.config.tamper is not None:
+            output = self.config.tamper(output)
         for name, lines in (("output_file_id", output), ("error_file_id", errors)):
             if lines:
                 file_id = f"file-{len(self.files) + 1}"
