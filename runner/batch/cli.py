@@ -36,10 +36,14 @@ def batch_options(command: Callable[..., Any]) -> Callable[..., Any]:
 def show_batches(config: RunConfig, action: str) -> None:
     """--status or --cancel: neither writes to the run folder (a run polling it may be going on)."""
     from runner.batch.ledger import read_ledger
+    from runner.contract import find_run_info
 
     parts = read_ledger(config.out).parts
     if not parts:
         raise RunError(f"{config.out} has no batches (it was not run with --batch)")
+    info = find_run_info(config.out)
+    if info is not None and info.model != config.model:  # its batches are asked of that model's provider
+        raise RunError(f"{config.out} is a run of {info.model}: give the run's own --model (and --api-base)")
     lines = asyncio.run(_cancel(config, parts) if action == "cancel" else _status(config, parts))
     for line in lines:
         click.echo(line)
