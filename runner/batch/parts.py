@@ -99,10 +99,17 @@ class Parts:
             print(f"spec run: batch {message}", file=sys.stderr, flush=True)
 
     async def resume(self) -> None:
-        """Submit the parts a killed run wrote or uploaded but did not see submitted."""
-        for part in self.ledger.parts:
-            if not part.collected and part.batch_id is None:
-                await self._send(part, resumed=True)
+        """Submit the parts a killed run wrote or uploaded but did not see submitted. A part whose lines are
+        gone before its upload is dropped: nothing of it reached the provider, and its requests are asked again."""
+        for part in list(self.ledger.parts):
+            if part.collected or part.batch_id is not None:
+                continue
+            if part.input_file_id is None and not lines_path(self.config.out, part).exists():
+                self.ledger.parts.remove(part)
+                del self.open[part.name]
+                self._save()
+                continue
+            await self._send(part, resumed=True)
 
     async def submit(self, needed: dict[str, tuple[str, bytes]]) -> None:
         """Write, record and submit the needed requests that no open part holds, by model and limits."""

@@ -122,6 +122,18 @@ def test_a_batch_api_error_stops_the_run_and_a_transient_one_is_retried(tmp_path
     assert (resumed.done, stub.batches.calls["upload"], stub.batches.calls["create"]) == (8, 2, 1)
 
 
+def test_a_part_whose_lines_are_gone_before_upload_is_written_again(tmp_path: Path, stub: StubServer) -> None:
+    suite, out = _suite(tmp_path), tmp_path / "run"
+    stub.batches.config.fail_status = {"upload": 429}
+    with pytest.raises(FatalError, match=r"^openai/stub: batch upload failed: RateLimitError"):
+        run(suite, out, stub, max_retries=1)
+    (out / "batches" / "r001-p0001.jsonl").unlink()
+    stub.batches.config.fail_status = {}
+    resumed = run(suite, out, stub)
+    assert (resumed.done, stub.batches.calls["upload"], stub.batches.calls["create"]) == (8, 3, 1)
+    assert [(part.name, part.requests, part.collected) for part in read_ledger(out).parts] == [("r001-p0001", 8, True)]
+
+
 def _base(stub: StubServer) -> str:
     return f"http://127.0.0.1:{stub.port}/v1"
 
