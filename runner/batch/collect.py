@@ -15,7 +15,9 @@ from runner.call import extract, scrub
 _REASON_CHARS = 240
 
 
-def _reason(text: str) -> str:
+def plain(text: str) -> str:
+    """A provider's message as one line of printable text, secrets scrubbed, cut short."""
+    text = "".join(ch if ch.isprintable() else " " for ch in text)
     return scrub(" ".join(text.split()))[:_REASON_CHARS]
 
 
@@ -45,15 +47,15 @@ def _value(body: Any) -> dict[str, Any] | str:
 def outcome(entry: dict[str, Any]) -> dict[str, Any] | str:
     """One output or error line: the cache value, or the reason the request failed."""
     if entry.get("error"):
-        return _reason(f"batch request failed: {_error_text(entry['error'])}")
+        return plain(f"batch request failed: {_error_text(entry['error'])}")
     response = entry.get("response")
     if not isinstance(response, dict):
         return "batch request failed: no response"
     status = response.get("status_code")
     if status != 200:
-        return _reason(f"batch request failed (HTTP {status}): {_error_text(response.get('body'))}")
+        return plain(f"batch request failed (HTTP {status}): {_error_text(response.get('body'))}")
     found = _value(response.get("body"))
-    return found if isinstance(found, dict) else _reason(f"batch request failed: {found}")
+    return found if isinstance(found, dict) else plain(f"batch request failed: {found}")
 
 
 def read_outcomes(data: bytes, keys: set[str]) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:

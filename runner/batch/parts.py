@@ -11,7 +11,7 @@ from typing import Any
 
 from runner.batch.api import BatchApi
 from runner.batch.client import Outcomes
-from runner.batch.collect import read_outcomes
+from runner.batch.collect import plain, read_outcomes
 from runner.batch.ledger import (
     ID_CHARS,
     PROVIDER_ID,
@@ -33,6 +33,7 @@ from runner.call import FatalError, scrub
 from runner.run_config import RunConfig
 
 _ID = re.compile(PROVIDER_ID)
+_STATUS = re.compile(r"[a-z_]{1,40}")
 
 
 def provider_id(value: Any, what: str, model: str) -> str | None:
@@ -55,14 +56,14 @@ def update(part: Part, batch: Any) -> bool:
     """Take the provider's view of the batch into `part`; True if its state or counts moved."""
     before = (part.status, part.counts)
     part.batch_id = provider_id(batch.id, "batch id", part.model)
-    part.status = str(batch.status)
+    part.status = str(batch.status) if _STATUS.fullmatch(str(batch.status)) else "unknown"
     counts = batch.request_counts
     part.counts = {name: int(getattr(counts, name, 0) or 0) for name in ("total", "completed", "failed")} \
         if counts is not None else {}
     part.output_file_id = provider_id(batch.output_file_id, "output file id", part.model)
     part.error_file_id = provider_id(batch.error_file_id, "error file id", part.model)
     errors = getattr(batch.errors, "data", None) if batch.errors is not None else None
-    part.reason = scrub(str(errors[0].message))[:240] if errors else None
+    part.reason = plain(str(errors[0].message)) if errors else None
     return (part.status, part.counts) != before
 
 
