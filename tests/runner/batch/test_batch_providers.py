@@ -3,6 +3,7 @@ split of a round into files by the provider's limits."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import litellm
@@ -102,3 +103,17 @@ def test_the_dry_run_counts_batches_and_prices_them_at_the_batch_rate(tmp_path: 
 def test_a_model_litellm_does_not_know_is_refused() -> None:
     with pytest.raises(RunError, match=r"^--batch: litellm knows no provider for no-such-model \("):
         batch_provider("no-such-model")
+
+
+@pytest.mark.parametrize("model", [None, "anthropic/claude-3-5-haiku-20241022"])
+def test_litellm_cannot_create_an_anthropic_batch_which_is_why_it_is_refused(stub: StubServer,
+                                                                             model: str | None) -> None:
+    """The reason the refusal gives, checked against litellm itself: it sends nothing to the api_base and says
+    so. When a litellm upgrade creates message batches, this fails, and anthropic/ can join the providers."""
+    with pytest.raises(litellm.BadRequestError, match="doesn't support custom_llm_provider=anthropic for "
+                                                      "'create_batch'"):
+        asyncio.run(litellm.acreate_batch(completion_window="24h", endpoint="/v1/chat/completions",
+                                          input_file_id="file-1", custom_llm_provider="anthropic",
+                                          api_base=f"http://127.0.0.1:{stub.port}/v1", api_key="k",
+                                          **({"model": model} if model else {})))
+    assert sum(stub.batches.calls.values()) == stub.stats.requests == 0
