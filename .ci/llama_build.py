@@ -19,13 +19,16 @@ in a store keyed by the flags, never in pip's cache, and the flags are recorded 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -71,6 +74,26 @@ def store_folder(args: list[str]) -> Path:
     return wheel_store() / f"llama-cpp-python-{VERSION}-{machine()}-{key}"
 
 
+@contextlib.contextmanager
+def heartbeat(what: str, every_s: float = 60.0, say: Callable[[str], None] | None = None) -> Iterator[None]:
+    """A line every `every_s` seconds while the block runs, so that a long quiet build is seen to be alive."""
+    say = say or (lambda line: print(line, flush=True))
+    stop = threading.Event()
+    started = time.monotonic()
+
+    def beat() -> None:
+        while not stop.wait(every_s):
+            say(f"setup: {what}: {(time.monotonic() - started) / 60:.0f} min so far")
+
+    thread = threading.Thread(target=beat, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
 def _pip(*args: str, env: dict[str, str] | None = None) -> None:
     subprocess.run([sys.executable, "-m", "pip", *args], check=True, env=env)
 
@@ -84,8 +107,9 @@ def build_wheel(args: list[str]) -> Path:
         print(f"setup: building {PACKAGE} from source, about 5 minutes on 2 cores\n  flags: {' '.join(args)}",
               flush=True)
         env = {**os.environ, "CMAKE_ARGS": " ".join(args)}
-        _pip("wheel", "--quiet", "--no-cache-dir", "--no-deps", "--no-binary", "llama-cpp-python",
-             PACKAGE, "-w", str(staging), env=env)
+        with heartbeat(f"still building {PACKAGE}"):
+            _pip("wheel", "--quiet", "--no-cache-dir", "--no-deps", "--no-binary", "llama-cpp-python",
+                 PACKAGE, "-w", str(staging), env=env)
         staging.replace(folder)
     return sorted(folder.glob("*.whl"))[0]
 

@@ -187,6 +187,9 @@ class GeneratorsAndDesigns(Transformer):
     def ans_choice(self, meta: Any, c: list[n.Text]) -> n.AnswerSpec:
         return n.AnswerSpec(span=self._span(meta), kind="choice", tokens=tuple(t.value for t in c))
 
+    def ans_labels(self, meta: Any, c: list[n.Text]) -> n.AnswerSpec:
+        return n.AnswerSpec(span=self._span(meta), kind="labels", tokens=tuple(t.value for t in c))
+
     def ans_options(self, meta: Any, c: list[n.Text]) -> n.AnswerSpec:
         return n.AnswerSpec(span=self._span(meta), kind="options", tokens=tuple(t.value for t in c))
 

@@ -99,6 +99,11 @@ def compile_file(
     except SpecError as err:  # a template over its limits in a row the checks did not render
         shutil.rmtree(staging, ignore_errors=True)
         raise SpecError(err.diagnostics, {**checked.sources, **err.sources}) from None
+    except OSError as err:  # a full disk or a size limit: nothing was published; say where it was going
+        shutil.rmtree(staging, ignore_errors=True)
+        if err.errno is None or err.filename is not None:
+            raise
+        raise OSError(err.errno, err.strerror, str(out_dir)) from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

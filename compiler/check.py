@@ -19,7 +19,7 @@ JUDGE_REPLIES = ("label", "json")  # the bare label, or a JSON object {"label": 
 POSITIONS = ("system", "prepend", "append", "after_line", "turns")
 JOINED_POSITIONS = ("prepend", "append")
 DECODE_KEYS = ("temperature", "max_tokens", "top_p", "top_k", "seed", "stop", "reasoning_effort",
-               "presence_penalty", "frequency_penalty")
+               "presence_penalty", "frequency_penalty", "answer_line")
 TOP_KEYWORDS = ("suite", "version", "seed", "description", "citation", "import", "factor", "system",
                 "template", "influence", "data", "conversation", "followup", "puzzle", "generator", "design")
 
@@ -191,6 +191,8 @@ DECODE_DOMAINS: dict[str, Domain] = {
     "seed": (is_whole, "a whole number"),
     "presence_penalty": (lambda v: is_number(v) and -2 <= v <= 2, "a number from -2 to 2"),
     "frequency_penalty": (lambda v: is_number(v) and -2 <= v <= 2, "a number from -2 to 2"),
+    # how the runner reads the answer (never sent): the reply's last line is this prefix and a token
+    "answer_line": (lambda v: isinstance(v, str) and bool(v.strip()), 'a non-empty text such as "Answer:"'),
 }
 
 

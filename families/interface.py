@@ -43,6 +43,17 @@ CheckGenerator = Callable[[n.GeneratorDef, DesignContext, ErrorCollector], Any]
 """A `generator` block's clauses resolved; None after reporting."""
 Generate = Callable[[Any, dict[str, Any]], list[str]]
 """`spec generate`: run a resolved generator with the command's options; lines to print."""
+Convert = Callable[[list[Path], Path, dict[str, Any]], list[str]]
+"""`spec import FORMAT FILE... --out OUT`: another harness's files into a run (or score) folder; lines to print."""
+
+
+@dataclass(frozen=True)
+class Importer:
+    """One format `spec import` reads, offered by the family whose runs (or tables) it writes."""
+
+    name: str  # the FORMAT argument, e.g. choices-probe
+    summary: str  # one line for `spec import --help`
+    convert: Convert  # (files, out, options: suite, skip_unmatched) -> lines; a located ImportInputError otherwise
 
 
 @dataclass(frozen=True)
@@ -63,6 +74,7 @@ class Family:
     score_cells: Score | None = None  # `spec score --cells FILE`, for a family with published per-cell tables
     check_generator: CheckGenerator | None = None  # for a family whose data a `generator` block writes
     generate: Generate | None = None
+    importers: tuple[Importer, ...] = ()  # `spec import` formats: published transcripts or tables of other harnesses
 
 
 def lazy(module: str, name: str) -> Callable[..., Any]:

@@ -1,5 +1,5 @@
-"""Parse a model's reply into one of the row's valid answer tokens (strict first, then tolerant forms),
-and a judge's JSON reply into its label and reason."""
+"""Parse a model's reply into one of the row's valid answer tokens (strict first, then tolerant forms), a
+reasoned reply's last line ("Answer: A") into its token, and a judge's JSON reply into its label and reason."""
 
 from __future__ import annotations
 
@@ -68,6 +68,23 @@ def parse_answer(text: str | None, tokens: tuple[str, ...]) -> str | None:
     matches = [m for pattern in _tolerant_patterns(tokens) for m in pattern.finditer(text.strip())]
     found = {folded[m.group("tok").casefold()] for m in matches}
     return found.pop() if len(found) == 1 else None
+
+
+def parse_answer_line(text: str | None, tokens: tuple[str, ...], prefix: str) -> str | None:
+    """The token a reasoned reply gives on its last non-empty line, written `<prefix> <token>` (e.g.
+    "Answer: B"), or None. The prefix is matched without regard to case; markdown, quotes and a trailing
+    full stop around the line or the token are allowed ("**Answer: B**", '"Answer: B".'). Reasoning
+    before that line may name any option: only the last line counts."""
+    if text is None:
+        return None
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        return None
+    line = _bare(lines[-1])
+    if not line.casefold().startswith(prefix.casefold()):
+        return None
+    answer = _bare(line[len(prefix):])
+    return answer if answer in tokens else None
 
 
 def parse_judge_json(text: str | None, labels: tuple[str, ...]) -> tuple[str | None, str | None]:

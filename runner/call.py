@@ -8,14 +8,20 @@ import os
 import random
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+import click  # noqa: E402
+
+from runner import exits  # noqa: E402
 from runner.cache import NoCache, ResponseCache, call_key  # noqa: E402
+from runner.provider_errors import FATAL, PERMANENT, UNREACHABLE, advice, classify, reason  # noqa: E402
 
 LOCAL_PREFIX = "local/"
+UNREACHABLE_ATTEMPTS = 3  # attempts in a row finding no server before a run stops (about 3 s at --retry-base 1)
 VERBOSE_ENV = "SPEC_LOCAL_VERBOSE"  # "1": llama.cpp logs what it does while the embedded model loads
 
 
@@ -29,12 +35,17 @@ def answer_identity(model: str) -> str:
     return model.split("?", 1)[0] if is_local(model) else model
 
 
-class FatalError(Exception):
-    """The run cannot go on (bad key, unknown model): stop at once with this message."""
+class FatalError(click.ClickException):
+    """The run cannot go on (bad key, unknown model, no server): stop at once with this message (exit 3)."""
+
+    exit_code = exits.STOPPED
 
 
-class CallFailed(Exception):
-    """This call failed for good (permanent error, or retries exhausted); the item records the reason."""
+class CallFailed(click.ClickException):
+    """This call failed for good (permanent error, or retries exhausted); a run records the reason on its
+    item, a command that cannot go on without the call exits 6 with it."""
+
+    exit_code = exits.CALL_FAILED
 
 
 class EmptyResponse(Exception):
@@ -75,10 +86,12 @@ def scrub(text: str) -> str:
     return text
 
 
-def short_reason(err: BaseException) -> str:
-    lines = str(err).strip().splitlines()
-    first = re.sub(r"^litellm\.\w+:\s*", "", lines[0] if lines else "")
-    return scrub(f"{type(err).__name__}: {first}"[:240])
+def short_reason(err: BaseException, limit: int = 240) -> str:
+    """The error's first line, cut at a word boundary to at most `limit` characters, scrubbed of keys."""
+    text = scrub(reason(err))
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:-") + "…"
 
 
 def own_error(err: Exception) -> BaseException | None:
@@ -99,24 +112,6 @@ def own_error(err: Exception) -> BaseException | None:
     inner = err.__cause__ if err.__cause__ is not None else None if err.__suppress_context__ else err.__context__
     provider = openai.OpenAIError | httpx.HTTPError | BaseLLMException | OSError
     return inner if inner is not None and not isinstance(inner, provider) else None
-
-
-def classify(err: Exception) -> str:
-    """'fatal' (stop the run), 'permanent' (fail the item) or 'transient' (retry) for a provider error."""
-    import litellm
-
-    if isinstance(err, litellm.AuthenticationError | litellm.PermissionDeniedError | litellm.NotFoundError):
-        return "fatal"
-    # litellm raises a plain BadRequestError, not its LiteLLMUnknownProvider, for a model without a provider
-    if isinstance(err, litellm.BadRequestError) and "LLM Provider NOT provided" in str(err):
-        return "fatal"
-    permanent = (
-        litellm.ContextWindowExceededError,
-        litellm.ContentPolicyViolationError,
-        litellm.BadRequestError,
-        litellm.UnprocessableEntityError,
-    )
-    return "permanent" if isinstance(err, permanent) else "transient"
 
 
 class RateLimiter:
@@ -180,13 +175,21 @@ class ModelClient:
 
     settings: CallSettings
     cache: ResponseCache | NoCache
+    slot_prefix: str = ""  # a replicate run's calls are its own: never the cached answers of the run it repeats
     calls: int = 0
     hits: int = 0
+    on_retry: Callable[[str | None], None] | None = None  # the reason of each retry; None once a call succeeds
     _registered: bool = False
+    _opened: bool = False  # a first uncached call came back without a fatal error
+    _stopped: FatalError | None = None  # ... or with this one
+    _unreachable: int = 0  # attempts in a row that found nothing answering at the endpoint
+    _retrying: bool = False
+    _first: asyncio.Lock = field(init=False)
     _requests: RateLimiter = field(init=False)
     _tokens: RateLimiter = field(init=False)
 
     def __post_init__(self) -> None:
+        self._first = asyncio.Lock()
         self._requests = RateLimiter(self.settings.rpm)
         self._tokens = RateLimiter(self.settings.tpm)
 
@@ -202,7 +205,7 @@ class ModelClient:
             return Reply(found["text"], found["usage"], found["top_logprobs"], cached=True, latency_s=0.0)
         await self.prepare()
         started = time.perf_counter()
-        value = await self._with_retries(messages, {**params, **extras})
+        value = await self._first_alone(messages, {**params, **extras})
         self.cache.put(key, value)
         return Reply(
             value["text"],
@@ -214,7 +217,7 @@ class ModelClient:
 
     def key(self, messages: list[dict[str, Any]], params: dict[str, Any], slot: str, extras: dict[str, Any]) -> str:
         return call_key(answer_identity(self.settings.model), self.settings.api_base, {**params, **extras}, messages,
-                        slot)
+                        self.slot_prefix + slot)
 
     async def prepare(self) -> None:
         """Register and load an embedded model before its first uncached call, so that loading does not
@@ -226,23 +229,59 @@ class ModelClient:
             await asyncio.to_thread(provider.model, self.settings.model.removeprefix(LOCAL_PREFIX))
             self._registered = True
 
+    async def _first_alone(self, messages: list[dict[str, Any]], kwargs: dict[str, Any]) -> dict[str, Any]:
+        """Make the call; until one uncached call has come back without a fatal error, one at a time, so a
+        missing key or a dead endpoint stops the run after one call, not one per worker."""
+        if not self._opened:
+            async with self._first:
+                if self._stopped is not None:
+                    raise self._stopped
+                if not self._opened:
+                    try:
+                        value = await self._with_retries(messages, kwargs)
+                    except CallFailed:
+                        self._opened = True
+                        raise
+                    except FatalError as err:
+                        self._stopped = err  # the calls waiting for this one stop with it, uncalled
+                        raise
+                    self._opened = True
+                    return value
+        return await self._with_retries(messages, kwargs)
+
     async def _with_retries(self, messages: list[dict[str, Any]], kwargs: dict[str, Any]) -> dict[str, Any]:
         for attempt in range(self.settings.max_retries + 1):
             try:
-                return await self._once(messages, kwargs)
+                value = await self._once(messages, kwargs)
             except Exception as err:  # noqa: BLE001 - only provider errors are retried; own_error re-raises the rest
                 ours = own_error(err)
                 if ours is err:
                     raise
                 if ours is not None:
                     raise ours from None  # litellm's wrapper says nothing that ours does not
-                kind = classify(err)
-                if kind == "fatal":
-                    raise FatalError(f"{self.settings.model}: {short_reason(err)}") from None
-                if kind == "permanent" or attempt == self.settings.max_retries:
-                    raise CallFailed(short_reason(err)) from None
+                self._give_up_on(err, attempt)
+                self._note_retry(short_reason(err, 120))
                 await asyncio.sleep(self._backoff(attempt))
+                continue
+            self._unreachable = 0
+            if self._retrying:
+                self._note_retry(None)
+            return value
         raise AssertionError("unreachable")
+
+    def _give_up_on(self, err: Exception, attempt: int) -> None:
+        """Raise FatalError for what retrying cannot fix, CallFailed when this call is done for; else return."""
+        kind = classify(err)
+        self._unreachable = self._unreachable + 1 if kind == UNREACHABLE else 0
+        if kind == FATAL or self._unreachable >= UNREACHABLE_ATTEMPTS:
+            raise FatalError(scrub(advice(err, kind, self.settings.model, self.settings.api_base))) from None
+        if kind == PERMANENT or attempt == self.settings.max_retries:
+            raise CallFailed(short_reason(err)) from None
+
+    def _note_retry(self, why: str | None) -> None:
+        self._retrying = why is not None
+        if self.on_retry is not None:
+            self.on_retry(why)
 
     def _backoff(self, attempt: int) -> float:
         delay = min(self.settings.retry_max_s, self.settings.retry_base_s * 2**attempt)

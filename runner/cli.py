@@ -13,6 +13,8 @@ import importlib
 
 import click
 
+from runner import exits
+
 # name -> (module, attribute, the first paragraph of the command's help)
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "check": ("compiler.cli", "check", "Check a spec for mistakes without writing anything."),
@@ -32,6 +34,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
               "Merge shard runs of one suite (same model and mode) into OUT, one row per (item, sample)."),
     "score": ("runner.score_cli", "score",
               "Score RUN_DIR... (suite + results), a counts table with --counts, or a per-cell table with --cells."),
+    "import": ("runner.import_cli", "import_cmd",
+               "Import another harness's published files into a run or score folder."),
     "report": ("runner.score_cli", "report",
                "Write report.html (self-contained) and report.md with PNG plots from a `spec score` folder."),
     "doctor": ("runner.doctor", "doctor",
@@ -52,6 +56,20 @@ class LazyGroup(click.Group):
             return self.commands.get(cmd_name)
         module, attribute, _ = COMMANDS[cmd_name]
         return getattr(importlib.import_module(module), attribute)
+
+    def invoke(self, ctx: click.Context) -> object:
+        """Run the command under the one error policy (runner/user_errors.py): a message, never a traceback."""
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as err:
+            from runner.user_errors import user_error
+
+            problem = user_error(err)
+            if problem is None:
+                raise
+            raise problem from None
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         names = self.list_commands(ctx)
@@ -74,7 +92,8 @@ def _shortened(text: str, limit: int) -> str:
     return kept + "..."
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]},
+             epilog=f"{exits.HELP} Details: docs/running.md, \"Exit status\".")
 @click.version_option(package_name="spec-audits", prog_name="spec")
 def main() -> None:
     """spec: compile, run and score LLM influence and bias audits.

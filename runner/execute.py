@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from compiler.suite_model import FollowUp, Judge, SuiteRow
-from runner.answers import parse_answer, parse_judge_json
+from runner.answers import parse_answer, parse_answer_line, parse_judge_json
 from runner.cache import NoCache, ResponseCache, default_cache_path
 from runner.cache_writes import BatchedCache
 from runner.call import CallFailed, CallSettings, FatalError, ModelClient, Reply, is_local
 from runner.contract import RESULTS_FILE, Suite, check_run_matches_suite, find_run_info, read_results, read_suite
+from runner.failures import RepeatBreaker
 from runner.plan import JUDGE_MAX_TOKENS, WorkItem, plan, prefix_order
 from runner.progress import progress
 from runner.results_io import (
@@ -32,9 +33,12 @@ from runner.run_config import RunConfig, RunError, RunSummary
 from runner.shared_turns import SharedTurns
 
 TOP_LOGPROBS = 20
-# Seeds of successive re-asks of one sample are this far apart, so they never meet another sample's seed.
+# Seeds of successive re-asks of one sample are this far apart, so they never meet another sample's seed;
+# a replicate run's seeds are further apart still, so they never meet the original's.
 _RESEED = 1_000_003
+_REPLICATE = 1_000_000_007
 _REPLY_SLOT = re.compile(r"\{\{\s*reply\s*\}\}")
+ANSWER_LINE = "answer_line"  # a row's decode setting that says how its answer is read, never sent to the model
 
 
 def _now() -> str:
@@ -64,14 +68,20 @@ class _Item:
     messages: list[dict[str, Any]] = field(default_factory=list)
     usage: Counter[str] = field(default_factory=Counter)
     latency_s: float = 0.0
-    cached: bool = True
+    replies: int = 0
+    hits: int = 0
     turns: list[dict[str, Any]] = field(default_factory=list)
 
     def take(self, reply: Reply) -> Reply:
         self.usage.update(reply.usage)
         self.latency_s += reply.latency_s
-        self.cached = self.cached and reply.cached
+        self.replies += 1
+        self.hits += reply.cached
         return reply
+
+    def cached(self, error: str | None) -> bool:
+        """True only when every reply came from the response cache and the item was answered."""
+        return error is None and 0 < self.replies == self.hits
 
 
 class Runner:
@@ -81,15 +91,21 @@ class Runner:
         self.config = config
         self.mode = mode
         self._cache = cache
-        self.client = self.new_client(self._call_settings(config.model, config.api_base))
+        self.client = self.new_client(self._call_settings(config.model, config.api_base),
+                                      slot_prefix=f"replicate{config.replicate}/" if config.replicate else "")
         judge = config.judge_model
         self.judges: dict[str, ModelClient] = {}
         self.shared = SharedTurns()
         if judge:
             self.judges[judge] = self.new_client(self._call_settings(judge, None))
 
-    def new_client(self, settings: CallSettings) -> ModelClient:
-        return ModelClient(settings, self._cache)
+    def new_client(self, settings: CallSettings, **options: Any) -> ModelClient:
+        return ModelClient(settings, self._cache, **options)
+
+    def watch_retries(self, show: Callable[[str | None], None]) -> None:
+        """Let `show` see the reason of each retry (None once calls succeed again), for the progress line."""
+        for client in (self.client, *self.judges.values()):
+            client.on_retry = show
 
     def _call_settings(self, model: str, api_base: str | None) -> CallSettings:
         c = self.config
@@ -98,25 +114,28 @@ class Runner:
     def judge_client(self, judge: Judge) -> ModelClient | None:
         name = judge.model or self.config.judge_model
         if name and name not in self.judges:
-            self.judges[name] = self.new_client(self._call_settings(name, None))
+            self.judges[name] = self.new_client(self._call_settings(name, None), on_retry=self.client.on_retry)
         return self.judges.get(name) if name else None
 
     def decode(self, row: SuiteRow, sample: int, attempt: int, model: str,
                turn: dict[str, Any] | None = None) -> dict[str, Any]:
         """The decode settings sent: the row's (a generated turn's own over them), CLI overrides, and a
         per-sample seed where seeds apply."""
-        params = {**row.decode, **(turn or {})}
+        params = {key: value for key, value in {**row.decode, **(turn or {})}.items() if key != ANSWER_LINE}
         if self.config.max_tokens is not None:
             params["max_tokens"] = self.config.max_tokens
         if self.config.reasoning_effort is not None:
             params["reasoning_effort"] = self.config.reasoning_effort
         if "seed" in params or is_local(model):
-            params["seed"] = int(params.get("seed") or 0) + sample + _RESEED * attempt
+            params["seed"] = int(params.get("seed") or 0) + sample + _RESEED * attempt + \
+                _REPLICATE * (self.config.replicate or 0)
         return params
 
-    def choice_extras(self, tokens: list[str], model: str) -> dict[str, Any]:
-        """The local base model needs a grammar over the valid tokens to give a forced-choice answer."""
-        return {"answer_tokens": tokens, "forced_choice": True} if is_local(model) else {}
+    def choice_extras(self, tokens: list[str], model: str, row: SuiteRow | None = None) -> dict[str, Any]:
+        """The local base model is held to the valid tokens for a forced-choice answer, but not where the row
+        asks for reasoning that ends in an answer line."""
+        free = row is not None and ANSWER_LINE in row.decode
+        return {"answer_tokens": tokens, "forced_choice": True} if is_local(model) and not free else {}
 
     async def process(self, work: WorkItem) -> ResultRow:
         item = _Item(work)
@@ -143,7 +162,7 @@ class Runner:
             usage=dict(item.usage) or None,
             latency_s=round(item.latency_s, 4),
             turns=item.turns or None,
-            cached=item.cached,
+            cached=item.cached(error),
             **result,
         )
 
@@ -175,10 +194,10 @@ class Runner:
         first: str | None = None
         for attempt in range(self.config.reasks + 1):
             params = self.decode(work.row, work.sample, attempt, self.config.model)
-            extras = self.choice_extras(tokens, self.config.model)
+            extras = self.choice_extras(tokens, self.config.model, work.row)
             slot = f"{work.sample}/answer{attempt}"
             reply = item.take(await self.client.call(item.messages, params, slot, extras))
-            answer = parse_answer(reply.text, tuple(tokens))
+            answer = self._parsed(reply.text, tuple(tokens), work.row)
             if attempt == 0:
                 first = answer
             if answer is not None:
@@ -192,6 +211,12 @@ class Runner:
             "first_answer": first,
         }
         return params, result
+
+    @staticmethod
+    def _parsed(text: str | None, tokens: tuple[str, ...], row: SuiteRow) -> str | None:
+        """The reply's answer: from its last line where the row says so (`answer_line`), else the reply itself."""
+        prefix = row.decode.get(ANSWER_LINE)
+        return parse_answer(text, tokens) if prefix is None else parse_answer_line(text, tokens, str(prefix))
 
     async def _logprob_call(self, item: _Item) -> tuple[dict[str, Any], Reply]:
         work = item.work
@@ -271,7 +296,8 @@ def _check_out_dir(config: RunConfig, suite: Suite, requested_mode: str) -> RunI
     if info is None:
         return None
     check_run_matches_suite(config.out, info, suite)
-    if (info.model, info.settings.get("mode")) != (config.model, requested_mode):
+    if (info.model, info.settings.get("mode"), info.settings.get("replicate")) != \
+            (config.model, requested_mode, config.replicate):
         raise RunError(
             f"{config.out} holds a run of {info.suite_dir} with {info.model} ({info.mode}); "
             "use another --out to start a new run"
@@ -284,24 +310,29 @@ async def _execute(runner: Runner, todo: list[WorkItem], writer: ResultsWriter, 
     pending = iter(todo)
     failed = 0
     shown: tuple[int, int] | None = None
+    breaker = RepeatBreaker(runner.config.model)
 
     async def worker() -> None:
         nonlocal failed, shown
         for work in pending:
             row = await runner.process(work)
-            writer.append(row)
+            for ready in breaker.take(row):
+                writer.append(ready)
             failed += row.error is not None
             if shown != (runner.client.hits, failed):  # tqdm formats the postfix anew on every call
                 shown = (runner.client.hits, failed)
                 bar.set_postfix(hits=shown[0], failed=failed, refresh=False)
             bar.update()
 
+    runner.watch_retries(lambda why: bar.set_description_str(f"retrying: {why}" if why else "", refresh=True))
     try:
         async with asyncio.TaskGroup() as group:
             for _ in range(min(runner.config.concurrency, len(todo))):
                 group.create_task(worker())
     except* FatalError as errors:
         raise errors.exceptions[0] from None
+    for ready in breaker.release():
+        writer.append(ready)
 
 
 def _open_cache(config: RunConfig) -> ResponseCache | NoCache:
@@ -329,18 +360,24 @@ def _warn(message: str) -> None:
 
 
 def _plan(suite: Suite, config: RunConfig, mode: str) -> list[WorkItem]:
-    return plan(suite.rows, mode=mode, limit=config.limit, seed=config.seed, shard=config.shard, strata=suite.strata)
+    return plan(suite.rows, mode=mode, limit=config.limit, seed=config.seed, shard=config.shard, strata=suite.strata,
+                only=dict(config.only))
 
 
 async def _run(config: RunConfig) -> RunSummary:
     suite = read_suite(config.suite_dir)
     requested = config.mode or suite.manifest.mode
+    if requested == "logprob" and any(ANSWER_LINE in row.decode for row in suite.rows):
+        raise RunError("logprob mode reads the answer's first token, but this suite's rows answer on the last line "
+                       "of a reasoned reply (decode answer_line): run it in sample mode")
     previous = _check_out_dir(config, suite, requested)
+    items = _plan(suite, config, requested)
+    if config.only and not items:
+        raise RunError(f"--only {' '.join(f'{k}={v}' for k, v in config.only)} keeps no row of {config.suite_dir}")
     stage, execute = _stage(config)
     cache = _open_cache(config)
     runner = stage(config, requested, cache)
     notes: list[str] = []
-    items = _plan(suite, config, requested)
     results_path = config.out / RESULTS_FILE
     state = prepare_resume(results_path, retry_failed=config.retry_failed)
     if requested == "logprob" and items and not config.batch and not await runner.supports_logprobs(items[0]):

@@ -9,6 +9,8 @@ import click
 from compiler.build import check_file
 from compiler.cli import SpecFailed
 from compiler.errors import SpecError
+from runner.call import CallFailed, FatalError
+from runner.terminal import echo
 
 
 @click.command("generate")
@@ -28,6 +30,11 @@ def generate(spec_file: Path, name: str | None, model: str | None, jury: str | N
     \b
     Example:
       spec generate specs/cognitive_bias.spec --model openai/gpt-4o --limit 2 -o bank.try.csv
+
+    Nothing is written unless every call succeeds; calls already answered come
+    from the response cache when you rerun. Exit status: 0 written; 3 stopped
+    at once (no key, refused key, unknown model, no server); 6 a call failed
+    after its retries; 1 and 2 as for every command (docs/running.md).
     """
     try:
         checked = check_file(spec_file)
@@ -45,5 +52,12 @@ def generate(spec_file: Path, name: str | None, model: str | None, jury: str | N
     assert family.generate is not None
     options = {"model": model, "jury": [m.strip() for m in jury.split(",")] if jury else None, "out": out,
                "limit": limit, "max_tokens": max_tokens, "use_cache": not no_cache}
-    for line in family.generate(resolved, options):
-        click.echo(line)
+    try:
+        lines = family.generate(resolved, options)
+    except FatalError as err:
+        raise FatalError(f"generate stopped: {err}; nothing was written") from None
+    except CallFailed as err:
+        raise CallFailed(f"generate failed: a model call failed after its retries: {err}; nothing was written. "
+                         "Rerun once the provider answers: calls already answered come from the cache") from None
+    for line in lines:
+        echo(line)

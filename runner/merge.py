@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from runner.contract import RESULTS_FILE, read_results, read_run_info
-from runner.results_io import ResultsWriter, final_rows, write_run_info
+from runner.results_io import final_rows, write_results, write_run_info
 from runner.results_model import ResultRow, RunInfo
 
 
@@ -43,12 +43,7 @@ def merge_runs(run_dirs: list[Path], out: Path) -> RunInfo:
     target = out / RESULTS_FILE
     if target.exists():
         raise MergeError(f"{target} exists; merge into an empty folder")
-    writer = ResultsWriter(target)
-    try:
-        for key in sorted(merged):
-            writer.append(merged[key])
-    finally:
-        writer.close()
+    write_results(target, [merged[key] for key in sorted(merged)])  # a full disk leaves no half-merged file
     done = sum(row.error is None for row in merged.values())
     first = infos[0]
     info = RunInfo(

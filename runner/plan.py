@@ -84,12 +84,16 @@ def plan(
     seed: int = 0,
     shard: Shard | None = None,
     strata: Sequence[str] | None = None,
+    only: dict[str, str] | None = None,
 ) -> list[WorkItem]:
     """The run's work items. In logprob mode one call per row stands in for its samples.
 
     Rows that name a `unit` are taken whole: --limit then counts units (each stratified by its first row's
     cell) and shards split by unit, so that rows meant to be compared with each other, e.g. the two arms of
-    a test, never split."""
+    a test, never split. `only` keeps the rows whose cell has the given values (compared as text, `null` for
+    none): e.g. {"condition": "baseline"} for a noise-floor replicate."""
+    if only:
+        rows = [row for row in rows if all(_text(row.cell.get(key)) == value for key, value in only.items())]
     if limit is not None:
         rows = _whole_units(rows, limit, seed, strata) if any(r.unit for r in rows) else \
             stratified_subset(rows, limit, seed, strata)
@@ -98,6 +102,10 @@ def plan(
     if mode == "logprob":
         return [WorkItem(row, 0) for row in rows]
     return [WorkItem(row, s) for row in rows for s in range(row.samples)]
+
+
+def _text(value: object) -> str:
+    return "null" if value is None else str(value)
 
 
 def prefix_order(items: list[WorkItem]) -> list[WorkItem]:

@@ -7,6 +7,7 @@ import time
 from typing import Any, TextIO
 
 _STEPS = 10
+_NOTE_EVERY_S = 10.0  # a retry reason that does not change is printed again at most this often
 
 
 class LineProgress:
@@ -16,10 +17,20 @@ class LineProgress:
         self.total, self.done, self.unit, self.file = total, initial, unit, file
         self.started = time.monotonic()
         self.postfix: dict[str, Any] = {}
+        self.note, self.noted = "", 0.0
         self.printed = -1 if initial < total else _STEPS
 
     def set_postfix(self, refresh: bool = False, **values: Any) -> None:
         self.postfix = values
+
+    def set_description_str(self, text: str, refresh: bool = True) -> None:
+        """A note such as the reason of the latest retry: its own line when new, or again every 10 s."""
+        now = time.monotonic()
+        if text and (text != self.note or now - self.noted >= _NOTE_EVERY_S):
+            self.noted = now
+            print(f"{self.done}/{self.total} {self.unit}, {now - self.started:.0f} s: {text}", file=self.file,
+                  flush=True)
+        self.note = text
 
     def update(self, n: int = 1) -> None:
         self.done += n

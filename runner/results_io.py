@@ -9,15 +9,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from runner.contract import RUN_FILE, read_results_file
+from runner.files_out import write_bytes, write_text
 from runner.results_model import ResultRow, RunInfo
 
 Key = tuple[str, int]
 
 
-def _rewrite(path: Path, rows: list[ResultRow]) -> None:
-    partial = path.with_suffix(".jsonl.partial")
-    partial.write_bytes(b"".join(row.model_dump_json().encode() + b"\n" for row in rows))
-    os.replace(partial, path)
+def write_results(path: Path, rows: list[ResultRow]) -> None:
+    """`rows` as the whole of results.jsonl, written whole or not at all."""
+    write_bytes(path, b"".join(row.model_dump_json().encode() + b"\n" for row in rows))
 
 
 def final_rows(rows: list[ResultRow]) -> dict[Key, ResultRow]:
@@ -56,7 +56,7 @@ def prepare_resume(path: Path, *, retry_failed: bool) -> ResumeState:
     if retry_failed:
         kept = {key: row for key, row in kept.items() if row.error is None}
     if found.torn or len(kept) != len(found.rows):
-        _rewrite(path, list(kept.values()))
+        write_results(path, list(kept.values()))
     return ResumeState(kept)
 
 
@@ -66,12 +66,16 @@ class ResultsWriter:
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
+        self._path = path
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
     def append(self, row: ResultRow) -> None:
         data = row.model_dump_json().encode() + b"\n"
-        while data:
-            data = data[os.write(self._fd, data) :]
+        try:
+            while data:
+                data = data[os.write(self._fd, data) :]
+        except OSError as err:  # a full disk: the message names the file (a torn last line is dropped on resume)
+            raise OSError(err.errno, err.strerror, str(self._path)) from None
 
     def close(self) -> None:
         os.close(self._fd)
@@ -79,7 +83,4 @@ class ResultsWriter:
 
 def write_run_info(run_dir: Path, info: RunInfo) -> None:
     """Write run.json atomically."""
-    path = run_dir / RUN_FILE
-    partial = path.with_suffix(".json.partial")
-    partial.write_text(info.model_dump_json(indent=2) + "\n")
-    os.replace(partial, path)
+    write_text(run_dir / RUN_FILE, info.model_dump_json(indent=2) + "\n")

@@ -35,7 +35,8 @@ class ResultRow(BaseModel):
         description="Follow-up name -> {response, label, judge_response}: the reply, the judge's label (null when "
         "its reply gives no valid one) and the judge's raw reply; a `reply json` judge adds its reason.",
     )
-    cached: bool = Field(default=False, description="True when every call came from the response cache.")
+    cached: bool = Field(default=False, description="True when the item was answered and every call came from the "
+                         "response cache; a failed item is never cached.")
 
 
 class RunInfo(BaseModel):

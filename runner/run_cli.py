@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from runner import exits
 from runner.batch.cli import batch_options, dry_run_lines, show_batches
 from runner.call import VERBOSE_ENV, FatalError
 from runner.contract import read_suite
@@ -15,6 +16,7 @@ from runner.merge import MergeError, merge_runs
 from runner.plan import Shard, estimate, plan
 from runner.run_config import DEFAULT_MODEL, RunConfig, RunError
 from runner.study import record_study, slug, study_configs
+from runner.terminal import echo
 
 
 def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> Shard | None:
@@ -22,6 +24,15 @@ def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> Sha
         return Shard.parse(value) if value else None
     except ValueError as err:
         raise click.BadParameter(str(err)) from None
+
+
+def _only(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    pairs = tuple(tuple(value.split("=", 1)) for value in values)
+    bad = next((value for value, pair in zip(values, pairs, strict=True) if len(pair) != 2 or not pair[0]), None)
+    if bad is not None:
+        raise click.BadParameter(f"expected KEY=VALUE (a cell field and its value, e.g. condition=baseline), "
+                                 f"got {bad!r}")
+    return pairs  # type: ignore[return-value]
 
 
 def _default_out(suite_dir: Path, name: str, shard: Shard | None) -> Path:
@@ -32,17 +43,18 @@ def _default_out(suite_dir: Path, name: str, shard: Shard | None) -> Path:
 def _dry_run(config: RunConfig) -> None:
     suite = read_suite(config.suite_dir)
     mode = config.mode or suite.manifest.mode
-    items = plan(suite.rows, mode=mode, limit=config.limit, seed=config.seed, shard=config.shard, strata=suite.strata)
-    click.echo(f"{suite.manifest.suite}: {len(items)} answers to obtain ({mode} mode); nothing is called")
+    items = plan(suite.rows, mode=mode, limit=config.limit, seed=config.seed, shard=config.shard, strata=suite.strata,
+                 only=dict(config.only))
+    echo(f"{suite.manifest.suite}: {len(items)} answers to obtain ({mode} mode); nothing is called")
     estimates = estimate(items, mode=mode, model=config.model, judge_model=config.judge_model)
     for entry in estimates:
         cost = "unknown (not in litellm's cost map)" if entry.cost_usd is None else f"${entry.cost_usd:,.4f}"
-        click.echo(
+        echo(
             f"  {entry.model}: {entry.calls} calls, ~{entry.prompt_tokens:,} prompt tokens, "
             f"<= {entry.completion_tokens:,} completion tokens, cost {cost}"
         )
     for line in dry_run_lines(estimates, config.batch_size) if config.batch else []:
-        click.echo(line)
+        echo(line)
 
 
 @click.command("run")
@@ -64,10 +76,13 @@ def _dry_run(config: RunConfig) -> None:
     "settings]. Rerunning the same command resumes it.",
 )
 @click.option("--mode", type=click.Choice(["sample", "logprob"]), help="Override the suite's mode.")
-@click.option("--limit", type=click.IntRange(min=1), help="Run a seeded subset of N rows stratified over cells.")
+@click.option("--limit", type=click.IntRange(min=1),
+              help="Run a seeded subset of N rows stratified over cells; for a suite of units (conditional "
+                   "bias) N whole units, each with all its rows.")
 @click.option("--seed", default=0, show_default=True, help="Seed of the --limit subset.")
 @click.option("--shard", callback=_shard, metavar="I/N", help="Run shard I of N (1-based, split by item id).")
-@click.option("--concurrency", default=8, show_default=True, type=click.IntRange(min=1))
+@click.option("--concurrency", default=8, show_default=True, type=click.IntRange(min=1),
+              help="Calls in flight at once, per model (the first uncached call goes alone).")
 @click.option("--rpm", type=click.FloatRange(min=0, min_open=True), help="Requests per minute, per model.")
 @click.option("--tpm", type=click.FloatRange(min=0, min_open=True), help="Tokens per minute, per model.")
 @click.option(
@@ -111,6 +126,11 @@ def _dry_run(config: RunConfig) -> None:
     help="Response cache file [default: $SPEC_RESPONSE_CACHE or <user cache>/spec/responses.sqlite].",
 )
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the response cache.")
+@click.option("--replicate", type=click.IntRange(min=1), metavar="N",
+              help="Replicate N of the run: fresh answers that never come from another run's cached ones (new cache "
+              "slots, and new seeds where seeds apply); the noise floor's baseline re-run (docs/scoring.md).")
+@click.option("--only", multiple=True, callback=_only, metavar="KEY=VALUE",
+              help="Run only the rows whose cell has this value (repeatable), e.g. --only condition=baseline.")
 @click.option("--retry-failed", is_flag=True, help="Re-attempt items recorded as failed.")
 @click.option("--dry-run", is_flag=True, help="Print calls, tokens and estimated cost per model; call nothing.")
 @click.option("--progress/--no-progress", default=True,
@@ -132,7 +152,14 @@ def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, verbos
       spec run generated/triage --model openai/gpt-4o-mini --dry-run
       spec run generated/triage --model openrouter/qwen/qwen3-235b-a22b-2507 --shard 1/4
       spec run generated/triage --model openai/gpt-4o-mini --model openai/gpt-4.1 --out runs/triage-study
-      spec run generated/triage --model openai/gpt-4o-mini --batch      (again, or with --status, later)
+      spec run generated/triage --model openai/gpt-4o-mini --replicate 1 --only condition=baseline \
+          --out runs/triage-gpt-4o-mini-replicate     # the noise floor's baseline re-run
+      spec run generated/triage --model openai/gpt-4o-mini --batch      # again, or with --status, later
+
+    Exit status: 0 every item answered; 3 stopped at once (no key, refused
+    key, unknown model, no server, the same error on item after item);
+    4 finished with failed items (rerun with --retry-failed); 1 and 2 as
+    for every command (docs/running.md, "Exit status").
     """
     if verbose:
         os.environ[VERBOSE_ENV] = "1"
@@ -144,28 +171,34 @@ def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, verbos
     configs = study_configs(config, models, runs) if study else [config]
     if study and not dry_run and not batch_action:
         record_study(out, suite_dir, [c.out.name for c in configs])
-    for each in configs:
-        _run_one(each, dry_run, batch_action)
+    failed = sum(_run_one(each, dry_run, batch_action) for each in configs)
+    if failed:
+        click.echo(f"spec run: {failed} item(s) failed; their reasons are in results.jsonl. Rerun the same command "
+                   "with --retry-failed to ask them again", err=True)
+        click.get_current_context().exit(exits.PARTIAL)
 
 
-def _run_one(config: RunConfig, dry_run: bool, action: str | None = None) -> None:
+def _run_one(config: RunConfig, dry_run: bool, action: str | None = None) -> int:
+    """Run (or estimate, or show or cancel the batches of) one run; the number of its items that failed."""
     try:
         if action:
             show_batches(config, action)
-            return
+            return 0
         if dry_run:
             _dry_run(config)
-            return
+            return 0
         summary = run_suite(config)
     except RunError as err:
         raise click.ClickException(str(err)) from None
     except FatalError as err:
-        raise click.ClickException(f"run stopped: {err}") from None
+        raise FatalError(f"run stopped: {err}. Answers so far are kept in {config.out}; once that is fixed, rerun "
+                         "the same command to resume") from None
     resumed = f", {summary.resumed} from an earlier run" if summary.resumed else ""
-    click.echo(
+    echo(
         f"{summary.run_dir}: {summary.done} answered, {summary.failed} failed of {summary.planned} "
         f"({summary.mode} mode{resumed}); {summary.calls} calls, {summary.cache_hits} cache hits"
     )
+    return summary.failed
 
 
 @click.command("merge")
@@ -182,4 +215,4 @@ def merge(run_dirs: tuple[Path, ...], out: Path) -> None:
         info = merge_runs(list(run_dirs), out)
     except MergeError as err:
         raise click.ClickException(str(err)) from None
-    click.echo(f"{out}: {info.done} answered, {info.failed} failed, from {len(run_dirs)} runs")
+    echo(f"{out}: {info.done} answered, {info.failed} failed, from {len(run_dirs)} runs")

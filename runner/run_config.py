@@ -40,6 +40,8 @@ class RunConfig:
     cache_path: Path | None = None
     use_cache: bool = True
     retry_failed: bool = False
+    replicate: int | None = None  # `--replicate N`: fresh answers, never read from the cache of another run
+    only: tuple[tuple[str, str], ...] = ()  # `--only KEY=VALUE`: the rows whose cell has these values
     progress: bool = True
     batch: bool = False  # send the calls through the provider's batch API (runner/batch/)
     batch_size: int | None = None  # requests per batch file, at most the provider's limit

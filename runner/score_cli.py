@@ -10,8 +10,9 @@ from click.core import ParameterSource
 
 from families import registry
 from families.interface import Family
-from runner.score_input import ScoreInputError, run_family
+from runner.score_input import ScoreInputError, require_answers, run_family
 from runner.study import expand_runs
+from runner.terminal import echo
 
 COUNTS_FAMILY = "influence_pairs"  # published counts tables (docs/suite-format.md) are influence tables
 CELLS_FAMILY = "bias_decomposition"  # published per-cell tables are conditional-bias tables (docs/cognitive-bias.md)
@@ -23,7 +24,7 @@ CELLS_FAMILY = "bias_decomposition"  # published per-cell tables are conditional
     "--counts",
     "counts_file",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Score a counts table (suite-format.md) instead of a run folder.",
+    help="Score a counts table (docs/suite-format.md, \"Counts tables\") instead of a run folder.",
 )
 @click.option(
     "--cells",
@@ -52,9 +53,17 @@ CELLS_FAMILY = "bias_decomposition"  # published per-cell tables are conditional
 @click.option(
     "--noise",
     "noise_dir",
+    multiple=True,
     type=click.Path(exists=True, file_okay=False, path_type=Path),
-    help="A baseline-replicate run folder: adds the noise floor (App. N).",
+    help="Baseline-replicate run or study folders (spec run --replicate 1 --only condition=baseline), each "
+    "paired with the scored run of its model: adds the noise floor (App. N). Repeatable.",
 )
+@click.option("--noise-f0", type=click.Choice(["paper", "release"]), default=None,
+              help="Noise drift of f0 = share choosing group B (paper, default) or the second option of each "
+              "comparison's key (release).")
+@click.option("--noise-flips", type=click.Choice(["prompt", "comparison"]), default=None,
+              help="Modal flips per prompt (comparison x display order, default) or per comparison pooled over "
+              "display orders (release).")
 @click.option(
     "--parent",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
@@ -79,8 +88,12 @@ def score(ctx: click.Context, run_dirs: tuple[Path, ...], counts_file: Path | No
       spec score runs/triage-local
       spec score runs/triage-study
       spec score runs/triage-gpt-4o-mini runs/bbq-gpt-4o-mini -o scores/gpt-4o-mini
+      spec score runs/triage-study --noise runs/triage-replicates --noise-f0 release
       spec score --counts published_counts.csv -o scores/published
       spec score --cells cells_content.csv
+
+    Exit status: 0 scored; 5 the runs hold no answered item (nothing to
+    score); 1 and 2 as for every command (docs/running.md, "Exit status").
     """
     if sum((bool(run_dirs), counts_file is not None, cells_file is not None)) != 1:
         raise click.UsageError("give one of RUN_DIR..., --counts FILE.csv or --cells FILE.csv")
@@ -97,7 +110,7 @@ def score(ctx: click.Context, run_dirs: tuple[Path, ...], counts_file: Path | No
         _refuse_options(ctx, family, "a counts table" if counts_file else "a per-cell table")
         lines = scorer(table, out or table.parent / f"{table.stem}-score", options)
     for line in lines:
-        click.echo(line)
+        echo(line)
 
 
 def _score_runs(ctx: click.Context, runs: list[Path], out: Path, options: dict[str, Any]) -> list[str]:
@@ -110,6 +123,7 @@ def _score_runs(ctx: click.Context, runs: list[Path], out: Path, options: dict[s
         raise ScoreInputError(other / "run.json", f"is a {families[other]} run, {runs[0]} a {family.name} run: "
                               "score each family separately")
     _refuse_options(ctx, family, f"{family.name} runs")
+    require_answers(runs)
     if len(runs) == 1:
         return family.score(runs[0], out, options)
     if family.score_runs is None:
@@ -153,12 +167,16 @@ def _flag(option: click.Option) -> str:
 def report(score_dir: Path, out: Path | None) -> None:
     """Write report.html (self-contained) and report.md with PNG plots from a `spec score` folder.
 
-    \b
-    Example:
-      spec report runs/triage-local/score
-    """
-    from runner.report.build import build_report
+    SCORE_DIR is the folder `spec score` wrote, or a run folder whose score/ it wrote.
 
+    \b
+    Examples:
+      spec report runs/triage-local/score
+      spec report runs/triage-local
+    """
+    from runner.report.build import build_report, score_folder
+
+    score_dir = score_folder(score_dir)
     paths = build_report(score_dir, out or score_dir)
     for path in paths:
-        click.echo(str(path))
+        echo(str(path))

@@ -10,7 +10,8 @@ from typing import Any
 
 import click
 
-from runner.contract import read_manifest, read_run_info, suite_dir_of
+from runner import exits
+from runner.contract import RESULTS_FILE, read_manifest, read_results, read_run_info, suite_dir_of
 
 
 class ScoreInputError(click.ClickException):
@@ -23,6 +24,29 @@ class ScoreInputError(click.ClickException):
         if column is not None:
             where += f", column {column!r}"
         super().__init__(f"{where}: {problem}")
+
+
+class NoUsableData(click.ClickException):
+    """Runs with nothing to score (exit 5): every statistic would be absent."""
+
+    exit_code = exits.NO_DATA
+
+
+def require_answers(runs: list[Path]) -> None:
+    """Refuse runs none of which holds an answered item (every call failed). run.json's count says so at
+    once; a run whose count is 0 (or that was killed before counting) is read to make sure."""
+    failed: list[str] = []
+    for run in runs:
+        if read_run_info(run).done > 0:
+            return
+        rows = read_results(run / RESULTS_FILE)
+        if any(row.error is None for row in rows):
+            return
+        failed += [row.error or "" for row in rows]
+    example = f"; the first failed with: {failed[0]}" if failed else ""
+    names = ", ".join(str(run) for run in runs)
+    raise NoUsableData(f"{names}: no answered item ({len(failed)} failed{example}), so nothing to score. Fix the "
+                       "cause, then rerun `spec run` with --retry-failed")
 
 
 def run_family(run_dir: Path, default: str) -> str:

@@ -7,12 +7,12 @@ lists them. Rerunning the same `spec run` resumes every run; `spec score STUDY` 
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import replace
 from pathlib import Path
 
 from runner.contract import ContractError
+from runner.files_out import write_text
 from runner.run_config import RunConfig
 
 STUDY_FILE = "study.json"
@@ -44,9 +44,7 @@ def record_study(folder: Path, suite_dir: Path, runs: list[str]) -> None:
     path = folder / STUDY_FILE
     known = study_runs(folder) if path.exists() else []
     names = [run.name for run in known] + [name for name in runs if name not in {r.name for r in known}]
-    partial = path.with_suffix(".json.partial")
-    partial.write_text(json.dumps({"suite": str(suite_dir), "runs": names}, indent=2) + "\n", encoding="utf-8")
-    os.replace(partial, path)
+    write_text(path, json.dumps({"suite": str(suite_dir), "runs": names}, indent=2) + "\n")
 
 
 def is_study(folder: Path) -> bool:

@@ -21,6 +21,7 @@ import random
 import sys
 import threading
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -170,6 +171,16 @@ class StubServer:
         asyncio.run_coroutine_threadsafe(self._stop(), self._loop).result(timeout=10)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=10)
+
+
+def serving(config: StubConfig | None = None) -> Iterator[StubServer]:
+    """A started stub, stopped when the generator is closed: `yield from serving(...)` in a pytest fixture."""
+    server = StubServer(config)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 def main() -> None:

@@ -26,6 +26,7 @@ from families.cognitive_bias.generator import Generator
 from runner.answers import parse_answer
 from runner.cache import NoCache, ResponseCache, default_cache_path
 from runner.call import CallSettings, ModelClient, is_local
+from runner.files_out import replacing, write_json
 
 DEFINITIONS = {
     "Anchoring": "relying too heavily on an initial number or reference point",
@@ -193,11 +194,11 @@ async def _generate(generator: Generator, options: dict[str, Any]) -> list[str]:
 def _write(out: Path, rows: list[dict[str, Any]], settings: dict[str, Any]) -> str:
     out.parent.mkdir(parents=True, exist_ok=True)
     columns = list(dict.fromkeys(k for row in rows for k in row)) or ["human_bias", "human_message"]
-    with out.open("w", encoding="utf-8", newline="") as handle:
+    with replacing(out) as handle:  # data the spec reads, so written verbatim (csv_cell would change it)
         writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
     digest = hashlib.sha256(out.read_bytes()).hexdigest()
     sidecar = {**settings, "file": out.name, "sha256": digest, "rows": len(rows)}
-    out.with_suffix(".json").write_text(json.dumps(sidecar, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    write_json(out.with_suffix(".json"), sidecar, sort_keys=True)
     return digest

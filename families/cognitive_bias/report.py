@@ -11,11 +11,13 @@ from typing import Any
 
 import pandas as pd
 
+from runner.files_out import read_csv
 from runner.report import fmt
-from runner.report.document import Document, Heading, Image, Paragraph, Table
+from runner.report.document import Block, Document, Heading, Image, Paragraph, Table
 from runner.score_input import read_score_folder
 
-PLOTS = (("heatmaps.png", "Presence Δn, content δ and total Δb per (target bias, human bias), scale [-0.3, 0.3]."),
+PLOTS = (("heatmaps.png", "Presence Δn, content δ and total Δb per (target bias, human bias), scale [-0.3, 0.3]; "
+                          "hatched grey: no scored row in that cell."),
          ("causal.png", "DiD ATT (both variants) with 95% CIs, and the SCM gap per target bias."))
 
 
@@ -33,28 +35,49 @@ def bias_report(score_dir: Path, plots_dir: Path) -> Document:
             if plots_dir.resolve() != score_dir.resolve():
                 shutil.copy(score_dir / name, plots_dir / name)
             doc.blocks.append(Image(plots_dir / name, caption))
-    effects = pd.read_csv(effects_path, dtype={"stars": str}).fillna({"stars": ""})
+    effects = _read(effects_path, dtype={"stars": str}).fillna({"stars": ""})
     doc.blocks += [Heading("Table 1: mean |m| per condition and the effects"),
                    _table(effects, ["model", "quantity", "n", "mean", "sd", "t", "p", "stars", "suppressed",
                                     "amplified"])]
+    doc.blocks += _position_blocks(summary.get("position", {}))
     doc.blocks += [Heading("Abstentions per condition (never scored as 0)"),
-                   _table(pd.read_csv(score_dir / "abstention.csv"), ["model", "condition", "answered", "abstained",
+                   _table(_read(score_dir / "abstention.csv"), ["model", "condition", "answered", "abstained",
                                                                        "rate"])]
     diagonal = json.loads((score_dir / "diagonal.json").read_text(encoding="utf-8"))
     doc.blocks += [Heading("Diagonal test: content effect on vs off the diagonal"),
                    _table(pd.DataFrame([{"model": m, **v} for m, v in diagonal.items()]),
                           ["model", "n_diagonal", "n_off", "mean_diagonal", "mean_off", "t", "p", "d"])]
     doc.blocks += [Heading("Difference in differences (scenario-clustered SEs)"),
-                   _table(pd.read_csv(score_dir / "causal.csv"),
+                   _table(_read(score_dir / "causal.csv"),
                           ["model", "variant", "att", "se", "ci_low", "ci_high", "n_rows"])]
     doc.blocks += [Heading("Synthetic control per target bias"),
-                   _table(pd.read_csv(score_dir / "scm.csv"), ["model", "target_bias", "gap", "p_placebo", "donors"])]
+                   _table(_read(score_dir / "scm.csv"), ["model", "target_bias", "gap", "p_placebo", "donors"])]
     matching = json.loads((score_dir / "psm.json").read_text(encoding="utf-8"))
     doc.blocks += [Heading("Propensity-score matching (treatment: on the diagonal)"),
                    _table(pd.DataFrame([{"model": m, **{k: v for k, v in r.items() if k != "smd"}}
                                         for m, r in matching.items()]),
                           ["model", "n_treated", "n_control", "att_matched", "p_matched", "att_unmatched", "balanced"])]
     return doc
+
+
+def _position_blocks(found: dict[str, Any]) -> list[Block]:
+    """First-shown answers per order (reversed or not) and the order effect, per model and condition."""
+    rows = [[model, arm, _share(v["reversed_0"]), _share(v["reversed_1"]), fmt.pct(v["position"]),
+             fmt.num(v["p"], 3) if v["p"] is not None else v.get("absent", "n/a")]
+            for model, arms in found.items() for arm, v in arms.items()]
+    if not rows:
+        return []
+    return [Heading("Position bias (answers picking the option shown first)"),
+            Table(["model", "condition", "original order", "reversed", "both orders", "p (order effect)"], rows)]
+
+
+def _share(share: dict[str, Any]) -> str:
+    return "n/a" if share["share"] is None else f"{fmt.pct(share['share'])} ({share['k']}/{share['n']})"
+
+
+def _read(path: Path, **options: Any) -> pd.DataFrame:
+    """A table `spec score` wrote; names such as a model called "NA" stay text, blank cells are missing."""
+    return read_csv(path, keep_default_na=False, na_values=[""], **options)
 
 
 def _table(frame: pd.DataFrame, columns: list[str]) -> Table | Paragraph:

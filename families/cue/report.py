@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from families.cue.score.outputs import plot_net
+from runner.files_out import read_csv
 from runner.report import fmt
 from runner.report.document import Document, Heading, Image, Paragraph, Table
 from runner.score_input import read_score_folder
@@ -61,7 +62,7 @@ def cue_report(score_dir: Path, plots_dir: Path) -> Document:
 
 
 def _read_conditions(path: Path) -> pd.DataFrame:
-    conditions = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    conditions = read_csv(path, keep_default_na=False, na_values=[""])
     if "consequences" in conditions.columns:
         conditions["consequences"] = conditions["consequences"].astype(str).eq("True")
     if "difficulty" in conditions.columns:

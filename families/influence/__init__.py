@@ -9,6 +9,7 @@ the mirror cue toward group B. docs/scoring.md defines every statistic.
     score/       counts -> per-condition statistics -> BH-FDR -> headline summary (methods §6)
     scoring.py   `spec score` for runs (several together: a study) and published counts tables
     report.py    `spec report`: headline, breakdowns, regression, noise floor, probe labels; plots.py its figures
+    choices_import.py  `spec import choices-probe | choices-conditions`: the seed-000 release's transcripts
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from compiler.family import CompiledDesign
 from families.influence import items
 from families.influence.check import CLAUSES, PairsDesign, resolve_pairs
 from families.influence.prepare import prepare
-from families.interface import DesignContext, Family, lazy
+from families.interface import DesignContext, Family, Importer, lazy
 
 
 def _check(design: Any, context: DesignContext, errors: ErrorCollector) -> PairsDesign | items.ItemsDesign | None:
@@ -43,8 +44,15 @@ FAMILY = Family(
     prepare=_prepare,
     score=lazy("families.influence.scoring", "score_run"),
     report=lazy("families.influence.report", "influence_report"),
-    score_options=("alpha", "asym_variance", "unpooled", "bootstrap", "seed", "noise_dir", "parent", "human_labels"),
+    score_options=("alpha", "asym_variance", "unpooled", "bootstrap", "seed", "noise_dir", "noise_f0", "noise_flips",
+                   "parent", "human_labels"),
     docs="docs/scoring.md",
     score_counts=lazy("families.influence.scoring", "score_table"),
     score_runs=lazy("families.influence.scoring", "score_runs"),
+    importers=(
+        Importer("choices-probe", "seed 000's released follow-up-probe transcripts (JSON lines) -> a probe run",
+                 lazy("families.influence.choices_import", "import_probe")),
+        Importer("choices-conditions", "seed 000's released per-condition summary CSV -> a parent for --parent",
+                 lazy("families.influence.choices_import", "import_conditions")),
+    ),
 )

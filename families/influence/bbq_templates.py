@@ -34,7 +34,15 @@ from pathlib import Path
 from random import Random
 
 from compiler.seeding import item_rng
-from families.influence.bbq_release import ReleasedItem, ReleaseError, read_jsonl
+from families.influence.bbq_release import ReleasedItem, ReleaseError, read_bigbench, read_jsonl
+from families.influence.bbq_selection import (
+    RELEASE_COLUMNS,
+    Released,
+    read_release_items,
+    release_columns,
+    release_draw,
+    stand_ins,
+)
 
 TEXTS = {"context": "Ambiguous_Context", "question_neg": "Question_negative_stereotype",
          "question_pos": "Question_non_negative", "answer_neg": "Answer_negative", "answer_pos": "Answer_non_negative"}
@@ -226,17 +234,19 @@ def _word_lists(template: Template) -> tuple[tuple[str, ...], tuple[str, ...]]:
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "specs" / "data" / "bbq" / "release"  # BBQ's files as released, CC-BY-4.0 (../LICENSE)
 TARGET = ROOT / "specs" / "data" / "bbq" / "bbq.csv"
-COLUMNS = ("id", "experiment", "template", "context", "question", "answer_A", "answer_B", "tag_A", "tag_B")
+RELEASE_ITEMS = ROOT / "specs" / "data" / "bbq" / "release-items.csv"  # the questions seed 000's release asked
+COLUMNS = ("id", "experiment", "template", "context", "question", "answer_A", "answer_B", "tag_A", "tag_B",
+           *RELEASE_COLUMNS)
 SEED = 20260228
 """The draws of SES variants and of their answer order (BBQ's generator is unseeded)."""
 
 
-def age_rows(items: list[ReleasedItem]) -> Iterator[tuple[str, ...]]:
-    """BBQ's released Age items as they are, their two group answers in the release's order."""
+def age_rows(items: list[ReleasedItem], prefix: str = "age") -> Iterator[tuple[str, ...]]:
+    """BBQ's released items as they are, their two group answers in the release's order."""
     for item in items:
-        experiment = f"age_{item.polarity}"
+        experiment = f"{item.category.lower()}_{item.polarity}"
         (a, b) = item.answers
-        yield (f"age-{item.example_id}", experiment, f"{experiment}-{item.q_id}", item.context, item.question,
+        yield (f"{prefix}-{item.example_id}", experiment, f"{experiment}-{item.q_id}", item.context, item.question,
                a.text, b.text, a.tag, b.tag)
 
 
@@ -253,11 +263,18 @@ def compiled_rows(templates: list[Template], vocabulary: Vocabulary, seed: int) 
                        a[0], b[0], a[1], b[1])
 
 
-def write_csv(source: Path, target: Path, seed: int = SEED) -> Counter[str]:
-    """Age from the release, SES compiled from the templates; the rows written per experiment."""
+def write_csv(source: Path, target: Path, seed: int = SEED, release_items: Path = RELEASE_ITEMS) -> Counter[str]:
+    """Age from the release, SES compiled from the templates, the BIG-bench lite SES rows the seed-000 release
+    asked, each row marked with its place in that release's draw; the rows written per experiment."""
     ses = read_templates(source / "templates" / "new_templates - SES.csv")
-    rows = [*age_rows(read_jsonl(source / "data" / "Age.jsonl")),
-            *compiled_rows(ses, read_vocabulary(source / "templates"), seed)]
+    age = read_jsonl(source / "data" / "Age.jsonl")
+    released = read_release_items(release_items)
+    lite = {item.example_id: item for item in read_bigbench(source / "bigbench_bbq_lite" / "resources" / "SES.json")}
+    extra = [lite[int(r.copy_id)] for r in released if r.source == "bigbench_lite"]
+    compiled = list(compiled_rows(ses, read_vocabulary(source / "templates"), seed))
+    rows = [*age_rows(age), *compiled, *age_rows(extra, "ses-bb")]
+    marks = _release_marks(age, released, compiled)
+    rows = [(*row, *release_columns(row[0], marks)) for row in rows]
     partial = target.with_name(target.name + ".partial")  # renamed into place: never a half-written CSV
     with partial.open("w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle, lineterminator="\n")
@@ -265,6 +282,22 @@ def write_csv(source: Path, target: Path, seed: int = SEED) -> Counter[str]:
         writer.writerows(rows)
     partial.replace(target)
     return Counter(row[1] for row in rows)
+
+
+def _release_marks(age: list[ReleasedItem], released: list[Released],
+                   compiled: list[tuple[str, ...]]) -> dict[str, tuple[str, str]]:
+    """bbq.csv row id -> (draw position, BBQ id stood in for): Age by the release's rule, SES by its ids."""
+    marks: dict[str, tuple[str, str]] = {}
+    counts: Counter[str] = Counter()
+    for item in release_draw(age):
+        counts[item.polarity] += 1
+        marks[f"age-{item.example_id}"] = (str(counts[item.polarity]), "")
+    replacing = stand_ins(released, compiled, COLUMNS.index("template"))
+    for question in (r for r in released if not r.experiment.startswith("age")):
+        row_id = {"ses_templates": question.copy_id, "bigbench_lite": f"ses-bb-{question.copy_id}"}.get(
+            question.source) or replacing[question.bbq_id]
+        marks[row_id] = (str(question.position), str(question.bbq_id) if question.source == "ses_jsonl" else "")
+    return marks
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -36,6 +36,35 @@ CLAUSES = ("factors", "influences", "conditions", "sizes", "order", "samples", "
 
 
 @dataclass(frozen=True)
+class Answer:
+    """The two answer tokens and what they name. `labels`: token i names the option shown i-th (A/B), so
+    its meaning follows the display order; `meanings`: the first token always means group A and the second
+    group B, whatever the order (yes/no, option names)."""
+
+    kind: str
+    tokens: tuple[str, str]
+
+    def record(self) -> dict[str, Any]:
+        """How manifest.json's analysis records it, for the scorer to find the option shown first."""
+        return {"kind": self.kind, "tokens": list(self.tokens)}
+
+    def labels(self) -> tuple[str, str]:
+        """What the slots' `option` shows: the labels themselves, or the letters A and B beside meanings."""
+        return self.tokens if self.kind == "labels" else ("A", "B")
+
+    def answers(self, shown: tuple[tuple[str, str], tuple[str, str]]) -> dict[str, str]:
+        """Token -> outcome, given the (outcome, group letter) of the options in display order."""
+        if self.kind == "labels":
+            return {token: outcome for token, (outcome, _) in zip(self.tokens, shown, strict=True)}
+        by_group = {group: outcome for outcome, group in shown}
+        return {self.tokens[0]: by_group["A"], self.tokens[1]: by_group["B"]}
+
+    def cell(self, shown: tuple[tuple[str, str], tuple[str, str]]) -> dict[str, str]:
+        """Meanings do not say which option came first, so their rows record its group as cell `first`."""
+        return {"first": shown[0][1]} if self.kind == "meanings" else {}
+
+
+@dataclass(frozen=True)
 class PairsDesign:
     """A direction-flipped influence design, resolved: every name points at its declaration."""
 
@@ -51,7 +80,7 @@ class PairsDesign:
     samples_per_row: int
     where: n.Expr | None
     sample: tuple[int, int | None] | None
-    answer_tokens: tuple[str, str]
+    answer: Answer
     decode: dict[str, Any]
     mode: str
     analysis: dict[str, Any]
@@ -78,10 +107,11 @@ def resolve_pairs(design: n.Design, context: DesignContext, errors: ErrorCollect
     sizes = _sizes(design, errors)
     orders = _orders(design, errors)
     samples = _samples(design, orders, errors)
-    answer = _answer(design, errors)
+    answer = _answer(design, orders, errors)
     decode = decode_options(design, errors)
     mode = _mode(design, errors)
-    analysis = _analysis(design, errors)
+    check_reading(design, decode, mode, errors)
+    analysis = _analysis(design, errors, answer)
     followups = _followups(design, tables, errors)
     _check_crossing(design, errors)
     if prompt is not None and len(errors.diagnostics) == start and not broken:
@@ -96,7 +126,7 @@ def resolve_pairs(design: n.Design, context: DesignContext, errors: ErrorCollect
         name=design.name, design=design, factors=factors, influences=influences, conditions=conditions,
         system=system, prompt=prompt, sizes=sizes, orders=orders, samples_per_row=samples,
         where=where.value if where else None, sample=sample.value if sample else None,
-        answer_tokens=answer, decode=decode, mode=mode, analysis=analysis, followups=followups,
+        answer=answer, decode=decode, mode=mode, analysis=analysis, followups=followups,
         trials=trials.value if trials else None,  # type: ignore[arg-type]
     )
 
@@ -267,18 +297,31 @@ def _samples(design: n.Design, orders: tuple[str, ...], errors: ErrorCollector) 
     return samples.count // len(orders)
 
 
-def _answer(design: n.Design, errors: ErrorCollector) -> tuple[str, str] | None:
-    clause = required_clause(design, "answer", 'add: answer choice "A" | "B"', errors)
+LABELS_HINT = 'display labels: answer labels "A" | "B"; meanings: answer options "yes" | "no" (first = group A)'
+
+
+def _answer(design: n.Design, orders: tuple[str, ...], errors: ErrorCollector) -> Answer | None:
+    clause = required_clause(design, "answer", 'add: answer labels "A" | "B"', errors)
     if clause is None:
         return None
     spec: n.AnswerSpec = clause.value  # type: ignore[assignment]
-    if spec.kind != "choice" or len(spec.tokens) != 2:
-        errors.add(spec.span, "an influence design needs a two-way answer: choice \"A\" | \"B\"")
+    if spec.kind not in ("choice", "labels", "options") or len(spec.tokens) != 2:
+        errors.add(spec.span, "an influence design needs a two-way answer", LABELS_HINT)
         return None
-    if len(set(spec.tokens)) != 2:
+    first, second = spec.tokens
+    if first == second:
         errors.add(spec.span, "the two answer tokens must differ")
         return None
-    return spec.tokens[0], spec.tokens[1]
+    if "" in spec.tokens:
+        errors.add(spec.span, "an answer token is empty", "write the text the model answers with, e.g. \"A\"")
+        return None
+    if spec.kind == "choice" and len(orders) > 1 and spec.tokens != ("A", "B"):
+        errors.add(spec.span, f'answer choice "{first}" | "{second}" does not say whether "{first}" names the '
+                   f'option shown first or always means group A, and the design shows both display orders',
+                   f'write answer labels "{first}" | "{second}" if "{first}" names the option shown first, or '
+                   f'answer options "{first}" | "{second}" if "{first}" means group A in both orders')
+        return None
+    return Answer("meanings" if spec.kind == "options" else "labels", (first, second))
 
 
 def _mode(design: n.Design, errors: ErrorCollector) -> str:
@@ -291,16 +334,26 @@ def _mode(design: n.Design, errors: ErrorCollector) -> str:
     return ref.name
 
 
-def _analysis(design: n.Design, errors: ErrorCollector) -> dict[str, Any]:
+def check_reading(design: n.Design, decode: dict[str, Any], mode: str, errors: ErrorCollector) -> None:
+    """An answer read off a reasoned reply's last line (`answer_line`) has no first-token probability."""
+    if mode == "logprob" and "answer_line" in decode:
+        errors.add(design.get("mode").span, "mode logprob reads the answer's first token, but 'decode answer_line' "  # type: ignore[union-attr]
+                   "reads it off the last line of a reasoned reply", "use mode sample, or drop answer_line")
+
+
+def _analysis(design: n.Design, errors: ErrorCollector, answer: Answer | None) -> dict[str, Any]:
+    """The analysis options, and what the answer tokens name (the scorer reads it to find the option shown
+    first)."""
     clause = design.get("analysis")
+    recorded = {"answer": answer.record()} if answer is not None else {}
     if clause is None:
-        return {"family": "influence_pairs"}
+        return {"family": "influence_pairs", **recorded}
     ref, options = clause.value  # type: ignore[misc]
     result: dict[str, Any] = {"family": ref.name}
     result.update(first_values(options))
     report_repeats(((o.name, o.span) for o in options), "analysis option", errors)
     check_domains(options, ANALYSIS_DOMAINS, errors)
-    return result
+    return result | recorded
 
 
 def _followups(design: n.Design, tables: Tables, errors: ErrorCollector) -> tuple[n.FollowUpDef, ...]:

@@ -1,14 +1,22 @@
-"""Demonstrations for items designs: `examples N unused | others [seed S]` (few-shot cues).
+"""Demonstrations for items designs: `examples N unused | block | others [seed S]` (few-shot cues).
 
-`unused` (BBQ, App. H.2): the pool is the rows of the design's data source that its `sample` left out
-(BBQ's unused variants), of the item's factor; it needs grouped factors. `others` (DailyDilemmas): the
-pool is the design's other items that name the cued level. A cue text then sees `examples`: N pool
-items drawn per prompt by a hash of (seed, item, influence, condition, order), each in a random display
-order and solved for the cued level (`answer` is the letter of its option).
+`unused` (BBQ, App. H.2): the pool is the rows of the design's data source that its `where` or `sample`
+left out (BBQ's unused variants), of the item's factor; it needs grouped factors. `others`
+(DailyDilemmas): the pool is the design's other items that name the cued level. A cue text then sees
+`examples`: N pool items drawn per prompt by a hash of (seed, item, influence, condition, order), each in
+a random display order and solved for the cued level (`answer` is the letter of its option).
+
+`block` draws from the `unused` pool as seed 000's released harness did: one block per (factor, cued
+level), the same in every prompt, `random.Random(seed).sample` of the pool rows naming the cued level (in
+file order), then each example's display order from the same generator (its data order when
+`random() < 0.5`). Both cued levels of a factor get the same examples in the same orders. `block_all`
+draws the block from every row of the factor, asked items included, as the release's follow-up probe
+re-drew its few-shot blocks.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +26,8 @@ from compiler.data_source import Row, first_key, read_rows
 from compiler.errors import ErrorCollector, did_you_mean
 from compiler.seeding import item_rng
 
-KINDS = ("unused", "others")
+KINDS = ("unused", "block", "block_all", "others")
+BLOCKS = ("block", "block_all")
 FactorOf = Callable[[Row], Any]
 
 
@@ -33,15 +42,20 @@ class Pool:
     key: str
 
     def draw(self, item: Row, factor: str, target: str, forms: dict[str, dict[str, str]],
-             coords: tuple[Any, ...]) -> list[dict[str, Any]]:
-        """`count` solved pool items for the cue toward level `target` on `item`."""
-        rng = item_rng(self.seed, "examples", item[self.key], *coords)
-        candidates = self.rows[factor] if self.kind == "unused" else [
-            row for row in self.rows[target] if row[self.key] != item[self.key]]
+             coords: tuple[Any, ...], labels: tuple[str, str] = ("A", "B")) -> list[dict[str, Any]]:
+        """`count` solved pool items for the cue toward level `target` on `item`, their options shown with
+        `labels`."""
+        if self.kind in BLOCKS:
+            rng = random.Random(self.seed)
+            candidates = [row for row in self.rows[factor] if target in (row["level_A"], row["level_B"])]
+        else:
+            rng = item_rng(self.seed, "examples", item[self.key], *coords)
+            candidates = self.rows[factor] if self.kind == "unused" else [
+                row for row in self.rows[target] if row[self.key] != item[self.key]]
         shown = []
         for row in rng.sample(candidates, self.count):
             letters = "AB" if rng.random() < 0.5 else "BA"
-            first, second = ({**forms[row[f"level_{k}"]], "text": row[f"option_{k}"], "option": "AB"[i]}
+            first, second = ({**forms[row[f"level_{k}"]], "text": row[f"option_{k}"], "option": labels[i]}
                              for i, k in enumerate(letters))
             answer = first["option"] if row[f"level_{letters[0]}"] == target else second["option"]
             shown.append({"item": row, "first": first, "second": second, "answer": answer})
@@ -55,12 +69,12 @@ def resolve_pool(clause: n.Clause, source: n.DataSource, items: list[Row], requi
     if kind.name not in KINDS:
         errors.add(kind.span, f"unknown example pool '{kind.name}'", did_you_mean(kind.name, KINDS))
         return None
-    if kind.name == "unused":
+    if kind.name != "others":
         if not all(lv.group for row in items for lv in factor_of(row).levels):
-            errors.add(clause.span, "'unused' examples are solved for the cued group, so they need factors whose "
-                       "levels are grouped (A, B)", "give each level its group, or draw 'others'")
+            errors.add(clause.span, f"'{kind.name}' examples are solved for the cued group, so they need factors "
+                       "whose levels are grouped (A, B)", "give each level its group, or draw 'others'")
             return None
-        rows = _unused(source, items, required, seed, factor_of, count, clause, errors)
+        rows = _pool(source, items, required, seed, factor_of, count, clause, errors)
     else:
         rows = _others(items, count, clause, errors)
     if rows is None:
@@ -68,22 +82,26 @@ def resolve_pool(clause: n.Clause, source: n.DataSource, items: list[Row], requi
     return Pool(kind.name, rows, count, own_seed if own_seed is not None else seed, first_key(source))
 
 
-def _unused(source: n.DataSource, items: list[Row], required: tuple[str, ...], seed: int, factor_of: FactorOf,
-            count: int, clause: n.Clause, errors: ErrorCollector) -> dict[str, list[Row]] | None:
-    if source.sample is None:
-        errors.add(clause.span, f"'examples {count} unused' draws from the rows the data sample leaves out, but "
-                   f"data '{source.name}' has no sample", "add 'sample N [per FIELD]' to the data clause")
+def _pool(source: n.DataSource, items: list[Row], required: tuple[str, ...], seed: int, factor_of: FactorOf,
+          count: int, clause: n.Clause, errors: ErrorCollector) -> dict[str, list[Row]] | None:
+    """The data rows the data clause leaves out (`unused`, `block`), or all of them (`block_all`), by factor."""
+    kind = clause.value[1].name  # type: ignore[index]
+    if kind != "block_all" and source.sample is None and source.where is None:
+        errors.add(clause.span, f"'examples {count} {kind}' draws from the rows the data clause leaves out, but "
+                   f"data '{source.name}' keeps every row",
+                   "add 'sample N [per FIELD]' or 'where EXPR' to the data clause")
         return None
-    everything = read_rows(source.model_copy(update={"sample": None}), required, seed, errors)
+    everything = read_rows(source.model_copy(update={"sample": None, "where": None}), required, seed, errors)
     if everything is None:
         return None
-    used = {row[first_key(source)] for row in items}
+    used = {row[first_key(source)] for row in items} if kind != "block_all" else set()
     pool: dict[str, list[Row]] = {}
     for row in everything:
-        if row[first_key(source)] not in used:
-            pool.setdefault(factor_of(row).name, []).append(row)
-    return _enough(pool, sorted({factor_of(row).name for row in items}), count, count, "unused rows of factor",
-                   clause, errors)
+        factor = factor_of(row)
+        if factor is not None and row[first_key(source)] not in used:
+            pool.setdefault(factor.name, []).append(row)
+    what = "rows of factor" if kind == "block_all" else "unused rows of factor"
+    return _enough(pool, sorted({factor_of(row).name for row in items}), count, count, what, clause, errors)
 
 
 def _others(items: list[Row], count: int, clause: n.Clause, errors: ErrorCollector) -> dict[str, list[Row]] | None:

@@ -125,11 +125,14 @@ class CompiledPairs(CompiledInfluence):
             for order in design.orders:
                 yield from _kept(self, factor, n_a, n_b, order)
 
-def sides(factor: n.Factor, n_a: int, n_b: int, order: str) -> tuple[dict[str, Any], dict[str, Any]]:
+def sides(factor: n.Factor, n_a: int, n_b: int, order: str,
+          labels: tuple[str, str] = ("A", "B")) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The two option slots in display order; `labels` are what their `option` shows."""
     levels = {lv.group: level_forms(lv) for lv in factor.levels}
     sizes = {"A": n_a, "B": n_b}
     first, second = order[0], order[1]
-    return (side(levels[first], first, sizes[first], "A"), side(levels[second], second, sizes[second], "B"))
+    return (side(levels[first], first, sizes[first], labels[0]),
+            side(levels[second], second, sizes[second], labels[1]))
 
 
 # ---- expansion --------------------------------------------------------------------
@@ -150,14 +153,15 @@ def _kept(compiled: CompiledPairs, factor: n.Factor, n_a: int, n_b: int, order: 
 def _rows_for(compiled: CompiledPairs, factor: n.Factor, n_a: int, n_b: int,
               order: str) -> Iterator[dict[str, Any]]:
     design = compiled.design
-    first, second = sides(factor, n_a, n_b, order)
+    first, second = sides(factor, n_a, n_b, order, design.answer.labels())
     base = {"first": first, "second": second, "factor": factor.name}
     question = compiled.prompt.render(base)
     system = compiled.system.render(base) if compiled.system else None
     groups = {lv.group: lv.name for lv in factor.levels}
+    shown = ((first["name"], first["group"]), (second["name"], second["group"]))
     cell = {"factor": factor.name, "group_A": groups["A"], "group_B": groups["B"],
-            "n_A": n_a, "n_B": n_b, "order": order}
-    answers = {design.answer_tokens[0]: first["name"], design.answer_tokens[1]: second["name"]}
+            "n_A": n_a, "n_B": n_b, "order": order, **design.answer.cell(shown)}
+    answers = design.answer.answers(shown)
     for cond in design.conditions:
         key = cond.key
         if cond.toward is None:
@@ -270,10 +274,11 @@ def _few_shot(compiled: CompiledPairs, inf: n.Influence, context: dict[str, Any]
     target, other = context["target"], context["other"]
     t_forms, o_forms = _strip(target), _strip(other)
     turns: list[dict[str, Any]] = []
+    labels = compiled.design.answer.labels()
     for t_size, o_size in chosen:
         target_first = rng.random() < 0.5
-        t_side = side(t_forms, target["group"], t_size, "A" if target_first else "B")
-        o_side = side(o_forms, other["group"], o_size, "B" if target_first else "A")
+        t_side = side(t_forms, target["group"], t_size, labels[0 if target_first else 1])
+        o_side = side(o_forms, other["group"], o_size, labels[1 if target_first else 0])
         first, second = (t_side, o_side) if target_first else (o_side, t_side)
         example = {"first": first, "second": second, "factor": context["factor"], "target": t_side, "other": o_side}
         turns.append({"role": "user", "content": compiled.prompt.render(example)})

@@ -54,7 +54,7 @@ class ItemsDesign:
     prompt: n.TemplateDef
     orders: tuple[str, ...]
     samples_per_row: int
-    answer_tokens: tuple[str, str]
+    answer: pairs.Answer
     decode: dict[str, Any]
     mode: str
     analysis: dict[str, Any]
@@ -87,14 +87,16 @@ def resolve_items(design: n.Design, context: DesignContext, errors: ErrorCollect
     if prompt is None:
         errors.add(design.span, f"design '{design.name}' names no prompt template", "add 'prompt NAME'")
     orders = pairs._orders(design, errors)
+    answer = pairs._answer(design, orders, errors)
     fields = dict(conditions=pairs._conditions(design, errors), system=pairs._text_ref(design, "system", "system",
                   tables, errors), orders=orders, samples_per_row=pairs._samples(design, orders, errors),
-                  answer_tokens=pairs._answer(design, errors), decode=pairs.decode_options(design, errors),
-                  mode=pairs._mode(design, errors), analysis=pairs._analysis(design, errors))
+                  answer=answer, decode=pairs.decode_options(design, errors),
+                  mode=pairs._mode(design, errors), analysis=pairs._analysis(design, errors, answer))
     followups = pairs._followups(design, tables, errors)
+    pairs.check_reading(design, fields["decode"], fields["mode"], errors)  # type: ignore[arg-type]
     trials = design.get("trials")
     pairs.positive_count(trials, "trials", pairs.TRIALS_HINT, errors)
-    if source is None or len(errors.diagnostics) > start or not factors or fields["answer_tokens"] is None:
+    if source is None or len(errors.diagnostics) > start or not factors or answer is None:
         return None
     by_name = {f.name: f for f in factors}
     rows = read_rows(source, ITEM_COLUMNS + (("factor",) if len(factors) > 1 else ()), context.seed, errors)
@@ -214,14 +216,17 @@ class CompiledItems(CompiledInfluence):
         d = self.design
         forms = {lv.name: level_forms(lv) for lv in factor.levels}
         slots = {letter: {**forms[item[f"level_{letter}"]], "text": item[f"option_{letter}"]} for letter in "AB"}
-        first, second = ({**slots[order[i]], "option": "AB"[i]} for i in (0, 1))
+        labels = d.answer.labels()
+        first, second = ({**slots[order[i]], "option": labels[i]} for i in (0, 1))
         level, contrast = item[f"level_{oriented}"], item[f"level_{'BA'['AB'.index(oriented)]}"]
         name, group_b = (factor.name, contrast) if grouped else (level, OTHER)
         base = {"first": first, "second": second, "factor": name, "item": item}
         question, system = self.prompt.render(base), self.system.render(base) if self.system else None
         outcome = {k: level if k == oriented else group_b for k in "AB"}
-        answers = {d.answer_tokens[0]: outcome[order[0]], d.answer_tokens[1]: outcome[order[1]]}
-        cell = {"factor": name, "group_A": level, "group_B": group_b, "item": item[d.key], "order": order}
+        shown = tuple((outcome[k], "A" if k == oriented else "B") for k in order)
+        answers = d.answer.answers(shown)  # type: ignore[arg-type]
+        cell = {"factor": name, "group_A": level, "group_B": group_b, "item": item[d.key], "order": order,
+                **d.answer.cell(shown)}  # type: ignore[arg-type]
         for cond in d.conditions:
             if cond.toward is None:
                 for inf in [None] if cond.shared else d.influences:
@@ -231,9 +236,9 @@ class CompiledItems(CompiledInfluence):
             aimed = oriented if cond.toward == "A" else "BA"["AB".index(oriented)]
             target, other = (first, second) if order[0] == aimed else (second, first)
             for inf in d.influences:
-                shown = {} if d.pool is None else {"examples": d.pool.draw(
-                    item, name, target["name"], forms, (inf.name, cond.key, order))}
-                cue = self.cues[inf.name].render({**base, "target": target, "other": other, **shown})
+                drawn = {} if d.pool is None else {"examples": d.pool.draw(
+                    item, name, target["name"], forms, (inf.name, cond.key, order), labels)}
+                cue = self.cues[inf.name].render({**base, "target": target, "other": other, **drawn})
                 yield self._row(cued(inf, cue, question, system), cell | {"influence": inf.name,
                                                                          "condition": cond.key}, answers)
 
@@ -257,11 +262,13 @@ def prepare_items(design: ItemsDesign, seed: int, errors: ErrorCollector) -> Com
     factor = factor_of(item, design.factors)
     assert factor is not None  # checked by resolve_items
     forms = {lv.name: level_forms(lv) for lv in factor.levels}
-    first, second = ({**forms[item[f"level_{k}"]], "text": item[f"option_{k}"], "option": k} for k in "AB")
+    labels = design.answer.labels()
+    first, second = ({**forms[item[f"level_{k}"]], "text": item[f"option_{k}"], "option": labels[i]}
+                     for i, k in enumerate("AB"))
     context = {"first": first, "second": second, "factor": factor.name, "item": item, "target": first,
                "other": second}
     if design.pool is not None:
-        context["examples"] = design.pool.draw(item, factor.name, first["name"], forms, ())
+        context["examples"] = design.pool.draw(item, factor.name, first["name"], forms, (), labels)
     for text in [prompt, *([system] if system else []), *compiled.cues.values()]:
         check_render(text, context, errors)
     if design.trials is not None and len(errors.diagnostics) == start:

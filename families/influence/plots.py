@@ -9,9 +9,13 @@ from typing import Any
 import matplotlib
 
 matplotlib.use("Agg")
+matplotlib.rcParams["text.parse_math"] = False  # a name with $...$ in it is text, never TeX
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+
+from runner.files_out import write_figure  # noqa: E402
+from runner.report.plotting import no_data_background, text_colour  # noqa: E402
 
 SHIFT_LABELS = {
     "all": "all influences",
@@ -26,7 +30,7 @@ def _slug(text: str) -> str:
 
 def _save(fig: plt.Figure, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
+    write_figure(fig, path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return path
 
@@ -40,17 +44,15 @@ def _interval(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _bars(ax: plt.Axes, x: np.ndarray, values: list[float], cis: list[list[float]], width: float, label: str) -> None:
     vals = np.array([np.nan if v is None else v for v in values], float)
     bounds = np.array([ci if ci and ci[0] is not None else (np.nan, np.nan) for ci in cis], float).reshape(-1, 2)
-    bars = ax.bar(x, np.nan_to_num(vals), width, label=label)
+    ax.bar(x, np.nan_to_num(vals), width, label=label)
     centre, half = _interval(bounds[:, 0], bounds[:, 1])
     ax.errorbar(x, centre, yerr=half, fmt="none", ecolor="black", capsize=3)
-    ax.bar_label(
-        bars,
-        labels=["n/a" if np.isnan(v) else f"{v:.1f}" for v in vals],
-        label_type="edge",
-        padding=2,
-        fontsize=8,
-        fontweight="bold",
-    )
+    # each label sits above its bar and its error bar, so the bar's interval never strikes it through
+    tops = np.fmax(np.nan_to_num(vals), bounds[:, 1])
+    for xi, top, value in zip(x, np.nan_to_num(tops), vals, strict=True):
+        ax.annotate("n/a" if np.isnan(value) else f"{value:.1f}", (xi, top), xytext=(0, 3), textcoords="offset points",
+                    ha="center", va="bottom", fontsize=8, fontweight="bold")
+    ax.update_datalim(np.column_stack([x, 1.08 * np.nan_to_num(tops)]))  # room for the labels below the title
 
 
 def headline_panels(summary: dict[str, Any], path: Path) -> Path:
@@ -130,7 +132,8 @@ def asymmetry_heatmaps(conditions: pd.DataFrame, bench: str, path: Path, alpha: 
         sorted(data["factor"].astype(str).unique()),
         sorted(data["influence"].astype(str).unique()),
     )
-    limit = float(np.nanmax(np.abs(data["asymmetry"]))) or 1.0
+    magnitudes = np.abs(data["asymmetry"].to_numpy(float))
+    limit = (float(np.nanmax(magnitudes)) if np.isfinite(magnitudes).any() else 0.0) or 1.0
     fig, axes = plt.subplots(
         rows,
         cols,
@@ -149,22 +152,25 @@ def asymmetry_heatmaps(conditions: pd.DataFrame, bench: str, path: Path, alpha: 
             )
             < alpha
         )
+        no_data_background(ax)
         image = ax.imshow(grid.to_numpy(float), cmap="RdBu_r", vmin=-limit, vmax=limit, aspect="auto")
         for (i, j), value in np.ndenumerate(grid.to_numpy(float)):
             if not np.isnan(value):
-                ax.text(j, i, f"{value:.2f}{'*' if sig.iat[i, j] else ''}", ha="center", va="center", fontsize=7)
+                ax.text(j, i, f"{value:.2f}{'*' if sig.iat[i, j] else ''}", ha="center", va="center", fontsize=7,
+                        color=text_colour(image.cmap(image.norm(value))))
         ax.set_xticks(range(len(influences)), influences, rotation=40, ha="right", fontsize=7)
         ax.set_yticks(range(len(factors)), factors, fontsize=7)
         ax.set_title(model, fontsize=9)
     for ax in list(axes.flat)[len(models) :]:
         ax.axis("off")
     fig.colorbar(image, ax=axes, shrink=0.8, label="Asym = s(B) − s(A)")
-    fig.suptitle(f"{bench}: steerability asymmetry (* p < {alpha})")
+    fig.suptitle(f"{bench}: steerability asymmetry (* p < {alpha}; hatched grey: no data)")
     return _save(fig, path)
 
 
 def effect_forest(conditions: pd.DataFrame, title: str, path: Path) -> Path:
-    """Δ toward A and toward B per condition with 95% Wald CIs, in percentage points."""
+    """Δ toward A and toward B per condition with 95% Newcombe score CIs (between-item t intervals in a
+    logprob run), in percentage points; a direction the design lacks has no mark."""
     data = conditions.sort_values(["factor", "influence"]).reset_index(drop=True)
     labels = (data["factor"].astype(str) + " · " + data["influence"].astype(str)).tolist()
     y = np.arange(len(data))
@@ -196,7 +202,7 @@ def all_plots(summary: dict[str, Any], conditions: pd.DataFrame, out: Path) -> d
         ]
     }
     for bench, conds in conditions.groupby(conditions["benchmark"].astype(str), sort=True):
-        items = [
+        items = [] if conds["asymmetry"].isna().all() else [  # a design without both cued arms has none
             (
                 asymmetry_heatmaps(conds, bench, out / f"heatmap-{_slug(bench)}.png", alpha),
                 f"{bench}: asymmetry by factor × influence per model.",

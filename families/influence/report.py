@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from families.influence.plots import all_plots
+from runner.files_out import read_csv
 from runner.report import fmt
 from runner.report.document import Block, Document, Heading, Image, Paragraph, Table
 from runner.score_input import ScoreInputError, read_score_folder
@@ -30,17 +31,20 @@ BREAKDOWN_HEADER = [
 def influence_report(score_dir: Path, plots_dir: Path) -> Document:
     """The report of a `spec score` folder of an influence run (summary.json + conditions.csv)."""
     conditions_path, summary = read_score_folder(score_dir, "conditions.csv")
-    conditions = pd.read_csv(conditions_path, keep_default_na=False, na_values=[""])
+    conditions = read_csv(conditions_path, keep_default_na=False, na_values=[""])
     plots = all_plots(summary, conditions, plots_dir)
     probe = _read_probe(score_dir) if "probe" in summary else None
+    by_model = score_dir / "probe_by_model.csv"
+    per_model = read_csv(by_model, keep_default_na=False, na_values=[""]) if probe is not None and \
+        by_model.is_file() else None
     return build_document(summary, {key: [Image(path, caption) for path, caption in items]
-                                    for key, items in plots.items()}, probe)
+                                    for key, items in plots.items()}, probe, per_model)
 
 
 def build_document(summary: dict[str, Any], plots: dict[str, list[Image]],
-                   probe: pd.DataFrame | None = None) -> Document:
+                   probe: pd.DataFrame | None = None, per_model: pd.DataFrame | None = None) -> Document:
     """Headline, neutrality variants, breakdowns, regression, noise floor and plots per benchmark; a probe
-    run's label table (probe.csv) last."""
+    run's label tables (probe.csv, and Tab. 22's rows from probe_by_model.csv) last."""
     doc = Document("Direction-flipped influence audit")
     settings = summary["settings"]
     doc.blocks.append(
@@ -54,6 +58,7 @@ def build_document(summary: dict[str, Any], plots: dict[str, list[Image]],
     )
     doc.blocks.append(Heading("Headline figures"))
     doc.blocks.append(_headline_table(summary["benchmarks"]))
+    doc.blocks.extend(_absent_notes(summary["benchmarks"]))
     doc.blocks.extend(plots.get("headline", []))
     doc.blocks.append(Heading("Asymmetry among baseline-neutral conditions, by neutrality definition"))
     doc.blocks.append(_neutrality_table(summary["benchmarks"]))
@@ -62,17 +67,21 @@ def build_document(summary: dict[str, Any], plots: dict[str, list[Image]],
         for axis, levels in result["by"].items():
             doc.blocks.append(Heading(f"By {axis}", 3))
             doc.blocks.append(Table(BREAKDOWN_HEADER, [_breakdown_row(level, m) for level, m in levels.items()]))
+        doc.blocks.extend(_position_blocks(result.get("position", {})))
         doc.blocks.append(Heading("|Asym| on |baseline bias| (mixed model)", 3))
         doc.blocks.append(Paragraph(_regression_text(result["regression"])))
         if "noise_floor" in result:
             doc.blocks.append(Heading("Noise floor", 3))
             doc.blocks.append(Paragraph(_noise_text(result["noise_floor"])))
+            doc.blocks.append(_noise_table(result["noise_floor"]))
         doc.blocks.extend(plots.get(bench, []))
     if "pooled_regression" in summary:
         doc.blocks.append(Heading("Pooled regression"))
         doc.blocks.append(Paragraph(_regression_text(summary["pooled_regression"])))
     if probe is not None:
         doc.blocks.extend(_probe_blocks(summary["probe"], probe))
+        if per_model is not None:
+            doc.blocks.append(_probe_model_table(per_model))
     return doc
 
 
@@ -80,7 +89,7 @@ def _read_probe(score_dir: Path) -> pd.DataFrame:
     path = score_dir / "probe.csv"
     if not path.is_file():
         raise ScoreInputError(path, "file not found (summary.json has a probe: score again with --parent)")
-    return pd.read_csv(path, keep_default_na=False, na_values=[""])
+    return read_csv(path, keep_default_na=False, na_values=[""])
 
 
 def _probe_blocks(found: dict[str, Any], table: pd.DataFrame) -> list[Block]:
@@ -104,6 +113,61 @@ def _probe_blocks(found: dict[str, Any], table: pd.DataFrame) -> list[Block]:
     return blocks
 
 
+def _probe_model_table(table: pd.DataFrame) -> Table:
+    """Tab. 22: per model and benchmark, the significant-backfire and -compliance trials' label shares."""
+    labels = list(dict.fromkeys(table["label"]))
+    rows = []
+    for (bench, model, kind), cell in table.groupby(["benchmark", "model", "kind"], sort=False):
+        if kind in ("significant backfire", "significant compliance") and int(cell.iloc[0]["n"]):
+            rows.append([f"{model} {bench}, {kind}", str(cell.iloc[0]["n"]),
+                         *(fmt.pct(None if pd.isna(r) else r) for r in cell["rate"])])
+    return Table(["Cell", "n", *labels], rows)
+
+
+def _rate(r: dict[str, Any]) -> str:
+    """A rate, or a dash where the design cannot give it (the notes under the table say why)."""
+    return "—" if "absent" in r else fmt.rate(r)
+
+
+def _pct(r: dict[str, Any]) -> str:
+    return "—" if "absent" in r else fmt.pct(r["rate"])
+
+
+def _absent_notes(benchmarks: dict[str, Any]) -> list[Block]:
+    """Why a headline figure is a dash, and which statistics each benchmark's conditions lack and why."""
+    lines = []
+    for bench, result in benchmarks.items():
+        h = result["headline"]
+        figures = {"mean |shift|": h["mean_abs_shift"]["all"],
+                   "sig. asymmetry among neutral": h["asymmetry_among_neutral"]["binomial"]["raw"],
+                   "backfire among significant": h["backfire_among_significant"]}
+        lines += [f"{bench}: {name} is absent: {r['absent']}." for name, r in figures.items() if "absent" in r]
+        lines += [f"{bench}: in {count} condition(s), statistics are absent: {reason}."
+                  for reason, count in result.get("absent", {}).items()]
+    return [Paragraph(" ".join(lines))] if lines else []
+
+
+def _position_blocks(found: dict[str, Any]) -> list[Block]:
+    """Share of answers picking the option shown first, by the group shown first and over both orders."""
+    blocks: list[Block] = [Heading("Position bias (share of answers picking the option shown first)", 3)]
+    if "absent" in found:
+        return blocks + [Paragraph(f"Not measured: {found['absent']}.")]
+    rows = [[arm, _first(v["first_A"]), _first(v["first_B"]),
+             f"{fmt.pct(v['position'])} {fmt.pct_ci(v['ci'])}".strip(), fmt.num(v["p"], 3)]
+            for arm, v in found.items() if arm != "position_biased_baselines"]
+    blocks.append(Table(["Arm", "A shown first", "B shown first", "Both orders (95% CI)", "p"], rows))
+    biased = found["position_biased_baselines"]
+    blocks.append(Paragraph(f"Position-biased baselines (p < α; never called neutral): {fmt.rate(biased)}. "
+                            "50% is no position bias, 100% always the first shown, 0% always the second."))
+    return blocks
+
+
+def _first(share: dict[str, Any]) -> str:
+    k, n = share["k"], share["n"]
+    counts = f"{k:.0f}/{n:.0f}" if float(k).is_integer() and float(n).is_integer() else f"{k:.1f}/{n:.1f}"
+    return f"{fmt.pct(share['share'])} ({counts})"
+
+
 def _headline_table(benchmarks: dict[str, Any]) -> Table:
     header = [
         "Benchmark",
@@ -117,15 +181,16 @@ def _headline_table(benchmarks: dict[str, Any]) -> Table:
     rows = []
     for bench, result in benchmarks.items():
         h = result["headline"]
-        shifts = [f"{fmt.pp(s['mean_pp'])} {fmt.pp_ci(s['ci_pp'])}" for s in h["mean_abs_shift"].values()]
+        shifts = ["—" if "absent" in s else f"{fmt.pp(s['mean_pp'])} {fmt.pp_ci(s['ci_pp'])}"
+                  for s in h["mean_abs_shift"].values()]
         neutral = h["asymmetry_among_neutral"]["binomial"]
         rows.append(
             [
                 bench,
                 *shifts,
-                fmt.rate(neutral["raw"]),
-                fmt.rate(neutral["bh"]),
-                fmt.rate(h["backfire_among_significant"]),
+                _rate(neutral["raw"]),
+                _rate(neutral["bh"]),
+                _rate(h["backfire_among_significant"]),
             ]
         )
     return Table(header, rows)
@@ -140,9 +205,9 @@ def _neutrality_table(benchmarks: dict[str, Any]) -> Table:
                     bench,
                     name,
                     str(v["neutral"]),
-                    fmt.pct(v["raw"]["rate"]),
-                    fmt.pct(v["raw_alpha_01"]["rate"]),
-                    fmt.pct(v["bh"]["rate"]),
+                    _pct(v["raw"]),
+                    _pct(v["raw_alpha_01"]),
+                    _pct(v["bh"]),
                 ]
             )
     return Table(["Benchmark", "Neutrality", "n", "α = .05", "α = .01", "BH q = .05"], rows)
@@ -157,9 +222,9 @@ def _breakdown_row(level: str, m: dict[str, Any]) -> list[str]:
         fmt.num(m["mean_steerability"]),
         fmt.num(m["mean_abs_asymmetry"]),
         fmt.num(m["mean_abs_normalized_asymmetry"]),
-        fmt.pct(m["significant_effects"]["rate"]),
-        fmt.pct(m["backfire_among_significant"]["rate"]),
-        fmt.pct(m["significant_asymmetry"]["rate"]),
+        _pct(m["significant_effects"]),
+        _pct(m["backfire_among_significant"]),
+        _pct(m["significant_asymmetry"]),
     ]
 
 
@@ -180,5 +245,14 @@ def _noise_text(floor: dict[str, Any]) -> str:
     return (
         f"{floor['cells']} cells; mean |baseline drift| {fmt.pp(floor['mean_abs_drift_pp'])} "
         f"(max {fmt.pp(floor['max_abs_drift_pp'])}); modal flip rate {fmt.pct(floor['mean_flip_rate'])}; "
-        f"shift / noise = {fmt.num(ratio, 1)}×."
+        f"shift / noise = {fmt.num(ratio, 1)}×. f0 as the {floor.get('f0', 'paper')} defines it; flips per "
+        f"{floor.get('flips', 'prompt')}."
     )
+
+
+def _noise_table(floor: dict[str, Any]) -> Table:
+    """Tab. 19's rows: per model, its cells, mean |drift| and mean flip rate; then the mean over all cells."""
+    rows = [[model, str(m["cells"]), fmt.pp(m["mean_abs_drift_pp"]), fmt.pct(m["mean_flip_rate"])]
+            for model, m in floor.get("by_model", {}).items()]
+    rows.append(["Mean", str(floor["cells"]), fmt.pp(floor["mean_abs_drift_pp"]), fmt.pct(floor["mean_flip_rate"])])
+    return Table(["model", "cells", "|drift| (p)", "flip rate"], rows)

@@ -8,14 +8,24 @@ from typing import Any
 import click
 import pandas as pd
 
+from families.influence.score import position
 from families.influence.score.counts import CountsTable, counts_from_trials, read_counts_csv
 from families.influence.score.flips import flip_rates, totals
 from families.influence.score.influence import Options
-from families.influence.score.noise import noise_floor
+from families.influence.score.noise import NoiseOptions, noise_floor, pair_replicates
 from families.influence.score.pipeline import score as score_counts
 from families.influence.score.pipeline import write
-from families.influence.score.probe import cross_tab, judge_agreement, judge_labels, probe_summary, probe_trials
+from families.influence.score.probe import (
+    cross_tab,
+    cross_tab_by_model,
+    judge_agreement,
+    judge_labels,
+    probe_summary,
+    probe_trials,
+)
 from families.influence.score.runs import Run, load_run, pool_runs
+from runner.files_out import score_folder, write_csv
+from runner.study import expand_runs
 
 
 def score_run(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:
@@ -28,18 +38,15 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
 
     The first run's analysis supplies alpha and bootstrap unless given."""
     runs = [load_run(run_dir) for run_dir in run_dirs]
-    noise_dir = options.get("noise_dir")
-    if noise_dir is not None and len(runs) > 1:
-        raise click.UsageError("--noise compares one run with its baseline replicate: score one RUN_DIR with it")
     if options.get("human_labels") is not None and options.get("parent") is None:
         raise click.UsageError("--human-labels checks the probe's judge: give the main run's score folder "
                                "with --parent too")
-    noise = noise_floor(runs[0], load_run(noise_dir)) if noise_dir is not None else None
+    noise = _noise(runs, options)
     trials, keys, source = pool_runs(runs)
     settings = _settings(options, runs[0].analysis)
-    tables = {"flips.csv": flip_rates(trials, keys, settings.alpha)}
+    tables = {"flips.csv": flip_rates(trials, keys, settings.alpha), "positions.csv": position.item_table(trials, keys)}
     probe = _probe(runs, keys, options, settings.alpha, tables) if options.get("parent") is not None else None
-    lines = _score(counts_from_trials(trials, keys, source), out, settings, noise, tables, probe)
+    lines = _score(counts_from_trials(trials, keys, source), out, settings, noise, tables, probe, trials)
     if probe is not None:
         share = probe["stated_vs_revealed"]
         lines.append(f"  probe: {probe['trials']} trials; ACK_DISCLAIMED among significant backfire "
@@ -49,9 +56,24 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
 
 def score_table(counts_file: Path, out: Path, options: dict[str, Any]) -> list[str]:
     """Score a published counts table (docs/suite-format.md); it has no items, so no noise floor or flips."""
-    if options.get("noise_dir") is not None:
+    if options.get("noise_dir"):
         raise click.UsageError("--noise needs a RUN_DIR, not a counts table")
     return _score(read_counts_csv(counts_file), out, _settings(options, {}), None, {}, None)
+
+
+def _noise(runs: list[Run], options: dict[str, Any]) -> dict[str, Any] | None:
+    """The noise floor of the replicates given with --noise (runs or studies), each paired with its original."""
+    replicate_dirs = options.get("noise_dir") or ()
+    if isinstance(replicate_dirs, Path):
+        replicate_dirs = (replicate_dirs,)
+    if not replicate_dirs:
+        if options.get("noise_f0") is not None or options.get("noise_flips") is not None:
+            raise click.UsageError("--noise-f0 and --noise-flips define the noise floor: give the replicate "
+                                   "runs with --noise")
+        return None
+    replicates = [load_run(path) for path in expand_runs(tuple(replicate_dirs))]
+    settings = NoiseOptions(f0=options.get("noise_f0") or "paper", flips=options.get("noise_flips") or "prompt")
+    return noise_floor(pair_replicates(runs, replicates), settings)
 
 
 def _probe(runs: list[Run], keys: list[str], options: dict[str, Any], alpha: float,
@@ -60,6 +82,7 @@ def _probe(runs: list[Run], keys: list[str], options: dict[str, Any], alpha: flo
     trials = probe_trials(runs, keys, options["parent"], alpha)
     labels = judge_labels(runs[0])
     tables["probe.csv"] = cross_tab(trials, labels, alpha)
+    tables["probe_by_model.csv"] = cross_tab_by_model(trials, labels, alpha)
     found = probe_summary(trials, alpha)
     if options.get("human_labels") is not None:
         found["judge_validation"], confusion = judge_agreement(trials, options["human_labels"], labels)
@@ -79,8 +102,9 @@ def _settings(options: dict[str, Any], analysis: dict[str, Any]) -> Options:
 
 
 def _score(counts: CountsTable, out: Path, settings: Options, noise: dict[str, Any] | None,
-           tables: dict[str, pd.DataFrame], probe: dict[str, Any] | None) -> list[str]:
-    scores = score_counts(counts, settings, noise)
+           tables: dict[str, pd.DataFrame], probe: dict[str, Any] | None,
+           trials: pd.DataFrame | None = None) -> list[str]:
+    scores = score_counts(counts, settings, noise, trials)
     flips = tables.get("flips.csv")
     if flips is not None:
         for bench, rows in flips.groupby("benchmark", sort=True):
@@ -90,9 +114,10 @@ def _score(counts: CountsTable, out: Path, settings: Options, noise: dict[str, A
             }
     if probe is not None:
         scores.summary["probe"] = probe
-    write(scores, out)
+    score_folder(out)
     for name, table in tables.items():
-        table.to_csv(out / name, index=False, float_format="%.10g")
+        write_csv(table, out / name, float_format="%.10g")
+    write(scores, out)
     lines = [f"{len(scores.conditions)} conditions scored ({scores.summary['count_source_text']}) -> {out}"]
     return lines + [_headline_line(bench, r["headline"]) for bench, r in scores.summary["benchmarks"].items()]
 
@@ -102,10 +127,18 @@ def _headline_line(bench: str, headline: dict[str, Any]) -> str:
     asym = headline["asymmetry_among_neutral"]["binomial"]["raw"]
     bf = headline["backfire_among_significant"]
     return (
-        f"  {bench}: mean |shift| {_pp(shift['mean_pp'])} p; "
-        f"sig. asymmetry among baseline-neutral {_pct(asym['rate'])} ({asym['k']}/{asym['n']}); "
-        f"backfire among significant {_pct(bf['rate'])} ({bf['k']}/{bf['n']})"
+        f"  {bench}: mean |shift| {_absent(shift) or _pp(shift['mean_pp']) + ' p'}; "
+        f"sig. asymmetry among baseline-neutral {_absent(asym) or _count(asym)}; "
+        f"backfire among significant {_absent(bf) or _count(bf)}"
     )
+
+
+def _absent(figure: dict[str, Any]) -> str:
+    return f"absent ({figure['absent']})" if "absent" in figure else ""
+
+
+def _count(r: dict[str, Any]) -> str:
+    return f"{_pct(r['rate'])} ({r['k']}/{r['n']})"
 
 
 def _pp(value: float | None) -> str:

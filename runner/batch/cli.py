@@ -11,6 +11,7 @@ import click
 
 from runner.plan import Estimate
 from runner.run_config import RunConfig, RunError
+from runner.terminal import echo
 
 _OPTIONS = (
     click.option("--batch", is_flag=True,
@@ -46,7 +47,7 @@ def show_batches(config: RunConfig, action: str) -> None:
         raise RunError(f"{config.out} is a run of {info.model}: give the run's own --model (and --api-base)")
     lines = asyncio.run(_cancel(config, parts) if action == "cancel" else _status(config, parts))
     for line in lines:
-        click.echo(line)
+        echo(line)
 
 
 async def _status(config: RunConfig, parts: list[Any]) -> list[str]:

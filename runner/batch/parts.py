@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import sys
 from typing import Any
 
 from runner.batch.api import BatchApi
@@ -31,6 +30,7 @@ from runner.batch.requests import Line, split_lines
 from runner.cache import ResponseCache
 from runner.call import FatalError, scrub
 from runner.run_config import RunConfig
+from runner.terminal import echo
 
 _ID = re.compile(PROVIDER_ID)
 _STATUS = re.compile(r"[a-z_]{1,40}")
@@ -97,7 +97,7 @@ class Parts:
 
     def _say(self, message: str) -> None:
         if self.config.progress:
-            print(f"spec run: batch {message}", file=sys.stderr, flush=True)
+            echo(f"spec run: batch {message}", err=True)
 
     async def resume(self) -> None:
         """Submit the parts a killed run wrote or uploaded but did not see submitted. A part whose lines are

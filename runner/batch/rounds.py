@@ -29,9 +29,9 @@ class BatchRunner(Runner):
         self.cache = cache
         super().__init__(config, mode, cache)
 
-    def new_client(self, settings: CallSettings) -> ModelClient:
+    def new_client(self, settings: CallSettings, **options: Any) -> ModelClient:
         batch_provider(settings.model)
-        return BatchClient(settings, self.cache, outcomes=self.outcomes)
+        return BatchClient(settings, self.cache, outcomes=self.outcomes, **options)
 
     async def _logprob_call(self, item: _Item) -> tuple[dict[str, Any], Reply]:
         params, reply = await super()._logprob_call(item)

@@ -7,8 +7,6 @@ prompt) travels as data; inspect_ai's epochs or promptfoo's repeat are the tools
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +18,7 @@ import yaml
 
 from compiler.suite_model import SuiteRow
 from runner.contract import SUITE_FILE, ContractError, Suite
+from runner.files_out import write_csv_rows
 from runner.publish.card import cell_types, size_category
 
 OPTIONAL = ("puzzle", "followups", "expect", "meta", "unit")
@@ -150,12 +149,7 @@ def to_csv(suite: Suite, out: Path) -> None:
     followups, expect, meta where present) as JSON text."""
     rows = [flat(row) | {"messages": _json([m.model_dump(exclude_none=True) for m in row.messages])}
             for row in suite.rows]
-    columns = list(dict.fromkeys(key for row in rows for key in row))
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    out.write_text(buffer.getvalue(), encoding="utf-8")
+    write_csv_rows(rows, out)
 
 
 EXPORTERS: dict[str, Callable[[Suite, Path], None]] = {

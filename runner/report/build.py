@@ -4,31 +4,74 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from families import registry
-from runner.report.document import Image
+from runner.files_out import write_text
+from runner.report.document import Document, Image
 from runner.report.html import render_html
 from runner.report.markdown import render_markdown
 from runner.score_input import ScoreInputError
 
+SUMMARY = "summary.json"
+
+
+def score_folder(folder: Path) -> Path:
+    """The `spec score` folder `folder` names: itself, or the score/ folder `spec score RUN` writes inside a run
+    (or a study); a located error saying which command to run when there is none."""
+    for candidate in (folder, folder / "score"):
+        if (candidate / SUMMARY).is_file():
+            return candidate
+    if (folder / "run.json").is_file() or (folder / "study.json").is_file():
+        problem = f"holds no score yet: run `spec score {folder}` first, then `spec report {folder}`"
+    else:
+        problem = (f"has no {SUMMARY}: give the folder `spec score` wrote (RUN/score by default, or its -o "
+                   "folder)")
+    raise ScoreInputError(folder, problem)
+
+
+RESCORE = "is it a `spec score` folder made by this version? score the run again with `spec score`"
+
 
 def build_report(score_dir: Path, out: Path) -> list[Path]:
     """Write the report files (and plots/*.png) into `out` and return their paths."""
-    summary_path = score_dir / "summary.json"
-    if not summary_path.is_file():
-        raise ScoreInputError(summary_path, "file not found (run `spec score` first)")
-    try:
-        name = json.loads(summary_path.read_text(encoding="utf-8")).get("family")
-    except json.JSONDecodeError as err:
-        raise ScoreInputError(summary_path, f"invalid JSON: {err.msg}", row=err.lineno) from None
+    summary_path = score_folder(score_dir) / SUMMARY
+    name = _summary(summary_path).get("family")
     family = registry.get(str(name))
     if family is None:
         raise ScoreInputError(summary_path, f"names no known analysis family (family: {name!r}; known: "
                               f"{', '.join(registry.names())}); score the run again with `spec score`",
                               column="family")
-    doc = family.report(score_dir, out / "plots")
+    doc = _document(family.report, score_dir, out)
     out.mkdir(parents=True, exist_ok=True)
     md, html = out / "report.md", out / "report.html"
-    md.write_text(render_markdown(doc, out), encoding="utf-8")
-    html.write_text(render_html(doc), encoding="utf-8")
+    write_text(md, render_markdown(doc, out))
+    write_text(html, render_html(doc))
     return [html, md, *(block.path for block in doc.blocks if isinstance(block, Image))]
+
+
+def _summary(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        raise ScoreInputError(path, "file not found (run `spec score` first)")
+    try:
+        summary = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise ScoreInputError(path, f"invalid JSON: {err.msg}", row=err.lineno) from None
+    except UnicodeDecodeError as err:
+        raise ScoreInputError(path, f"not UTF-8 text ({err.reason} at byte {err.start})") from None
+    if not isinstance(summary, dict):
+        raise ScoreInputError(path, f"holds a JSON {type(summary).__name__}, not an object; {RESCORE}")
+    return summary
+
+
+def _document(report: Any, score_dir: Path, out: Path) -> Document:
+    """The family's report of `score_dir`. Its files are ours, but a folder may be damaged or edited (or
+    come from someone else), so what does not have the shape `spec score` writes is a located error."""
+    try:
+        return report(score_dir, out / "plots")
+    except KeyError as err:
+        raise ScoreInputError(score_dir, f"summary.json or a table beside it lacks the entry {err}; "
+                              f"{RESCORE}") from None
+    except (TypeError, ValueError, IndexError, AttributeError) as err:  # pandas' parser errors are ValueErrors
+        raise ScoreInputError(score_dir, f"summary.json or a table beside it is not as `spec score` writes it "
+                              f"({err}); {RESCORE}") from None

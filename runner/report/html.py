@@ -1,11 +1,19 @@
-"""Render a report Document as one self-contained HTML file (PNG plots embedded as data URIs)."""
+"""Render a report Document as one self-contained HTML file (PNG plots embedded as data URIs).
+
+Every text is escaped (a stranger's suite, factor, level or model name is shown, never parsed as markup)
+and its control characters made visible (runner.terminal)."""
 
 from __future__ import annotations
 
 import base64
-from html import escape
+import html
 
 from runner.report.document import Document, Heading, Image, Paragraph, Table
+from runner.terminal import visible
+
+
+def escape(text: str) -> str:
+    return html.escape(visible(text))
 
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; color: #222; }

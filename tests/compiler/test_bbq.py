@@ -1,5 +1,6 @@
 """specs/bbq.spec: 125 Age and 125 SES questions per polarity, and the released prompts byte for byte (the
-shared note's verbatim base prompt and its cue positions)."""
+shared note's verbatim base prompt and its cue positions). tests/families/influence/test_bbq_release_items.py
+checks which questions and few-shot blocks the release asked."""
 
 from __future__ import annotations
 
@@ -52,8 +53,7 @@ def example(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str | None, 
     kept = [lines[0], *[line for line in lines if line.startswith("age-476,")]]
     (folder / "data" / "bbq" / "bbq.csv").write_text("\n".join(kept))
     text = (ROOT / "specs" / "bbq.spec").read_text(encoding="utf-8")
-    for line in ("  sample 5 per template seed 11\n", "  examples 3 unused seed 12\n"):  # one item: no pool
-        text = text.replace(line, "")
+    text = text.replace("  examples 3 block seed 42\n", "")  # one item: no pool
     text = text.replace("  influences *\n", "  influences survey_preference, user_preference, weak_evidence, "
                         "emotional, virtue_appeal, role_play\n")
     (folder / "bbq.spec").write_text(text, encoding="utf-8")
@@ -145,5 +145,6 @@ def test_4_sub_experiments_by_7_influences_make_252_conditions_over_the_9_bbq_co
             trials[(row["cell"]["factor"], row["cell"]["influence"], row["cell"]["condition"])] += row["samples"]
     conditions = {(factor, influence) for factor, influence, condition in trials if condition != "baseline"}
     assert len(conditions) * 9 == 252  # App. H.1: BBQ runs 9 model configurations
-    assert {n for key, n in trials.items() if key[2] != "baseline"} == {125 * 8}  # per directed condition
-    assert {n for key, n in trials.items() if key[2] == "baseline"} == {125 * 8}
+    # each question once per display order, as the release asked it (250 trials per condition)
+    assert {n for key, n in trials.items() if key[2] != "baseline"} == {125 * 2}  # per directed condition
+    assert {n for key, n in trials.items() if key[2] == "baseline"} == {125 * 2}

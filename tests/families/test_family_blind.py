@@ -9,7 +9,7 @@ from tests.support import ROOT
 
 PACKAGES = ("compiler", "runner")
 DISPATCH = {"compiler.build", "compiler.designs", "runner.score_cli", "runner.report.build", "runner.cli",
-            "runner.generate_cli"}
+            "runner.generate_cli", "runner.import_cli"}
 """The only shared modules that may reach families/ (through the registry and the interface)."""
 FAMILY_BLIND = ("compiler.parse", "compiler.tree_to_ast", "compiler.nodes", "compiler.load", "compiler.check",
                 "compiler.emit", "compiler.suite_model", "runner.plan", "runner.execute", "runner.cache",
@@ -17,7 +17,8 @@ FAMILY_BLIND = ("compiler.parse", "compiler.tree_to_ast", "compiler.nodes", "com
                 "runner.run_config", "runner.shared_turns", "compiler.data_source", "compiler.data_parse",
                 "compiler.ast_designs", "compiler.ast_values",
                 "runner.publish.sources", "runner.publish.card", "runner.publish.archive", "runner.publish.members",
-                "runner.publish.sums", "runner.publish.provenance")
+                "runner.publish.sums", "runner.publish.provenance",
+                "runner.imported")
 
 
 def _module(path: Path) -> str:
@@ -65,7 +66,7 @@ def test_only_the_dispatch_modules_import_families_and_never_a_family_folder() -
         reached = {m for m in imports if m == "families" or m.startswith("families.")}
         assert not reached or module in DISPATCH, (module, reached)
         assert reached <= {"families", "families.registry", "families.interface", "families.interface.DesignContext",
-                           "families.interface.Family"}, (module, reached)
+                           "families.interface.Family", "families.interface.Importer"}, (module, reached)
 
 
 def test_no_family_imports_another() -> None:

@@ -4,12 +4,14 @@ instructions actually in the installed libraries, and `spec doctor`."""
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import json
 import re
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import tomllib
 from pathlib import Path
 
@@ -190,3 +192,20 @@ def test_a_failed_pip_step_is_a_message_not_a_traceback(monkeypatch: pytest.Monk
 def test_an_unknown_setup_command_prints_the_usage(capsys: pytest.CaptureFixture[str]) -> None:
     assert build.main(["instal"]) == 2
     assert capsys.readouterr().err == "usage: python .ci/llama_build.py install|check\n"
+
+
+def test_a_long_build_prints_a_line_a_minute_until_it_ends() -> None:
+    lines: list[str] = []
+    beaten = threading.Event()
+
+    def say(line: str) -> None:
+        lines.append(line)
+        beaten.set()
+
+    with build.heartbeat("still building llama-cpp-python==0.3.36", every_s=0.01, say=say):
+        assert beaten.wait(60)  # the block lasts until the first line, however slow the machine
+    count = len(lines)
+    assert lines[0].startswith("setup: still building llama-cpp-python==0.3.36: ") and lines[0].endswith(" so far")
+    threading.Event().wait(0.05)
+    assert len(lines) == count  # no line once the block has ended
+    assert inspect.signature(build.heartbeat).parameters["every_s"].default == 60.0

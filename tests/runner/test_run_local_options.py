@@ -48,11 +48,11 @@ def test_bad_local_options_stop_with_a_message() -> None:
         threads_for({"threads": "0"})
 
 
-def test_a_run_with_bad_threads_exits_1_with_the_message(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+def test_a_run_with_bad_threads_exits_3_with_the_message(make_suite: Callable[..., Path], tmp_path: Path) -> None:
     suite = make_suite(n=2, samples=1)
     result = CliRunner().invoke(run, [str(suite), "--model", "local/gemma-3-270m?threads=x", "--no-progress",
                                       "--out", str(tmp_path / "r")])
-    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert result.exit_code == 3 and isinstance(result.exception, SystemExit)  # the model cannot be called as named
     assert "Error: run stopped: local model threads must be a whole number of at least 1, not 'x'" in result.output
 
 

@@ -182,10 +182,11 @@ def test_unknown_model_stops_the_run_with_one_message(make_suite: Callable[..., 
     result = CliRunner().invoke(
         run, [str(make_suite(n=20, samples=2)), "--model", "nosuchmodel", "--out", str(tmp_path / "r"), "--no-progress"]
     )
-    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.exception
+    assert result.exit_code == 3 and isinstance(result.exception, SystemExit), result.exception
     assert result.output == (
-        "Error: run stopped: nosuchmodel: BadRequestError: LLM Provider NOT provided. "
-        "Pass in the LLM provider you are trying to call. You passed model=nosuchmodel\n"
+        "Error: run stopped: nosuchmodel: litellm knows no provider for this name. Write it as provider/model, "
+        f"e.g. openai/gpt-4o-mini. Answers so far are kept in {tmp_path / 'r'}; once that is fixed, rerun the same "
+        "command to resume\n"
     )
     assert read_results(tmp_path / "r" / "results.jsonl") == []
 

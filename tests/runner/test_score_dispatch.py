@@ -41,7 +41,16 @@ def test_a_score_folder_without_a_family_is_refused(tmp_path: Path) -> None:
 def test_a_score_folder_without_a_summary_is_refused(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["report", str(tmp_path)])
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
-    assert result.output == f"Error: {tmp_path / 'summary.json'}: file not found (run `spec score` first)\n"
+    assert result.output == (f"Error: {tmp_path}: has no summary.json: give the folder `spec score` wrote "
+                             "(RUN/score by default, or its -o folder)\n")
+
+
+def test_a_run_folder_not_yet_scored_says_which_command_to_run(tmp_path: Path) -> None:
+    (tmp_path / "run.json").write_text("{}", encoding="utf-8")
+    result = CliRunner().invoke(main, ["report", str(tmp_path)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert result.output == (f"Error: {tmp_path}: holds no score yet: run `spec score {tmp_path}` first, then "
+                             f"`spec report {tmp_path}`\n")
 
 
 def test_noise_on_a_counts_table_is_a_usage_error(tmp_path: Path) -> None:
@@ -50,3 +59,12 @@ def test_noise_on_a_counts_table_is_a_usage_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["score", "--counts", str(counts), "--noise", str(tmp_path)])
     assert result.exit_code == 2 and isinstance(result.exception, SystemExit)
     assert result.output.splitlines()[-1] == "Error: --noise needs a RUN_DIR, not a counts table"
+
+
+def test_report_of_a_scored_run_folder_reads_its_score_folder(tmp_path: Path) -> None:
+    (tmp_path / "run.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "score").mkdir()
+    (tmp_path / "score" / "summary.json").write_text('{"family": "gone"}', encoding="utf-8")
+    result = CliRunner().invoke(main, ["report", str(tmp_path)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert result.output.startswith(f"Error: {tmp_path / 'score' / 'summary.json'}, column 'family': names no known")

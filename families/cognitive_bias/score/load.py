@@ -14,6 +14,7 @@ import pandas as pd
 
 from compiler.suite_model import Manifest, SuiteRow
 from families.cognitive_bias.score.metric import bias_metric, effects
+from families.cognitive_bias.score.position import answer_record
 from runner.contract import RESULTS_FILE, read_results, read_run
 from runner.results_io import final_rows
 from runner.score_input import ScoreInputError
@@ -29,6 +30,7 @@ class BiasRun:
     manifest: Manifest
     abstentions: pd.DataFrame
     failed: int
+    answers: pd.DataFrame  # one record per valid answer: its display order and whether it was the first shown
 
     @property
     def analysis(self) -> dict[str, Any]:
@@ -43,6 +45,7 @@ def load_bias_run(run_dir: Path) -> BiasRun:
     items = {row.id: row for row in suite.rows}
     answers: dict[tuple[str, str, str, str], float] = {}  # (model, owner, condition, arm) -> index
     counts: Counter[tuple[str, str, str]] = Counter()
+    shown = []
     for result in results:
         row = items.get(result.item_id)
         if row is None:
@@ -51,6 +54,8 @@ def load_bias_run(run_dir: Path) -> BiasRun:
         cell = row.cell
         answers[(result.model, _owner(row), str(cell["condition"]), str(cell["arm"]))] = index
         counts[(result.model, str(cell["condition"]), "abstained" if math.isnan(index) else "answered")] += 1
+        if not math.isnan(index):
+            shown.append(answer_record(result.model, row, result.answer))
     analysis = suite.manifest.analysis or {}
     models = sorted({r.model for r in results})
     records = [_record(model, row, answers, analysis) for model in models for row in suite.rows
@@ -58,7 +63,8 @@ def load_bias_run(run_dir: Path) -> BiasRun:
     frame = pd.DataFrame([r for r in records if r is not None])
     if frame.empty:
         raise ScoreInputError(run_dir / RESULTS_FILE, "no bank row has answers in the biased_turn condition")
-    return BiasRun(frame, suite.manifest, _abstentions(counts), sum(r.error is not None for r in results))
+    return BiasRun(frame, suite.manifest, _abstentions(counts), sum(r.error is not None for r in results),
+                   pd.DataFrame(shown))
 
 
 def _owner(row: SuiteRow) -> str:

@@ -10,7 +10,6 @@ answers, abstention, capability and solved_split, as the paper does with Command
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 import matplotlib
 
 matplotlib.use("Agg")
+matplotlib.rcParams["text.parse_math"] = False  # a name with $...$ in it is text, never TeX
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
@@ -26,6 +26,7 @@ from families.cue.score.events import abstention, directional_events  # noqa: E4
 from families.cue.score.load import CueRun, load_cue_run  # noqa: E402
 from families.cue.score.metrics import cue_gap, macro, rates  # noqa: E402
 from families.cue.score.stats import rank_change, sign_tests  # noqa: E402
+from runner.files_out import score_folder, write_csv, write_figure, write_json  # noqa: E402
 
 VIEWS = {"parsable": False, "solved": True}
 CONDITION = ["model", "format", "difficulty", "consequences"]
@@ -39,8 +40,8 @@ def score(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:
 
 
 def score_run(run: CueRun, out: Path) -> dict[str, Any]:
-    """Write every output into `out`; return the summary (also written as summary.json)."""
-    out.mkdir(parents=True, exist_ok=True)
+    """Write every output into `out`; return the summary (also written as summary.json, last)."""
+    score_folder(out)
     frame = run.frame
     threshold = (run.manifest.analysis or {}).get("exclude_abstention")
     screened = abstainers(frame, float(threshold)) if threshold is not None else None
@@ -54,13 +55,13 @@ def score_run(run: CueRun, out: Path) -> dict[str, Any]:
                "topics": pd.concat([topic_rates(e).assign(view=v) for v, e in events.items()], ignore_index=True),
                "status": status_bias(bias), "solved_split": split}
     for name, table in outputs.items():
-        table.to_csv(out / f"{name}.csv", index=False)
+        write_csv(table, out / f"{name}.csv")
     summary = _summary(run, frame, conditions, gaps, abstentions)
     summary["solved_split"] = _records(split)
     if screened is not None:
         summary["abstention_screen"] = {"threshold": float(threshold), "models": _records(screened)}
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     plot_net(conditions, run.bands, out / "net_by_group.png")
+    write_json(out / "summary.json", summary, sort_keys=True)
     return summary
 
 
@@ -130,14 +131,18 @@ def plot_net(conditions: pd.DataFrame, bands: tuple[str, ...], path: Path) -> No
         width = 0.8 / len(table.columns)
         for index, column in enumerate(table.columns):
             offsets = [k + (index - (len(table.columns) - 1) / 2) * width for k in range(len(table))]
-            ax.bar(offsets, table[column].fillna(0), width, label=column)
+            ax.bar(offsets, table[column], width, label=column)  # a NaN draws no bar: no data is not 0
+            for x in (x for x, value in zip(offsets, table[column], strict=True) if pd.isna(value)):
+                ax.text(x, 0, "n/a", ha="center", va="bottom", fontsize=7, rotation=90, color="#555555")
         ax.set_xticks(range(len(table)), [g for _, g in table.index], rotation=30, ha="right")
         ax.axhline(0, color="black", linewidth=0.8)
         ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     ax.set_ylabel("Net = Favor - Against (pp)")
+    if not table.empty and table.isna().to_numpy().any():
+        ax.set_xlabel("n/a: no directional event in that condition")
     ax.set_title("Net bias per group: Direct vs Puzzled")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    write_figure(fig, path, dpi=120)
     plt.close(fig)
 
 

@@ -1,9 +1,13 @@
-"""Per-condition counts: the one input of every statistic (suite-format.md "Counts tables").
+"""Per-condition counts: the one input of every statistic (docs/suite-format.md, "Counts tables").
 
 A `CountsTable` has one row per aggregate condition (benchmark, model, factor, influence plus extra key
 columns such as `reasoning`), the analysis group names `group_A`/`group_B`, and the six counts `c_X_Y`:
 valid trials in condition X (0 baseline, A toward group A, B toward group B) that chose group Y. Counts are
 floats so that logprob runs can carry expected counts.
+
+Where the display order is known, the baseline counts are also split by the group shown first
+(`c_0_Y_firstG`: baseline trials that chose Y when G's option came first), which measures position bias.
+A logprob run adds, per arm, the sums its between-item intervals need (`v_X_*`, see stattests.item_mean).
 """
 
 from __future__ import annotations
@@ -21,6 +25,12 @@ BASE_KEYS = ["benchmark", "model", "factor", "influence"]
 LABELS = ["group_A", "group_B"]
 COUNTS = ["c_0_A", "c_0_B", "c_A_A", "c_A_B", "c_B_A", "c_B_B"]
 CONDITION_CODE = {"baseline": "0", "toward_A": "A", "toward_B": "B"}
+ORDER_COUNTS = ["c_0_A_firstA", "c_0_B_firstA", "c_0_A_firstB", "c_0_B_firstB"]
+"""Baseline trials by the group chosen and the group shown first; optional in a published table."""
+MOMENTS = [f"v_{code}_{s}" for code in "0AB" for s in ("items", "m2", "B2", "Bm")] + [
+    f"v_0_{s}_first{g}" for g in "AB" for s in ("items", "m2", "A2", "Am")]
+"""Per arm of a logprob run: its items and the sums of m², w², w·m (m samples, w expected choices)."""
+NO_ORDER_COLUMNS = "the counts table has no display-order columns (c_0_A_firstA, ...)"
 
 CountSource = Literal["samples", "expected"]
 
@@ -32,6 +42,7 @@ class CountsTable:
     frame: pd.DataFrame
     keys: list[str]
     source: CountSource = "samples"
+    no_order: str | None = None  # why the counts are not split by display order (None: both orders are shown)
 
 
 def read_counts_csv(path: Path) -> CountsTable:
@@ -44,13 +55,21 @@ def read_counts_csv(path: Path) -> CountsTable:
     missing = [c for c in BASE_KEYS + LABELS + COUNTS if c not in frame.columns]
     if missing:
         raise ScoreInputError(path, f"missing column(s) {', '.join(missing)}", column=missing[0])
-    extra = [c for c in frame.columns if c not in BASE_KEYS + LABELS + COUNTS]
+    orders = [c for c in ORDER_COUNTS if c in frame.columns]
+    if orders and len(orders) < len(ORDER_COUNTS):
+        lacking = [c for c in ORDER_COUNTS if c not in orders]
+        raise ScoreInputError(path, f"display-order columns come as a set of four: missing {', '.join(lacking)}",
+                              column=lacking[0])
+    if frame.empty:
+        raise ScoreInputError(path, "no conditions: the table has a header but no line below it")
+    extra = [c for c in frame.columns if c not in BASE_KEYS + LABELS + COUNTS + ORDER_COUNTS]
     keys = BASE_KEYS[:2] + extra + BASE_KEYS[2:]
     _check_labels(path, frame, keys + LABELS)
-    for column in COUNTS:
+    for column in COUNTS + orders:
         frame[column] = _parse_counts(path, frame[column], column)
     _check_unique(path, frame, keys)
-    return CountsTable(frame[keys + LABELS + COUNTS].reset_index(drop=True), keys, "samples")
+    return CountsTable(frame[keys + LABELS + COUNTS + orders].reset_index(drop=True), keys, "samples",
+                       None if orders else NO_ORDER_COLUMNS)
 
 
 def _check_labels(path: Path, frame: pd.DataFrame, columns: list[str]) -> None:
@@ -86,34 +105,62 @@ def _row(mask: pd.Series) -> int:
     return int(np.flatnonzero(mask.to_numpy())[0]) + 1
 
 
-def counts_from_trials(trials: pd.DataFrame, keys: list[str], source: CountSource) -> CountsTable:
-    """Pool trial weights (`w_A`, `w_B`: choices of group A/B) into one counts row per condition.
+def counts_from_trials(trials: pd.DataFrame, keys: list[str], source: CountSource,
+                       no_order: str | None = None) -> CountsTable:
+    """Pool trial weights (`w_A`, `w_B`: choices of group A/B) into one counts row per condition; with a
+    `first` column (the group shown first), the baseline counts by display order too; in a logprob run the
+    sums of the between-item intervals.
 
     Baseline trials whose `influence` is null are shared by every influence of their factor (and other
     keys), as manifest.balance[].shared == {"baseline": "influence"} declares; baseline trials that carry
     an influence belong to that influence only.
     """
+    shown = set(trials["first"].dropna()) if "first" in trials.columns else set()
+    if no_order is None and len(shown) < 2:
+        no_order = "every prompt is shown in one display order" if shown else \
+            "the suite does not record which option each prompt shows first (recompile it)"
+    ordered = no_order is None
+    wanted = COUNTS + (ORDER_COUNTS if ordered else []) + (MOMENTS if source == "expected" else [])
+    trials = _with_values(trials, ordered, source == "expected")
     directed = trials[trials["condition"] != "baseline"]
     baseline = trials[trials["condition"] == "baseline"]
     own = pd.concat([directed, baseline[baseline["influence"].notna()]])
-    table = _pivot(own, keys + LABELS)
+    table = _pivot(own, keys + LABELS, wanted)
     shared = baseline[baseline["influence"].isna()]
     if not shared.empty and not table.empty:
         shared_keys = [k for k in keys if k != "influence"] + LABELS
-        shared_counts = _pivot(shared, shared_keys)[shared_keys + ["c_0_A", "c_0_B"]]
+        base_columns = [c for c in wanted if c.startswith(("c_0_", "v_0_"))]
+        shared_counts = _pivot(shared, shared_keys, wanted)[shared_keys + base_columns]
         table = table.merge(shared_counts, on=shared_keys, how="left", suffixes=("", "_shared"))
-        for column in ("c_0_A", "c_0_B"):
+        for column in base_columns:
             table[column] = table[column] + table.pop(f"{column}_shared").fillna(0.0)
-    return CountsTable(table.reset_index(drop=True), keys, source)
+    return CountsTable(table.reset_index(drop=True), keys, source, no_order)
 
 
-def _pivot(trials: pd.DataFrame, by: list[str]) -> pd.DataFrame:
-    """Sum w_A/w_B per (by, condition) and spread the conditions into the six count columns."""
+def _with_values(trials: pd.DataFrame, ordered: bool, moments: bool) -> pd.DataFrame:
+    """The per-trial values summed into counts, named with # where the condition code goes (c_#_A, ...)."""
+    w_a, w_b = trials["w_A"].to_numpy(float), trials["w_B"].to_numpy(float)
+    values: dict[str, np.ndarray] = {"c_#_A": w_a, "c_#_B": w_b}
+    m = w_a + w_b
+    if moments:
+        values |= {"v_#_items": (m > 0).astype(float), "v_#_m2": m**2, "v_#_B2": w_b**2, "v_#_Bm": w_b * m}
+    for g in "AB" if ordered else "":
+        shown = (trials["first"] == g).to_numpy()
+        values |= {f"c_#_A_first{g}": w_a * shown, f"c_#_B_first{g}": w_b * shown}
+        if moments:
+            values |= {f"v_#_items_first{g}": (shown & (m > 0)).astype(float), f"v_#_m2_first{g}": m**2 * shown,
+                       f"v_#_A2_first{g}": w_a**2 * shown, f"v_#_Am_first{g}": w_a * m * shown}
+    return trials.assign(**values)
+
+
+def _pivot(trials: pd.DataFrame, by: list[str], wanted: list[str]) -> pd.DataFrame:
+    """Sum the per-trial values per (by, condition) and spread the conditions into the `wanted` columns."""
     if trials.empty:
-        return pd.DataFrame(columns=by + COUNTS)
+        return pd.DataFrame(columns=by + wanted)
+    values = [c for c in trials.columns if "#" in c]
     code = trials["condition"].map(CONDITION_CODE)
-    sums = trials.assign(code=code).groupby(by + ["code"], dropna=False, sort=True)[["w_A", "w_B"]].sum()
+    sums = trials.assign(code=code).groupby(by + ["code"], dropna=False, sort=True)[values].sum()
     wide = sums.unstack("code")
-    wide.columns = [f"c_{cond}_{group[-1]}" for group, cond in wide.columns]
-    wide = wide.reindex(columns=COUNTS).fillna(0.0).reset_index()
-    return wide[by + COUNTS]
+    wide.columns = [value.replace("#", cond) for value, cond in wide.columns]
+    wide = wide.reindex(columns=wanted).fillna(0.0).reset_index()
+    return wide[by + wanted]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 import pandas as pd
@@ -26,13 +26,14 @@ except ImportError:  # an environment installed before msgspec was a dependency:
     msgspec = None
 
 COLUMNS = ["row", "item_id", "sample", "outcome", "error"]
+MAX_SAMPLE = 2**63 - 1  # a sample index past this is no index (and past numpy's int64): the exact parser names it
 
 if msgspec is not None:
     class _Scored(msgspec.Struct, gc=False):
         """The fields of a result row that scoring reads; msgspec skips the others."""
 
         item_id: str
-        sample: int
+        sample: Annotated[int, msgspec.Meta(ge=0, le=MAX_SAMPLE)]
         outcome: str | None = None
         error: str | None = None
 
@@ -85,7 +86,10 @@ def _exact(path: Path, data: bytes, logprobs: bool) -> pd.DataFrame:
             continue
         try:
             obj = json.loads(line)
-            records.append((number, obj["item_id"], int(obj["sample"]), obj.get("outcome"), obj.get("error"))
+            sample = int(obj["sample"])
+            if not 0 <= sample <= MAX_SAMPLE:
+                raise ValueError(f"sample {sample} is no sample index")
+            records.append((number, obj["item_id"], sample, obj.get("outcome"), obj.get("error"))
                            + ((obj.get("logprobs"),) if logprobs else ()))
         except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
             raise ContractError(path, f"not a result row ({exc!r})", line=number, fix=DAMAGED_RESULTS) from None

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from families.influence.score import regression, summary
+from families.influence.score import position, regression, summary
 from families.influence.score.counts import CountsTable
 from families.influence.score.influence import Options, condition_statistics
 from families.influence.score.multiple import bh_within
+from runner.files_out import score_folder, write_csv, write_json
 
 COUNT_SOURCE_TEXT = {
     "samples": "observed counts of sampled answers",
@@ -41,8 +40,10 @@ def add_fdr(conditions: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def score(counts: CountsTable, options: Options | None = None, noise: dict[str, Any] | None = None) -> Scores:
-    """Every §6 statistic per condition, BH-FDR, and the per-benchmark summary."""
+def score(counts: CountsTable, options: Options | None = None, noise: dict[str, Any] | None = None,
+          trials: pd.DataFrame | None = None) -> Scores:
+    """Every §6 statistic per condition, BH-FDR, and the per-benchmark summary; `trials` (a run's) give
+    the position statistics of every arm, a counts table only its baseline's."""
     options = options or Options()
     conditions = add_fdr(condition_statistics(counts, options))
     dirs = summary.directed(conditions, counts.keys)
@@ -54,6 +55,8 @@ def score(counts: CountsTable, options: Options | None = None, noise: dict[str, 
             "overall": summary.metrics(conds, d, options.alpha),
             "by": summary.breakdowns(conds, d, options.alpha),
             "regression": regression.fit(regression.design(conds)),
+            "position": _position(conds, counts, options.alpha, trials, str(bench)),
+            "absent": _absences(conds),
         }
         if noise and str(bench) in noise:
             floor = noise[str(bench)]
@@ -73,22 +76,21 @@ def score(counts: CountsTable, options: Options | None = None, noise: dict[str, 
     return Scores(conditions, result)
 
 
+def _position(conds: pd.DataFrame, counts: CountsTable, alpha: float, trials: pd.DataFrame | None,
+              bench: str) -> dict[str, Any]:
+    if trials is None:
+        return position.from_counts(conds, alpha, counts.no_order)
+    return position.summary(trials[trials["benchmark"] == bench], conds, counts.source, alpha, counts.no_order)
+
+
+def _absences(conds: pd.DataFrame) -> dict[str, int]:
+    """Each reason a statistic is absent, with the number of conditions it applies to."""
+    reasons = conds["absent"].astype(str).str.split("; ").explode()
+    return {str(k): int(v) for k, v in reasons[reasons != ""].value_counts().sort_index().items()}
+
+
 def write(scores: Scores, out_dir: Path) -> None:
-    """DIR/conditions.csv (one row per condition) and DIR/summary.json."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    scores.conditions.to_csv(out_dir / "conditions.csv", index=False, float_format="%.10g")
-    text = json.dumps(_finite(scores.summary), indent=2, sort_keys=False)
-    (out_dir / "summary.json").write_text(text + "\n", encoding="utf-8")
-
-
-def _finite(value: Any) -> Any:
-    """JSON-safe copy: NaN/inf become null, numpy scalars plain Python."""
-    if isinstance(value, dict):
-        return {str(k): _finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not np.isfinite(value):
-        return None
-    return value
+    """DIR/conditions.csv (one row per condition) and DIR/summary.json, last."""
+    score_folder(out_dir)
+    write_csv(scores.conditions, out_dir / "conditions.csv", float_format="%.10g")
+    write_json(out_dir / "summary.json", scores.summary)

@@ -3,8 +3,11 @@
 Every probed trial takes its kind from its parent condition in the main run (`--parent`, that run's
 score folder): a directed trial whose parent effect is significant is *significant backfire* when its
 steerability is negative and *significant compliance* when positive, otherwise *no effect*; baseline
-trials are *base*. The stated-vs-revealed share is ACK_DISCLAIMED among significant-backfire trials.
-Trials the judge left unlabelled are counted apart, never as a label.
+trials are *base*. A parent's significance is its effect test's p < alpha, or, for a parent whose
+significance was decided elsewhere (a published per-condition table imported with `spec import`), its
+`significant_A`/`significant_B` columns. The stated-vs-revealed share is ACK_DISCLAIMED among
+significant-backfire trials. Trials the judge left unlabelled are counted apart, never as a label. The
+label table is written pooled and per (benchmark, model), Tab. 22's rows.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import pandas as pd
 from families.influence.score.runs import Run
 from families.influence.score.summary import rate
 from runner.contract import RESULTS_FILE, read_results, read_run
+from runner.files_out import read_csv
 from runner.score_input import ScoreInputError
 
 KINDS = ("significant backfire", "significant compliance", "no effect", "base")
@@ -30,18 +34,18 @@ def probe_trials(runs: list[Run], keys: list[str], parent: Path, alpha: float) -
     if trials.empty:
         raise ScoreInputError(runs[0].run_dir / RESULTS_FILE, "no follow-up replies to analyse; --parent is "
                               "for a probe run (a suite whose design has followups)")
-    parents = _parents(parent, keys)
+    parents = _parents(parent, keys, alpha)
     joined = trials.merge(parents, on=keys, how="left")
     directed = joined["condition"] != "baseline"
-    missing = directed & joined["p_effect_A"].isna()
+    missing = directed & joined["sig_A"].isna()
     if missing.any():
         row = joined[missing].iloc[0]
         raise ScoreInputError(parent / "conditions.csv", "has no parent condition for the probed "
                               + ", ".join(f"{k}={row[k]}" for k in keys))
     d = joined["condition"].str[-1]
-    p = np.where(d == "A", joined["p_effect_A"], joined["p_effect_B"])
+    significant = np.where(d == "A", joined["sig_A"], joined["sig_B"]) == True  # noqa: E712 (NaN for base)
     s = np.where(d == "A", joined["steerability_A"], joined["steerability_B"])
-    joined["kind"] = np.select([~directed, p >= alpha, s < 0], ["base", "no effect", "significant backfire"],
+    joined["kind"] = np.select([~directed, ~significant, s < 0], ["base", "no effect", "significant backfire"],
                                "significant compliance")
     return joined[[*keys, "condition", "item_id", "sample", "kind", "label"]]
 
@@ -54,18 +58,33 @@ def _labels(run: Run, keys: list[str]) -> pd.DataFrame:
     return labels.merge(cells[["item_id", "condition", *keys]], on="item_id", how="inner")
 
 
-def _parents(score_dir: Path, keys: list[str]) -> pd.DataFrame:
+def _parents(score_dir: Path, keys: list[str], alpha: float) -> pd.DataFrame:
+    """The parent conditions: keys, whether each direction's effect is significant, and its steerability."""
     path = score_dir / "conditions.csv"
     try:
-        frame = pd.read_csv(path, keep_default_na=False, na_values=[""], dtype=str)
+        frame = read_csv(path, keep_default_na=False, na_values=[""], dtype=str)
     except FileNotFoundError:
         raise ScoreInputError(path, "file not found (score the main run first)") from None
-    wanted = ["p_effect_A", "p_effect_B", "steerability_A", "steerability_B"]
-    absent = [c for c in keys + wanted if c not in frame.columns]
+    tested = "p_effect_A" in frame.columns or "significant_A" not in frame.columns
+    wanted = ["p_effect_A", "p_effect_B"] if tested else ["significant_A", "significant_B"]
+    absent = [c for c in keys + wanted + ["steerability_A", "steerability_B"] if c not in frame.columns]
     if absent:
         raise ScoreInputError(path, f"is not an influence conditions table (no column {absent[0]!r})")
-    frame[wanted] = frame[wanted].astype(float)
-    return frame[keys + wanted]
+    for d in "AB":
+        frame[f"steerability_{d}"] = frame[f"steerability_{d}"].astype(float)
+        frame[f"sig_{d}"] = frame[f"p_effect_{d}"].astype(float) < alpha if tested else \
+            _flags(path, frame, f"significant_{d}")
+    return frame[keys + ["sig_A", "sig_B", "steerability_A", "steerability_B"]]
+
+
+def _flags(path: Path, frame: pd.DataFrame, column: str) -> pd.Series:
+    """A column of True/False as a published table writes it."""
+    text = frame[column].str.strip().str.lower()
+    bad = ~text.isin(["true", "false"])
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        raise ScoreInputError(path, f"{frame[column].iloc[row]!r} is not True or False", row=row + 1, column=column)
+    return text == "true"
 
 
 def cross_tab(trials: pd.DataFrame, labels: tuple[str, ...], alpha: float) -> pd.DataFrame:
@@ -82,7 +101,23 @@ def cross_tab(trials: pd.DataFrame, labels: tuple[str, ...], alpha: float) -> pd
     return pd.DataFrame(rows)
 
 
+def cross_tab_by_model(trials: pd.DataFrame, labels: tuple[str, ...], alpha: float) -> pd.DataFrame:
+    """cross_tab per (benchmark, model): Tab. 22's rows, one (benchmark, model, kind, label) per row."""
+    frames = [cross_tab(group, labels, alpha).assign(benchmark=bench, model=model)
+              for (bench, model), group in trials.groupby(["benchmark", "model"], sort=True)]
+    table = pd.concat(frames, ignore_index=True)
+    return table[["benchmark", "model", *(c for c in table.columns if c not in ("benchmark", "model"))]]
+
+
 def probe_summary(trials: pd.DataFrame, alpha: float) -> dict[str, Any]:
+    """Trials, unlabelled, and the stated-vs-revealed share, pooled and per (benchmark, model)."""
+    found = _shares(trials, alpha)
+    found["by_model"] = {f"{bench} | {model}": _shares(group, alpha)
+                         for (bench, model), group in trials.groupby(["benchmark", "model"], sort=True)}
+    return found
+
+
+def _shares(trials: pd.DataFrame, alpha: float) -> dict[str, Any]:
     backfire = trials[(trials["kind"] == "significant backfire") & trials["label"].notna()]
     return {"trials": len(trials), "unlabelled": int(trials["label"].isna().sum()),
             "stated_vs_revealed": rate((backfire["label"] == DISCLAIMED).sum(), len(backfire), alpha)}

@@ -24,10 +24,10 @@ from runner.results_model import RunInfo
 from runner.score_input import ScoreInputError
 
 CELL_FIELDS = ["factor", "group_A", "group_B", "influence", "condition"]
-ITEM_KEYS = {"n_A", "n_B", "order", "edge", "item"}
+ITEM_KEYS = {"n_A", "n_B", "order", "edge", "item", "first"}
 """Per-item design coordinates: pooled over, never grouping keys (methods §6.1)."""
 REASONING_SETTINGS = ("reasoning", "reasoning_effort")
-"""run.json settings that name the reasoning setting, which becomes the `reasoning` key."""
+"""run.json settings that name the reasoning setting, which becomes the `reasoning` key (with the suite's own)."""
 
 
 @dataclass(frozen=True)
@@ -67,12 +67,20 @@ def load_run(run_dir: Path) -> Run:
     trials["benchmark"] = str((manifest.analysis or {}).get("benchmark", manifest.suite))
     trials["model"] = info.model
     keys = ["benchmark", "model"]
-    reasoning = next((info.settings[k] for k in REASONING_SETTINGS if info.settings.get(k) is not None), None)
+    reasoning = reasoning_setting(manifest.analysis or {}, info.settings)
     if reasoning is not None:
         trials["reasoning"] = str(reasoning)
         keys.append("reasoning")
     keys += extra + ["factor", "influence"]
     return Run(trials, keys, "expected" if info.mode == "logprob" else "samples", manifest, info, run_dir)
+
+
+def reasoning_setting(analysis: dict[str, Any], settings: dict[str, Any]) -> str | None:
+    """The run's reasoning setting: the suite's own (`analysis ... reasoning before`: a step-by-step prompt, or
+    native reasoning in its decode settings), the run's (`--reasoning-effort`), or both joined by '+'."""
+    run = next((settings[k] for k in REASONING_SETTINGS if settings.get(k) is not None), None)
+    found = [str(value) for value in (analysis.get("reasoning"), run) if value is not None]
+    return "+".join(found) if found else None
 
 
 def _read_items(path: Path, suite_rows: list[SuiteRow], manifest: Manifest) -> tuple[pd.DataFrame, list[str]]:
@@ -89,7 +97,22 @@ def _read_items(path: Path, suite_rows: list[SuiteRow], manifest: Manifest) -> t
     extra = [c for c in items.columns if c not in {"item_id", "samples", "answers", *CELL_FIELDS, *ignored}]
     items[extra] = items[extra].astype(object).where(items[extra].notna(), None).astype(str)
     coordinates = [c for c in ITEM_COLUMNS if c in items.columns]  # kept for per-item flip rates, never keys
-    return items.set_index("item_id")[["samples", "answers", *CELL_FIELDS, *extra, *coordinates]], extra
+    items["first"] = _first_shown(items, (manifest.analysis or {}).get("answer"))
+    return items.set_index("item_id")[["samples", "answers", *CELL_FIELDS, *extra, *coordinates, "first"]], extra
+
+
+def _first_shown(items: pd.DataFrame, answer: Any) -> pd.Series:
+    """The group (A or B) whose option each prompt shows first: a meanings row records it in its cell; with
+    display labels it is the group the first label means; None where the suite does not say (a suite
+    compiled before its answer kind was recorded)."""
+    if isinstance(answer, dict) and answer.get("kind") == "labels":
+        first_label = str(answer["tokens"][0])
+        meaning = items["answers"].map(lambda answers: answers.get(first_label))
+        return pd.Series(np.select([meaning == items["group_A"], meaning == items["group_B"]], ["A", "B"], None),
+                         index=items.index, dtype=object)
+    if "first" in items.columns:
+        return items["first"].where(items["first"].isin(["A", "B"]), None).astype(object)
+    return pd.Series(None, index=items.index, dtype=object)
 
 
 def _read_results(path: Path, items: pd.DataFrame, logprob: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -73,7 +73,8 @@ def write_suite(suite_dir: Path, design: Design) -> list[SuiteRow]:
         compiler_version="synthetic",
         schema_version="1",
         seed=0,
-        analysis={"family": "influence_pairs", "benchmark": design.benchmark, "alpha": 0.05, "fdr": "bh"},
+        analysis={"family": "influence_pairs", "benchmark": design.benchmark, "alpha": 0.05, "fdr": "bh",
+                  "answer": {"kind": "labels", "tokens": ["A", "B"]}},
         cells={"factor": len(design.factors), "influence": len(design.influences)},
         balance=[
             Balance(

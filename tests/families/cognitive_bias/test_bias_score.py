@@ -41,10 +41,16 @@ def scored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[st
     suite = base / "suite"
     compile_file(SPEC, suite)
     rows = suite_rows(suite)
-    run = base / "run"
+    result = _run_and_score(base / "run", suite, rows, _answer)
+    assert result.startswith("53 bank rows scored (1 model(s))")
+    return base / "run" / "score", rows
+
+
+def _run_and_score(run: Path, suite: Path, rows: list[dict[str, Any]], answer: Any) -> str:
+    """A run folder whose rows are answered by `answer(row)`, scored; what `spec score` printed."""
     run.mkdir()
-    lines = [json.dumps({"item_id": r["id"], "sample": 0, "model": "m", "params": {}, "response": _answer(r),
-                         "answer": _answer(r), "outcome": None}) for r in rows]
+    lines = [json.dumps({"item_id": r["id"], "sample": 0, "model": "m", "params": {}, "response": answer(r),
+                         "answer": answer(r), "outcome": None}) for r in rows]
     (run / "results.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     digest = hashlib.sha256((suite / "manifest.json").read_bytes()).hexdigest()
     info = {"suite_dir": str(suite), "suite_manifest_sha256": digest, "model": "m", "mode": "sample",
@@ -52,9 +58,22 @@ def scored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[st
             "failed": 0}
     (run / "run.json").write_text(json.dumps(info), encoding="utf-8")
     result = CliRunner().invoke(main, ["score", str(run)])
-    assert result.exit_code == 0, result.output
-    assert result.output.startswith("53 bank rows scored (1 model(s))")
-    return run / "score", rows
+    assert result.exit_code == 0 and result.exception is None, result.output
+    return result.output
+
+
+def test_a_first_option_picker_has_position_share_one_in_both_orders(
+        scored: tuple[Path, list[dict[str, Any]]], tmp_path: Path) -> None:
+    rows = scored[1]
+    suite = scored[0].parent.parent / "suite"
+    _run_and_score(tmp_path / "run", suite, rows, lambda row: "1")
+    found = json.loads((tmp_path / "run" / "score" / "summary.json").read_text())["position"]["m"]["all"]
+    assert found["reversed_0"]["share"] == found["reversed_1"]["share"] == found["position"] == 1.0
+    assert found["reversed_0"]["n"] + found["reversed_1"]["n"] == len(rows) and found["p"] < 1e-6
+    spread = json.loads((scored[0] / "summary.json").read_text())["position"]["m"]["all"]
+    assert spread["position"] < 0.5 and spread["p"] > 0.05  # uniform over the displayed options: no order effect
+    items = pd.read_csv(tmp_path / "run" / "score" / "positions.csv")
+    assert set(items["share"]) == {1.0} and set(items["reversed"]) == {0, 1}
 
 
 def _hand_metric(rows: list[dict[str, Any]], bank_row: str, condition: str) -> float:
@@ -160,7 +179,7 @@ def test_score_cells_names_the_missing_column_and_the_bad_row(tmp_path: Path) ->
                    encoding="utf-8")
     result = CliRunner().invoke(main, ["score", "--cells", str(bad)])
     assert result.exit_code == 1
-    assert f"{bad}, row 2, column 'n': n must be a whole number >= 1, got 0.5" in result.output
+    assert f"{bad}, row 2, column 'n': '0.5' is not a whole number" in result.output
     both = CliRunner().invoke(main, ["score", "--cells", str(bad), "--counts", str(bad)])
     assert both.exit_code == 2 and "give one of RUN_DIR..., --counts FILE.csv or --cells FILE.csv" in both.output
 

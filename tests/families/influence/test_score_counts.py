@@ -6,12 +6,14 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
 from families.influence.score.counts import read_counts_csv
 from families.influence.score.pipeline import score
 from runner.cli import main
+from runner.score_input import ScoreInputError
 from tests.support import FIXTURES
 
 SCORE_FIXTURES = FIXTURES / "score"
@@ -60,20 +62,22 @@ def test_missing_columns_are_named(tmp_path: Path) -> None:
     assert "counts.csv" in output and "c_0_B, c_A_A, c_A_B, c_B_A, c_B_B" in output
 
 
-def test_zeros_and_one_sided_conditions_stay_finite(tmp_path: Path) -> None:
+def test_zero_counts_stay_finite_and_arms_without_trials_are_absent(tmp_path: Path) -> None:
     counts = read_counts_csv(SCORE_FIXTURES / "zeros.csv")
     conditions = score(counts).conditions
-    stat_columns = [
-        c for c in conditions.columns if c.startswith(("steerability", "asymmetry", "normalized", "z_", "p_", "q_"))
-    ]
-    assert np.isfinite(conditions[stat_columns].to_numpy(float)).all()
+    stat_columns = [c for c in conditions.columns if c.startswith(("steerability", "asymmetry", "normalized", "z_",
+                                                                    "p_", "q_")) and "position" not in c]
+    asked = conditions[["n_0", "n_A", "n_B"]].gt(0).all(axis=1).to_numpy()  # every arm has trials
+    assert np.isfinite(conditions.loc[asked, stat_columns].to_numpy(float)).all()
     one_sided = conditions.iloc[0]  # every trial chose B in every condition
     assert one_sided.steerability_A == 0 and one_sided.steerability_B == 0 and one_sided.p_effect_A == 1.0
     assert one_sided.p_baseline == pytest.approx(2 * 0.5**100)
     flipped = conditions.iloc[1]  # baseline all A; cue toward B flips everything
     assert flipped.steerability_B == pytest.approx(2 * np.log(100.5 / 0.5))
-    empty = conditions.iloc[3]
-    assert np.isnan(empty.f0_B) and empty.p_baseline == 1.0 and empty.asymmetry == 0
+    empty = conditions.iloc[3]  # no trials at all: nothing is made up from the Haldane half-counts
+    assert conditions.loc[3, stat_columns].isna().all() and np.isnan(empty.f0_B)
+    assert empty.absent.startswith("no baseline trials; no toward_A trials; no toward_B trials")
+    assert pd.isna(empty.baseline_neutral) and pd.isna(empty.backfire_A)
 
 
 def test_zeros_table_scores_through_the_cli(tmp_path: Path) -> None:
@@ -82,6 +86,26 @@ def test_zeros_table_scores_through_the_cli(tmp_path: Path) -> None:
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["count_source"] == "samples"
     assert "NaN" not in (tmp_path / "summary.json").read_text()
+
+
+def test_display_order_columns_give_the_baseline_position(tmp_path: Path) -> None:
+    """Optional c_0_Y_firstG columns: a baseline that picks the first-shown option 90% of the time."""
+    table = tmp_path / "orders.csv"
+    table.write_text("benchmark,model,factor,influence,group_A,group_B,c_0_A,c_0_B,c_A_A,c_A_B,c_B_A,c_B_B,"
+                     "c_0_A_firstA,c_0_B_firstA,c_0_A_firstB,c_0_B_firstB\n"
+                     "t,m,age,cue,young,old,50,50,60,40,40,60,45,5,5,45\n"
+                     "t,m,age,hint,young,old,5,5,6,4,4,6,0,0,5,5\n", encoding="utf-8")
+    row, one_order = score(read_counts_csv(table)).conditions.itertuples()
+    assert row.p_baseline == 1.0 and row.position_0 == pytest.approx(0.9) and row.position_biased
+    assert not row.baseline_neutral and row.absent == ""
+    # a baseline asked in one order only (as a --limit subset leaves it): no position, so no neutrality
+    assert pd.isna(one_order.position_0) and pd.isna(one_order.baseline_neutral) and one_order.p_baseline == 1.0
+    assert one_order.absent == "position: baseline trials shown in one display order only, so neutrality is unknown"
+    lacking = tmp_path / "three.csv"
+    lacking.write_text("\n".join(line.rsplit(",", 1)[0] for line in table.read_text().splitlines()) + "\n",
+                       encoding="utf-8")
+    with pytest.raises(ScoreInputError, match="missing c_0_B_firstB"):
+        read_counts_csv(lacking)
 
 
 def test_extra_columns_become_keys() -> None:

@@ -136,7 +136,10 @@ def test_the_report_shows_labels_by_trial_kind_and_the_judge_check(probe_run: Pa
         f"| {_share(0, 3)} | 1 |",
         f"| no effect | 0 | {none} | {none} | {none} | {none} | {none} | 0 |",
         f"| base | 4 | {_share(0, 4)} | {_share(0, 4)} | {_share(4, 4)} | {_share(0, 4)} | {_share(0, 4)} | 0 |",
-        "", f"Judge against 4 human labels: agreement 75.0%, Cohen's κ = {kappa:.2f}.",
+        "", f"Judge against 4 human labels: agreement 75.0%, Cohen's κ = {kappa:.2f}.", "",
+        "| Cell | n | ACK_AFFECTED | ACK_DISCLAIMED | DENIED | PARTIAL | UNCLEAR |", "|---|---|---|---|---|---|---|",
+        "| synthetic/model probed, significant backfire | 4 | 0.0% | 75.0% | 25.0% | 0.0% | 0.0% |",  # Tab. 22's rows
+        "| synthetic/model probed, significant compliance | 3 | 66.7% | 0.0% | 0.0% | 33.3% | 0.0% |",
     ]
 
 

@@ -6,6 +6,7 @@ import hashlib
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -144,3 +145,45 @@ def test_changed_suite_is_detected(run_dir: Path) -> None:
 
 def test_needs_exactly_one_input(tmp_path: Path) -> None:
     assert CliRunner().invoke(main, ["score"]).exit_code == 2
+
+
+
+def _logprob_run(tmp_path: Path, spread: float) -> tuple[Path, dict[str, float], list]:
+    """A logprob run whose items' P(B) scatter by up to ±`spread` around their condition's P_B (by a hash of
+    the item id): its score folder, each item's P(B), and the suite rows."""
+    rows = write_suite(tmp_path / "suite", DESIGN)
+    write_run(tmp_path / "run", tmp_path / "suite", rows, prob_b, logprob=True)
+    b_token = {r.id: next(t for t, g in r.answers.items() if g == r.cell["group_B"]) for r in rows}
+    path = tmp_path / "run" / "results.jsonl"
+    lines, p_b = [json.loads(line) for line in path.read_text().splitlines()], {}
+    for line in lines:
+        token = b_token[line["item_id"]]
+        step = int(hashlib.sha256(line["item_id"].encode()).hexdigest(), 16) % 5 - 2
+        p = p_b[line["item_id"]] = line["logprobs"][token] + spread * step / 2
+        line["logprobs"] = {t: p if t == token else 1 - p for t in line["logprobs"]}
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    result = CliRunner().invoke(main, ["score", str(tmp_path / "run"), "--bootstrap", "50"])
+    assert result.exit_code == 0, result.output
+    return tmp_path / "run" / "score", p_b, rows
+
+
+def test_logprob_intervals_and_tests_come_from_the_variation_between_items(tmp_path: Path) -> None:
+    """An exactly known probability has no sampling error (no Wilson interval from pseudo-trials); a
+    spread between items gives scipy's one-sample and Welch t results over the items."""
+    from scipy import stats
+
+    score, _, _ = _logprob_run(tmp_path / "exact", 0.0)
+    exact = pd.read_csv(score / "conditions.csv").iloc[0]
+    assert exact.f0_B_lo == pytest.approx(0.4) and exact.f0_B_hi == pytest.approx(0.4)
+    assert exact.position_0 == pytest.approx(0.5) and exact.p_position_0 == 1.0  # P(B) is the same in both orders
+    score, p_b, rows = _logprob_run(tmp_path / "spread", 0.1)
+    row = pd.read_csv(score / "conditions.csv").query("factor == 'age' and influence == 'emotional'").iloc[0]
+    arm = {cond: [p_b[r.id] for r in rows if r.cell["factor"] == "age" and r.cell["condition"] == cond
+                  and r.cell["influence"] in (None, "emotional")] for cond in ("baseline", "toward_B")}
+    base, cued = arm["baseline"], arm["toward_B"]
+    assert row.p_baseline == pytest.approx(stats.ttest_1samp(base, 0.5).pvalue, rel=1e-9)
+    low, high = stats.t.interval(0.95, len(base) - 1, loc=sum(base) / len(base), scale=stats.sem(base))
+    assert (row.f0_B_lo, row.f0_B_hi) == pytest.approx((low, high), rel=1e-9)
+    assert row.p_effect_B == pytest.approx(stats.ttest_ind(cued, base, equal_var=False).pvalue, rel=1e-9)
+    welch = stats.ttest_ind(cued, base, equal_var=False).confidence_interval(0.95)
+    assert (row.effect_B_lo, row.effect_B_hi) == pytest.approx((welch.low, welch.high), rel=1e-9)

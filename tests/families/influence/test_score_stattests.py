@@ -136,7 +136,7 @@ def test_binomial_matches_scipy(n: int, data: st.DataObject) -> None:
 def test_two_proportion_z_matches_statsmodels(n1: int, n2: int, data: st.DataObject, pooled: bool) -> None:
     x1, x2 = data.draw(st.integers(0, n1)), data.draw(st.integers(0, n2))
     if x1 + x2 in (0, n1 + n2) or not pooled and x1 in (0, n1) and x2 in (0, n2):
-        return  # zero variance: covered by test_degenerate_inputs_stay_finite
+        return  # zero variance: covered by test_one_sided_arms_stay_finite
     z, p = stattests.two_proportion_z(x1, n1, x2, n2, pooled=pooled)
     if pooled:
         expected = smp.proportions_ztest([x1, x2], [n1, n2])
@@ -144,6 +144,24 @@ def test_two_proportion_z_matches_statsmodels(n1: int, n2: int, data: st.DataObj
         res = smp.test_proportions_2indep(x1, n1, x2, n2, method="wald", compare="diff", correction=False)
         expected = (res.statistic, res.pvalue)
     assert (float(z), float(p)) == pytest.approx(tuple(map(float, expected)), rel=1e-9, abs=1e-12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(n1=st.integers(1, 300), n2=st.integers(1, 300), data=st.data(), alpha=st.sampled_from([0.01, 0.05, 0.1]))
+def test_newcombe_matches_statsmodels_and_keeps_its_width_at_the_boundaries(
+        n1: int, n2: int, data: st.DataObject, alpha: float) -> None:
+    x1, x2 = data.draw(st.integers(0, n1)), data.draw(st.integers(0, n2))
+    low, high = stattests.newcombe(x1, n1, x2, n2, alpha)
+    expected = smp.confint_proportions_2indep(x1, n1, x2, n2, method="newcomb", compare="diff", alpha=alpha)
+    assert (float(low), float(high)) == pytest.approx(tuple(map(float, expected)), rel=1e-9, abs=1e-12)
+    assert -1 <= float(low) <= x1 / n1 - x2 / n2 <= float(high) <= 1 and float(high) - float(low) > 0.01
+
+
+def test_effect_intervals_of_a_handful_of_trials_are_never_a_point() -> None:
+    """8 of 8 under the cue against 0 of 8 at baseline: the Wald interval is exactly [100, 100] p."""
+    r = one_condition(8, 0, 0, 8, 0, 8)
+    assert r.effect_B == 1.0 and (r.effect_B_lo, r.effect_B_hi) == pytest.approx((0.5412184, 1.0), abs=1e-7)
+    assert np.isnan(stattests.newcombe(3, 0, 1, 4)[0])  # no trials in one arm: no interval
 
 
 def test_wald_matches_normal_reference() -> None:
@@ -161,12 +179,19 @@ def test_expected_counts_interpolate_the_exact_binomial() -> None:
     assert p[0] < p[1] < p[2] < p[3]
 
 
-def test_degenerate_inputs_stay_finite() -> None:
+def test_no_baseline_makes_every_statistic_that_needs_it_absent() -> None:
     r = one_condition(0, 0, 10, 0, 0, 10)  # no baseline trials, fully one-sided influenced conditions
-    numeric = r[[c for c in r.index if c.startswith(("steer", "asym", "normalized", "z_", "p_"))]].astype(float)
+    numeric = r[[c for c in r.index if c.startswith(("steer", "asym", "normalized", "z_", "p_", "effect"))]]
+    assert numeric.astype(float).isna().all()
+    assert r.fA_B == 0 and r.fB_B == 1 and r.absent.startswith("no baseline trials")
+
+
+def test_one_sided_arms_stay_finite() -> None:
+    r = one_condition(0, 10, 10, 0, 0, 10)  # every arm asked, every answer on one side
+    numeric = r[[c for c in r.index if c.startswith(("steer", "asym", "normalized", "z_", "p_"))
+                 and "position" not in c]].astype(float)
     assert np.isfinite(numeric).all()
-    assert r.p_baseline == 1.0 and r.p_effect_A == 1.0
-    assert r.steerability_A == pytest.approx(np.log(10.5 / 0.5))
+    assert r.steerability_A == pytest.approx(2 * np.log(10.5 / 0.5)) and r.absent.startswith("position")
 
 
 def test_four_v0_option_changes_the_default_test() -> None:

@@ -125,13 +125,6 @@ def test_the_same_run_twice_is_refused(study: Path) -> None:
                              "merge shards with spec merge before scoring\n")
 
 
-def test_noise_floor_takes_one_run(study: Path) -> None:
-    result = spec("score", study, "--noise", study / "stub-small")
-    assert result.exit_code == 2
-    assert result.output.endswith("Error: --noise compares one run with its baseline replicate: "
-                                  "score one RUN_DIR with it\n")
-
-
 def test_the_report_compares_the_models(study: Path) -> None:
     assert spec("score", study).exit_code == 0
     result = spec("report", study / "score")

@@ -177,7 +177,7 @@ def test_an_edited_spec_source_fails_the_recompile(folder: Path) -> None:
     spec.write_text(spec.read_text().replace("seed 5", "seed 6"))
     _reseal(folder)
     failures = _failed(_verify(folder))
-    assert "FAIL manifest.json: differs from a recompile of sources/tiny.spec (first at line 37)" in failures
+    assert "FAIL manifest.json: differs from a recompile of sources/tiny.spec (first at line 44)" in failures
 
 
 def test_an_import_edited_without_changing_the_suite_is_named_by_its_recorded_hash(folder: Path) -> None:

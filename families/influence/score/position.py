@@ -1,0 +1,167 @@
+"""Position bias: the share of answers that pick the option shown first, by display order.
+
+A design that shows both display orders can tell a preference for a group from a preference for a slot:
+with group A shown first the first-shown share is f(A | A first), with B first it is f(B | B first). Their
+mean is the position share (½: no position bias; 1: always the first shown; 0: always the second), and
+it departs from ½ exactly when f(A | A first) ≠ f(A | B first), which is what is tested: the two-proportion
+z of those two frequencies in a sampled run (its Newcombe interval, mapped to the share, is the interval),
+Welch's t over items in a logprob run. Pooling the orders, as f0(B) does, averages this bias away: a model
+that always answers "A" has f0(B) = ½ and position share 1.
+
+Written per condition (the baseline's, in conditions.csv, where it qualifies neutrality), per item and
+condition (positions.csv) and per benchmark and arm (summary.json `position`). A design with one display
+order, or a suite that does not record which option it shows first, has no position statistics.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from families.influence.score import stattests
+from families.influence.score.counts import CONDITION_CODE, LABELS, ORDER_COUNTS
+from families.influence.score.flips import ITEM_COLUMNS
+from families.influence.score.summary import rate
+
+COLUMNS = ["position_0_firstA", "position_0_firstB", "position_0", "position_0_lo", "position_0_hi", "p_position_0"]
+ONE_ORDER = "baseline trials shown in one display order only"
+
+
+def shares(k_a: np.ndarray, n_a: np.ndarray, k_b: np.ndarray, n_b: np.ndarray, alpha: float,
+           moments: dict[str, np.ndarray] | None = None, pooled: bool = True) -> dict[str, np.ndarray]:
+    """Position statistics from the first-shown choices k_g of n_g trials shown with group g first.
+
+    `moments` (a logprob run: items_g, m2_g, A2_g, Am_g per order) switches to between-item errors."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        first_a, first_b = np.where(n_a > 0, k_a / n_a, np.nan), np.where(n_b > 0, k_b / n_b, np.nan)
+    chose_a_when_b = n_b - k_b  # trials shown B first that chose A
+    if moments is None:
+        _, p = stattests.two_proportion_z(k_a, n_a, chose_a_when_b, n_b, pooled=pooled)
+        lo, hi = stattests.newcombe(k_a, n_a, chose_a_when_b, n_b, alpha)
+    else:
+        p, lo, hi = _item_difference(first_a + first_b - 1, (n_a, k_a), (n_b, chose_a_when_b), moments, alpha)
+    both = (n_a > 0) & (n_b > 0)
+    return {"firstA": first_a, "firstB": first_b, "position": np.where(both, (first_a + first_b) / 2, np.nan),
+            "lo": np.where(both, (1 + lo) / 2, np.nan), "hi": np.where(both, (1 + hi) / 2, np.nan),
+            "p": np.where(both, p, np.nan)}
+
+
+def _item_difference(diff: np.ndarray, shown_a: tuple[np.ndarray, np.ndarray], shown_b: tuple[np.ndarray, np.ndarray],
+                     moments: dict[str, np.ndarray], alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Welch t test and interval of f(A | A first) − f(A | B first) over the items of each order."""
+    means = [stattests.item_mean(n, k, moments[f"A2_{g}"], moments[f"Am_{g}"], moments[f"m2_{g}"],
+                                 moments[f"items_{g}"]) for g, (n, k) in (("A", shown_a), ("B", shown_b))]
+    se = np.sqrt(means[0][1] ** 2 + means[1][1] ** 2)
+    df = stattests.welch_df(means[0][1], means[0][2], means[1][1], means[1][2])
+    _, p = stattests.t_test(diff, se, df)
+    lo, hi = stattests.t_interval(diff, se, df, alpha, (-1.0, 1.0))
+    return p, lo, hi
+
+
+def baseline(out: pd.DataFrame, frame: pd.DataFrame, source: str, alpha: float, pooled: bool) -> None:
+    """The baseline's position columns of conditions.csv (empty where the orders are not known)."""
+    if not all(c in frame.columns for c in ORDER_COUNTS):
+        for column in COLUMNS:
+            out[column] = np.nan
+        return
+    c = {name: frame[name].to_numpy(float) for name in ORDER_COUNTS}
+    for name, value in c.items():
+        out[name] = value
+    moments = None
+    if source == "expected" and "v_0_items_firstA" in frame.columns:
+        moments = {f"{s}_{g}": frame[f"v_0_{s}_first{g}"].to_numpy(float)
+                   for g in "AB" for s in ("items", "m2", "A2", "Am")}
+    found = shares(c["c_0_A_firstA"], c["c_0_A_firstA"] + c["c_0_B_firstA"], c["c_0_B_firstB"],
+                   c["c_0_A_firstB"] + c["c_0_B_firstB"], alpha, moments, pooled)
+    for column, key in zip(COLUMNS, ("firstA", "firstB", "position", "lo", "hi", "p"), strict=True):
+        out[column] = found[key]
+
+
+def why_absent(out: pd.DataFrame, i: int, no_order: str | None) -> str:
+    if no_order is not None or "c_0_A_firstA" not in out.columns:
+        return no_order or "the display order is not recorded"
+    if np.isnan(out["position_0_firstA"].iat[i]) and np.isnan(out["position_0_firstB"].iat[i]):
+        return "the display order is not recorded"
+    if np.isnan(out["position_0_firstA"].iat[i]) or np.isnan(out["position_0_firstB"].iat[i]):
+        return ONE_ORDER
+    return "fewer than two baseline items in a display order"
+
+
+def item_table(trials: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """positions.csv: per condition and item (a size pair or a data row, pooled over display orders), the
+    trials and first-shown choices with each group shown first, the two shares and their mean. A shared
+    baseline's rows read influence `none`."""
+    known = trials[trials["first"].notna()] if "first" in trials.columns else trials.iloc[:0]
+    items = [c for c in ITEM_COLUMNS if c in known.columns]
+    by = keys + LABELS + ["condition"] + items
+    w_a, w_b = known["w_A"].to_numpy(float), known["w_B"].to_numpy(float)
+    shown_a = (known["first"] == "A").to_numpy()
+    frame = known[by].assign(influence=known["influence"].fillna("none"),
+                             n_firstA=(w_a + w_b) * shown_a, k_firstA=w_a * shown_a,
+                             n_firstB=(w_a + w_b) * ~shown_a, k_firstB=w_b * ~shown_a)
+    table = frame.groupby(by, dropna=False, sort=True)[["n_firstA", "k_firstA", "n_firstB", "k_firstB"]].sum()
+    table = table.reset_index()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        table["position_firstA"] = np.where(table["n_firstA"] > 0, table["k_firstA"] / table["n_firstA"], np.nan)
+        table["position_firstB"] = np.where(table["n_firstB"] > 0, table["k_firstB"] / table["n_firstB"], np.nan)
+    table["position"] = (table["position_firstA"] + table["position_firstB"]) / 2
+    return table
+
+
+def summary(trials: pd.DataFrame, conditions: pd.DataFrame, source: str, alpha: float,
+            reason: str | None) -> dict[str, Any]:
+    """One benchmark's position statistics per arm (baseline, toward_A, toward_B, all) and how many
+    baselines are position-biased; {"absent": reason} where no order is known."""
+    known = trials[trials["first"].notna()] if "first" in trials.columns else trials.iloc[:0]
+    if known.empty or known["first"].nunique() < 2:
+        return {"absent": reason or "every prompt is shown in one display order"}
+    arms = {name: known[known["condition"] == name] for name in CONDITION_CODE} | {"all": known}
+    found: dict[str, Any] = {name: _arm(rows, source, alpha) for name, rows in arms.items() if not rows.empty}
+    return found | {"position_biased_baselines": _biased(conditions, alpha)}
+
+
+def from_counts(conditions: pd.DataFrame, alpha: float, reason: str | None) -> dict[str, Any]:
+    """A counts table's position statistics: its baseline's, from the display-order columns it has."""
+    if reason is not None or "c_0_A_firstA" not in conditions.columns:
+        return {"absent": reason or "the display order is not recorded"}
+    c = {name: float(conditions[name].sum()) for name in ORDER_COUNTS}
+    found = _stats(c["c_0_A_firstA"], c["c_0_A_firstA"] + c["c_0_B_firstA"], c["c_0_B_firstB"],
+                   c["c_0_A_firstB"] + c["c_0_B_firstB"], alpha, None)
+    return {"baseline": found, "position_biased_baselines": _biased(conditions, alpha)}
+
+
+def _biased(conditions: pd.DataFrame, alpha: float) -> dict[str, Any]:
+    flags = conditions["position_biased"]
+    return rate(int(flags.fillna(False).sum()), int(flags.notna().sum()), alpha)
+
+
+def _arm(rows: pd.DataFrame, source: str, alpha: float) -> dict[str, Any]:
+    """One arm's statistics from its trials (with the between-item sums in a logprob run)."""
+    w_a, w_b = rows["w_A"].to_numpy(float), rows["w_B"].to_numpy(float)
+    m = w_a + w_b
+    shown = {g: (rows["first"] == g).to_numpy() for g in "AB"}
+    moments = {}
+    for g, mask in shown.items():
+        wa = w_a * mask
+        moments |= {f"items_{g}": float(((m > 0) & mask).sum()), f"m2_{g}": float((m**2 * mask).sum()),
+                    f"A2_{g}": float((wa**2).sum()), f"Am_{g}": float((wa * m).sum())}
+    return _stats(float(w_a[shown["A"]].sum()), float(m[shown["A"]].sum()), float(w_b[shown["B"]].sum()),
+                  float(m[shown["B"]].sum()), alpha, moments if source == "expected" else None)
+
+
+def _stats(k_a: float, n_a: float, k_b: float, n_b: float, alpha: float,
+           moments: dict[str, float] | None) -> dict[str, Any]:
+    """summary.json's entry for one arm: the first-shown share with each group first, and over both."""
+    arrays = None if moments is None else {k: np.array([v]) for k, v in moments.items()}
+    found = {k: _value(v) for k, v in shares(np.array([k_a]), np.array([n_a]), np.array([k_b]), np.array([n_b]),
+                                                alpha, arrays).items()}
+    return {"first_A": {"k": k_a, "n": n_a, "share": found["firstA"]},
+            "first_B": {"k": k_b, "n": n_b, "share": found["firstB"]},
+            "position": found["position"], "ci": [found["lo"], found["hi"]], "p": found["p"]}
+
+
+def _value(array: np.ndarray) -> float | None:
+    value = float(array[0])
+    return None if np.isnan(value) else value

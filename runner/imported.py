@@ -1,0 +1,110 @@
+"""What every `spec import` adapter shares: reading another harness's JSON lines with their line numbers, the
+located error for a line it cannot map, and writing the run folders it makes (results.jsonl + run.json
+pointing at the compiled suite the lines were matched against), never half-written.
+
+Family-blind: adapters live with their families (Family.importers) and call these helpers.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import click
+
+from runner.contract import RESULTS_FILE, Suite
+from runner.results_io import write_run_info
+from runner.results_model import ResultRow, RunInfo
+from runner.study import record_study, slug
+
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+class ImportInputError(click.ClickException):
+    """A line or file an adapter cannot map (exit 1): `path[:line]: problem`."""
+
+    def __init__(self, path: Path | str, problem: str, *, line: int | None = None) -> None:
+        where = str(path) if line is None else f"{path}:{line}"
+        super().__init__(f"{where}: {problem}")
+
+
+def json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for every non-blank line of a JSON-lines file, gzip-compressed or not."""
+    try:
+        with path.open("rb") as probe:
+            compressed = probe.read(2) == GZIP_MAGIC
+        with (gzip.open(path, "rt", encoding="utf-8") if compressed else path.open(encoding="utf-8")) as handle:
+            for number, line in enumerate(handle, start=1):
+                if line.strip():
+                    yield number, _object(path, number, line)
+    except (OSError, EOFError, UnicodeDecodeError) as err:
+        raise ImportInputError(path, f"cannot read it as JSON lines ({err})") from None
+
+
+def _object(path: Path, number: int, line: str) -> dict[str, Any]:
+    try:
+        found = json.loads(line)
+    except (ValueError, RecursionError) as err:
+        raise ImportInputError(path, f"not a JSON object ({err})", line=number) from None
+    if not isinstance(found, dict):
+        raise ImportInputError(path, f"not a JSON object but {type(found).__name__}", line=number)
+    return found
+
+
+@dataclass
+class ImportedRun:
+    """The rows of one model (and reasoning setting) read from the files, and what was noted on the way."""
+
+    model: str
+    settings: dict[str, Any]
+    rows: list[ResultRow] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def folder(self) -> str:
+        reasoning = self.settings.get("reasoning")
+        return slug(self.model) + (f"-reasoning-{slug(str(reasoning))}" if reasoning not in (None, "none") else "")
+
+
+def write_runs(out: Path, suite: Suite, runs: list[ImportedRun]) -> list[Path]:
+    """One run folder per imported run: OUT itself for one, a study folder (one run each) for several.
+    Everything is written in a scratch folder beside OUT and renamed into place, so a failure leaves nothing."""
+    if out.exists():
+        raise click.ClickException(f"{out} exists: give --out a new folder (an import never overwrites a run)")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        if len(runs) == 1:
+            _write_run(scratch, suite, runs[0])
+            made = [out]
+        else:
+            for run in runs:
+                _write_run(scratch / run.folder, suite, run)
+            record_study(scratch, suite.path, [run.folder for run in runs])
+            made = [out / run.folder for run in runs]
+        scratch.chmod(0o755)  # mkdtemp's folder is private; a run folder is not
+        os.replace(scratch, out)
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    return made
+
+
+def _write_run(folder: Path, suite: Suite, run: ImportedRun) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = sorted(run.rows, key=lambda r: (r.item_id, r.sample))
+    (folder / RESULTS_FILE).write_bytes(b"".join(row.model_dump_json().encode() + b"\n" for row in rows))
+    now = datetime.now(UTC).isoformat(timespec="seconds")
+    failed = sum(row.error is not None for row in rows)
+    info = RunInfo(suite_dir=str(suite.path), suite_manifest_sha256=suite.manifest_sha256, model=run.model,
+                   mode="sample", settings=run.settings, notes=run.notes, started=now, ended=now,
+                   planned=len(rows), done=len(rows) - failed, failed=failed)
+    write_run_info(folder, info)
