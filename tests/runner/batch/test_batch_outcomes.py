@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from compiler.emit import suite_row
+from runner import exits
 from runner.batch.ledger import read_ledger
 from runner.call import FatalError
 from runner.contract import read_results
@@ -132,6 +133,20 @@ def test_a_part_whose_lines_are_gone_before_upload_is_written_again(tmp_path: Pa
     resumed = run(suite, out, stub)
     assert (resumed.done, stub.batches.calls["upload"], stub.batches.calls["create"]) == (8, 3, 1)
     assert [(part.name, part.requests, part.collected) for part in read_ledger(out).parts] == [("r001-p0001", 8, True)]
+
+
+def test_spec_run_batch_exits_as_a_live_run_does(tmp_path: Path, stub: StubServer) -> None:
+    suite, out = _suite(tmp_path), tmp_path / "run"
+    command = [str(suite), "--out", str(out), "--model", "openai/stub", "--api-base", _base(stub), "--batch",
+               "--poll", "0.01", "--no-progress"]
+    stub.batches.config.fail_status = {"create": 401}
+    stopped = CliRunner().invoke(run_command, command)
+    assert (stopped.exit_code, type(stopped.exception)) == (exits.STOPPED, SystemExit)
+    assert "run stopped: openai/stub: batch create failed: AuthenticationError" in stopped.output
+    stub.batches.config.fail_status, stub.batches.config.expire_after = {}, 5
+    partial = CliRunner().invoke(run_command, command)
+    assert (partial.exit_code, type(partial.exception)) == (exits.PARTIAL, SystemExit)
+    assert f"{out}: 5 answered, 3 failed of 8 (sample mode); 8 calls, 0 cache hits" in partial.output
 
 
 def _base(stub: StubServer) -> str:
