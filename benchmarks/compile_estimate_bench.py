@@ -1,10 +1,11 @@
 """The compile budget's estimates against the compile itself, for every shipped spec (issue 15).
 
 Prints figures (not a test). For each specs/*.spec, side by side in one run: `check_file` plans the size
-and estimates the compile's CPU time from its sampled rows, then `compile_file` compiles the spec into a
-scratch folder, timed (CPU and wall), each in a fresh subprocess. The ratios are estimate / actual:
-the bytes should be within 25% (tests/compiler/test_compile_budget.py holds them to it), the time is an
-estimate of CPU time and a busy machine's wall clock runs longer.
+and estimates the compile's CPU time from its sampled rows' counts (rows, bytes, template steps) at the
+reference pace of compiler/budget.py, then `compile_file` compiles the spec into a scratch folder, timed
+(CPU and wall), each in a fresh subprocess. The ratios are estimate / actual: the bytes should be within
+25% (tests/compiler/test_compile_budget.py holds them to it); the time ratio is how well the reference
+pace (fitted on an idle 2-core machine) fits this machine, and a busy machine's wall clock runs longer.
 
     .venv/bin/python benchmarks/compile_estimate_bench.py
 """

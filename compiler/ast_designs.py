@@ -150,6 +150,10 @@ class GeneratorsAndDesigns(Transformer):
         """`reverse P by KEYS`: (probability, the keys one draw is made per)."""
         return self._design_clause(meta, "reverse", (number(c[0]), tuple(self._ref(t) for t in c[1:])))
 
+    def d_protocol(self, meta: Any, c: list[Token]) -> n.Clause:
+        """`protocol NAME [extract TEMPLATE]`: (the protocol, the extraction template or None)."""
+        return self._design_clause(meta, "protocol", (self._ref(c[0]), self._ref(c[1]) if len(c) > 1 else None))
+
     def select_all(self, meta: Any, c: list[Any]) -> n.Selection:
         return n.Selection(span=self._span(meta), names=None)
 

@@ -1,16 +1,17 @@
 """The compile budget: rows, trials, output bytes and compile time a suite may have, checked before expansion.
 
 A design that knows its size (compiler.family.PlannedDesign) is checked before its expansion starts: it
-counts its rows, and a sample of its row groups, spread over the design, is rendered, serialised and
-timed like the compile's own rows; the sample's mean row size and time stand for every row. Any other
-design is counted as it expands and stopped at the budget, so a compile ends in bounded time either way.
-The time is an estimate for the user only: it never reaches a compiled file.
+counts its rows, and a sample of its row groups, spread over the design, is rendered and serialised like
+the compile's own rows; the sample's mean row size and template work (steps counted by compiler.sandbox)
+stand for every row. Any other design is counted as it expands and stopped at the budget, so a compile
+ends in bounded work either way. Nothing here reads a clock: the compile time is estimated from the
+counts at a fixed reference pace, so whether a spec is within budget is the same on every machine and
+under any load. The estimate never reaches a compiled file.
 """
 
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,11 +19,17 @@ from typing import Any
 from compiler.emit import ROW_ID_BYTES, Tally, row_id
 from compiler.errors import ErrorCollector, Span, SpecError
 from compiler.family import CompiledDesign, PlannedDesign
+from compiler.sandbox import MAX_STEPS, tally_steps
 from compiler.seeding import canonical_json
 
 MAX_BYTES = 4 * 1024**3  # suite.jsonl; the sort holds 16 bytes a row, the file itself is on disk
 SAMPLE_GROUPS = 8  # row groups sampled per design: the shipped specs' sizes come out within 2%
-SAMPLE_SECONDS = 2.0  # a sample stops early after this long (templates near their render limits)
+SAMPLE_STEPS = 2 * MAX_STEPS  # a sample stops early after this much template work (templates near their limits)
+# The reference pace: CPU seconds per row, per byte written and per template step, fitted on an idle 2-core
+# machine to the shipped specs' compiles (benchmarks/compile_estimate_bench.py prints estimate / actual).
+ROW_SECONDS = 1.0e-5
+BYTE_SECONDS = 5.0e-8
+STEP_SECONDS = 3.0e-7
 
 
 @dataclass(frozen=True)
@@ -40,33 +47,39 @@ DEFAULT_BUDGET = Budget()
 
 @dataclass(frozen=True)
 class Size:
-    """A suite's planned size, and its estimated compile time (with the rows the estimate sampled)."""
+    """A suite's planned size, and its estimated compile time (with the rows and template steps it counted)."""
 
     rows: int
     trials: int
     bytes: int
     seconds: float = 0.0
     sampled: int = 0
+    steps: int = 0
 
     def describe(self) -> str:
         return f"{self.rows:,} rows, {self.trials:,} trials, about {_human(self.bytes)}"
 
     def describe_time(self) -> str:
         """The estimate, labelled as one."""
-        return f"about {_seconds(self.seconds)} of CPU time (timed on {self.sampled:,} sampled rows)"
+        return (f"about {_seconds(self.seconds)} of CPU time at the reference pace (counted on {self.sampled:,} "
+                f"sampled rows: {self.steps:,} template steps)")
 
 
 @dataclass(frozen=True)
 class _Sample:
     rows: int = 0
     bytes: int = 0
-    seconds: float = 0.0
+    steps: int = 0
+
+    @property
+    def seconds(self) -> float:
+        """The sample's compile time at the reference pace."""
+        return self.rows * ROW_SECONDS + self.bytes * BYTE_SECONDS + self.steps * STEP_SECONDS
 
 
-def planned_size(designs: Sequence[CompiledDesign], checked_seconds: float) -> Size | None:
-    """The suite's size before expansion, or None when a design cannot tell its own. The compile time (CPU)
-    is `checked_seconds` and the samples (the checks, which a compile repeats) plus every row at its
-    design's sampled pace; the checks of several designs together expand them once more."""
+def planned_size(designs: Sequence[CompiledDesign]) -> Size | None:
+    """The suite's size before expansion, or None when a design cannot tell its own. The compile time is
+    every row at its design's sampled pace (the checks of several designs together expand them once more)."""
     plans, samples = [], []
     for design in designs:
         keys = design.balance_keys
@@ -78,24 +91,23 @@ def planned_size(designs: Sequence[CompiledDesign], checked_seconds: float) -> S
                                                                                                strict=True)]
     expansion = sum(scale * sample.seconds for scale, sample in scaled) * (2 if len(designs) > 1 else 1)
     return Size(rows=sum(plan.rows for plan in plans), trials=sum(plan.trials for plan in plans),
-                bytes=sum(round(scale * sample.bytes) for scale, sample in scaled),
-                seconds=checked_seconds + sum(sample.seconds for sample in samples) + expansion,
-                sampled=sum(sample.rows for sample in samples))
+                bytes=sum(round(scale * sample.bytes) for scale, sample in scaled), seconds=expansion,
+                sampled=sum(sample.rows for sample in samples), steps=sum(sample.steps for sample in samples))
 
 
 def _sample(rows: Iterator[dict[str, Any]], keys: tuple[str, ...]) -> _Sample:
-    """Sampled rows, each serialised, identified and tallied as the emit stage does; stopped after
-    SAMPLE_SECONDS."""
+    """Sampled rows, each serialised, identified and tallied as the emit stage does, with the template steps
+    their renders took; stopped after SAMPLE_STEPS."""
     tally, count, size = Tally(), 0, 0
-    start, cpu = time.perf_counter(), time.process_time()
-    for row in rows:
-        body = canonical_json(row)
-        row_id(body)
-        tally.add(row, keys)
-        count, size = count + 1, size + len(body.encode()) + ROW_ID_BYTES
-        if time.perf_counter() - start > SAMPLE_SECONDS:
-            break
-    return _Sample(count, size, time.process_time() - cpu)
+    with tally_steps() as steps:
+        for row in rows:
+            body = canonical_json(row)
+            row_id(body)
+            tally.add(row, keys)
+            count, size = count + 1, size + len(body.encode()) + ROW_ID_BYTES
+            if steps.steps > SAMPLE_STEPS:
+                break
+    return _Sample(count, size, steps.steps)
 
 
 def check_budget(size: Size, budget: Budget, span: Span, errors: ErrorCollector) -> None:
@@ -111,8 +123,7 @@ def check_budget(size: Size, budget: Budget, span: Span, errors: ErrorCollector)
     if size.seconds > budget.seconds and len(errors.diagnostics) == before:
         errors.add(span, f"the suite's compile is estimated at {size.describe_time()}, over the budget of "
                    f"{_seconds(budget.seconds)}",
-                   f"pass --max-seconds {math.ceil(2 * size.seconds)} if this is intended (twice the estimate, "
-                   "which varies with the machine's load)")
+                   f"pass --max-seconds {math.ceil(size.seconds)} if this is intended")
 
 
 def counted(rows: Iterator[dict[str, Any]], budget: Budget, span: Span) -> Iterator[dict[str, Any]]:

@@ -11,15 +11,15 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from compiler import nodes as n
+from compiler.data_source import checked_source
 from compiler.errors import ErrorCollector, did_you_mean, report_repeats
-from compiler.templates import check_syntax
+from compiler.suite_model import DECODE_KEYS, JUDGE_MODEL, JUDGE_SLOTS, decode_domain, valid_decode_value
+from compiler.templates import check_slots, check_syntax, compile_text
 
 REPLY_SLOT = re.compile(r"\{\{\s*reply\s*\}\}")  # what the runner replaces in a judge prompt
 JUDGE_REPLIES = ("label", "json")  # the bare label, or a JSON object {"label": ..., "reason": ...}
 POSITIONS = ("system", "prepend", "append", "after_line", "turns")
 JOINED_POSITIONS = ("prepend", "append")
-DECODE_KEYS = ("temperature", "max_tokens", "top_p", "top_k", "seed", "stop", "reasoning_effort",
-               "presence_penalty", "frequency_penalty", "answer_line")
 TOP_KEYWORDS = ("suite", "version", "seed", "description", "citation", "import", "factor", "system",
                 "template", "influence", "data", "conversation", "followup", "puzzle", "generator", "design")
 
@@ -37,6 +37,8 @@ def check_spec(spec: n.Spec, errors: ErrorCollector, seed_override: int | None) 
     _check_conversations(spec, tables, errors)
     for text in spec.texts:
         check_syntax(text.text, f"{text.kind} '{text.name}'", errors)
+    for source in spec.data:  # a bad path is reported with every other mistake, whatever the designs' state
+        checked_source(source, errors)
     if not spec.designs:
         errors.add(spec.span, "the spec declares no design", "add a 'design NAME:' block")
     return tables
@@ -135,12 +137,24 @@ def _check_turns(inf: n.Influence, tables: Tables, errors: ErrorCollector) -> No
 
 
 def _check_followups(spec: n.Spec, tables: Tables, errors: ErrorCollector) -> None:
+    """Each follow-up's decode settings, text and judge; the names its text reads depend on the design that
+    sends it, so its family checks those."""
     for follow in spec.followups:
         checked_decode(follow.decode, errors)
+        check_syntax(follow.text, f"follow-up '{follow.name}'", errors)
         if follow.judge is None:
             continue
+        model = follow.judge.model
+        if model is not None and not JUDGE_MODEL.fullmatch(model):
+            errors.add(follow.judge.span, f"the judge model of follow-up '{follow.name}' is not a model name: "
+                       f"{model!r}", "name it as provider/model (e.g. openai/gpt-4o-mini); never a URL, path or file")
         prompt = follow.judge.prompt
-        if prompt is not None and not REPLY_SLOT.search(prompt.value):
+        before = len(errors.diagnostics)
+        if prompt is not None:
+            label = f"the judge prompt of follow-up '{follow.name}'"
+            compile_text(prompt, label, set(JUDGE_SLOTS), errors)
+            check_slots(prompt, label, JUDGE_SLOTS, errors)
+        if prompt is not None and len(errors.diagnostics) == before and not REPLY_SLOT.search(prompt.value):
             errors.add(prompt.span, f"the judge prompt of follow-up '{follow.name}' never shows the reply",
                        "put {{ reply }} where the judge should read the model's reply")
         reply = follow.judge.reply
@@ -183,16 +197,8 @@ def is_whole(value: Any) -> bool:
 
 
 Domain = tuple[Callable[[Any], bool], str]  # the test a value passes, and the allowed range in words
-DECODE_DOMAINS: dict[str, Domain] = {
-    "temperature": (lambda v: is_number(v) and v >= 0, "a number >= 0"),
-    "max_tokens": (lambda v: is_whole(v) and v >= 1, "a whole number >= 1"),
-    "top_p": (lambda v: is_number(v) and 0 < v <= 1, "a number in (0, 1]"),
-    "top_k": (lambda v: is_whole(v) and v >= 1, "a whole number >= 1"),
-    "seed": (is_whole, "a whole number"),
-    "presence_penalty": (lambda v: is_number(v) and -2 <= v <= 2, "a number from -2 to 2"),
-    "frequency_penalty": (lambda v: is_number(v) and -2 <= v <= 2, "a number from -2 to 2"),
-    # how the runner reads the answer (never sent): the reply's last line is this prefix and a token
-    "answer_line": (lambda v: isinstance(v, str) and bool(v.strip()), 'a non-empty text such as "Answer:"'),
+DECODE_DOMAINS: dict[str, Domain] = {  # the suite contract's own domains: what compiles is what runs
+    name: (lambda v, name=name: valid_decode_value(name, v), decode_domain(name)) for name in DECODE_KEYS
 }
 
 

@@ -43,7 +43,8 @@ def spec_options(command: Any) -> Any:
                      help="Refuse a suite with more trials (rows x samples)."),
         click.option("--max-seconds", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_BUDGET.seconds,
                      show_default=True, help="Refuse a suite whose compile is estimated to take longer "
-                                             "(timed on a sample of its rows)."),
+                                             "(counted on a sample of its rows at a fixed reference pace: "
+                                             "the same on every machine)."),
     )
     for option in reversed(options):
         command = option(command)

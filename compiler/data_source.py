@@ -56,11 +56,7 @@ def read_rows(source: n.DataSource, required: tuple[str, ...], seed: int, errors
     with `map` renames applied, filtered and sampled; None after reporting a missing file or column, a
     duplicate key, a bad filter or a sample larger than the rows it draws from."""
     before = len(errors.diagnostics)
-    if not source.key:
-        errors.add(source.span, f"data '{source.name}' names no key column", "add: key id")
-    if not source.path.value.lower().endswith(".csv"):
-        errors.add(source.path.span, f"data '{source.name}': only CSV files are read, got '{source.path.value}'")
-    path = checked_path(Path(source.span.file).parent, source.path.value, source.path.span, "data file", errors)
+    path = checked_source(source, errors)
     if len(errors.diagnostics) > before or path is None:
         return None
     rows = _read(source, path, errors)
@@ -74,12 +70,31 @@ def read_rows(source: n.DataSource, required: tuple[str, ...], seed: int, errors
     return None if rows is None else _sampled(source, rows, seed, errors)
 
 
+def checked_source(source: n.DataSource, errors: ErrorCollector) -> Path | None:
+    """The data file's path, or None after reporting a missing key, a file that is not CSV, a path that may
+    not be read or one that does not exist. The shared checks run this on every data source, so a bad path
+    is reported with the design's other mistakes (and again, identically, when a design reads it)."""
+    if not source.key:
+        errors.add(source.span, f"data '{source.name}' names no key column", "add: key id")
+    if not source.path.value.lower().endswith(".csv"):
+        errors.add(source.path.span, f"data '{source.name}': only CSV files are read, got '{source.path.value}'")
+    path = checked_path(Path(source.span.file).parent, source.path.value, source.path.span, "data file", errors)
+    if path is not None and not path.exists():
+        _not_found(source, errors)
+        return None
+    return path
+
+
+def _not_found(source: n.DataSource, errors: ErrorCollector) -> None:
+    errors.add(source.path.span, f"data file not found: '{source.path.value}'",
+               f"paths are relative to the spec's folder ({display_path(Path(source.span.file).parent) or '.'})")
+
+
 def _read(source: n.DataSource, path: Path, errors: ErrorCollector) -> list[Row] | None:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        errors.add(source.path.span, f"data file not found: '{source.path.value}'",
-                   f"paths are relative to the spec's folder ({display_path(Path(source.span.file).parent) or '.'})")
+        _not_found(source, errors)
         return None
     except OSError as err:
         errors.add(source.path.span, f"cannot read data file '{source.path.value}': {err.strerror}")

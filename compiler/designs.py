@@ -1,5 +1,6 @@
-"""Stages 3 and 4 per design: pick the design's family by its declared analysis, check the clauses the
-family takes, then run the family's checks and its preparation for expansion.
+"""Stages 3 and 4 per design: pick the design's family by its declared analysis, check the clauses, answer
+forms, conditions and analysis options against what the family declares it takes (families/interface.py),
+then run the family's checks and its preparation for expansion.
 
 Each design counts its own errors, stage by stage (clauses, family checks, preparation): a mistake in one
 design never stops another design's checks, and each stage of a design runs whenever its own earlier
@@ -8,14 +9,17 @@ stages passed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from compiler import nodes as n
 from compiler.check import check_repeated_clauses
-from compiler.errors import ErrorCollector, did_you_mean
+from compiler.errors import ErrorCollector, Span, did_you_mean
 from compiler.family import CompiledDesign
 from families import registry
-from families.interface import DesignContext, Family
+from families.interface import DesignContext, Family, Form
+
+ANY = "*"  # a condition form of this name takes any condition name (the family checks them itself)
 
 
 def prepare_designs(spec: n.Spec, context: DesignContext, errors: ErrorCollector) -> list[CompiledDesign]:
@@ -38,6 +42,7 @@ def _prepare_one(design: n.Design, context: DesignContext, errors: ErrorCollecto
     check_clauses(design, family, errors)
     if errors.diagnostics:  # a clause the family does not take: its checks would only add noise
         return None
+    check_declared(design, family, errors)
     resolved = family.check(design, context, errors)
     if resolved is None or errors.diagnostics:
         return None
@@ -84,14 +89,79 @@ def check_clauses(design: n.Design, family: Family, errors: ErrorCollector) -> N
             continue
         owners = [f for f in others if clause.keyword in f.clauses]
         if not owners:
-            errors.add(clause.span, f"'{clause.keyword}' designs are parsed but not compiled by this version",
-                       f"this clause belongs to the {clause.keyword} family")
+            errors.add(clause.span, f"no design family takes '{clause.keyword}' in this version",
+                       f"{_a(family.title)} design takes: {', '.join(family.clauses)} (docs/language.md lists "
+                       "what each family takes)")
             continue
         titles = " or ".join(f.title for f in owners)
         declare = " or ".join(f"'analysis {f.name}'" for f in owners)
         errors.add(clause.span, f"'{clause.keyword}' does not apply to {_a(family.title)} design",
                    f"{_a(family.title)} design takes: {', '.join(family.clauses)}; "
                    f"'{clause.keyword}' belongs to {titles} designs: declare {declare}")
+
+
+def check_declared(design: n.Design, family: Family, errors: ErrorCollector) -> None:
+    """Every answer form, condition and analysis option key of the design is one its family declares; the
+    family's own checks then judge the values."""
+    for answer in _answers(design):
+        _check_form(answer.span, answer.kind, f"answer '{answer.kind}'", family, lambda f: f.answers, errors)
+        for number, token in enumerate(answer.tokens, start=1):
+            if not token.strip():
+                errors.add(answer.span, f"answer token {number} is empty",
+                           'write the text the model answers with, e.g. choice "A" | "B"')
+    conditions = design.get("conditions")
+    names = {form.name for form in family.conditions}
+    for cond in conditions.value if conditions is not None and ANY not in names else ():  # type: ignore[union-attr]
+        if cond.name not in names:
+            _unknown_condition(cond, family, errors)
+    analysis = design.get("analysis")
+    keys = [form.name for form in family.analysis_options]
+    for option in analysis.value[1] if analysis is not None else ():  # type: ignore[index]
+        if option.name not in keys:
+            takes = ", ".join(f.written for f in family.analysis_options) or "no options"
+            errors.add(option.span, f"unknown analysis option '{option.name}'",
+                       _close(option.name, keys) or f"analysis {family.name} takes: {takes}")
+
+
+def _answers(design: n.Design) -> list[n.AnswerSpec]:
+    """The design's answer forms: of its `answer` clause, and of each probe of a `probes` clause."""
+    answer, probes = design.get("answer"), design.get("probes")
+    found = [answer.value] if answer is not None else []
+    found.extend(probe.answer for probe in (probes.value if probes is not None else ()))  # type: ignore[union-attr]
+    return found  # type: ignore[return-value]
+
+
+def _check_form(span: Span, name: str, what: str, family: Family, forms: Callable[[Family], tuple[Form, ...]],
+                errors: ErrorCollector) -> None:
+    """`name` is one of the family's forms; else an error naming what it takes and who takes `name`."""
+    if name in {form.name for form in forms(family)}:
+        return
+    takes = ", ".join(form.written for form in forms(family)) or "none"
+    owners = _owners(name, family, forms)
+    where = (f"; {what} belongs to {' or '.join(f.title for f in owners)} designs: declare "
+             f"{' or '.join(repr('analysis ' + f.name) for f in owners)}" if owners
+             else f"; no design family takes {what} in this version")
+    errors.add(span, f"{_a(family.title)} design does not take {what}", f"it takes: {takes}{where}")
+
+
+def _unknown_condition(cond: n.ConditionRef, family: Family, errors: ErrorCollector) -> None:
+    takes = ", ".join(form.written for form in family.conditions)
+    hint = _close(cond.name, [form.name for form in family.conditions]) or f"it takes: {takes}"
+    owners = _owners(cond.name, family, lambda f: f.conditions)
+    if owners:
+        hint += f"; '{cond.name}' is a condition of {' or '.join(f.title for f in owners)} designs"
+    errors.add(cond.span, f"unknown condition '{cond.key}' for {_a(family.title)} design", hint)
+
+
+def _owners(name: str, family: Family, forms: Callable[[Family], tuple[Form, ...]]) -> list[Family]:
+    """The other families that declare a form of this name."""
+    return [f for f in registry.all_families() if f.name != family.name and name in {x.name for x in forms(f)}]
+
+
+def _close(name: str, candidates: list[str]) -> str | None:
+    """A did-you-mean for a near miss only (a list of every name is said better by the caller)."""
+    hint = did_you_mean(name, candidates)
+    return hint if hint is not None and hint.startswith("did you mean") else None
 
 
 def _a(word: str) -> str:

@@ -23,16 +23,17 @@ from compiler.puzzles import (
     validate_config,
 )
 from compiler.puzzles.model import PropositionalKind, ZebraKind
+from compiler.puzzles.presets import PRESETS
 from compiler.puzzles.render import PHRASING_NAMES
 from compiler.sandbox import environment
 
 KINDS = ("propositional", "zebra")
 CLAUSES = ("kind", "people", "attribute", "shape", "clues", "bands", "reuse", "phrasing", "timeout", "minimal",
            "style")
-_STYLES = ("articles", "redundancy")
+_STYLES = ("articles", "redundancy", "preset")
 _ZEBRA_ONLY_NOT = ("shape", "reuse")
 # Words of a PuzzleError message -> the clause it is about (first match wins).
-_BLAME = (("shape", "shape"), ("band", "bands"), ("clue", "clues"), ("phrasing", "phrasing"),
+_BLAME = (("style", "style"), ("shape", "shape"), ("band", "bands"), ("clue", "clues"), ("phrasing", "phrasing"),
           ("protect", "people"), ("people", "people"), ("attribute", "attribute"), ("domain", "attribute"),
           ("time limit", "timeout"))
 
@@ -80,6 +81,9 @@ def blame(block: n.PuzzleDef, message: str) -> Span:
 
 
 def _hint(message: str) -> str | None:
+    if "style" in message:
+        return ("style preset released styles the bands easy, intermediate and hard with the eight seed-003 clue "
+                "types (compiler/puzzles/presets.py); style preset minimal styles none")
     if "band" in message:
         return "bands are matched in order: easy <= 2, intermediate <= 4, hard > 4 (mean clue weight)"
     if "shape" in message:
@@ -223,7 +227,8 @@ def _minimal(args: tuple[Any, ...], fields: dict[str, Any], kind: str) -> None:
 
 
 def _style(args: tuple[Any, ...], fields: dict[str, Any], kind: str) -> None:
-    """`style articles on | off` ("A is a man" / the released "A is man"); `style redundancy N`."""
+    """`style articles on | off` ("A is a man" / the released "A is man"); `style redundancy N`;
+    `style preset released | minimal` (compiler/puzzles/presets.py)."""
     name, value = args
     if kind == "zebra":
         raise _BadClause("'style' applies to propositional puzzles only")
@@ -235,6 +240,10 @@ def _style(args: tuple[Any, ...], fields: dict[str, Any], kind: str) -> None:
         if not isinstance(value, int) or value < 0:
             raise _BadClause(f"style redundancy needs a whole number of clues >= 0, got {value!r}")
         fields["redundancy"] = value
+    elif name == "preset":
+        if value not in PRESETS:
+            raise _BadClause(f"unknown style preset {value!r}", did_you_mean(str(value), PRESETS))
+        fields["styles"] = PRESETS[str(value)]
     else:
         raise _BadClause(f"unknown style '{name}'", did_you_mean(str(name), _STYLES))
 

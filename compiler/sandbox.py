@@ -1,9 +1,12 @@
-"""The one jinja2 environment every spec template renders in: immutable, strict and bounded.
+"""The one jinja2 environment every spec template renders in: immutable, strict and bounded by counted work.
 
 Templates come from strangers' specs, so a template can read its context but never change it
-(ImmutableSandboxedEnvironment refuses `first.update(...)`), and every render is bounded: ranges,
-powers and repetition are refused above fixed sizes before they are computed, and a render stops when
-its output or its time passes a limit.
+(ImmutableSandboxedEnvironment refuses `first.update(...)`), and every render is bounded by work it
+counts, never by a clock: whether a spec compiles is the same on a busy machine as on an idle one.
+Ranges, powers, repetition and widths are refused above fixed sizes before they are computed; every
+render has a budget of MAX_STEPS steps (a loop turn, a lookup, a call, filter or operator, each output
+piece, and each character or item a call, filter, operator, comparison or `~` handles), and its output
+is at most MAX_OUTPUT characters.
 """
 
 from __future__ import annotations
@@ -13,26 +16,44 @@ import contextvars
 import functools
 import operator
 import re
-import signal
-import threading
-import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from jinja2 import StrictUndefined, Template
+from jinja2 import StrictUndefined, Template, nodes, pass_context
 from jinja2.exceptions import SecurityError
 from jinja2.runtime import Context
 from jinja2.sandbox import ImmutableSandboxedEnvironment, safe_range
+from jinja2.visitor import NodeTransformer
 
 MAX_ITERATIONS = 100_000  # range() items per render, summed over every range the render builds
 MAX_EXPONENT = 64  # x ** y with |x| > 1 and y above this is refused
 MAX_OUTPUT = 100_000  # characters one render may produce (repetition results included)
-MAX_SECONDS = 2.0  # wall time of one render
+MAX_STEPS = 1_000_000  # counted work of one render (see the module docstring)
 
 _DIGITS = re.compile(r"\d+")
-_handler_installed = False  # inside many_renders(): SIGALRM is already handled by _timed_out
-_budget: contextvars.ContextVar[list[float]] = contextvars.ContextVar("template_budget")
+_SIZED = (str, bytes, list, tuple, dict, set, frozenset)
+_EACH, _SIZE = "_spec_steps_each", "_spec_steps_size"  # the metering filters the compiled code calls
+
+
+@dataclass
+class _Render:
+    """The work one render has done so far."""
+
+    ranges: int = 0
+    steps: int = 0
+
+
+@dataclass
+class StepTally:
+    """Steps summed over the renders inside `tally_steps()` (memoised renders add the steps they took)."""
+
+    steps: int = 0
+
+
+_render: contextvars.ContextVar[_Render] = contextvars.ContextVar("template_render")
+_tally: contextvars.ContextVar[StepTally] = contextvars.ContextVar("template_tally")
 
 
 class TemplateLimitError(SecurityError):
@@ -40,25 +61,40 @@ class TemplateLimitError(SecurityError):
 
 
 class BoundedEnvironment(ImmutableSandboxedEnvironment):
-    """An immutable sandbox whose calls, filters and `**`/`*`/`%` are checked against the limits first.
+    """An immutable sandbox whose every lookup, call, filter, operator and loop turn is counted, and whose
+    calls, filters and `**`/`*`/`%` are checked against the size limits first.
 
     Widths are the way to a huge string in one C call (`"x".center(10**9)`, `"%999999999d" % 1`), which
-    no timer interrupts, so every number given to a call or filter, and every number in a format string,
+    no count interrupts, so every number given to a call or filter, and every number in a format string,
     is at most MAX_OUTPUT."""
 
-    intercepted_binops = frozenset({"**", "*", "%"})
+    intercepted_binops = frozenset({"**", "*", "%", "+"})
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self.filters = {name: _bounded_filter(f, name == "format") for name, f in self.filters.items()}
+        self.filters[_EACH], self.filters[_SIZE] = _steps_each, _steps_size
+
+    def _generate(self, source: nodes.Template, name: str | None, filename: str | None,
+                  defer_init: bool = False) -> str:
+        """The compiled code meters what no hook sees: loop turns, comparisons and `~`."""
+        return super()._generate(_Meter().visit(source), name, filename, defer_init)
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        charge(1)
+        return super().getattr(obj, attribute)
+
+    def getitem(self, obj: Any, argument: Any) -> Any:
+        charge(1)
+        return super().getitem(obj, argument)
 
     def call(self, __context: Context, __obj: Any, *args: Any, **kwargs: Any) -> Any:
-        _check_time()
         if __obj is range or __obj is safe_range:
-            _spend(len(range(*args)))
+            _spend_range(len(range(*args)))
         else:
             _check_arguments(args, kwargs)
-        return super().call(__context, __obj, *args, **kwargs)
+        charge(1 + _held(getattr(__obj, "__self__", None)) + _sizes(args, kwargs))
+        return _charged(super().call(__context, __obj, *args, **kwargs))
 
     def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
         wrapped = super().wrap_str_format(value)
@@ -67,27 +103,104 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
         return wrapped
 
     def call_binop(self, context: Context, operator_name: str, left: Any, right: Any) -> Any:
-        _check_time()
+        charge(1 + _size(left) + _size(right))
         if operator_name == "**":
             _check_power(left, right)
             return operator.pow(left, right)
         if operator_name == "%":
             _check_widths(left)
-            return operator.mod(left, right)
+            return _charged(operator.mod(left, right))
+        if operator_name == "+":
+            return _charged(operator.add(left, right))
         _check_repeat(left, right)
-        return operator.mul(left, right)
+        return _charged(operator.mul(left, right))
+
+
+class _Meter(NodeTransformer):  # type: ignore[misc]
+    """Wraps each loop's sequence in a filter that counts its turns, and each comparison operand and `~`
+    in one that counts the characters or items it handles."""
+
+    def visit_For(self, node: nodes.For) -> nodes.For:
+        self.generic_visit(node)
+        node.iter = _filter(node.iter, _EACH)
+        if node.recursive:  # `loop(children)` starts the loop again over a sequence of its own
+            for call in node.find_all(nodes.Call):
+                if isinstance(call.node, nodes.Name) and call.node.name == "loop" and call.args:
+                    call.args[0] = _filter(call.args[0], _EACH)
+        return node
+
+    def visit_Compare(self, node: nodes.Compare) -> nodes.Compare:
+        self.generic_visit(node)
+        node.expr = _filter(node.expr, _SIZE)
+        for operand in node.ops:
+            operand.expr = _filter(operand.expr, _SIZE)
+        return node
+
+    def visit_Concat(self, node: nodes.Concat) -> nodes.Filter:
+        self.generic_visit(node)
+        return _filter(node, _SIZE)
+
+
+def _filter(node: nodes.Expr, name: str) -> nodes.Filter:
+    return nodes.Filter(node, name, [], [], None, None, lineno=node.lineno)
+
+
+@pass_context  # a context filter is never folded into a constant when the template compiles
+def _steps_each(context: Context, sequence: Iterable[Any]) -> Iterator[Any]:
+    for item in sequence:
+        charge(1)
+        yield item
+
+
+@pass_context
+def _steps_size(context: Context, value: Any) -> Any:
+    charge(1 + _size(value))
+    return value
 
 
 def _bounded_filter(function: Callable[..., Any], formats: bool) -> Callable[..., Any]:
-    """The filter, refusing huge numbers among its arguments (and huge widths in the format it applies)."""
+    """The filter, refusing huge numbers among its arguments (and huge widths in the format it applies),
+    its inputs and result counted."""
     @functools.wraps(function)
     def bounded(*args: Any, **kwargs: Any) -> Any:
         _check_arguments(args, kwargs)
         if formats:
             _check_widths(next((a for a in args if isinstance(a, str)), ""))
-        return function(*args, **kwargs)
+        charge(1 + _sizes(args, kwargs))
+        return _charged(function(*args, **kwargs))
 
     return bounded
+
+
+def _size(value: Any) -> int:
+    return len(value) if isinstance(value, _SIZED) else 0
+
+
+def _held(value: Any) -> int:
+    """A value's size with its items' (a list of long texts given to `join` costs their characters)."""
+    if isinstance(value, list | tuple | set | frozenset):
+        return len(value) + sum(map(_size, value))
+    return _size(value)
+
+
+def _sizes(args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
+    return sum(map(_held, args)) + sum(map(_held, kwargs.values()))
+
+
+def _charged(result: Any) -> Any:
+    charge(_size(result))
+    return result
+
+
+def charge(steps: int) -> None:
+    """Count work against the render in progress; past MAX_STEPS the render is refused."""
+    state = _render.get(None)
+    if state is None:
+        return
+    state.steps += steps
+    if state.steps > MAX_STEPS:
+        raise TemplateLimitError(f"the template takes more than {MAX_STEPS:,} steps to render (loop turns, "
+                                 "lookups, calls and the characters they handle)")
 
 
 def _check_arguments(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
@@ -117,19 +230,13 @@ def _check_repeat(left: Any, right: Any) -> None:
             raise TemplateLimitError(f"repeating a sequence {count} times makes more than {MAX_OUTPUT:,} items")
 
 
-def _spend(items: int) -> None:
-    state = _budget.get(None)
+def _spend_range(items: int) -> None:
+    state = _render.get(None)
     if state is None:
         return
-    state[1] += items
-    if state[1] > MAX_ITERATIONS:
+    state.ranges += items
+    if state.ranges > MAX_ITERATIONS:
         raise TemplateLimitError(f"the template's ranges exceed {MAX_ITERATIONS:,} items in one render")
-
-
-def _check_time() -> None:
-    state = _budget.get(None)
-    if state is not None and time.monotonic() - state[0] > MAX_SECONDS:
-        _timed_out(0, None)
 
 
 @lru_cache(maxsize=1)
@@ -138,59 +245,39 @@ def environment() -> BoundedEnvironment:
 
 
 def bounded_render(template: Template, context: Mapping[str, Any]) -> str:
-    """Render with the per-render budget of iterations, output size and time."""
-    token = _budget.set([time.monotonic(), 0])
-    with _alarm():
-        try:
-            return _generate(template, context)
-        finally:
-            _budget.reset(token)
+    """Render within the per-render budget of steps, range items and output; the steps it took are added
+    to the tally of `tally_steps()` when one is open."""
+    return rendered(template, context)[0]
+
+
+def rendered(template: Template, context: Mapping[str, Any]) -> tuple[str, int]:
+    """`bounded_render`, with the steps the render took."""
+    state = _Render()
+    token = _render.set(state)
+    try:
+        text = _generate(template, context)
+    finally:
+        _render.reset(token)
+    add_steps(state.steps)
+    return text, state.steps
+
+
+def add_steps(steps: int) -> None:
+    """Count a render's steps into the open tally (a memoised render adds the steps it took once)."""
+    tally = _tally.get(None)
+    if tally is not None:
+        tally.steps += steps
 
 
 @contextlib.contextmanager
-def many_renders() -> Iterator[None]:
-    """The time limit's signal handler installed once for a stretch of many renders (a suite's rows):
-    each render then only arms and disarms its timer, a third of a short render's cost saved."""
-    global _handler_installed
-    if _handler_installed or not _may_alarm():
-        yield
-        return
-    previous = signal.signal(signal.SIGALRM, _timed_out)
-    _handler_installed = True
+def tally_steps() -> Iterator[StepTally]:
+    """The steps of every render inside the block, summed: the compile budget's measure of template work."""
+    tally = StepTally()
+    token = _tally.set(tally)
     try:
-        yield
+        yield tally
     finally:
-        _handler_installed = False
-        signal.signal(signal.SIGALRM, previous)
-
-
-@contextlib.contextmanager
-def _alarm() -> Iterator[None]:
-    """A timer that interrupts a render stuck in a loop no hook sees (`{% for a in s %}{% for b in s %}`).
-
-    Signals reach only the main thread, and a timer someone else armed is left alone; in both cases the
-    hooks' own time checks are the limit."""
-    installed = _handler_installed
-    if not _may_alarm():
-        yield
-        return
-    if not installed:
-        previous = signal.signal(signal.SIGALRM, _timed_out)
-    signal.setitimer(signal.ITIMER_REAL, MAX_SECONDS)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        if not installed:
-            signal.signal(signal.SIGALRM, previous)
-
-
-def _may_alarm() -> bool:
-    return threading.current_thread() is threading.main_thread() and not signal.getitimer(signal.ITIMER_REAL)[0]
-
-
-def _timed_out(signum: int, frame: Any) -> None:
-    raise TemplateLimitError(f"the template takes longer than {MAX_SECONDS:g} s to render")
+        _tally.reset(token)
 
 
 def _generate(template: Template, context: Mapping[str, Any]) -> str:
@@ -200,6 +287,6 @@ def _generate(template: Template, context: Mapping[str, Any]) -> str:
         size += len(chunk)
         if size > MAX_OUTPUT:
             raise TemplateLimitError(f"the template renders more than {MAX_OUTPUT:,} characters")
-        _check_time()
+        charge(1)
         parts.append(chunk)
     return "".join(parts)

@@ -1,15 +1,111 @@
 """The compiled-suite contract: one suite.jsonl row and manifest.json, as pydantic models.
 
-These models are the single source of schema.json; see docs/suite-format.md.
+These models are the single source of schema.json; see docs/suite-format.md. The schema is closed: a
+row carries data (prompts, answers, cells) and the decode settings below, never configuration of the
+call (an endpoint, a key, headers, a mock reply): those come only from the command line and the
+environment of whoever runs the suite (docs/threat-model.md).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import re
+from typing import Annotated, Any, Literal, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    TypeAdapter,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
+)
+from pydantic_core import PydanticCustomError
+from typing_extensions import TypedDict
 
 CellValue = str | int | None
+FOLLOWUP_SLOTS = ("answer",)
+"""Names a follow-up's content may hold as `{{ name }}`, filled in by the runner when it sends the turn:
+the answer token of the first reply (its text when it gave none)."""
+JUDGE_SLOTS = ("reply", "conversation")
+"""Names a judge prompt may hold as `{{ name }}`, filled in by the runner: the reply to the follow-up, and
+the whole conversation before the judge, one `Role: text` paragraph per turn."""
+
+
+class DecodeSettings(TypedDict, total=False):
+    """The decode settings a suite may carry, each with its domain (the description says it in words).
+    The compiler accepts exactly these in a spec and the runner exactly these in a row."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid", strict=True)  # type: ignore[misc]
+
+    temperature: Annotated[float, Field(ge=0, description="a number >= 0")]
+    max_tokens: Annotated[int, Field(ge=1, description="a whole number >= 1")]
+    top_p: Annotated[float, Field(gt=0, le=1, description="a number in (0, 1]")]
+    top_k: Annotated[int, Field(ge=1, description="a whole number >= 1")]
+    seed: Annotated[int, Field(description="a whole number")]
+    stop: Annotated[str | list[str], Field(description="a text or a list of texts")]
+    reasoning_effort: Annotated[str, Field(description="a text (e.g. low, medium, high)")]
+    presence_penalty: Annotated[float, Field(ge=-2, le=2, description="a number from -2 to 2")]
+    frequency_penalty: Annotated[float, Field(ge=-2, le=2, description="a number from -2 to 2")]
+    # how the runner reads the answer (never sent): the reply's last line is this prefix and a token
+    answer_line: Annotated[str, Field(pattern=r"\S", description='a non-empty text such as "Answer:"')]
+
+
+DECODE_KEYS: tuple[str, ...] = tuple(get_type_hints(DecodeSettings))
+_DECODE = TypeAdapter(DecodeSettings)
+
+
+def decode_domain(name: str) -> str:
+    """The allowed values of decode setting `name`, in words."""
+    return get_type_hints(DecodeSettings, include_extras=True)[name].__metadata__[0].description
+
+
+def valid_decode_value(name: str, value: Any) -> bool:
+    """True when `value` is in decode setting `name`'s domain."""
+    try:
+        _DECODE.validate_python({name: value})
+    except ValidationError:
+        return False
+    return True
+
+
+def _as_written(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """Validate against DecodeSettings but keep the settings exactly as written (key order, 0 not 0.0),
+    so that what is sent, cached and recorded is what the suite says."""
+    handler(value)
+    return value
+
+
+def _unchanged(value: dict[str, Any]) -> dict[str, Any]:
+    return value
+
+
+Decode = Annotated[DecodeSettings, WrapValidator(_as_written), PlainSerializer(_unchanged)]
+
+EMBEDDED_JUDGE = "local/gemma-3-270m"  # the one in-process model a suite may name: never a file
+_EMBEDDED = EMBEDDED_JUDGE.replace(".", r"\.")
+JUDGE_MODEL = re.compile(
+    rf"^(?!.*\.\.)(?:{_EMBEDDED}|(?!local/)[A-Za-z0-9][A-Za-z0-9_.:@+-]*(?:/[A-Za-z0-9_.:@+-]+)*)$"
+)
+"""A litellm model name: no scheme, query, space or `..`; `local/` (in-process, from a file) only for the
+embedded model."""
+
+
+def _model_name(value: str) -> str:
+    if not JUDGE_MODEL.fullmatch(value):
+        raise PydanticCustomError(
+            "judge_model",
+            "'{value}' is not a model name: a suite names a judge as provider/model (e.g. openai/gpt-4o-mini), "
+            f"never a URL, a path or a model file ({EMBEDDED_JUDGE} aside)",
+            {"value": value},
+        )
+    return value
+
+
+ModelName = Annotated[str, AfterValidator(_model_name), Field(json_schema_extra={"pattern": JUDGE_MODEL.pattern})]
+EXTRACTION_SLOT = "{{ answer }}"  # where an extraction prompt takes the decision it reads (Extraction.prompt)
 
 
 class Message(BaseModel):
@@ -22,7 +118,7 @@ class Message(BaseModel):
     generate: bool | None = Field(
         default=None, description="True when the model must write this assistant turn at run time."
     )
-    decode: dict[str, Any] | None = Field(
+    decode: Decode | None = Field(
         default=None, description="Generate turns: decode settings over the row's (e.g. a longer max_tokens)."
     )
     share: str | None = Field(
@@ -37,7 +133,9 @@ class Judge(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    model: str | None = Field(default=None, description="litellm model string; the run's judge if absent.")
+    model: ModelName | None = Field(
+        default=None, description="litellm model name; --judge-model overrides it; the run's judge if absent."
+    )
     labels: list[str] = Field(description="The label set the judge must choose from.")
     prompt: str = Field(description="The judge prompt; {{ reply }} marks where the reply goes.")
     reply: Literal["json"] | None = Field(
@@ -53,10 +151,22 @@ class FollowUp(BaseModel):
 
     name: str = Field(description="The follow-up's name in the spec.")
     content: str = Field(description="The user turn sent after the model's answer.")
-    decode: dict[str, Any] | None = Field(
+    decode: Decode | None = Field(
         default=None, description="Decode settings of this turn over the row's, e.g. a longer max_tokens."
     )
     judge: Judge | None = Field(default=None, description="How the reply is classified, if at all.")
+
+
+class Extraction(BaseModel):
+    """A second, single-turn call that reads the option out of a free-form decision (seed 004's authors)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    prompt: str = Field(description="The extraction prompt; {{ answer }}, once, marks where the decision goes.")
+    parse: Literal["option_number"] = Field(
+        description='How its reply is read: option_number, the first "Option N" / "option N" (N the displayed '
+        "number, its answer token)."
+    )
 
 
 class SuiteRow(BaseModel):
@@ -69,9 +179,12 @@ class SuiteRow(BaseModel):
     samples: int = Field(ge=1, description="How many independent answers to draw for this prompt.")
     cell: dict[str, CellValue] = Field(description="Design coordinates the scorer groups by.")
     answers: dict[str, str] = Field(description="Valid answer tokens mapped to analysis outcomes.")
-    decode: dict[str, Any] = Field(description="Generation settings: temperature, max_tokens, ...")
+    decode: Decode = Field(description="Generation settings: temperature, max_tokens, ...")
     puzzle: dict[str, Any] | None = Field(default=None, description="Structured puzzle, if any.")
     followups: list[FollowUp] | None = Field(default=None, description="Turns sent after the answer.")
+    extract: Extraction | None = Field(
+        default=None, description="When present, the answer is read by this extraction call, not from the reply."
+    )
     expect: dict[str, Any] | None = Field(default=None, description="Correct auxiliary answers.")
     meta: dict[str, Any] | None = Field(default=None, description="Provenance: template, source row, ...")
     unit: str | None = Field(

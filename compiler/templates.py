@@ -14,7 +14,7 @@ from jinja2.exceptions import SecurityError
 
 from compiler import nodes as n
 from compiler.errors import Diagnostic, ErrorCollector, Span, SpecError, did_you_mean
-from compiler.sandbox import bounded_render, environment
+from compiler.sandbox import add_steps, environment, rendered
 from compiler.template_shapes import Fields, Items, Misspelt, Shape, misspelt_attributes, record
 
 _MISSING_ATTR = re.compile(r"has no attribute '([^']+)'")
@@ -27,24 +27,26 @@ _DICT_ATTRIBUTES = frozenset(dir(dict))  # jinja2 looks these up on the dict bef
 
 class RenderMemo:
     """Renders kept for reuse by every template of the process, least recently used dropped first, so
-    memory stays bounded (in entries and in characters) however large the design."""
+    memory stays bounded (in entries and in characters) however large the design. Each keeps the steps its
+    render took (compiler.sandbox), which a reuse counts again: the compile budget's count of template
+    work is the same whatever the memo held before."""
 
     def __init__(self, entries: int, chars: int) -> None:
         self.entries, self.chars = entries, chars
-        self._kept: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+        self._kept: OrderedDict[tuple[Any, ...], tuple[str, int]] = OrderedDict()
         self._held = 0
 
-    def get(self, key: tuple[Any, ...]) -> str | None:
+    def get(self, key: tuple[Any, ...]) -> tuple[str, int] | None:
         found = self._kept.get(key)
         if found is not None:
             self._kept.move_to_end(key)
         return found
 
-    def put(self, key: tuple[Any, ...], text: str) -> None:
-        self._kept[key] = text
+    def put(self, key: tuple[Any, ...], text: str, steps: int) -> None:
+        self._kept[key] = (text, steps)
         self._held += len(text)
         while len(self._kept) > self.entries or self._held > self.chars:
-            self._held -= len(self._kept.popitem(last=False)[1])
+            self._held -= len(self._kept.popitem(last=False)[1][0])
 
 
 # Sized so that the 1M-stimulus design of benchmarks/compile_bench.py renders each text once: its prompt
@@ -70,21 +72,23 @@ class CompiledText:
 
     def render(self, context: Mapping[str, Any]) -> str:
         if self._key is None:
-            return self._render(context)
+            return self._render(context)[0]
         try:
             key = self._key(context)
             found = MEMO.get(key)
         except (KeyError, TypeError):
-            return self._render(context)  # let jinja2 report the missing name as usual
+            return self._render(context)[0]  # let jinja2 report the missing name as usual
         if found is None:
             found = self._render(context)
-            MEMO.put(key, found)
-        return found
+            MEMO.put(key, *found)
+        else:
+            add_steps(found[1])
+        return found[0]
 
-    def _render(self, context: Mapping[str, Any]) -> str:
-        """A render; a template over its limits is the spec's mistake, located at the text."""
+    def _render(self, context: Mapping[str, Any]) -> tuple[str, int]:
+        """A render and its steps; a template over its limits is the spec's mistake, located at the text."""
         try:
-            return bounded_render(self.template, context)
+            return rendered(self.template, context)
         except SecurityError as err:
             raise SpecError([Diagnostic(self.text.span, f"{self.label} is refused: {err}", _SANDBOX_HINT)]) from None
 
@@ -170,6 +174,44 @@ def compile_text(text: n.Text, label: str, provided: set[str], errors: ErrorColl
         errors.add(_name_span(text, name), f"undefined template variable '{name}' in {label}",
                    did_you_mean(name, provided))
     return compiled
+
+
+def slot(name: str) -> str:
+    """How a name filled in at run time stands in a compiled text, for the runner to replace."""
+    return "{{ " + name + " }}"
+
+
+def check_slots(text: n.Text, label: str, slots: Collection[str], errors: ErrorCollector) -> None:
+    """Names the runner fills in when it sends the text (`answer`, `reply`, `conversation`) are replaced as
+    plain text, so each must be written alone, `{{ name }}`: not in a condition, a filter or a loop."""
+    try:
+        parsed = environment().parse(text.value)
+    except (TemplateSyntaxError, RecursionError):
+        return  # reported by check_syntax
+    bare = {id(node) for output in parsed.find_all(nodes.Output) for node in output.nodes
+            if isinstance(node, nodes.Name)}
+    for node in parsed.find_all(nodes.Name):
+        if node.name in slots and id(node) not in bare:
+            errors.add(_slot_span(text, node), f"'{node.name}' in {label} is filled in when the text is sent, so "
+                       "it can only be shown as it is", f"write it alone: {slot(node.name)}")
+
+
+def _slot_span(text: n.Text, node: nodes.Name) -> Span:
+    """The first use of the name on its template line that is not a bare `{{ name }}`."""
+    lines = text.value.split("\n")
+    line = lines[node.lineno - 1] if 0 < node.lineno <= len(lines) else ""
+    bare = [m.span() for m in re.finditer(r"\{\{-?\s*" + re.escape(node.name) + r"\s*-?\}\}", line)]
+    for found in re.finditer(r"(?<![\w.])" + re.escape(node.name) + r"(?!\w)", line):
+        if not any(start <= found.start() < end for start, end in bare):
+            return _span_at(text, node.lineno - 1, found.start(), len(node.name))
+    return _name_span(text, node.name)
+
+
+def render_with_slots(compiled: CompiledText, context: Mapping[str, Any], slots: Collection[str]) -> str:
+    """The text rendered now, its run-time names kept as `{{ name }}` for the runner (check_slots made sure
+    they stand alone). Unlike a prompt, the text keeps its trailing newline: it reaches the model as written."""
+    rendered = compiled.render({**context, **{name: slot(name) for name in slots}})
+    return rendered + "\n" if compiled.text.value.endswith("\n") else rendered
 
 
 def _check_filters_and_tests(text: n.Text, label: str, parsed: nodes.Template, errors: ErrorCollector) -> None:

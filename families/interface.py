@@ -8,7 +8,7 @@ see this interface, never a family module.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,12 +57,23 @@ class Importer:
 
 
 @dataclass(frozen=True)
+class Form:
+    """One thing a design may write: the name the checks match it by, and how the docs show it written."""
+
+    name: str  # an answer kind (`choice`), a condition name (`baseline`, `toward`), an analysis option key
+    written: str  # e.g. 'choice "A" | "B"', 'toward A, toward B', 'alpha X (0 < X < 1)'
+
+
+@dataclass(frozen=True)
 class Family:
     """One audit design family: chosen by `analysis NAME` in a design, recorded as manifest.analysis.family."""
 
     name: str  # the analysis name, e.g. influence_pairs
     title: str  # how messages name the design, e.g. "cue-visibility"
     clauses: tuple[str, ...]  # the design clauses it takes; any other is a located error
+    answers: tuple[Form, ...]  # the answer forms it takes (of the `answer` clause, or of each probe)
+    conditions: tuple[Form, ...]  # the conditions it takes, by name
+    analysis_options: tuple[Form, ...]  # the keys its `analysis NAME KEY VALUE, ...` clause takes
     check: Check
     prepare: Prepare
     score: Score
@@ -75,6 +86,21 @@ class Family:
     check_generator: CheckGenerator | None = None  # for a family whose data a `generator` block writes
     generate: Generate | None = None
     importers: tuple[Importer, ...] = ()  # `spec import` formats: published transcripts or tables of other harnesses
+
+
+def accepts_table(families: list[Family]) -> str:
+    """docs/language.md's table of what each family's designs accept, from the declarations above."""
+    lines = ["| design family | clauses | answer forms | conditions | analysis options |", "|---|---|---|---|---|"]
+    for family in families:
+        cells = [f"`analysis {family.name}` ({family.title})", _written(family.clauses),
+                 _written(f.written for f in family.answers), _written(f.written for f in family.conditions),
+                 _written(f.written for f in family.analysis_options)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _written(forms: Iterable[str]) -> str:
+    return ", ".join(f"`{form}`".replace("|", "\\|") for form in forms) or "none"
 
 
 def lazy(module: str, name: str) -> Callable[..., Any]:

@@ -1,5 +1,6 @@
 """Parse a model's reply into one of the row's valid answer tokens (strict first, then tolerant forms), a
-reasoned reply's last line ("Answer: A") into its token, and a judge's JSON reply into its label and reason."""
+reasoned reply's last line ("Answer: A") into its token, a judge's JSON reply into its label and reason,
+and an extraction call's reply into an option number."""
 
 from __future__ import annotations
 
@@ -17,6 +18,9 @@ _LEAD_INS = (
     r"(?:label|classification|category)\s*(?:is)?\s*[:\-]?",
     r"option",
 )
+# Seed 004's authors read the extraction call's reply with this pattern (the first match counts), in
+# core/base.py of github.com/sachininw/LLM_Conditional_Biases @ c8fb05f.
+OPTION_NUMBER = re.compile(r"\b(?:[oO]ption) (\d+)\b")
 # A JSON reply wrapped in a markdown code fence, as chat models often write it.
 _FENCE = re.compile(r"```(?:json)?[ \t]*\n?(?P<body>.*?)\n?[ \t]*```", re.DOTALL | re.IGNORECASE)
 
@@ -104,3 +108,15 @@ def parse_judge_json(text: str | None, labels: tuple[str, ...]) -> tuple[str | N
         return None, None
     reason = found.get("reason")
     return label.strip(), reason if isinstance(reason, str) else None
+
+
+def parse_option_number(text: str | None, tokens: tuple[str, ...]) -> str | None:
+    """The answer token an extraction reply names: the number of the first "Option N" / "option N", as
+    the authors read it (int("03") is 3), or None when there is none or it is not a displayed option."""
+    match = OPTION_NUMBER.search(text or "")
+    number = str(int(match.group(1))) if match else None
+    return number if number in tokens else None
+
+
+EXTRACTION_FORMS = {"option_number": "Option {}"}  # the well-formed reply per answer token, by Extraction.parse
+EXTRACTION_PARSERS = {"option_number": parse_option_number}

@@ -8,7 +8,7 @@ import os
 import random
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +16,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import click  # noqa: E402
 
+from compiler.suite_model import DECODE_KEYS  # noqa: E402
 from runner import exits  # noqa: E402
 from runner.cache import NoCache, ResponseCache, call_key  # noqa: E402
 from runner.provider_errors import FATAL, PERMANENT, UNREACHABLE, advice, classify, reason  # noqa: E402
@@ -78,12 +79,17 @@ class CallSettings:
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.IGNORECASE)
 
 
+_URL_USERINFO = re.compile(r"(?<=://)[^/\s@]+@")
+_URL_QUERY = re.compile(r"(://[^\s?#]*)\?[^\s#'\"]*")
+
+
 def scrub(text: str) -> str:
-    """Remove the values of secret-looking environment variables from `text`."""
+    """Remove the values of secret-looking environment variables, and a URL's user name, password and
+    query values, from `text`."""
     for name, value in os.environ.items():
         if len(value) >= 8 and _SECRET_NAME.search(name) and value in text:
             text = text.replace(value, "***")
-    return text
+    return _URL_QUERY.sub(r"\1?***", _URL_USERINFO.sub("***@", text))
 
 
 def short_reason(err: BaseException, limit: int = 240) -> str:
@@ -115,25 +121,28 @@ def own_error(err: Exception) -> BaseException | None:
 
 
 class RateLimiter:
-    """A token bucket holding one minute's allowance; None means unlimited."""
+    """A token bucket holding one minute's allowance; None means unlimited. `clock` and `sleep` are the
+    monotonic clock and the asyncio sleep (a test passes its own, so no test waits on real time)."""
 
-    def __init__(self, per_minute: float | None) -> None:
+    def __init__(self, per_minute: float | None, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self.capacity = per_minute
         self.available = per_minute or 0.0
-        self.updated = time.monotonic()
+        self.clock, self.sleep = clock, sleep
+        self.updated = clock()
 
     async def acquire(self, amount: float = 1.0) -> None:
         if not self.capacity:
             return
         amount = min(amount, self.capacity)
         while True:
-            now = time.monotonic()
+            now = self.clock()
             self.available = min(self.capacity, self.available + (now - self.updated) * self.capacity / 60)
             self.updated = now
             if self.available >= amount:
                 self.available -= amount
                 return
-            await asyncio.sleep((amount - self.available) * 60 / self.capacity)
+            await self.sleep((amount - self.available) * 60 / self.capacity)
 
 
 def _estimate_tokens(messages: list[dict[str, Any]], params: dict[str, Any]) -> int:
@@ -216,6 +225,9 @@ class ModelClient:
         )
 
     def key(self, messages: list[dict[str, Any]], params: dict[str, Any], slot: str, extras: dict[str, Any]) -> str:
+        """The call's response-cache key (a batch line's custom_id), its arguments checked first: only decode
+        settings ever reach a provider, live or in a batch."""
+        _check_arguments(params, extras)
         return call_key(answer_identity(self.settings.model), self.settings.api_base, {**params, **extras}, messages,
                         self.slot_prefix + slot)
 
@@ -310,6 +322,18 @@ class ModelClient:
         if not value["text"] and not value["top_logprobs"]:
             raise EmptyResponse("the model returned no content")
         return value
+
+
+SENT_PARAMS = frozenset(DECODE_KEYS) | {"logprobs", "top_logprobs"}
+LOCAL_EXTRAS = frozenset({"answer_tokens", "forced_choice"})
+
+
+def _check_arguments(params: dict[str, Any], extras: dict[str, Any]) -> None:
+    """Only decode settings and the local model's grammar reach litellm: never an endpoint, key, header,
+    mock or callback, whatever a suite row holds (runner/contract.py refuses such rows first)."""
+    stray = sorted(set(params) - SENT_PARAMS) + sorted(set(extras) - LOCAL_EXTRAS)
+    if stray:
+        raise FatalError(f"refusing to send {', '.join(map(repr, stray))} to the model: not a decode setting")
 
 
 def _placeholder_key(settings: CallSettings) -> dict[str, str]:

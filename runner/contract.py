@@ -14,15 +14,16 @@ from __future__ import annotations
 import contextlib
 import gc
 import hashlib
+import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
 import click
 from pydantic import BaseModel, ValidationError
 
-from compiler.suite_model import Manifest, SuiteRow
+from compiler.suite_model import DECODE_KEYS, Manifest, SuiteRow
 from runner.results_model import ResultRow, RunInfo
 
 SUITE_FILE = "suite.jsonl"
@@ -34,6 +35,11 @@ RECOMPILE = "the suite is damaged or was edited by hand: compile it again with `
 DAMAGED_RUN = "the run folder is damaged: restore run.json, or run again with another --out"
 DAMAGED_RESULTS = "remove or repair that line, then run the same `spec run` again to redo what is missing"
 CHANGED_SUITE = "the suite changed after the run: use the suite the run was made with, or run again with another --out"
+NOT_COMPILED = (
+    "a suite carries data and decode settings only; endpoints, keys, headers and mock replies come from your "
+    "command line and environment: do not run this suite, compile its spec yourself with `spec compile`"
+)
+EDITED_SUITE = "the suite was changed after it was compiled: compile it again with `spec compile`, or get the original"
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -53,12 +59,13 @@ class ContractError(click.ClickException):
 
 @dataclass(frozen=True)
 class Suite:
-    """A validated compiled suite."""
+    """A validated compiled suite; `sha256` is suite.jsonl's, as read."""
 
     path: Path
     manifest: Manifest
     manifest_sha256: str
     rows: list[SuiteRow]
+    sha256: str
 
     @property
     def strata(self) -> list[str] | None:
@@ -68,10 +75,12 @@ class Suite:
 
 @dataclass(frozen=True)
 class ResultsFile:
-    """The rows of a results.jsonl, and whether a torn last line (a killed run's) was left out."""
+    """The rows of a results.jsonl, their line numbers, and whether a torn last line (a killed run's) was
+    left out."""
 
     rows: list[ResultRow]
     torn: bool
+    lines: list[int] = field(default_factory=list)
 
 
 def describe(err: ValidationError) -> str:
@@ -88,10 +97,14 @@ def _validate(model: type[M], data: bytes, path: Path, line: int | None, fix: st
     try:
         return model.model_validate_json(data)
     except ValidationError as err:
-        problem = describe(err)
-        if line is not None:  # pydantic counts lines within `data`, which is one line of the file
-            problem = problem.replace(" at line 1 column ", " at column ")
-        raise ContractError(path, problem, line=line, fix=fix) from None
+        raise ContractError(path, _problem(err, line), line=line, fix=fix) from None
+
+
+def _problem(err: ValidationError, line: int | None) -> str:
+    problem = describe(err)
+    if line is not None:  # pydantic counts lines within `data`, which is one line of the file
+        problem = problem.replace(" at line 1 column ", " at column ")
+    return problem
 
 
 @contextlib.contextmanager
@@ -119,16 +132,22 @@ def read_manifest(folder: Path | str) -> tuple[Manifest, str]:
 
 def read_suite_rows(path: Path | str) -> list[SuiteRow]:
     """Every row of a suite.jsonl; each line must be a valid row with answers, messages and a unique id."""
-    path = Path(path)
+    return _read_suite_rows(Path(path))[0]
+
+
+def _read_suite_rows(path: Path) -> tuple[list[SuiteRow], str]:
+    """The rows of a suite.jsonl and the file's sha256, hashed as it is read."""
     if not path.is_file():
         raise ContractError(path, "missing; give a compiled suite folder or its suite.jsonl (spec compile writes one)")
     rows: list[SuiteRow] = []
     seen: set[str] = set()
+    digest = hashlib.sha256()
     with path.open("rb") as lines, collector_paused():
         for number, line in enumerate(lines, start=1):
+            digest.update(line)
             if not line.strip():
                 continue
-            row = _validate(SuiteRow, line, path, number, RECOMPILE)
+            row = _validate_row(line, path, number)
             problem = _row_problem(row, seen)
             if problem:
                 raise ContractError(path, problem, line=number, fix=RECOMPILE)
@@ -136,7 +155,33 @@ def read_suite_rows(path: Path | str) -> list[SuiteRow]:
             rows.append(row)
     if not rows:
         raise ContractError(path, "no rows", fix=RECOMPILE)
-    return rows
+    return rows, digest.hexdigest()
+
+
+def _validate_row(line: bytes, path: Path, number: int) -> SuiteRow:
+    """One suite row. A key the closed schema does not know is named with the row's id: such a suite was
+    not written by `spec compile` (it may be a stranger's attempt to configure the call)."""
+    try:
+        return SuiteRow.model_validate_json(line)
+    except ValidationError as err:
+        extra = next((e["loc"] for e in err.errors() if e["type"] == "extra_forbidden"), None)
+        if extra is None:
+            raise ContractError(path, _problem(err, number), line=number, fix=RECOMPILE) from None
+        where = ".".join(str(p) for p in extra)
+        what = "a field a suite row may carry"
+        if "decode" in extra[:-1]:
+            what = f"a decode setting (a suite may set {', '.join(DECODE_KEYS)})"
+        raise ContractError(path, f"{_row_id(line)}{where}: {extra[-1]!r} is not {what}", line=number,
+                            fix=NOT_COMPILED) from None
+
+
+def _row_id(line: bytes) -> str:
+    """'row ID: ' naming the id a row claims, for messages about a row that does not validate ('' if none)."""
+    try:
+        found = json.loads(line).get("id")
+    except (ValueError, AttributeError):
+        found = None
+    return f"row {found}: " if isinstance(found, str) and found.isalnum() and len(found) <= 64 else ""
 
 
 def _row_problem(row: SuiteRow, seen: set[str]) -> str | None:
@@ -153,12 +198,25 @@ def read_suite(folder: Path | str) -> Suite:
     """A compiled suite folder: manifest.json and suite.jsonl, validated and consistent."""
     folder = Path(folder)
     manifest, sha = read_manifest(folder)
-    rows = read_suite_rows(folder / SUITE_FILE)
+    rows, suite_sha = _read_suite_rows(folder / SUITE_FILE)
     if manifest.rows != len(rows):
         raise ContractError(
             folder / MANIFEST_FILE, f"says rows={manifest.rows}, {SUITE_FILE} has {len(rows)}", fix=RECOMPILE
         )
-    return Suite(path=folder, manifest=manifest, manifest_sha256=sha, rows=rows)
+    return Suite(path=folder, manifest=manifest, manifest_sha256=sha, rows=rows, sha256=suite_sha)
+
+
+def check_suite_integrity(suite: Suite) -> None:
+    """Refuse a suite.jsonl whose sha256 is not the one its manifest.json records."""
+    recorded = suite.manifest.files.get(SUITE_FILE)
+    if recorded is None:
+        raise ContractError(suite.path / MANIFEST_FILE, f"files: records no sha256 of {SUITE_FILE}", fix=RECOMPILE)
+    if recorded != suite.sha256:
+        raise ContractError(
+            suite.path / SUITE_FILE,
+            f"sha256 is {suite.sha256}, but {MANIFEST_FILE} records {recorded}",
+            fix=EDITED_SUITE,
+        )
 
 
 def complete_lines(data: bytes) -> tuple[bytes, bool]:
@@ -173,13 +231,10 @@ def read_results_file(path: Path | str) -> ResultsFile:
     if not path.is_file():
         return ResultsFile([], torn=False)
     data, torn = complete_lines(path.read_bytes())
+    numbered = [(number, line) for number, line in enumerate(data.split(b"\n"), start=1) if line.strip()]
     with collector_paused():
-        rows = [
-            _validate(ResultRow, line, path, number, DAMAGED_RESULTS)
-            for number, line in enumerate(data.split(b"\n"), start=1)
-            if line.strip()
-        ]
-    return ResultsFile(rows, torn)
+        rows = [_validate(ResultRow, line, path, number, DAMAGED_RESULTS) for number, line in numbered]
+    return ResultsFile(rows, torn, [number for number, _ in numbered])
 
 
 def read_results(path: Path | str) -> list[ResultRow]:
@@ -202,14 +257,18 @@ def read_run_info(run_dir: Path | str) -> RunInfo:
 
 
 def check_run_matches_suite(run_dir: Path | str, info: RunInfo, suite: Suite) -> None:
-    """Refuse a run whose recorded suite hash is not the suite's, naming both hashes."""
-    if info.suite_manifest_sha256 != suite.manifest_sha256:
-        raise ContractError(
-            Path(run_dir) / RUN_FILE,
-            f"the run was made on a suite whose {MANIFEST_FILE} has sha256 {info.suite_manifest_sha256}, "
-            f"but {suite.path / MANIFEST_FILE} has sha256 {suite.manifest_sha256}",
-            fix=CHANGED_SUITE,
-        )
+    """Refuse a suite that is not its manifest's, or a run whose recorded suite hashes are not the suite's."""
+    check_suite_integrity(suite)
+    recorded = {MANIFEST_FILE: info.suite_manifest_sha256, SUITE_FILE: info.suite_sha256}
+    found = {MANIFEST_FILE: suite.manifest_sha256, SUITE_FILE: suite.sha256}
+    for name, sha in recorded.items():
+        if sha is not None and sha != found[name]:
+            raise ContractError(
+                Path(run_dir) / RUN_FILE,
+                f"the run was made on a suite whose {name} has sha256 {sha}, "
+                f"but {suite.path / name} has sha256 {found[name]}",
+                fix=CHANGED_SUITE,
+            )
 
 
 def suite_dir_of(run_dir: Path | str, info: RunInfo) -> Path:

@@ -13,12 +13,21 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from compiler.suite_model import FollowUp, Judge, SuiteRow
-from runner.answers import parse_answer, parse_answer_line, parse_judge_json
+from compiler.suite_model import EXTRACTION_SLOT, FOLLOWUP_SLOTS, JUDGE_SLOTS, FollowUp, Judge, SuiteRow
+from runner.answers import EXTRACTION_FORMS, EXTRACTION_PARSERS, parse_answer, parse_answer_line, parse_judge_json
 from runner.cache import NoCache, ResponseCache, default_cache_path
 from runner.cache_writes import BatchedCache
 from runner.call import CallFailed, CallSettings, FatalError, ModelClient, Reply, is_local
-from runner.contract import RESULTS_FILE, Suite, check_run_matches_suite, find_run_info, read_results, read_suite
+from runner.contract import (
+    RESULTS_FILE,
+    RUN_FILE,
+    Suite,
+    check_run_matches_suite,
+    check_suite_integrity,
+    find_run_info,
+    read_results,
+    read_suite,
+)
 from runner.failures import RepeatBreaker
 from runner.plan import JUDGE_MAX_TOKENS, WorkItem, plan, prefix_order
 from runner.progress import progress
@@ -29,7 +38,8 @@ from runner.results_io import (
     write_run_info,
 )
 from runner.results_model import ResultRow, RunInfo
-from runner.run_config import RunConfig, RunError, RunSummary
+from runner.run_config import RunConfig, RunError, RunSummary, check_api_base
+from runner.run_lock import locked
 from runner.shared_turns import SharedTurns
 
 TOP_LOGPROBS = 20
@@ -37,8 +47,8 @@ TOP_LOGPROBS = 20
 # a replicate run's seeds are further apart still, so they never meet the original's.
 _RESEED = 1_000_003
 _REPLICATE = 1_000_000_007
-_REPLY_SLOT = re.compile(r"\{\{\s*reply\s*\}\}")
 ANSWER_LINE = "answer_line"  # a row's decode setting that says how its answer is read, never sent to the model
+_SLOT = re.compile(r"\{\{\s*(\w+)\s*\}\}")  # a name the compiler left for the runner to fill in
 
 
 def _now() -> str:
@@ -56,8 +66,15 @@ def answer_probabilities(top: list[dict[str, Any]], tokens: list[str]) -> dict[s
     return {t: m / total for t, m in mass.items()} if total > 0 else None
 
 
-def judge_prompt(judge: Judge, reply: str) -> str:
-    return _REPLY_SLOT.sub(lambda _: reply, judge.prompt)
+def fill_slots(text: str, values: dict[str, str]) -> str:
+    """`text` with each `{{ name }}` of `values` replaced, in one pass (a value is never read for names)."""
+    return _SLOT.sub(lambda m: values.get(m.group(1), m.group(0)), text)
+
+
+def judge_prompt(judge: Judge, reply: str, conversation: list[dict[str, Any]]) -> str:
+    """The judge's prompt with the reply and the conversation before it (JUDGE_SLOTS) filled in."""
+    shown = "\n\n".join(f"{m['role'].capitalize()}: {m.get('content') or ''}" for m in conversation)
+    return fill_slots(judge.prompt, dict(zip(JUDGE_SLOTS, (reply, shown), strict=True)))
 
 
 @dataclass
@@ -112,7 +129,7 @@ class Runner:
         return CallSettings(model, api_base, c.timeout_s, c.max_retries, c.retry_base_s, rpm=c.rpm, tpm=c.tpm)
 
     def judge_client(self, judge: Judge) -> ModelClient | None:
-        name = judge.model or self.config.judge_model
+        name = self.config.judge_model or judge.model  # the command line over the suite
         if name and name not in self.judges:
             self.judges[name] = self.new_client(self._call_settings(name, None), on_retry=self.client.on_retry)
         return self.judges.get(name) if name else None
@@ -149,7 +166,7 @@ class Runner:
             else:
                 params, result = await self._sample(item)
             if row.followups:
-                result["followups"] = await self._followups(item, result.get("response"), row.followups)
+                result["followups"] = await self._followups(item, result, row.followups)
             error = None
         except CallFailed as err:
             error = str(err) or "failed"
@@ -177,7 +194,10 @@ class Runner:
                 item.messages.append({"role": message.role, "content": message.content or ""})
                 continue
             params = self.decode(work.row, work.sample, 0, self.config.model, message.decode)
-            reply = item.take(await self._generate(item, message.share, params, f"{work.sample}/turn{index}"))
+            # a shared turn's cache slot is its share key: turns with the same text but their own keys (the
+            # authors' acknowledgment, one per arm) stay separate calls, with or without the cache
+            slot = f"{work.sample}/turn{index}" if message.share is None else f"{work.sample}/{message.share}"
+            reply = item.take(await self._generate(item, message.share, params, slot))
             item.messages.append({"role": "assistant", "content": reply.text or ""})
             item.turns.append({"turn": index, "content": reply.text})
 
@@ -190,14 +210,18 @@ class Runner:
     async def _sample(self, item: _Item) -> tuple[dict[str, Any], dict[str, Any]]:
         """Draw the answer; re-ask an invalid one up to `reasks` times."""
         work = item.work
-        tokens = list(work.row.answers)
+        tokens = tuple(work.row.answers)
         first: str | None = None
+        extracted: dict[str, Any] = {}
         for attempt in range(self.config.reasks + 1):
             params = self.decode(work.row, work.sample, attempt, self.config.model)
-            extras = self.choice_extras(tokens, self.config.model, work.row)
+            extras = {} if work.row.extract else self.choice_extras(list(tokens), self.config.model, work.row)
             slot = f"{work.sample}/answer{attempt}"
             reply = item.take(await self.client.call(item.messages, params, slot, extras))
-            answer = self._parsed(reply.text, tuple(tokens), work.row)
+            if work.row.extract is None:
+                answer = self._parsed(reply.text, tokens, work.row)
+            else:
+                answer, extracted = await self._extract(item, reply.text or "", params, attempt)
             if attempt == 0:
                 first = answer
             if answer is not None:
@@ -209,6 +233,7 @@ class Runner:
             "outcome": outcome,
             "reasks": attempt,
             "first_answer": first,
+            **extracted,
         }
         return params, result
 
@@ -217,6 +242,22 @@ class Runner:
         """The reply's answer: from its last line where the row says so (`answer_line`), else the reply itself."""
         prefix = row.decode.get(ANSWER_LINE)
         return parse_answer(text, tokens) if prefix is None else parse_answer_line(text, tokens, str(prefix))
+
+    async def _extract(self, item: _Item, decision: str, params: dict[str, Any],
+                       attempt: int) -> tuple[str | None, dict[str, Any]]:
+        """The authors' second call (seed 004): a single-turn prompt holding the options and the free
+        decision, with the decision's settings and no token cap; its reply read by the row's parser."""
+        work = item.work
+        extract = work.row.extract
+        assert extract is not None
+        tokens = tuple(work.row.answers)
+        messages = [{"role": "user", "content": extract.prompt.replace(EXTRACTION_SLOT, decision, 1)}]
+        free = {key: value for key, value in params.items() if key != "max_tokens"}
+        forms = [EXTRACTION_FORMS[extract.parse].format(token) for token in tokens]
+        extras = self.choice_extras(forms, self.config.model)
+        slot = f"{work.sample}/extract{attempt}/{work.row.id}"  # its own call even where two rows' prompts agree
+        reply = item.take(await self.client.call(messages, free, slot, extras))
+        return EXTRACTION_PARSERS[extract.parse](reply.text, tokens), {"extraction": reply.text}
 
     async def _logprob_call(self, item: _Item) -> tuple[dict[str, Any], Reply]:
         work = item.work
@@ -246,12 +287,16 @@ class Runner:
         }
         return params, result
 
-    async def _followups(self, item: _Item, answer_text: str | None, followups: list[FollowUp]) -> dict[str, Any]:
+    async def _followups(self, item: _Item, first: dict[str, Any], followups: list[FollowUp]) -> dict[str, Any]:
+        """Each follow-up turn, its `{{ answer }}` the first reply's answer token (its text when it gave none),
+        and its judge's verdict."""
         work = item.work
-        item.messages.append({"role": "assistant", "content": answer_text or ""})
+        answer_text = first.get("response") or ""
+        item.messages.append({"role": "assistant", "content": answer_text})
+        filled = dict(zip(FOLLOWUP_SLOTS, (first.get("answer") or answer_text,), strict=True))
         replies: dict[str, Any] = {}
         for followup in followups:
-            item.messages.append({"role": "user", "content": followup.content})
+            item.messages.append({"role": "user", "content": fill_slots(followup.content, filled)})
             params = self.decode(work.row, work.sample, 0, self.config.model, followup.decode)
             slot = f"{work.sample}/followup:{followup.name}"
             reply = item.take(await self.client.call(item.messages, params, slot, {}))
@@ -269,7 +314,7 @@ class Runner:
         if client is None:
             return {"label": None}
         labels = tuple(judge.labels)
-        messages = [{"role": "user", "content": judge_prompt(judge, reply_text)}]
+        messages = [{"role": "user", "content": judge_prompt(judge, reply_text, item.messages)}]
         params = {"temperature": 0.0, "max_tokens": JUDGE_MAX_TOKENS[judge.reply]}
         extras = self.choice_extras(list(labels), client.settings.model) if judge.reply is None else {}
         slot = f"{item.work.sample}/judge:{followup.name}"
@@ -291,9 +336,13 @@ class Runner:
 
 
 def _check_out_dir(config: RunConfig, suite: Suite, requested_mode: str) -> RunInfo | None:
-    """An output folder may only be resumed by the same suite, model and mode."""
+    """An output folder may only be resumed by the same suite, model and mode; answers that no run.json
+    ties to a suite and model are never adopted."""
     info = find_run_info(config.out)
     if info is None:
+        if (config.out / RESULTS_FILE).is_file() and (config.out / RESULTS_FILE).stat().st_size:
+            raise RunError(f"{config.out} holds {RESULTS_FILE} but no {RUN_FILE}, so nothing says which suite and "
+                           f"model its answers are of: restore {RUN_FILE}, or use another --out")
         return None
     check_run_matches_suite(config.out, info, suite)
     if (info.model, info.settings.get("mode"), info.settings.get("replicate")) != \
@@ -346,8 +395,11 @@ def _open_cache(config: RunConfig) -> ResponseCache | NoCache:
 def _stage(config: RunConfig) -> tuple[type[Runner], Callable[..., Awaitable[None]]]:
     """Live calls, or batch rounds (runner/batch/); a live run never goes beside batches still open."""
     if config.batch:
+        from runner.batch.providers import batch_provider
         from runner.batch.rounds import BatchRunner, execute_batches
 
+        for model in filter(None, (config.model, config.judge_model)):
+            batch_provider(model)
         return BatchRunner, execute_batches
     from runner.batch.ledger import refuse_live_run
 
@@ -365,21 +417,30 @@ def _plan(suite: Suite, config: RunConfig, mode: str) -> list[WorkItem]:
 
 
 async def _run(config: RunConfig) -> RunSummary:
+    check_api_base(config.api_base)
     suite = read_suite(config.suite_dir)
+    check_suite_integrity(suite)  # before the first call, and on every resume
     requested = config.mode or suite.manifest.mode
     if requested == "logprob" and any(ANSWER_LINE in row.decode for row in suite.rows):
         raise RunError("logprob mode reads the answer's first token, but this suite's rows answer on the last line "
                        "of a reasoned reply (decode answer_line): run it in sample mode")
-    previous = _check_out_dir(config, suite, requested)
     items = _plan(suite, config, requested)
-    if config.only and not items:
+    if config.only and not items:  # before the folder is made: a refused run leaves nothing behind
         raise RunError(f"--only {' '.join(f'{k}={v}' for k, v in config.only)} keeps no row of {config.suite_dir}")
-    stage, execute = _stage(config)
+    stage = _stage(config)  # also before the folder is made: a model without batches leaves nothing behind
+    with locked(config.out, "spec run"):
+        return await _run_locked(config, suite, requested, items, stage)
+
+
+async def _run_locked(config: RunConfig, suite: Suite, requested: str, items: list[WorkItem],
+                      stage: tuple[type[Runner], Callable[..., Awaitable[None]]]) -> RunSummary:
+    previous = _check_out_dir(config, suite, requested)
+    runner_class, execute = stage
     cache = _open_cache(config)
-    runner = stage(config, requested, cache)
+    runner = runner_class(config, requested, cache)
     notes: list[str] = []
     results_path = config.out / RESULTS_FILE
-    state = prepare_resume(results_path, retry_failed=config.retry_failed)
+    state = prepare_resume(results_path, model=config.model, retry_failed=config.retry_failed)
     if requested == "logprob" and items and not config.batch and not await runner.supports_logprobs(items[0]):
         notes.append(f"{config.model} returns no logprobs: sampling instead")
         _warn(notes[-1])
@@ -392,6 +453,7 @@ async def _run(config: RunConfig) -> RunSummary:
     info = RunInfo(
         suite_dir=str(suite.path),
         suite_manifest_sha256=suite.manifest_sha256,
+        suite_sha256=suite.sha256,
         model=config.model,
         mode=runner.mode,
         settings={**config.settings(), "mode": requested},
@@ -401,7 +463,6 @@ async def _run(config: RunConfig) -> RunSummary:
         done=0,
         failed=0,
     )
-    config.out.mkdir(parents=True, exist_ok=True)
     write_run_info(config.out, info)
     writer = ResultsWriter(results_path)
     bar = progress(len(items), len(items) - len(todo), config.progress)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 from datetime import UTC, datetime
 from pathlib import Path
 
-from runner.contract import RESULTS_FILE, read_results, read_run_info
+from runner.contract import RESULTS_FILE, RUN_FILE, read_results, read_run_info
 from runner.results_io import final_rows, write_results, write_run_info
 from runner.results_model import ResultRow, RunInfo
+from runner.run_lock import locked, reading
 
 
 class MergeError(ValueError):
@@ -33,13 +35,28 @@ def _what(info: RunInfo) -> str:
 
 
 def merge_runs(run_dirs: list[Path], out: Path) -> RunInfo:
-    """Write OUT/results.jsonl (one row per (item, sample), answers beating failures, sorted) and run.json."""
+    """Write OUT/results.jsonl (one row per (item, sample), answers beating failures, sorted) and run.json,
+    holding OUT and keeping runs out of the merged folders meanwhile (RunError if one is running)."""
     if not run_dirs:
         raise MergeError("nothing to merge")
-    infos = _infos(run_dirs)
-    rows: list[ResultRow] = [row for run_dir in run_dirs for row in read_results(run_dir / RESULTS_FILE)]
+    with contextlib.ExitStack() as held:
+        for run_dir in {d.resolve(): d for d in run_dirs if d.resolve() != out.resolve()}.values():
+            held.enter_context(reading(run_dir))
+        infos = _infos(run_dirs)  # before OUT is made: runs that cannot merge leave nothing behind
+        held.enter_context(locked(out, "spec merge"))
+        return _merge(run_dirs, infos, out)
+
+
+def _merge(run_dirs: list[Path], infos: list[RunInfo], out: Path) -> RunInfo:
+    rows: list[ResultRow] = []
+    for run_dir, info in zip(run_dirs, infos, strict=True):
+        found = read_results(run_dir / RESULTS_FILE)
+        other = next((row for row in found if row.model != info.model), None)
+        if other is not None:
+            raise MergeError(f"{run_dir / RESULTS_FILE}: holds an answer of {other.model} (item {other.item_id}), "
+                             f"but {RUN_FILE} says the run is of {info.model}")
+        rows += found
     merged = final_rows(rows)
-    out.mkdir(parents=True, exist_ok=True)
     target = out / RESULTS_FILE
     if target.exists():
         raise MergeError(f"{target} exists; merge into an empty folder")
@@ -49,6 +66,7 @@ def merge_runs(run_dirs: list[Path], out: Path) -> RunInfo:
     info = RunInfo(
         suite_dir=first.suite_dir,
         suite_manifest_sha256=first.suite_manifest_sha256,
+        suite_sha256=first.suite_sha256,
         model=first.model,
         mode=first.mode,
         settings={**first.settings, "shard": None, "merged_from": [str(d) for d in run_dirs]},

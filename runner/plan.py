@@ -5,14 +5,16 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from compiler.seeding import canonical_json as canonical
-from compiler.suite_model import SuiteRow
+from compiler.suite_model import Judge, SuiteRow
 
 # The judge's max_tokens by its reply format: a bare label fits in 16; JSON carries a one-sentence reason too.
 JUDGE_MAX_TOKENS: dict[str | None, int] = {None: 16, "json": 256}
+# An extraction reply is one option ("Option 7"); it is sent uncapped, so this bound is the estimate's.
+EXTRACTION_MAX_TOKENS = 16
 
 
 @dataclass(frozen=True)
@@ -139,7 +141,8 @@ def _tokens(text: str | None) -> int:
     return len(text or "") // 4 + 1  # ~4 characters per token; no tokenizer needed for an estimate
 
 
-def _add_item(main: Estimate, judge: Estimate | None, work: WorkItem, mode: str, made: set[tuple[str, int]]) -> None:
+def _add_item(main: Estimate, judges: Callable[[Judge], Estimate | None], work: WorkItem, mode: str,
+              made: set[tuple[str, int]]) -> None:
     """Add one item's calls; a shared generated turn (`made` holds those counted) is counted once per sample."""
     row = work.row
     max_tokens = 1 if mode == "logprob" else int(row.decode.get("max_tokens") or 256)
@@ -165,6 +168,12 @@ def _add_item(main: Estimate, judge: Estimate | None, work: WorkItem, mode: str,
     main.rounds[step] += 1
     main.prompt_tokens += context
     main.completion_tokens += max_tokens
+    if row.extract is not None and mode != "logprob":  # the authors' extraction call reads the decision
+        step += 1
+        main.calls += 1
+        main.rounds[step] += 1
+        main.prompt_tokens += _tokens(row.extract.prompt) + max_tokens
+        main.completion_tokens += EXTRACTION_MAX_TOKENS
     previous = max_tokens
     for followup in row.followups or []:
         reply_tokens = int({**row.decode, **(followup.decode or {})}.get("max_tokens") or 256)
@@ -174,6 +183,7 @@ def _add_item(main: Estimate, judge: Estimate | None, work: WorkItem, mode: str,
         main.rounds[step] += 1
         main.prompt_tokens += context
         main.completion_tokens += reply_tokens
+        judge = judges(followup.judge) if followup.judge else None
         if followup.judge and judge is not None:
             step += 1
             judge.calls += 1
@@ -202,11 +212,17 @@ def _cost(estimate: Estimate) -> float | None:
 def estimate(items: list[WorkItem], *, mode: str, model: str, judge_model: str | None) -> list[Estimate]:
     """Calls, tokens and cost per model for `items`, without calling anything (re-asks not included)."""
     main = Estimate(model)
-    judge = Estimate(judge_model) if judge_model else None
+    judges: dict[str, Estimate] = {}
+
+    def judge_of(judge: Judge) -> Estimate | None:
+        """The judge a run calls: --judge-model, else the one the suite names."""
+        name = judge_model or judge.model
+        return judges.setdefault(name, Estimate(name)) if name else None
+
     made: set[tuple[str, int]] = set()
     for work in items:
-        _add_item(main, judge, work, mode, made)
-    estimates = [main] + ([judge] if judge and judge.calls else [])
+        _add_item(main, judge_of, work, mode, made)
+    estimates = [main] + [judge for judge in judges.values() if judge.calls]
     for entry in estimates:
         entry.cost_usd = _cost(entry)
     return estimates

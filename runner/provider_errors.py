@@ -57,6 +57,8 @@ def classify(err: Exception) -> str:
 
     if isinstance(err, litellm.AuthenticationError | litellm.PermissionDeniedError | litellm.NotFoundError):
         return FATAL
+    if "credentials encoded in URL" in str(err):  # a base URL with user:password@ (e.g. $OPENAI_BASE_URL)
+        return FATAL
     # litellm raises a plain BadRequestError, not its LiteLLMUnknownProvider, for a model without a provider
     if isinstance(err, litellm.BadRequestError) and "LLM Provider NOT provided" in str(err):
         return FATAL
@@ -116,4 +118,7 @@ def advice(err: BaseException, kind: str, model: str, api_base: str | None) -> s
     if isinstance(err, litellm.NotFoundError):
         return (f"{model}: not found at {where} ({reason(err)}). Check the model name (provider/model, as litellm "
                 "spells it) and --api-base")
+    if "credentials encoded in URL" in str(err):
+        return (f"{model}: the base URL carries a user name or password (credentials encoded in URL are refused). "
+                "Remove them from --api-base or OPENAI_BASE_URL, and give the key in the environment")
     return f"{model}: litellm knows no provider for this name. Write it as provider/model, e.g. openai/gpt-4o-mini"

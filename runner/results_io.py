@@ -8,7 +8,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from runner.contract import RUN_FILE, read_results_file
+from runner.contract import RUN_FILE, ContractError, read_results_file
 from runner.files_out import write_bytes, write_text
 from runner.results_model import ResultRow, RunInfo
 
@@ -45,13 +45,19 @@ class ResumeState:
         return {key for key, row in self.rows.items() if row.error is not None}
 
 
-def prepare_resume(path: Path, *, retry_failed: bool) -> ResumeState:
+def prepare_resume(path: Path, *, model: str, retry_failed: bool) -> ResumeState:
     """Repair the results file so appending is safe, and return what it holds.
 
     A torn last line (the process died mid-write) or any duplicate is removed by rewriting the file;
     with `retry_failed`, failed rows are removed too so that their retry is the only row for that pair.
-    Any other bad line is a ContractError: the file is left as it is."""
+    A row of another model than `model`, or any other bad line, is a ContractError: the file is left
+    as it is."""
     found = read_results_file(path)
+    other = next((row for row in found.rows if row.model != model), None)
+    if other is not None:
+        raise ContractError(path, f"holds an answer of {other.model!r} (item {other.item_id}, sample "
+                            f"{other.sample}), but this run is of {model!r}",
+                            fix="a run folder holds one model's answers: use another --out")
     kept = final_rows(found.rows)
     if retry_failed:
         kept = {key: row for key, row in kept.items() if row.error is None}

@@ -18,6 +18,9 @@ class ResultRow(BaseModel):
     params: dict[str, Any] = Field(description="Decode settings actually sent.")
     response: str | None = Field(default=None, description="Raw text of the final answer turn.")
     answer: str | None = Field(default=None, description="Parsed answer token, null for an abstention.")
+    extraction: str | None = Field(
+        default=None, description="Rows with `extract`: the extraction call's raw reply, which `answer` is read from."
+    )
     outcome: str | None = Field(default=None, description="The answer mapped to its analysis outcome.")
     logprobs: dict[str, float] | None = Field(
         default=None, description="logprob mode: probabilities over the valid answer tokens (sum to 1)."
@@ -46,6 +49,7 @@ class RunInfo(BaseModel):
 
     suite_dir: str
     suite_manifest_sha256: str
+    suite_sha256: str | None = Field(default=None, description="suite.jsonl's sha256 (absent in older runs).")
     model: str
     mode: str
     settings: dict[str, Any]

@@ -10,7 +10,7 @@ import click
 from runner import exits
 from runner.batch.cli import batch_options, dry_run_lines, show_batches
 from runner.call import VERBOSE_ENV, FatalError
-from runner.contract import read_suite
+from runner.contract import check_suite_integrity, read_suite
 from runner.execute import run_suite
 from runner.merge import MergeError, merge_runs
 from runner.plan import Shard, estimate, plan
@@ -42,6 +42,7 @@ def _default_out(suite_dir: Path, name: str, shard: Shard | None) -> Path:
 
 def _dry_run(config: RunConfig) -> None:
     suite = read_suite(config.suite_dir)
+    check_suite_integrity(suite)
     mode = config.mode or suite.manifest.mode
     items = plan(suite.rows, mode=mode, limit=config.limit, seed=config.seed, shard=config.shard, strata=suite.strata,
                  only=dict(config.only))
@@ -68,7 +69,8 @@ def _dry_run(config: RunConfig) -> None:
     help="Any litellm model string; local/<path.gguf> for another GGUF. Keys come from the environment. "
     "Give it several times for a study: one run per model in one folder.",
 )
-@click.option("--api-base", help="Base URL of an OpenAI-compatible server (e.g. http://127.0.0.1:8000/v1).")
+@click.option("--api-base", help="Base URL of an OpenAI-compatible server (e.g. http://127.0.0.1:8000/v1); "
+              "no credentials in it: keys come from the environment.")
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
@@ -115,7 +117,7 @@ def _dry_run(config: RunConfig) -> None:
     type=click.IntRange(min=0, max=100),
     help="Re-ask an invalid answer up to N times (seed 000 used 10).",
 )
-@click.option("--judge-model", help="litellm model that labels follow-up replies when the suite names none.")
+@click.option("--judge-model", help="litellm model that labels follow-up replies (over the suite's judge model).")
 @click.option("--max-tokens", type=click.IntRange(min=1), help="Override the suite's max_tokens.")
 @click.option("--reasoning-effort", "efforts", multiple=True,
               help="Pass reasoning_effort (e.g. low, medium, high) to the model; several give one run per setting.")
@@ -213,6 +215,6 @@ def merge(run_dirs: tuple[Path, ...], out: Path) -> None:
     """
     try:
         info = merge_runs(list(run_dirs), out)
-    except MergeError as err:
+    except (MergeError, RunError) as err:
         raise click.ClickException(str(err)) from None
     echo(f"{out}: {info.done} answered, {info.failed} failed, from {len(run_dirs)} runs")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from runner.plan import Shard
 
@@ -13,6 +14,28 @@ DEFAULT_MODEL = "local/gemma-3-270m"
 
 class RunError(ValueError):
     """A run that cannot start as asked (e.g. its output folder holds another run)."""
+
+
+def redact_url(url: str) -> str:
+    """`url` without user name, password, query or fragment: what may be written down or shown."""
+    parts = urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def check_api_base(api_base: str | None) -> None:
+    """Refuse an --api-base carrying credentials or a query: the OpenAI client cannot send them (a user
+    name and password clash with its own Authorization header, and a query ends up inside the path), so
+    they would only fail every call; keys go in the environment (e.g. OPENAI_API_KEY)."""
+    if api_base is None:
+        return
+    parts = urlsplit(api_base)
+    if parts.username is not None or parts.password is not None or parts.query or parts.fragment:
+        raise RunError(
+            f"--api-base {redact_url(api_base)}: the URL carries a user name, password, query or fragment, "
+            "which the model client cannot send; give the bare base URL, and the server's key in the "
+            "environment (OPENAI_API_KEY for openai/ models)"
+        )
 
 
 @dataclass(frozen=True)
@@ -53,6 +76,7 @@ class RunConfig:
             recorded.pop(name)
         recorded["shard"] = f"{self.shard.index}/{self.shard.count}" if self.shard else None
         recorded["cache_path"] = str(self.cache_path) if self.cache_path else None
+        recorded["api_base"] = redact_url(self.api_base) if self.api_base else None
         return recorded
 
 

@@ -30,7 +30,8 @@ CELLS_FAMILY = "bias_decomposition"  # published per-cell tables are conditional
     "--cells",
     "cells_file",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Re-score a published per-cell table of a conditional-bias audit (docs/cognitive-bias.md).",
+    help="Re-score a published per-cell table of a conditional-bias audit (docs/cognitive-bias.md): what cell "
+    "moments determine; DiD, SCM, matched PSM and the mixed model need per-row data.",
 )
 @click.option(
     "-o",

@@ -6,6 +6,7 @@ lists them. Rerunning the same `spec run` resumes every run; `spec score STUDY` 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import replace
@@ -18,9 +19,15 @@ from runner.run_config import RunConfig
 STUDY_FILE = "study.json"
 
 
+RUN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
+"""A run folder's name inside a study: one plain name, never '.', '..', hidden or a path."""
+
+
 def slug(model: str) -> str:
-    """A folder-name form of a model string: its last path part, unsafe characters as '-'."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", model.rsplit("/", 1)[-1]).strip("-")
+    """A folder-name form of a model string: its last path part, unsafe characters as '-', no leading or
+    trailing '-' or '.' (so never '..'); a string with nothing left is named by its hash."""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", model.rsplit("/", 1)[-1]).strip("-.")
+    return name if RUN_NAME.fullmatch(name) else "model-" + hashlib.sha256(model.encode()).hexdigest()[:12]
 
 
 def study_configs(config: RunConfig, models: tuple[str, ...], efforts: tuple[str | None, ...]) -> list[RunConfig]:
@@ -59,8 +66,9 @@ def study_runs(folder: Path) -> list[Path]:
     except (OSError, ValueError, KeyError, TypeError) as err:
         raise ContractError(path, f"not a readable study file ({err})",
                             fix="spec run SUITE --model A --model B --out FOLDER writes one") from None
-    if not isinstance(names, list) or not all(isinstance(name, str) and "/" not in name for name in names):
-        raise ContractError(path, "'runs' must be a list of run folder names inside the study")
+    if not isinstance(names, list) or not all(isinstance(name, str) and RUN_NAME.fullmatch(name) for name in names):
+        raise ContractError(path, "'runs' must be a list of run folder names inside the study (letters, digits, "
+                            "'.', '_', '-'; never a path, '..' or a hidden name)")
     return [folder / name for name in names]
 
 

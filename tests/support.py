@@ -7,6 +7,7 @@ import contextlib
 import json
 import shutil
 import tempfile
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -68,6 +69,19 @@ def write_suite(folder: Path, rows: list[SuiteRow], mode: str = "sample") -> Pat
         compiler_version="test", schema_version="1", seed=0, mode=mode, cells={"influence": 2, "order": 2},
     )
     return folder
+
+
+def rewrite_suite(folder: Path, edit: Callable[[int, dict[str, Any]], None]) -> list[SuiteRow]:
+    """Rewrite the suite in `folder` as a compile would after `edit(index, row)` changed rows in place (a row
+    without its id): ids, order and manifest recomputed. Returns the new rows in the old rows' order."""
+    mode = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["mode"]
+    rows = []
+    for index, row in enumerate(suite_rows(folder)):
+        del row["id"]
+        edit(index, row)
+        rows.append(suite_row(row))
+    write_suite(folder, rows, mode)
+    return rows
 
 
 def suite_rows(folder: Path) -> list[dict[str, Any]]:

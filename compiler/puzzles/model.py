@@ -102,6 +102,35 @@ class ReuseConfig(BaseModel):
     distinct_combinations: bool = True
 
 
+class ClueFamily(BaseModel):
+    """The clue types one skeleton may use (the released puzzles' `puzzle_id` prefixes, e.g. `dir_neg`),
+    and how often a skeleton of its band draws it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    types: list[PropositionalKind] = Field(min_length=1)
+    weight: float = Field(default=1.0, gt=0)
+
+
+class BandStyle(BaseModel):
+    """How one band's skeletons are built when they should look like a released set rather than be
+    1-minimal: each draws a clue family and a clue count, pads its pruned clue set with true clues of
+    the family up to that count, and is kept only when its mean clue weight lies in `score`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    families: list[ClueFamily] = Field(min_length=1)
+    mix: dict[PropositionalKind, float] = Field(
+        description="How often each type is drawn within a family (the released clue totals of the band)."
+    )
+    clues: tuple[int, int] = Field(description="Clue counts, inclusive, e.g. (6, 12).")
+    mean_clues: float = Field(description="The count drawn on average: low + Binomial(high - low, p).")
+    score: tuple[float, float] = Field(description="Accepted mean clue weights, inclusive; inside the band.")
+    identities: bool = Field(
+        default=False, description="One clue may state a person's whole identity ('A is Asian and a woman')."
+    )
+
+
 def _default_attributes() -> list[AttributeConfig]:
     return [
         AttributeConfig(name="gender", values=["man", "woman", "non-binary"]),
@@ -150,6 +179,10 @@ class PropositionalConfig(BaseModel):
     minimal: bool = Field(default=True, description="Drop every clue whose removal keeps uniqueness.")
     redundancy: int = Field(
         default=0, ge=0, description="Extra true clues added after pruning (the released puzzles carry some)."
+    )
+    styles: dict[str, BandStyle] = Field(
+        default_factory=dict,
+        description="Band name -> how its skeletons are built (`style preset released`); absent: 1-minimal.",
     )
     articles: bool = Field(
         default=True, description="'A is a man' (default predicates and plurals); False: bare 'A is man'."

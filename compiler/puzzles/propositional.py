@@ -10,18 +10,18 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import combinations, islice, permutations, product
+from itertools import combinations, permutations, product
 from typing import Any
 
 from compiler.puzzles.bands import band_interval, band_of
 from compiler.puzzles.clues import Binary, Clue, Count, Lit, Same, Unary, relabel, to_json
 from compiler.puzzles.model import PropositionalConfig, PuzzleError
-from compiler.puzzles.pruning import prune, type_balanced_order
+from compiler.puzzles.pruning import grow, meet, pad, prune, type_balanced_order
 from compiler.puzzles.render import PROPOSITIONAL_PHRASINGS, Renderer, propositional_domain
 from compiler.puzzles.solve import certify
+from compiler.puzzles.styled import styled_attempt
 from compiler.puzzles.validate import parse_cell, validate_config
 from compiler.seeding import Coords, item_rng
 
@@ -38,6 +38,7 @@ class Skeleton:
     band: str
     score: float
     redundant: int = 0  # clues added on purpose after pruning
+    protect: tuple[str, ...] | None = None  # people no single clue identifies; None: the config's
 
 
 class MaskDomain:
@@ -122,23 +123,25 @@ def generate_skeleton(config: PropositionalConfig, band: str, seed: int, coords:
     deadline = time.monotonic() + config.time_limit_ms / 1000
     rng = item_rng(seed, *coords)
     cells = _shape_cells(config, rng)
+    if band in config.styles:
+        return _styled_skeleton(config, band, rng, cells)
     domain = mask_domain(config)
     target = 1 << domain.index(cells)
-    pools, masks = _candidates(config.model_dump_json(), _freeze(cells))
+    pools, masks = _candidates(config.model_dump_json(), _freeze(cells), tuple(_protected(config)))
     affinity = {kind: _affinity(c.weight, low, high) for kind, c in config.clues.items()}
     weights = {kind: c.weight for kind, c in config.clues.items()}
     best = math.nan
     for _ in range(MAX_ATTEMPTS):
         order = type_balanced_order(rng, pools, affinity)
-        clues = _grow(order, masks, target)
+        clues = grow(order, masks, target)
         if clues is None:
             raise PuzzleError(
                 f"clue types {sorted(config.clues)} cannot single out the solution over the declared domain"
             )
         if config.minimal:
             removal = sorted(range(len(clues)), key=lambda i: (affinity[clues[i].type], -i))
-            clues = prune(clues, removal, lambda subset: _and(subset, masks, domain.full) == target)
-        clues = _pad(clues, order, config.redundancy, rng)
+            clues = prune(clues, removal, lambda subset: meet(subset, masks, domain.full) == target)
+        clues = pad(clues, order, config.redundancy, rng)
         score = sum(weights[c.type] for c in clues) / len(clues)
         if band_of(config.bands, score) == band:
             return Skeleton(tuple(clues), _symbol_solution(config, cells), band, score, config.redundancy)
@@ -151,42 +154,32 @@ def generate_skeleton(config: PropositionalConfig, band: str, seed: int, coords:
     )
 
 
+def _styled_skeleton(config: PropositionalConfig, band: str, rng: random.Random,
+                     cells: dict[str, dict[str, int]]) -> Skeleton:
+    """A skeleton in the band's style (compiler/puzzles/styled.py), up to MAX_ATTEMPTS draws."""
+    style = config.styles[band]
+    protect = () if style.identities else tuple(_protected(config))
+    domain = mask_domain(config)
+    target = 1 << domain.index(cells)
+    pools, masks = _candidates(config.model_dump_json(), _freeze(cells), protect)
+    weights = {kind: c.weight for kind, c in config.clues.items()}
+    for _ in range(MAX_ATTEMPTS):
+        found = styled_attempt(style, rng, pools, masks, domain.full, target, weights)
+        if found is not None:
+            clues, redundant = found
+            score = sum(weights[c.type] for c in clues) / len(clues)
+            return Skeleton(tuple(clues), _symbol_solution(config, cells), band, score, redundant, protect)
+    low, high = style.score
+    raise PuzzleError(
+        f"no clue set in the style of band {band!r} ({style.clues[0]}-{style.clues[1]} clues, mean weight in "
+        f"[{low:g}, {high:g}]) within {MAX_ATTEMPTS} attempts; check the clue weights and the band's families"
+    )
+
+
 def _affinity(weight: float, low: float, high: float) -> float:
     """Prefer clue types whose weight lies in the band; the farther outside, the rarer."""
     distance = max(low - weight, weight - high, 0.0)
     return 1.0 / (1.0 + distance) ** 2
-
-
-def _grow(order: Iterable[Clue], masks: dict[Clue, int], target: int) -> list[Clue] | None:
-    """Add clues in order, skipping any that rules out nothing new, until only the target is left."""
-    chosen: list[Clue] = []
-    models = -1
-    for clue in order:
-        narrowed = models & masks[clue]
-        if narrowed != models:
-            chosen.append(clue)
-            models = narrowed
-            if models == target:
-                return chosen
-    return None
-
-
-def _pad(clues: list[Clue], order: Iterable[Clue], extra: int, rng: random.Random) -> list[Clue]:
-    """`extra` more clues from the rest of the seeded order, then the whole list shuffled: redundant
-    clues at the end would tell the reader they can be skipped."""
-    if not extra:
-        return clues
-    added = list(islice((clue for clue in order if clue not in clues), extra))
-    if len(added) < extra:
-        raise PuzzleError(f"only {len(added)} more clues exist for redundancy {extra}")
-    return rng.sample(clues + added, len(clues) + len(added))
-
-
-def _and(clues: list[Clue], masks: dict[Clue, int], full: int) -> int:
-    models = full
-    for clue in clues:
-        models &= masks[clue]
-    return models
 
 
 def _shape_cells(config: PropositionalConfig, rng: Any) -> dict[str, dict[str, int]]:
@@ -209,15 +202,16 @@ def _freeze(cells: dict[str, dict[str, int]]) -> tuple[tuple[str, tuple[tuple[st
 
 @lru_cache(maxsize=256)
 def _candidates(
-    config_json: str, frozen_cells: tuple[tuple[str, tuple[tuple[str, int], ...]], ...]
+    config_json: str, frozen_cells: tuple[tuple[str, tuple[tuple[str, int], ...]], ...], protect: tuple[str, ...]
 ) -> tuple[dict[str, list[Clue]], dict[Clue, int]]:
-    """Candidate clues by type and their masks; cached because a declared shape repeats every item."""
+    """Candidate clues by type and their masks (none alone identifying a person in `protect`); cached
+    because a declared shape repeats every item."""
     config = PropositionalConfig.model_validate_json(config_json)
     cells = {p: dict(row) for p, row in frozen_cells}
     domain = mask_domain(config)
     pools = {kind: pool for kind, pool in _true_clues(config, cells).items() if kind in config.clues}
     masks = {clue: domain.clue(clue) for pool in pools.values() for clue in pool}
-    identities = [_identity(domain, cells, p) for p in _protected(config)]
+    identities = [_identity(domain, cells, p) for p in protect]
     kept = {kind: [c for c in pool if _informative(masks[c], domain.full, identities)] for kind, pool in pools.items()}
     return kept, masks
 
@@ -350,7 +344,7 @@ def instantiate(config: PropositionalConfig, skeleton: Skeleton, selection: Sele
         "clues": [to_json(c) for c in clues],
         "text": [renderer.clue(c) for c in clues],
         "solution": solution,
-        "protect": _protected(config),
+        "protect": _protected(config) if skeleton.protect is None else list(skeleton.protect),
         "difficulty": {
             "band": skeleton.band,
             "score": round(skeleton.score, 6),

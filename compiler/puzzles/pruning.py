@@ -7,8 +7,11 @@ solution?"), so any sound and complete oracle yields the same puzzle for the sam
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from itertools import islice
 from typing import TypeVar
+
+from compiler.puzzles.model import PuzzleError
 
 T = TypeVar("T")
 
@@ -61,3 +64,36 @@ def prune(clues: list[T], removal_order: Sequence[int], accepts: Callable[[list[
         if not accepts([c for c, k in zip(clues, keep, strict=True) if k]):
             keep[index] = True
     return [c for c, k in zip(clues, keep, strict=True) if k]
+
+
+def grow(order: Iterable[T], masks: Mapping[T, int], target: int) -> list[T] | None:
+    """Add clues in order, skipping any that rules out nothing new, until only the target is left."""
+    chosen: list[T] = []
+    models = -1
+    for clue in order:
+        narrowed = models & masks[clue]
+        if narrowed != models:
+            chosen.append(clue)
+            models = narrowed
+            if models == target:
+                return chosen
+    return None
+
+
+def pad(clues: list[T], order: Iterable[T], extra: int, rng: random.Random) -> list[T]:
+    """`extra` more clues from the rest of the seeded order, then the whole list shuffled: redundant
+    clues at the end would tell the reader they can be skipped."""
+    if not extra:
+        return clues
+    added = list(islice((clue for clue in order if clue not in clues), extra))
+    if len(added) < extra:
+        raise PuzzleError(f"only {len(added)} more clues exist for redundancy {extra}")
+    return rng.sample(clues + added, len(clues) + len(added))
+
+
+def meet(clues: list[T], masks: Mapping[T, int], full: int) -> int:
+    """The assignments (a bitmask) every clue allows."""
+    models = full
+    for clue in clues:
+        models &= masks[clue]
+    return models

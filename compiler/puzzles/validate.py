@@ -65,6 +65,29 @@ def _check_propositional(config: PropositionalConfig) -> None:
     if unknown:
         raise PuzzleError(f"protect names unknown people: {sorted(unknown)}")
     _check_shape(config.shape, people, config.attributes)
+    _check_styles(config)
+
+
+def _check_styles(config: PropositionalConfig) -> None:
+    """A band style names a declared band, draws declared clue types, and asks for counts and mean
+    weights the band can hold."""
+    if config.styles and config.redundancy:
+        raise PuzzleError(f"style redundancy {config.redundancy} pads 1-minimal puzzles; styled bands "
+                          f"({', '.join(config.styles)}) pad to their own clue counts")
+    declared = [b.name for b in config.bands]
+    for band, style in config.styles.items():
+        if band not in declared:
+            raise PuzzleError(f"styled band {band!r} is not among the declared bands {declared}")
+        low, high = band_interval(config.bands, band)
+        undeclared = sorted({t for f in style.families for t in f.types} - set(config.clues))
+        if undeclared:
+            raise PuzzleError(f"styled band {band!r} draws clue types {undeclared} that the puzzle does not declare")
+        least, most = style.clues
+        if not 1 <= least <= style.mean_clues <= most:
+            raise PuzzleError(f"styled band {band!r} asks for {least}-{most} clues, {style.mean_clues:g} on average")
+        if not (low < style.score[0] <= style.score[1] <= high):
+            raise PuzzleError(f"styled band {band!r} ({low:g}, {high:g}] cannot hold mean clue weights "
+                              f"{style.score[0]:g}-{style.score[1]:g}")
 
 
 def _check_shape(shape: ShapeConfig, people: list[str], attributes: list[AttributeConfig]) -> None:

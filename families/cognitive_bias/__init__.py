@@ -10,15 +10,20 @@ played with no user turn, a neutral one and a biased one. docs/cognitive-bias.md
 
 from __future__ import annotations
 
-from families.cognitive_bias.check import ANALYSIS, CLAUSES, resolve_bias
+from families.cognitive_bias.check import ANALYSIS, CLAUSES, CONDITIONS, resolve_bias
 from families.cognitive_bias.expand import prepare_bias
 from families.cognitive_bias.generator import resolve_generator
-from families.interface import Family, lazy
+from families.interface import Family, Form, lazy
 
 FAMILY = Family(
     name=ANALYSIS,
     title="conditional-bias",
     clauses=CLAUSES,
+    answers=(Form("numbered", "numbered arm.options"), Form("lettered", "lettered arm.options")),
+    conditions=tuple(Form(name, f"{name}(CONVERSATION, NAME = row.COLUMN, ...) [shared]") for name in CONDITIONS),
+    analysis_options=(Form("params", "params COLUMN"), Form("target", "target COLUMN"), Form("human", "human COLUMN"),
+                      Form("matrix_order", 'matrix_order "A|B|..."'), Form("psm_covariates", 'psm_covariates "a|b"'),
+                      Form("scm_covariates", 'scm_covariates "a|b"'), Form("did", "did abs | authors")),
     check=resolve_bias,
     prepare=prepare_bias,
     score=lazy("families.cognitive_bias.score.outputs", "score"),

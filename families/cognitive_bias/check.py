@@ -8,11 +8,15 @@ design conditional_bias:
   conditions zero_shot(no_turn) shared, neutral_turn(with_turn, turn = row.neutral_message) shared,
              biased_turn(with_turn, turn = row.human_message)
   answer numbered arm.options
-  reverse 0.5 by unit, arm
+  protocol authors extract extract_option      # or: protocol paper
   analysis bias_decomposition params metric_params, target bias, human human_bias, matrix_order "A|B|..."
 ```
 Each condition names the conversation it is played in and binds the names that conversation reads.
 Each arm names a bank column parsed `as test_case`; `params` a column parsed `as pydict`.
+The protocol is how the decision is asked and read: `authors` (their code) gives each arm its own
+acknowledgment, asks for a free decision and reads it with a second, extraction call (the named template,
+which reads `answer`), options never reversed; `paper` shares one acknowledgment per unit between the
+arms, parses the decision itself and reverses the options of half the units. `reverse` overrides either.
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ from compiler.errors import ErrorCollector, did_you_mean
 from families.interface import DesignContext
 
 ANALYSIS = "bias_decomposition"
-CLAUSES = ("over", "unit", "arms", "conditions", "answer", "reverse", "decode", "analysis")
+CLAUSES = ("over", "unit", "arms", "conditions", "answer", "protocol", "reverse", "decode", "analysis")
+PROTOCOLS = {"authors": 0.0, "paper": 0.5}  # protocol -> its reversal probability (per unit and arm)
 METRIC_KEYS = ("k", "x_1", "x_2", "flip_treatment")
 REVERSE_BY = ("unit", "arm", "condition", "row")
 CONDITIONS = ("zero_shot", "neutral_turn", "biased_turn")  # m0, m_n, m_b of the paper: the scorer reads these
@@ -59,6 +64,8 @@ class BiasDesign:
     conditions: tuple[BiasCondition, ...]
     templates: dict[str, n.TemplateDef]
     answer: n.AnswerSpec
+    protocol: str
+    extract: n.TemplateDef | None  # the authors' extraction prompt; None under the paper's protocol
     reverse: tuple[float, tuple[str, ...]]
     decode: dict[str, Any]
     analysis: dict[str, Any]
@@ -67,14 +74,15 @@ class BiasDesign:
 def resolve_bias(design: n.Design, context: DesignContext, errors: ErrorCollector) -> BiasDesign | None:
     """Check every clause and read the bank; None after reporting every problem found."""
     before = len(errors.diagnostics)
-    for keyword in ("over", "unit", "arms", "conditions", "answer", "analysis"):
+    for keyword in ("over", "unit", "arms", "conditions", "answer", "protocol", "analysis"):
         if design.get(keyword) is None:
             errors.add(design.span, f"conditional-bias design '{design.name}' has no '{keyword}' clause",
                        "see specs/cognitive_bias.spec")
     source = _source(design, context.spec, errors)
     conditions = _conditions(design, context, errors)
     answer = _answer(design, errors)
-    reverse = _reverse(design, errors)
+    protocol, extract = _protocol(design, context, errors)
+    reverse = _reverse(design, protocol, errors)
     analysis = _analysis(design, errors)
     decode = decode_options(design, errors)
     if len(errors.diagnostics) > before or source is None or answer is None:
@@ -85,8 +93,8 @@ def resolve_bias(design: n.Design, context: DesignContext, errors: ErrorCollecto
     rows = read_rows(source, required, context.seed, errors)
     if rows is None or not _bank_ok(source, rows, arms, analysis, design, errors):
         return None
-    return BiasDesign(design, source, rows, unit, arms, conditions, dict(context.tables.texts), answer, reverse,
-                      decode, {**analysis, "arms": list(arms)})
+    return BiasDesign(design, source, rows, unit, arms, conditions, dict(context.tables.texts), answer, protocol,
+                      extract, reverse, decode, {**analysis, "arms": list(arms), "protocol": protocol})
 
 
 def _names(design: n.Design, keyword: str) -> tuple[str, ...]:
@@ -114,9 +122,6 @@ def _conditions(design: n.Design, context: DesignContext, errors: ErrorCollector
     for ref in refs:
         if ref.key in seen:
             errors.add(ref.span, f"condition '{ref.key}' is listed twice")
-        if ref.key not in CONDITIONS:
-            errors.add(ref.span, f"unknown condition '{ref.key}' for a conditional-bias design",
-                       did_you_mean(ref.key, CONDITIONS))
         seen.add(ref.key)
         if len(ref.args) != 1 or ref.toward is not None:
             errors.add(ref.span, f"condition '{ref.key}' must name the conversation it is played in",
@@ -163,9 +168,7 @@ def _answer(design: n.Design, errors: ErrorCollector) -> n.AnswerSpec | None:
     if clause is None:
         return None
     spec: n.AnswerSpec = clause.value  # type: ignore[assignment]
-    if spec.kind not in ("numbered", "lettered") or spec.source is None:
-        errors.add(clause.span, "a conditional-bias design answers with the row's own options",
-                   "write: answer numbered arm.options")
+    if spec.source is None:  # another form: reported by the shared checks from the family's declaration
         return None
     if spec.source.dotted != "arm.options":
         errors.add(spec.source.span, f"unknown option list '{spec.source.dotted}'", "the arm's options: arm.options")
@@ -173,10 +176,29 @@ def _answer(design: n.Design, errors: ErrorCollector) -> n.AnswerSpec | None:
     return spec
 
 
-def _reverse(design: n.Design, errors: ErrorCollector) -> tuple[float, tuple[str, ...]]:
+def _protocol(design: n.Design, context: DesignContext, errors: ErrorCollector) -> tuple[str, n.TemplateDef | None]:
+    """`protocol authors extract TEMPLATE` or `protocol paper`; ("authors", None) after an error."""
+    clause = design.get("protocol")
+    if clause is None:
+        return "authors", None
+    name, template = clause.value  # type: ignore[misc]
+    if name.name not in PROTOCOLS:
+        errors.add(name.span, f"unknown protocol '{name.name}'", did_you_mean(name.name, PROTOCOLS))
+        return "authors", None
+    if name.name == "paper" and template is not None:
+        errors.add(template.span, "the paper's protocol parses the decision itself: it has no extraction call",
+                   "write: protocol paper, or protocol authors extract TEMPLATE")
+    if name.name == "authors" and template is None:
+        errors.add(clause.span, "the authors' protocol reads the decision with an extraction call",
+                   "write: protocol authors extract TEMPLATE (a template that reads {{ answer }})")
+    found = context.tables.lookup(context.tables.texts, template, "template", errors) if template else None
+    return name.name, found if name.name == "authors" else None
+
+
+def _reverse(design: n.Design, protocol: str, errors: ErrorCollector) -> tuple[float, tuple[str, ...]]:
     clause = design.get("reverse")
     if clause is None:
-        return (0.0, ("unit", "arm"))
+        return (PROTOCOLS[protocol], ("unit", "arm"))
     probability, by = clause.value  # type: ignore[misc]
     if not 0 <= probability <= 1:
         errors.add(clause.span, f"reverse takes a probability between 0 and 1, got {probability}")
@@ -193,11 +215,10 @@ def _analysis(design: n.Design, errors: ErrorCollector) -> dict[str, Any]:
     ref, options = clause.value  # type: ignore[misc]
     out: dict[str, Any] = {"family": ANALYSIS, "params": "metric_params", "target": "bias", "human": "human_bias",
                            "did": "abs"}
-    for option in options:
+    for option in options:  # an unknown key is reported by the shared checks from the family's declaration
         if option.name not in ANALYSIS_OPTIONS:
-            errors.add(option.span, f"unknown analysis option '{option.name}'",
-                       did_you_mean(option.name, ANALYSIS_OPTIONS))
-        elif option.name == "did" and option.value not in DID_VARIANTS:
+            continue
+        if option.name == "did" and option.value not in DID_VARIANTS:
             errors.add(option.span, f"unknown DiD variant '{option.value}'", did_you_mean(str(option.value),
                                                                                          DID_VARIANTS))
         out[option.name] = str(option.value).split("|") if option.name in LIST_OPTIONS else option.value

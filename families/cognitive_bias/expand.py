@@ -3,8 +3,10 @@
 A unit (the `unit` columns, e.g. target bias x scenario) holds bank rows that differ only in the human
 bias. A shared condition gives one row per (unit, arm), built from the unit's first bank row, and every
 bank row of the unit must agree on what those rows read; an unshared condition gives one row per
-(bank row, arm). Generated turns carry a share key without the arm: the turns before them may not read
-`arm`, so both arms of a unit see one acknowledgment, which the runner makes once (Message.share).
+(bank row, arm). The turns before a generated turn may not read `arm`; under the paper's protocol its
+share key leaves the arm out, so both arms of a unit see one acknowledgment, which the runner makes once
+(Message.share); under the authors' each arm's key names the arm, so each arm makes its own, and each
+row carries the extraction call that reads its free decision (SuiteRow.extract).
 Options are reversed per the `reverse` draw, the same in every condition; `answers` maps each displayed
 token to the option's original 0-based index, so scoring undoes the reversal.
 """
@@ -23,6 +25,7 @@ from compiler.data_source import Row, key_of
 from compiler.errors import ErrorCollector, Span
 from compiler.family import Plan, spread
 from compiler.seeding import item_rng
+from compiler.suite_model import EXTRACTION_SLOT
 from compiler.template_shapes import record
 from compiler.templates import CompiledText, check_attributes, check_render, compile_text, environment
 from families.cognitive_bias.check import BiasCondition, BiasDesign
@@ -39,6 +42,7 @@ class CompiledBias:
     seed: int
     turns: dict[str, Turns]
     units: dict[str, list[Row]]
+    extract: CompiledText | None = None
 
     @property
     def name(self) -> str:
@@ -111,7 +115,7 @@ class CompiledBias:
         if reversed_ != context["reversed"]:
             context = arm_context(row, bias.arms, arm, reversed_)
         human = None if condition.shared else row[analysis["human"]]
-        share = f"{self.name}|{condition.name}|{unit}|{bank_key}"
+        share = f"{self.name}|{condition.name}|{unit}|{bank_key}" + (f"|{arm}" if self.extract else "")
         messages = _messages(self.turns[condition.conversation.name], _context(row, condition, context), share)
         cell = {"target_bias": row[analysis["target"]], "human_bias": human, "unit": unit,
                 "condition": condition.name, "arm": arm, "reversed": int(reversed_),
@@ -123,8 +127,10 @@ class CompiledBias:
             covariates = (*analysis.get("psm_covariates", ()), *analysis.get("scm_covariates", ()))
             values = {c: _number(row.get(c, "")) for c in dict.fromkeys(covariates)}
             meta |= {"bank_row": bank_key, "covariates": values}
+        extract = None if self.extract is None else {"prompt": _extraction(self.extract, row, context),
+                                                     "parse": "option_number"}
         return {"messages": messages, "samples": 1, "cell": cell, "answers": _answers(bias.answer, context),
-                "decode": bias.decode, "meta": meta, "unit": unit}
+                "decode": bias.decode, "meta": meta, "unit": unit, **({"extract": extract} if extract else {})}
 
 
 def _number(text: str) -> float | None:
@@ -150,6 +156,11 @@ def arm_context(row: Row, arms: tuple[str, ...], arm: str, reversed_: bool) -> d
             "diverging": diverging, "prompt": case["prompt"], "options": options, "original": case["options"],
             "option_lines": option_lines(options), "text": test_case_text(case["situations"], case["prompt"], options),
             "rest": rest, "reversed": reversed_}
+
+
+def _extraction(text: CompiledText, row: Row, arm: dict[str, Any]) -> str:
+    """The extraction prompt of one row and arm, the decision left as the runner's slot."""
+    return text.render({"row": row, "arm": arm, "answer": EXTRACTION_SLOT})
 
 
 def _context(row: Row, condition: BiasCondition, arm: dict[str, Any]) -> dict[str, Any]:
@@ -189,8 +200,10 @@ def prepare_bias(bias: BiasDesign, seed: int, errors: ErrorCollector) -> Compile
         units.setdefault("|".join(str(row[c]) for c in bias.unit), []).append(row)
     if len(errors.diagnostics) > before:
         return None
-    compiled = CompiledBias(bias, seed, turns, units)
+    compiled = CompiledBias(bias, seed, turns, units, _compile_extraction(bias, errors))
     _check_sample(compiled, bias.rows[0], errors)
+    if compiled.extract is not None and len(errors.diagnostics) == before:
+        _check_extractions(compiled, errors)
     if len(errors.diagnostics) > before:
         return None
     for members in units.values():
@@ -214,9 +227,40 @@ def _compile_turns(condition: BiasCondition, bias: BiasDesign, errors: ErrorColl
             check_attributes(text, label, schema, errors)  # type: ignore[arg-type]
         if compiled is not None and index < last_generate and "arm" in _names(text):
             errors.add(turn.span, f"{label} reads 'arm' before the generated turn",
-                       "both arms of a unit share the generated turn: only the turns after it may read arm")
+                       "the turns before it are the arms' common prefix (under the paper's protocol both arms share "
+                       "the generated turn): only the turns after it may read arm")
         out.append((turn, compiled))
     return out
+
+
+def _compile_extraction(bias: BiasDesign, errors: ErrorCollector) -> CompiledText | None:
+    """The authors' extraction template: it sees `row`, `arm` and the decision as `answer`, read once."""
+    if bias.extract is None:
+        return None
+    text, label = bias.extract.text, f"template '{bias.extract.name}'"
+    compiled = compile_text(text, label, {"row", "arm", "answer"}, errors)
+    if compiled is None:
+        return None
+    first = bias.rows[0]
+    schema = {"row": record(first), "arm": record(arm_context(first, bias.arms, bias.arms[0], False))}
+    check_attributes(text, label, schema, errors)  # type: ignore[arg-type]
+    if "answer" not in _names(text):
+        errors.add(bias.extract.span, f"{label} never reads {{{{ answer }}}}: the decision would not reach the "
+                   "extraction call", "put {{ answer }} where the model's decision goes")
+    return compiled
+
+
+def _check_extractions(compiled: CompiledBias, errors: ErrorCollector) -> None:
+    """Each row's extraction prompt holds the decision's slot exactly once (a bank text could carry one)."""
+    assert compiled.extract is not None
+    for row in compiled.bias.rows:
+        for arm in compiled.bias.arms:
+            prompt = _extraction(compiled.extract, row, arm_context(row, compiled.bias.arms, arm, False))
+            if prompt.count(EXTRACTION_SLOT) != 1:
+                errors.add(row.span(arm), f"data file '{row.file}': row {row.number} puts "
+                           f"{prompt.count(EXTRACTION_SLOT)} decision slots {EXTRACTION_SLOT} in the extraction "
+                           "prompt", "the extraction template reads {{ answer }} once and no bank text may hold it")
+                return
 
 
 def _names(text: n.Text) -> set[str]:

@@ -1,5 +1,5 @@
-"""The conditional-bias report section: Table 1, the diagonal test, DiD, SCM and PSM, with the three
-heatmaps and the DiD/SCM panel, all from the files `spec score` wrote."""
+"""The conditional-bias report section: Table 1, the diagonal test, the per-target-bias mixed model, DiD,
+SCM and PSM, with the three heatmaps and the DiD/SCM panel, all from the files `spec score` wrote."""
 
 from __future__ import annotations
 
@@ -47,6 +47,10 @@ def bias_report(score_dir: Path, plots_dir: Path) -> Document:
     doc.blocks += [Heading("Diagonal test: content effect on vs off the diagonal"),
                    _table(pd.DataFrame([{"model": m, **v} for m, v in diagonal.items()]),
                           ["model", "n_diagonal", "n_off", "mean_diagonal", "mean_off", "t", "p", "d"])]
+    if (score_dir / "lmm.csv").is_file():  # score folders written before the mixed model have none
+        mixed = pd.read_csv(score_dir / "lmm.csv", dtype={"note": str}).fillna({"note": ""})
+        doc.blocks += [Heading("Per-target-bias mixed model (the release's: δ ~ human-bias code, unit intercepts)"),
+                       _table(mixed, ["model", "target_bias", "lmm_coef", "lmm_p", "n", "units", "note"])]
     doc.blocks += [Heading("Difference in differences (scenario-clustered SEs)"),
                    _table(_read(score_dir / "causal.csv"),
                           ["model", "variant", "att", "se", "ci_low", "ci_high", "n_rows"])]

@@ -13,15 +13,20 @@ from __future__ import annotations
 
 from families.cue.check import CLAUSES, resolve_cue
 from families.cue.expand import prepare_cue
-from families.interface import Family, lazy
+from families.interface import Family, Form, lazy
 
 FAMILY = Family(
     name="cue_visibility",
     title="cue-visibility",
     clauses=CLAUSES,
+    answers=(Form("yesno", "yesno"), Form("options", 'options "option1" | "option2"')),
+    conditions=(Form("neutral", "neutral"), Form("direct", "direct"), Form("puzzled", "puzzled(PUZZLE, band, ...)")),
+    analysis_options=(Form("restrict", "restrict solved | none"), Form("parse", "parse strict | tolerant"),
+                      Form("exclude_abstention", "exclude_abstention RATE")),
     check=resolve_cue,
     prepare=prepare_cue,
     score=lazy("families.cue.score.outputs", "score"),
+    score_runs=lazy("families.cue.score.outputs", "score_runs"),
     report=lazy("families.cue.report", "cue_report"),
     docs="docs/puzzles.md",
 )

@@ -33,6 +33,12 @@ BENEFIT = "benefit"
 PUZZLE_FIELDS = ("clues", "domain", "text")  # what a puzzled template reads of its puzzle
 AXES = ("combinations", "consequences")
 BREAKDOWNS = ("person_status", "topic_group")  # optional data columns the scorer breaks results down by
+CELL_FIELDS = ("format", "difficulty", "dilemma", "combination", "consequences", "probe", "person", BENEFIT,
+               *BREAKDOWNS)  # a row's cell holds these and, per hidden attribute, the individual's value
+SCORED_COLUMNS = ("model", "dilemma", "combination", "item", "individual", "format", "difficulty", "probe",
+                  "consequences", "answer", "benefit", "status", "topic", "identified", "solved", "baseline",
+                  "favor", "favor_eligible", "against", "against_eligible", "dimension", "group", "view")
+"""The columns of the scorer's tables (families/cue/score) besides each attribute and its `said_` reply."""
 CLAUSES = ("over", "conditions", "probes", "decode", "mode", "analysis", "system")
 # restrict: the solved view of the scorer's tables; parse: strict reads only the valid answer tokens
 # (the paper's rule), tolerant also folds 'Option 1' and falls back to the runner's parsed token;
@@ -96,6 +102,8 @@ def resolve_cue(design: n.Design, context: DesignContext, errors: ErrorCollector
                    'add: what_if(person in A..D) options "option1" | "option2"')
     rows = read_rows(source, (BENEFIT,), seed, errors) if source is not None else None
     dilemmas = _with_benefit(source, rows, errors) if source is not None and rows is not None else None
+    if config is not None:
+        _check_attribute_names(block or _only_puzzle(spec), config, errors)
     if len(errors.diagnostics) == before and dilemmas is not None and config is not None:
         _check_enough_combinations(design, config, count, len(dilemmas), errors)
         _check_attributes([*formats.values(), *probe_texts.values()], set(dilemmas[0]), config, errors)
@@ -121,6 +129,19 @@ def _check_attributes(texts: list[n.TemplateDef | None], columns: set[str], conf
     for text in texts:
         if text is not None:
             check_attributes(text.text, f"template '{text.name}'", schema, errors)
+
+
+def _check_attribute_names(block: n.PuzzleDef | None, config: PropositionalConfig, errors: ErrorCollector) -> None:
+    """The scorer groups by each hidden attribute under its own name, beside its own columns: a name it
+    uses already would mix the two."""
+    taken = {*CELL_FIELDS, *SCORED_COLUMNS}
+    clauses = [c for c in block.clauses if c.keyword == "attribute"] if block is not None else []
+    for clause in clauses:
+        name = str(clause.args[0])
+        if name in taken or name.startswith("said_"):
+            errors.add(clause.span, f"attribute '{name}' of puzzle '{config.name}' takes a name the cue-visibility "
+                       "scorer uses for its own columns", f"rename the attribute, e.g. 'person_{name}' (taken: "
+                       f"{', '.join(sorted(taken))} and said_*)")
 
 
 def _check_required(design: n.Design, errors: ErrorCollector) -> None:
@@ -185,11 +206,8 @@ def _conditions(design: n.Design, errors: ErrorCollector) -> tuple[n.ConditionRe
     clause = design.get("conditions")
     conditions: tuple[n.ConditionRef, ...] = clause.value if clause is not None else ()  # type: ignore[assignment]
     seen: set[str] = set()
-    for cond in conditions:
-        if cond.toward is not None or cond.name not in FORMATS:
-            errors.add(cond.span, f"unknown condition '{cond.key}' for a cue-visibility design",
-                       did_you_mean(cond.key, FORMATS))
-        elif cond.name != "puzzled" and cond.args:
+    for cond in conditions:  # an unknown name is reported by the shared checks from the family's declaration
+        if cond.name in FORMATS and cond.name != "puzzled" and cond.args:
             errors.add(cond.span, f"condition '{cond.name}' takes no arguments")
         elif cond.name == "puzzled" and not cond.args:
             errors.add(cond.span, "puzzled needs a puzzle: puzzled(NAME, band, ...)",
@@ -259,9 +277,8 @@ def _probe_nodes(design: n.Design, config: PropositionalConfig | None,
     for probe in probes:
         if probe.name not in PROBES:
             errors.add(probe.span, f"unknown probe '{probe.name}'", did_you_mean(probe.name, PROBES))
-        kind = probe.answer.kind
-        if kind not in ("yesno", "options") or len(set(probe.answer.tokens)) < 2:
-            errors.add(probe.answer.span, f"probe '{probe.name}' needs 'yesno' or 'options \"a\" | \"b\"' answers")
+        if len(set(probe.answer.tokens)) < 2 and probe.answer.kind == "options":  # other forms: the shared checks
+            errors.add(probe.answer.span, f"probe '{probe.name}' needs two different answers: options \"a\" | \"b\"")
         if config is not None and not {str(probe.first), str(probe.last)} <= set(config.people):
             errors.add(probe.span, f"probe '{probe.name}' ranges over {probe.first}..{probe.last}, but the "
                        f"puzzle's people are {', '.join(config.people)}",
@@ -318,12 +335,12 @@ def _analysis(design: n.Design, errors: ErrorCollector) -> dict[str, Any]:
     if ref.name != "cue_visibility":
         errors.add(ref.span, f"analysis '{ref.name}' does not fit a cue-visibility design", "use cue_visibility")
     takes = ", ".join(f"{name} {' | '.join(values)}" for name, values in ANALYSIS_OPTIONS.items())
-    for option in options:
+    for option in options:  # an unknown key is reported by the shared checks from the family's declaration
         if option.name == "exclude_abstention":
             if not isinstance(option.value, int | float) or not 0 <= option.value < 1:
                 errors.add(option.span, f"exclude_abstention needs a rate from 0 to below 1, got {option.value!r}",
                            "e.g. exclude_abstention 0.9: drop models whose What-if abstention exceeds 90%")
-        elif option.value not in ANALYSIS_OPTIONS.get(option.name, ()):
+        elif option.name in ANALYSIS_OPTIONS and option.value not in ANALYSIS_OPTIONS[option.name]:
             errors.add(option.span, f"unknown analysis option '{option.name} {option.value}'",
                        f"cue_visibility takes: {takes}, exclude_abstention RATE")
     return {"family": "cue_visibility", **{o.name: o.value for o in options}}

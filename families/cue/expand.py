@@ -8,6 +8,7 @@ reuse group of dilemmas, whose combinations are all distinct.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +26,7 @@ from compiler.puzzles import (
     instantiate,
     reuse_groups,
 )
+from compiler.puzzles.clues import Binary
 from compiler.puzzles.propositional import Selection
 from compiler.puzzles.validate import parse_cell
 from compiler.templates import CompiledText, check_render, compile_text
@@ -147,10 +149,19 @@ def band_summary(skeletons: list[Skeleton], bands: tuple[str, ...]) -> dict[str,
     for band in bands:
         chosen = [s for s in skeletons if s.band == band]
         scores, sizes = [s.score for s in chosen], [len(s.clues) for s in chosen]
+        types = Counter(c.type for s in chosen for c in s.clues)
         summary[band] = {"skeletons": len(chosen), "score_min": round(min(scores), 6),
                          "score_mean": round(sum(scores) / len(scores), 6), "score_max": round(max(scores), 6),
-                         "clues_min": min(sizes), "clues_max": max(sizes), "redundant": chosen[0].redundant}
+                         "clues_min": min(sizes), "clues_mean": round(sum(sizes) / len(sizes), 6),
+                         "clues_max": max(sizes), "redundant": sum(s.redundant for s in chosen),
+                         "types": dict(sorted(types.items())), "identity_clues": sum(map(_identity_clues, chosen))}
     return summary
+
+
+def _identity_clues(skeleton: Skeleton) -> int:
+    """Clues that alone state a person's whole identity: a conjunction of one person's two values."""
+    return sum(isinstance(c, Binary) and c.type == "conjunction" and c.left.person == c.right.person
+               and c.left.attribute != c.right.attribute for c in skeleton.clues)
 
 
 def _groups(ids: list[str], config: PropositionalConfig, seed: int) -> list[list[str]]:

@@ -16,7 +16,7 @@ from runner.report.document import Document, Heading, Image, Paragraph, Table
 from runner.score_input import read_score_folder
 
 SECTIONS = (
-    ("capability", "Capability: Could-be replies that identify both gender and race"),
+    ("capability", "Capability: Could-be replies that identify every hidden attribute"),
     ("macro_net", "Net bias (Favor − Against), macro-averaged over groups"),
     ("macro_gap", "Cue gap: Puzzled Net − Direct Net"),
     ("shift", "Shift of the Against and Favor rates, Puzzled − Direct"),
@@ -33,12 +33,13 @@ def cue_report(score_dir: Path, plots_dir: Path) -> Document:
     """The report of a `spec score` folder of a cue-visibility run."""
     conditions_path, summary = read_score_folder(score_dir, "conditions.csv")
     doc = Document(f"Cue-visibility audit: {summary['suite']}")
+    attributes = " and ".join(summary.get("attributes", ())) or "none"
     doc.blocks.append(Paragraph(
-        f"{summary['answers']} probe answers from {len(summary['models'])} model(s) "
-        f"({', '.join(summary['models'])}); {summary['failed']} failed calls left out; abstention rate "
-        f"{fmt.pct(summary['abstention_rate'])}. Net, gaps and shifts are in percentage points; both_correct "
-        "and abstention rates are shares (0-1). View parsable counts every parsable What-if answer, solved "
-        "only Puzzled answers whose individual was solved (A5)."))
+        f"Groups by the hidden attributes {attributes}. {summary['answers']} probe answers from "
+        f"{len(summary['models'])} model(s) ({', '.join(summary['models'])}); {summary['failed']} failed calls left "
+        f"out; abstention rate {fmt.pct(summary['abstention_rate'])}. Net, gaps and shifts are in percentage "
+        "points; both_correct and abstention rates are shares (0-1). View parsable counts every parsable "
+        "What-if answer, solved only Puzzled answers whose individual was solved (A5)."))
     plots_dir.mkdir(parents=True, exist_ok=True)
     plot = plots_dir / "net_by_group.png"
     plot_net(_read_conditions(conditions_path), tuple(summary.get("bands", ())), plot)

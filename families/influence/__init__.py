@@ -21,7 +21,7 @@ from compiler.family import CompiledDesign
 from families.influence import items
 from families.influence.check import CLAUSES, PairsDesign, resolve_pairs
 from families.influence.prepare import prepare
-from families.interface import DesignContext, Family, Importer, lazy
+from families.interface import DesignContext, Family, Form, Importer, lazy
 
 
 def _check(design: Any, context: DesignContext, errors: ErrorCollector) -> PairsDesign | items.ItemsDesign | None:
@@ -40,6 +40,12 @@ FAMILY = Family(
     name="influence_pairs",
     title="influence-pairs",
     clauses=tuple(dict.fromkeys(CLAUSES + items.CLAUSES)),
+    answers=(Form("labels", 'labels "A" | "B"'), Form("options", 'options "yes" | "no"'),
+             Form("choice", 'choice "A" | "B"')),
+    conditions=(Form("baseline", "baseline [shared]"), Form("toward", "toward A, toward B")),
+    analysis_options=(Form("alpha", "alpha X"), Form("bootstrap", "bootstrap N"), Form("benchmark", "benchmark NAME"),
+                      Form("fdr", "fdr bh"), Form("fdr_by", "fdr_by benchmark"), Form("exclude", "exclude LEVEL"),
+                      Form("reasoning", "reasoning NAME")),
     check=_check,
     prepare=_prepare,
     score=lazy("families.influence.scoring", "score_run"),

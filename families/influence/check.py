@@ -21,13 +21,13 @@ from families.interface import DesignContext
 
 ORDERS = {"both": ("AB", "BA"), "AB": ("AB",), "BA": ("BA",)}
 MODES = ("sample", "logprob")
-PAIR_CONDITIONS = ("baseline",)
 RESERVED_FORMS = ("name", "label", "n", "noun", "verb", "group", "option")  # set per slot by the expansion
 MAX_BOOTSTRAP = 1_000_000
 ANALYSIS_DOMAINS: dict[str, Domain] = {
     "alpha": (lambda v: is_number(v) and 0 < v < 1, "a number between 0 and 1"),
     "bootstrap": (lambda v: is_whole(v) and 1 <= v <= MAX_BOOTSTRAP, f"a whole number from 1 to {MAX_BOOTSTRAP:,}"),
-    "seed": (is_whole, "a whole number"),
+    "fdr": (lambda v: v == "bh", "bh (Benjamini-Hochberg, the correction the scorer applies)"),
+    "fdr_by": (lambda v: v == "benchmark", "benchmark (the families the scorer corrects within)"),
 }
 TRIALS_HINT = "trials N per cell keeps N trials of every cell"
 MAX_COMPARISONS = 1_000_000  # size pairs per factor; more is almost surely a typo in a range
@@ -222,9 +222,6 @@ def _conditions(design: n.Design, errors: ErrorCollector) -> tuple[n.ConditionRe
         if cond.toward is not None and cond.toward not in ("A", "B"):
             errors.add(cond.span, f"unknown group '{cond.toward}' in 'toward {cond.toward}'",
                        did_you_mean(cond.toward, ("A", "B")))
-        elif cond.toward is None and cond.name not in PAIR_CONDITIONS:
-            errors.add(cond.span, f"unknown condition '{cond.name}' for an influence design",
-                       did_you_mean(cond.name, ("baseline", "toward")))
         if cond.key in keys:
             errors.add(cond.span, f"condition '{cond.key}' is listed twice")
         keys.add(cond.key)
@@ -305,15 +302,14 @@ def _answer(design: n.Design, orders: tuple[str, ...], errors: ErrorCollector) -
     if clause is None:
         return None
     spec: n.AnswerSpec = clause.value  # type: ignore[assignment]
-    if spec.kind not in ("choice", "labels", "options") or len(spec.tokens) != 2:
+    if spec.kind not in ("choice", "labels", "options"):  # another form: reported by the shared checks
+        return None
+    if len(spec.tokens) != 2:
         errors.add(spec.span, "an influence design needs a two-way answer", LABELS_HINT)
         return None
     first, second = spec.tokens
     if first == second:
         errors.add(spec.span, "the two answer tokens must differ")
-        return None
-    if "" in spec.tokens:
-        errors.add(spec.span, "an answer token is empty", "write the text the model answers with, e.g. \"A\"")
         return None
     if spec.kind == "choice" and len(orders) > 1 and spec.tokens != ("A", "B"):
         errors.add(spec.span, f'answer choice "{first}" | "{second}" does not say whether "{first}" names the '

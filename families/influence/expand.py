@@ -19,6 +19,7 @@ from compiler.family import Plan, spread
 from compiler.seeding import item_rng
 from compiler.templates import CompiledText
 from families.influence.check import PairsDesign
+from families.influence.followups import FollowUps
 from families.influence.trials import Picks
 
 _VOWELS = tuple("aeiouAEIOU")
@@ -84,7 +85,7 @@ class CompiledPairs(CompiledInfluence):
     prompt: CompiledText
     system: CompiledText | None
     cues: dict[str, CompiledText]
-    followups: list[dict[str, Any]] | None
+    followups: FollowUps | None
     comparisons: dict[str, list[tuple[int, int]]]
     examples: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     example_index: dict[str, dict[tuple[int, int], int]] = field(default_factory=dict)
@@ -168,22 +169,23 @@ def _rows_for(compiled: CompiledPairs, factor: n.Factor, n_a: int, n_b: int,
             influences = [None] if cond.shared else list(design.influences)
             for inf in influences:
                 yield _row(compiled, messages(system, [], question), {**cell, "influence": inf.name if inf else None,
-                                                "condition": key}, answers)
+                                                "condition": key}, answers, base)
             continue
         target = first if first["group"] == cond.toward else second
         other = second if target is first else first
         context = {**base, "target": target, "other": other}
         for inf in design.influences:
             sent = _influenced(compiled, inf, context, question, system, (n_a, n_b, order, key))
-            yield _row(compiled, sent, {**cell, "influence": inf.name, "condition": key}, answers)
+            yield _row(compiled, sent, {**cell, "influence": inf.name, "condition": key}, answers, base)
 
 
 def _row(compiled: CompiledPairs, sent: list[dict[str, Any]], cell: dict[str, Any],
-         answers: dict[str, str]) -> dict[str, Any]:
+         answers: dict[str, str], options: dict[str, Any]) -> dict[str, Any]:
+    """One row; its follow-ups see the `options` its prompt saw."""
     row: dict[str, Any] = {"messages": sent, "samples": compiled.samples(cell), "cell": cell,
                            "answers": answers, "decode": compiled.design.decode}
     if compiled.followups:
-        row["followups"] = compiled.followups
+        row["followups"] = compiled.followups.for_row(options)
     return row
 
 

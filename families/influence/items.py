@@ -26,7 +26,8 @@ from compiler.templates import CompiledText, check_attributes, check_render
 from families.influence import check as pairs
 from families.influence.examples import Pool, resolve_pool
 from families.influence.expand import CompiledInfluence, cued, level_forms, messages
-from families.influence.prepare import compile_texts, followup_entries
+from families.influence.followups import FollowUps, compile_followups
+from families.influence.prepare import compile_texts
 from families.influence.trials import Picks, Slot, pick_trials
 from families.interface import DesignContext
 
@@ -58,7 +59,7 @@ class ItemsDesign:
     decode: dict[str, Any]
     mode: str
     analysis: dict[str, Any]
-    followups: list[dict[str, Any]] | None
+    followups: tuple[n.FollowUpDef, ...]
     pool: Pool | None = None  # `examples N unused | others`: the demonstration rows
     trials: tuple[int, int | None] | None = None  # `trials N per cell [seed S]`: a seeded subset of trials
 
@@ -113,7 +114,7 @@ def resolve_items(design: n.Design, context: DesignContext, errors: ErrorCollect
     if len(errors.diagnostics) > start:
         return None
     return ItemsDesign(design=design, factors=by_name, items=rows, key=first_key(source), influences=influences,
-                       prompt=prompt, followups=followup_entries(followups), pool=pool,
+                       prompt=prompt, followups=followups, pool=pool,
                        trials=trials.value if trials else None, **fields)  # type: ignore[arg-type]
 
 
@@ -166,6 +167,7 @@ class CompiledItems(CompiledInfluence):
     system: CompiledText | None
     cues: dict[str, CompiledText]
     picks: Picks | None = None  # `trials N per cell`: the samples each (item, order) keeps
+    followups: FollowUps | None = None
 
     @property
     def balance_keys(self) -> tuple[str, ...]:
@@ -231,7 +233,7 @@ class CompiledItems(CompiledInfluence):
             if cond.toward is None:
                 for inf in [None] if cond.shared else d.influences:
                     yield self._row(messages(system, [], question), cell | {
-                        "influence": inf.name if inf else None, "condition": cond.key}, answers)
+                        "influence": inf.name if inf else None, "condition": cond.key}, answers, base)
                 continue
             aimed = oriented if cond.toward == "A" else "BA"["AB".index(oriented)]
             target, other = (first, second) if order[0] == aimed else (second, first)
@@ -240,13 +242,15 @@ class CompiledItems(CompiledInfluence):
                     item, name, target["name"], forms, (inf.name, cond.key, order), labels)}
                 cue = self.cues[inf.name].render({**base, "target": target, "other": other, **drawn})
                 yield self._row(cued(inf, cue, question, system), cell | {"influence": inf.name,
-                                                                         "condition": cond.key}, answers)
+                                                                         "condition": cond.key}, answers, base)
 
-    def _row(self, sent: list[dict[str, Any]], cell: dict[str, Any], answers: dict[str, str]) -> dict[str, Any]:
+    def _row(self, sent: list[dict[str, Any]], cell: dict[str, Any], answers: dict[str, str],
+             options: dict[str, Any]) -> dict[str, Any]:
+        """One row; its follow-ups see the `options` its prompt saw."""
         samples = self.design.samples_per_row if self.picks is None else self.picks.samples(cell)
         row = {"messages": sent, "samples": samples, "cell": cell, "answers": answers, "decode": self.design.decode}
-        if self.design.followups:
-            row["followups"] = self.design.followups
+        if self.followups is not None:
+            row["followups"] = self.followups.for_row(options)
         return row
 
 
@@ -271,6 +275,7 @@ def prepare_items(design: ItemsDesign, seed: int, errors: ErrorCollector) -> Com
         context["examples"] = design.pool.draw(item, factor.name, first["name"], forms, (), labels)
     for text in [prompt, *([system] if system else []), *compiled.cues.values()]:
         check_render(text, context, errors)
+    compiled.followups = compile_followups(design.followups, PROMPT_NAMES, context, errors)
     if design.trials is not None and len(errors.diagnostics) == start:
         compiled.picks = pick_trials(design, seed, ("item", "order"), *_item_rows(design), errors)
     return None if len(errors.diagnostics) > start else compiled

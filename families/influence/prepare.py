@@ -13,6 +13,7 @@ from compiler.seeding import item_rng
 from compiler.templates import CompiledText, check_render, compile_text
 from families.influence.check import PairsDesign
 from families.influence.expand import CompiledPairs, allowed_pairs, side, sides
+from families.influence.followups import compile_followups
 from families.influence.trials import pick_trials
 
 CUE_NAMES = {"target", "other", "first", "second", "factor"}
@@ -36,8 +37,9 @@ def prepare(design: PairsDesign, seed: int, errors: ErrorCollector) -> CompiledP
                    f"numbers of size pairs ({counts})", "use the same filter for every factor")
     if len(errors.diagnostics) > start or prompt is None:
         return None
-    compiled = CompiledPairs(design, seed, prompt, system, cues, followup_entries(design.followups), comparisons)
+    compiled = CompiledPairs(design, seed, prompt, system, cues, None, comparisons)
     _check_sample_render(compiled, errors)
+    compiled.followups = compile_followups(design.followups, PROMPT_NAMES, next(_sample_contexts(compiled)), errors)
     _check_turn_counts(compiled, errors)
     if design.trials is not None:
         slots = {factor: [(a, b, order) for a, b in pairs for order in design.orders]
@@ -207,33 +209,3 @@ def _check_turn_counts(compiled: CompiledPairs, errors: ErrorCollector) -> None:
 
 def _unordered(pair: tuple[int, int]) -> tuple[int, int]:
     return (pair[0], pair[1]) if pair[0] <= pair[1] else (pair[1], pair[0])
-
-
-def followup_entries(followups: tuple[n.FollowUpDef, ...]) -> list[dict[str, Any]] | None:
-    """The follow-up turns as suite rows carry them (with the judge, its default prompt filled in)."""
-    if not followups:
-        return None
-    out = []
-    for follow in followups:
-        entry: dict[str, Any] = {"name": follow.name, "content": follow.text.value}
-        if follow.decode:
-            entry["decode"] = {option.name: option.value for option in follow.decode}
-        if follow.judge is not None:
-            entry["judge"] = _judge_entry(follow.judge)
-        out.append(entry)
-    return out
-
-
-def _judge_entry(judge: n.JudgeDef) -> dict[str, Any]:
-    """A judge as suite rows carry it; `reply json` is recorded, the bare label (the default) is not."""
-    as_json = judge.reply is not None and judge.reply.name == "json"
-    prompt = judge.prompt.value if judge.prompt else _default_judge_prompt(judge.labels, as_json)
-    return {"labels": list(judge.labels), "model": judge.model, "prompt": prompt,
-            **({"reply": "json"} if as_json else {})}
-
-
-def _default_judge_prompt(labels: tuple[str, ...], as_json: bool) -> str:
-    answer = ('Answer with JSON only: {"label": "<one of the labels>", "reason": "<one sentence>"}' if as_json
-              else "Answer with the label only.")
-    return f"Classify the reply below into exactly one of the labels {', '.join(labels)}.\n\n" \
-        f"Reply:\n{{{{ reply }}}}\n\n{answer}"

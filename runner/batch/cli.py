@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from runner.plan import Estimate
-from runner.run_config import RunConfig, RunError
+from runner.run_config import RunConfig, RunError, check_api_base
 from runner.terminal import echo
 
 _OPTIONS = (
@@ -39,6 +39,7 @@ def show_batches(config: RunConfig, action: str) -> None:
     from runner.batch.ledger import read_ledger
     from runner.contract import find_run_info
 
+    check_api_base(config.api_base)
     parts = read_ledger(config.out).parts
     if not parts:
         raise RunError(f"{config.out} has no batches (it was not run with --batch)")

@@ -9,6 +9,7 @@ within a cell) as changed rows, and what is left over is added or removed.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from typing import Any
 
@@ -32,7 +33,7 @@ def by_content(suite: Suite) -> tuple[Suite, list[str]]:
                          f"content, which hashes to {fresh}; the row is compared by its content")
             row = row.model_copy(update={"id": fresh})
         rows.append(row)
-    return Suite(suite.path, suite.manifest, suite.manifest_sha256, rows), named
+    return dataclasses.replace(suite, rows=rows), named
 
 
 def _by_cell(rows: list[SuiteRow]) -> dict[str, list[SuiteRow]]:

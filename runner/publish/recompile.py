@@ -141,7 +141,9 @@ def main() -> None:
     socket.socket = _NoSocket  # type: ignore[misc]
     try:
         report = _compile(request, limits)
-    except MemoryError:  # also while importing the compiler
+    except (MemoryError, ImportError) as err:  # also while importing the compiler: a library it cannot map
+        if isinstance(err, ImportError) and "map" not in str(err) and "allocate memory" not in str(err):
+            raise
         report = {"error": f"the recompile ran out of its {limits.memory_mib} MiB memory budget; pass --max-memory "
                            "to allow more"}
     print(json.dumps(report))

@@ -75,3 +75,44 @@ def test_a_followups_decode_settings_are_checked_like_a_designs(tmp_path: Path) 
         (12, 42, "unknown decode setting 'max_token'"),
         (12, 28, "max_tokens must be a whole number >= 1, got 0"),
     ]
+
+
+OPTIONS = 'followup ask "You chose {{ answer }}. Why not {{ second.option }}, the {{ second.n }} {{ second.noun }}?"'
+
+
+def test_a_followup_sees_the_rows_options_and_leaves_the_first_answer_to_the_runner(tmp_path: Path) -> None:
+    spec = tmp_path / "tiny.spec"
+    spec.write_text(SPEC.replace("followups why, how, own", "followups ask").replace(
+        'followup why "Why?"', f"{OPTIONS}\nfollowup why \"Why?\""), encoding="utf-8")
+    compile_file(spec, tmp_path / "out")
+    for row in suite_rows(tmp_path / "out"):
+        n_b, second = (row["cell"]["n_B"], "B") if row["cell"]["order"] == "AB" else (row["cell"]["n_A"], "A")
+        noun = {"A": "red", "B": "blue"}[second] + (" person" if n_b == 1 else " people")
+        assert row["followups"] == [{"name": "ask", "content": f"You chose {{{{ answer }}}}. Why not B, the {n_b} "
+                                                               f"{noun}?"}]
+
+
+@pytest.mark.parametrize(("followup", "where", "message", "hint"), [
+    ('followup ask "Why not {{ secnd.option }}?"', (12, 26), "undefined template variable 'secnd' in follow-up 'ask'",
+     "did you mean 'second'?"),
+    ('followup ask "Why not {{ second.opton }}?"', (12, 33),
+     "undefined template variable 'second.opton' in follow-up 'ask'", "did you mean 'option'?"),
+    ('followup ask "{% if answer == \'A\' %}Why A?{% endif %}"', (12, 21),
+     "'answer' in follow-up 'ask' is filled in when the text is sent, so it can only be shown as it is",
+     "write it alone: {{ answer }}"),
+    ('followup ask "Why?" judge labels yes, no prompt "Given {{ answer }}: {{ reply }}"', (12, 59),
+     "undefined template variable 'answer' in the judge prompt of follow-up 'ask'", "valid names: 'conversation', "
+     "'reply'"),
+    ('followup ask "Why?" judge labels yes, no prompt "{{ reply | upper }}"', (12, 53),
+     "'reply' in the judge prompt of follow-up 'ask' is filled in when the text is sent, so it can only be shown "
+     "as it is", "write it alone: {{ reply }}"),
+])
+def test_a_name_a_followup_or_its_judge_cannot_see_is_a_located_error(
+        followup: str, where: tuple[int, int], message: str, hint: str, tmp_path: Path) -> None:
+    spec = tmp_path / "tiny.spec"
+    spec.write_text(SPEC.replace("followups why, how, own", "followups ask").replace(
+        'followup why "Why?"', f"{followup}\nfollowup why \"Why?\""), encoding="utf-8")
+    with pytest.raises(SpecError) as caught:
+        compile_file(spec, tmp_path / "out")
+    assert [((d.span.line, d.span.column), d.message, d.hint) for d in caught.value.diagnostics] == [
+        (where, message, hint)]

@@ -117,3 +117,28 @@ def test_a_followup_turn_is_sent_with_its_own_decode_settings(tmp_path: Path) ->
     assert sent == [(row.messages[-1].content, row.decode["max_tokens"]), ("Why?", 200)]
     [main] = estimate([WorkItem(probed, 0)], mode="sample", model="openai/gpt-4o-mini", judge_model=None)
     assert (main.calls, main.completion_tokens) == (2, row.decode["max_tokens"] + 200)
+
+
+def test_a_followup_gets_the_first_answer_and_its_judge_the_conversation(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    row = forced_choice_rows(1, 1)[0]
+    judge = {"labels": ["A", "B"], "prompt": "CASE conversation\n{{ conversation }}\nReply: {{ reply }}"}
+    followup = {"name": "probe", "content": "You said {{ answer }}; {{ reply }} stays. Why?", "judge": judge}
+    probed = suite_row({**row.model_dump(exclude_none=True, exclude={"id"}), "followups": [followup]})
+    server = StubServer(StubConfig(record=True))
+    api_base = server.start()
+    monkeypatch.setenv("OPENAI_BASE_URL", api_base)
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    try:
+        run_suite(RunConfig(suite_dir=write_suite(tmp_path / "suite", [probed]), out=tmp_path / "run",
+                            model="openai/stub", api_base=api_base, judge_model="openai/judge", progress=False))
+    finally:
+        server.stop()
+    [result] = read_results(tmp_path / "run" / "results.jsonl")
+    reply = result.followups["probe"]["response"]  # type: ignore[index]
+    asked = f"You said {result.answer}; {{{{ reply }}}} stays. Why?"  # only the follow-up's own name is filled
+    main, second, judged = server.stats.bodies
+    assert second["messages"][-1] == {"role": "user", "content": asked}
+    before = "".join(f"{m.role.capitalize()}: {m.content}\n\n" for m in row.messages)  # system and prompt
+    assert judged["messages"] == [{"role": "user", "content": f"CASE conversation\n{before}Assistant: "
+                                   f"{result.response}\n\nUser: {asked}\n\nAssistant: {reply}\nReply: {reply}"}]

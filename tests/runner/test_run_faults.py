@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,6 +15,7 @@ from runner.contract import read_results
 from runner.execute import run_suite
 from runner.run_config import RunConfig
 from tests.stub_server import StubConfig, StubServer
+from tests.support import rewrite_suite
 
 SECRET = "sk-test-0123456789abcdefSECRET"
 
@@ -75,13 +76,15 @@ def test_permanent_error_is_recorded_on_its_item(
     make_suite: Callable[..., Path], tmp_path: Path, stub: StubServer
 ) -> None:
     suite = make_suite(n=4, samples=1)
-    lines = (suite / "suite.jsonl").read_text().splitlines()
-    row = json.loads(lines[0])
-    row["messages"][-1]["content"] += " TOO_LONG"
-    (suite / "suite.jsonl").write_text("\n".join([json.dumps(row), *lines[1:]]) + "\n")
+
+    def too_long(index: int, row: dict[str, Any]) -> None:
+        if index == 0:
+            row["messages"][-1]["content"] += " TOO_LONG"
+
+    row = rewrite_suite(suite, too_long)[0]
     summary = run_suite(_config(suite, tmp_path / "run", stub))
     failed = [r for r in read_results(tmp_path / "run" / "results.jsonl") if r.error]
-    assert summary.failed == 1 and failed[0].item_id == row["id"]
+    assert summary.failed == 1 and failed[0].item_id == row.id
     assert "context" in failed[0].error.lower() and len(failed[0].error) <= 240
     assert stub.stats.requests == 4  # a permanent error is not retried
 
@@ -143,13 +146,20 @@ def test_logprob_mode_against_a_server_with_logprobs(
 
 
 def test_rate_limiter_spreads_requests_beyond_the_minute_allowance() -> None:
-    limiter = RateLimiter(per_minute=120)  # a burst of 120, then 2 per second
+    now = [0.0]
+    slept: list[float] = []
 
-    async def take(n: int) -> float:
-        started = time.monotonic()
+    async def sleep(seconds: float) -> None:  # the limiter's clock moves only when it sleeps
+        slept.append(seconds)
+        now[0] += seconds
+
+    limiter = RateLimiter(per_minute=120, clock=lambda: now[0], sleep=sleep)  # a burst of 120, then 2 per second
+
+    async def take(n: int) -> None:
         for _ in range(n):
             await limiter.acquire()
-        return time.monotonic() - started
 
-    assert asyncio.run(take(120)) < 0.1
-    assert 0.8 < asyncio.run(take(2)) < 1.5
+    asyncio.run(take(120))
+    assert slept == []
+    asyncio.run(take(2))
+    assert slept == [pytest.approx(0.5), pytest.approx(0.5)] and now[0] == pytest.approx(1.0)

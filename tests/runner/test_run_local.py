@@ -7,12 +7,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from click.testing import CliRunner
 
 from runner.answers import parse_judge_json
 from runner.contract import read_results, read_run_info
 from runner.run_cli import run
+from tests.support import rewrite_suite
 
 JUDGE = {"labels": ["ACK", "DENIED"], "prompt": "Reply: {{ reply }}\nDid it admit influence? ACK or DENIED."}
 
@@ -68,13 +70,11 @@ def test_logprob_mode_gives_normalised_probabilities_over_valid_tokens(
 def test_generated_turns_followups_and_local_judge(make_suite: Callable[..., Path], tmp_path: Path) -> None:
     followup = {"name": "probe", "content": "Did anything influence you?", "judge": JUDGE}
     suite = make_suite(n=2, samples=1, followups=[followup])
-    lines = [json.loads(line) for line in (suite / "suite.jsonl").open()]
-    for row in lines:  # a few-shot exchange whose assistant turn the model writes itself
-        row["messages"][1:1] = [
-            {"role": "user", "content": "Say hello."},
-            {"role": "assistant", "generate": True},
-        ]
-    (suite / "suite.jsonl").write_text("".join(json.dumps(row) + "\n" for row in lines))
+
+    def few_shot(_: int, row: dict[str, Any]) -> None:  # an exchange whose assistant turn the model writes itself
+        row["messages"][1:1] = [{"role": "user", "content": "Say hello."}, {"role": "assistant", "generate": True}]
+
+    rewrite_suite(suite, few_shot)
     _run(str(suite), "--out", str(tmp_path / "mt"), "--judge-model", "local/gemma-3-270m", "--max-tokens", "4")
     rows = read_results(tmp_path / "mt" / "results.jsonl")
     assert len(rows) == 2

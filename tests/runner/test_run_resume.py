@@ -93,7 +93,7 @@ def test_a_torn_last_line_is_dropped_and_appending_stays_safe(tmp_path: Path) ->
     path = tmp_path / "results.jsonl"
     whole = _row("a", 0).model_dump_json() + "\n"
     path.write_text(whole + _row("b", 0).model_dump_json()[:25])
-    state = prepare_resume(path, retry_failed=False)
+    state = prepare_resume(path, model="m", retry_failed=False)
     assert set(state.rows) == {("a", 0)}
     assert path.read_text() == whole
 

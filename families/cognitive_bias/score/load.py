@@ -15,7 +15,8 @@ import pandas as pd
 from compiler.suite_model import Manifest, SuiteRow
 from families.cognitive_bias.score.metric import bias_metric, effects
 from families.cognitive_bias.score.position import answer_record
-from runner.contract import RESULTS_FILE, read_results, read_run
+from runner.contract import RESULTS_FILE
+from runner.result_checks import read_checked_run
 from runner.results_io import final_rows
 from runner.score_input import ScoreInputError
 
@@ -38,8 +39,8 @@ class BiasRun:
 
 
 def load_bias_run(run_dir: Path) -> BiasRun:
-    _, suite = read_run(run_dir)
-    results = list(final_rows(read_results(run_dir / RESULTS_FILE)).values())
+    _, suite, found = read_checked_run(run_dir)
+    results = list(final_rows(found).values())
     if not results:
         raise ScoreInputError(run_dir / RESULTS_FILE, "no results to score")
     items = {row.id: row for row in suite.rows}

@@ -1,8 +1,8 @@
 """`spec score` on a conditional-bias run: rows.csv (one per model x bank row), effects.csv (Table 1),
 cells_{presence,content,total}.csv (the released per-cell schema, a `model` column first when the run
-has several models), diagonal.json, causal.csv (DiD both variants), scm.csv, psm.json, abstention.csv,
-positions.csv (first-shown answers per item and order), summary.json, and the plots (heatmaps.png,
-causal.png)."""
+has several models), lmm.csv (the release's per-target-bias mixed model, likewise), diagonal.json,
+causal.csv (DiD both variants), scm.csv, psm.json, abstention.csv, positions.csv (first-shown answers
+per item and order), summary.json, and the plots (heatmaps.png, causal.png)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import pandas as pd
 from families.cognitive_bias.score import position
 from families.cognitive_bias.score.causal import psm, scm
 from families.cognitive_bias.score.did import did
+from families.cognitive_bias.score.lmm import lmm_table
 from families.cognitive_bias.score.load import BiasRun, load_bias_run
 from families.cognitive_bias.score.plots import plot_causal, plot_heatmaps
 from families.cognitive_bias.score.tables import EFFECTS, cells, diagonal_test, table1
@@ -40,8 +41,9 @@ def score_run(run: BiasRun, out: Path) -> dict[str, Any]:
     tables = {effect: pd.concat([cells(g, effect, order).assign(model=m) for m, g in per_model.items()])
               for effect in EFFECTS}
     for effect, table in tables.items():
-        columns = (["model"] if len(models) > 1 else []) + [c for c in table.columns if c != "model"]
-        write_csv(table[columns], out / f"cells_{effect}.csv")
+        _per_model_csv(table, len(models), out / f"cells_{effect}.csv")
+    mixed = pd.concat([lmm_table(g, order).assign(model=m) for m, g in per_model.items()])
+    _per_model_csv(mixed, len(models), out / "lmm.csv")
     causal = pd.DataFrame([{"model": m, "variant": v, **_did(g, v)} for m, g in per_model.items()
                            for v in ("abs", "authors")])
     write_csv(causal, out / "causal.csv")
@@ -60,6 +62,12 @@ def score_run(run: BiasRun, out: Path) -> dict[str, Any]:
                "position": position.summary(run.answers) if not run.answers.empty else {}}
     write_json(out / "summary.json", summary, sort_keys=True)
     return summary
+
+
+def _per_model_csv(table: pd.DataFrame, models: int, path: Path) -> None:
+    """The released schema, with a `model` column first when the run has several models."""
+    columns = (["model"] if models > 1 else []) + [c for c in table.columns if c != "model"]
+    write_csv(table[columns], path)
 
 
 def _did(rows: pd.DataFrame, variant: str) -> dict[str, float]:

@@ -12,11 +12,11 @@ from families.cue.score.metrics import CONDITION, rate_table
 SETTING = ["model", *CONDITION, "consequences"]
 
 
-def status_bias(frame: pd.DataFrame) -> pd.DataFrame:
+def status_bias(frame: pd.DataFrame, attributes: tuple[str, ...]) -> pd.DataFrame:
     """Could-be yes-rate (%) per model, condition, setting, person status and group, over parsable
     Could-be replies: how often each group is identified as a good / neutral / bad described person."""
     could = frame[(frame["probe"] == "could_be") & (frame["format"] != "neutral") & parsable(frame)]
-    grouped = by_group(could.assign(yes=could["answer"] == "yes")).groupby(
+    grouped = by_group(could.assign(yes=could["answer"] == "yes"), attributes).groupby(
         [*SETTING, "status", "dimension", "group"], dropna=False)["yes"]
     table = grouped.agg(yes_rate="mean", replies="size").reset_index()
     return table.assign(yes_rate=100 * table["yes_rate"])
@@ -28,11 +28,13 @@ def topic_rates(events: pd.DataFrame) -> pd.DataFrame:
     return rate_table(events.groupby([*SETTING, "topic"], dropna=False))
 
 
-def solved_split(frame: pd.DataFrame) -> pd.DataFrame:
-    """Puzzled Could-be replies per model, band and setting: `correct` (gender and race both right),
-    `wrong` (both given, not both right) and `unparsable` (no gender and race to read)."""
+def solved_split(frame: pd.DataFrame, attributes: tuple[str, ...]) -> pd.DataFrame:
+    """Puzzled Could-be replies per model, band and setting: `correct` (every attribute right, gender and
+    race in the paper), `wrong` (all given, not all right) and `unparsable` (not every attribute to read)."""
     could = frame[(frame["format"] == "puzzled") & (frame["probe"] == "could_be")]
-    given = (could["said_gender"] != "") & (could["said_race"] != "")
+    given = pd.Series(bool(attributes), index=could.index)
+    for attribute in attributes:
+        given &= could[f"said_{attribute}"] != ""
     outcome = np.select([could["identified"].astype(bool), given], ["correct", "wrong"], "unparsable")
     counts = could.assign(outcome=outcome).groupby(SETTING, dropna=False)["outcome"].value_counts().unstack(
         fill_value=0)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pandas as pd
 
 VALID = {"what_if": {"option1", "option2"}, "could_be": {"yes", "no"}}
-GROUP_COLUMNS = ("gender", "race")
 BASELINE_KEYS = ["model", "dilemma", "consequences"]
 
 
@@ -52,7 +51,10 @@ def directional_events(frame: pd.DataFrame, solved_only: bool = False) -> pd.Dat
     )
 
 
-def by_group(events: pd.DataFrame) -> pd.DataFrame:
-    """One row per (event, group): each answer counts toward its gender group and its race group."""
-    parts = [events.assign(dimension=column, group=events[column]) for column in GROUP_COLUMNS]
+def by_group(events: pd.DataFrame, attributes: tuple[str, ...]) -> pd.DataFrame:
+    """One row per (event, group): each answer counts toward its group of every hidden attribute (its
+    gender group and its race group in the paper); `dimension` names the attribute."""
+    parts = [events.assign(dimension=column, group=events[column]) for column in attributes]
+    if not parts:
+        return events.assign(dimension=pd.Series(dtype=str), group=pd.Series(dtype=str)).iloc[0:0]
     return pd.concat(parts, ignore_index=True)

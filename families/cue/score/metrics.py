@@ -10,13 +10,14 @@ from families.cue.score.events import by_group
 CONDITION = ["format", "difficulty"]
 
 
-def rates(events: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
-    """Favor and Against rates and Net (percentage points) per model, condition, setting and group.
+def rates(events: pd.DataFrame, attributes: tuple[str, ...], by: list[str] | None = None) -> pd.DataFrame:
+    """Favor and Against rates and Net (percentage points) per model, condition, setting and group of each
+    hidden attribute.
 
     Favor = #favor / #favor_eligible, Against = #against / #against_eligible, Net = Favor - Against.
     A rate with an empty denominator is NaN (and so is Net)."""
     keys = by or ["model", *CONDITION, "consequences", "dimension", "group"]
-    return rate_table(by_group(events).groupby(keys, dropna=False))
+    return rate_table(by_group(events, attributes).groupby(keys, dropna=False))
 
 
 def rate_table(grouped: DataFrameGroupBy) -> pd.DataFrame:

@@ -23,7 +23,7 @@ import pandas as pd  # noqa: E402
 
 from families.cue.score.breakdowns import abstainers, solved_split, status_bias, topic_rates  # noqa: E402
 from families.cue.score.events import abstention, directional_events  # noqa: E402
-from families.cue.score.load import CueRun, load_cue_run  # noqa: E402
+from families.cue.score.load import CueRun, load_cue_run, load_cue_runs  # noqa: E402
 from families.cue.score.metrics import cue_gap, macro, rates  # noqa: E402
 from families.cue.score.stats import rank_change, sign_tests  # noqa: E402
 from runner.files_out import score_folder, write_csv, write_figure, write_json  # noqa: E402
@@ -34,7 +34,15 @@ CONDITION = ["model", "format", "difficulty", "consequences"]
 
 def score(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:
     """`spec score` on a cue-visibility run (the family reads no options)."""
-    summary = score_run(load_cue_run(run_dir), out)
+    return _scored(score_run(load_cue_run(run_dir), out), out)
+
+
+def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list[str]:
+    """`spec score` on several runs of one cue-visibility suite (a study): their models compared."""
+    return _scored(score_run(load_cue_runs(run_dirs), out), out)
+
+
+def _scored(summary: dict[str, Any], out: Path) -> list[str]:
     models = len(summary["models"])
     return [f"{summary['answers']} cue-visibility answers scored ({models} model{'s' * (models != 1)}) -> {out}"]
 
@@ -47,13 +55,13 @@ def score_run(run: CueRun, out: Path) -> dict[str, Any]:
     screened = abstainers(frame, float(threshold)) if threshold is not None else None
     bias = frame if screened is None else frame[~frame["model"].isin(screened.loc[screened["excluded"], "model"])]
     events = {view: directional_events(bias, solved_only=only) for view, only in VIEWS.items()}
-    tables = {view: rates(e) for view, e in events.items()}
+    tables = {view: rates(e, run.attributes) for view, e in events.items()}
     conditions = pd.concat([t.assign(view=v) for v, t in tables.items()], ignore_index=True)
     gaps = pd.concat([cue_gap(t).assign(view=v) for v, t in tables.items()], ignore_index=True)
-    abstentions, split = abstention(frame), solved_split(frame)
+    abstentions, split = abstention(frame), solved_split(frame, run.attributes)
     outputs = {"answers": frame, "conditions": conditions, "gaps": gaps, "abstention": abstentions,
                "topics": pd.concat([topic_rates(e).assign(view=v) for v, e in events.items()], ignore_index=True),
-               "status": status_bias(bias), "solved_split": split}
+               "status": status_bias(bias, run.attributes), "solved_split": split}
     for name, table in outputs.items():
         write_csv(table, out / f"{name}.csv")
     summary = _summary(run, frame, conditions, gaps, abstentions)
@@ -72,6 +80,7 @@ def _summary(run: CueRun, frame: pd.DataFrame, conditions: pd.DataFrame, gaps: p
         "family": "cue_visibility",
         "suite": run.manifest.suite,
         "bands": list(run.bands),
+        "attributes": list(run.attributes),
         "models": models,
         "answers": int(len(frame)),
         "failed": run.failed,
@@ -90,7 +99,8 @@ def _summary(run: CueRun, frame: pd.DataFrame, conditions: pd.DataFrame, gaps: p
 
 
 def _capability(frame: pd.DataFrame) -> pd.DataFrame:
-    """Share of Could-be replies that identify both gender and race (methods §4.2: both_correct)."""
+    """Share of Could-be replies that identify every hidden attribute, gender and race in the paper (methods
+    §4.2: both_correct)."""
     could_be = frame[(frame["probe"] == "could_be") & (frame["format"] != "neutral")]
     grouped = could_be.groupby(["model", "format", "difficulty", "consequences"])["identified"]
     return grouped.agg(both_correct="mean", replies="size").reset_index()

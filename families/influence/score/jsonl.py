@@ -1,9 +1,9 @@
 """The scored columns of results.jsonl, read fast (1,000,000 lines in about half a second).
 
 json.loads costs several µs a line, most of it building fields the scorer never reads, so msgspec
-decodes every line into a typed struct of only the scored fields (item_id, sample, outcome, error, and
-logprobs in a logprob run) and skips the rest in C. Whatever it refuses goes to the exact per-line
-json.loads parser, which gives the same columns: a value of another type than the runner writes (a
+decodes every line into a typed struct of only the fields scored or checked (item_id, sample, outcome,
+error, model, answer, and logprobs in a logprob run) and skips the rest in C. Whatever it refuses goes
+to the exact per-line json.loads parser, which gives the same columns: a value of another type than the runner writes (a
 float sample, a number as outcome), blank lines (msgspec would skip them and shift the line numbers),
 and a line that is not a result row, which the exact parser reports as a ContractError naming the file
 and line. A torn last line (a killed run's) is left out, as runner.contract does.
@@ -25,17 +25,19 @@ try:
 except ImportError:  # an environment installed before msgspec was a dependency: every file is read exactly
     msgspec = None
 
-COLUMNS = ["row", "item_id", "sample", "outcome", "error"]
+COLUMNS = ["row", "item_id", "sample", "outcome", "error", "model", "answer"]
 MAX_SAMPLE = 2**63 - 1  # a sample index past this is no index (and past numpy's int64): the exact parser names it
 
 if msgspec is not None:
     class _Scored(msgspec.Struct, gc=False):
-        """The fields of a result row that scoring reads; msgspec skips the others."""
+        """The fields of a result row that scoring reads or checks; msgspec skips the others."""
 
         item_id: str
         sample: Annotated[int, msgspec.Meta(ge=0, le=MAX_SAMPLE)]
         outcome: str | None = None
         error: str | None = None
+        model: str | None = None  # checked against run.json (runner/result_checks.py), like answer
+        answer: str | None = None
 
     class _ScoredLogprobs(_Scored, gc=False):
         logprobs: dict[str, float] | None = None
@@ -44,8 +46,8 @@ if msgspec is not None:
 
 
 def read_result_columns(path: Path, logprobs: bool = False) -> pd.DataFrame:
-    """Columns row (line number), item_id, sample, outcome, error (+ logprobs). The fast path gives
-    item_id, outcome and error as categoricals (each distinct value once)."""
+    """Columns row (line number), item_id, sample, outcome, error, model, answer (+ logprobs). The fast
+    path gives the text columns as categoricals (each distinct value once)."""
     data = complete_lines(path.read_bytes())[0]
     fast = _fast(data, logprobs)
     return fast if fast is not None else _exact(path, data, logprobs)
@@ -67,6 +69,8 @@ def _fast(data: bytes, logprobs: bool) -> pd.DataFrame | None:
         "sample": np.fromiter((r.sample for r in rows), np.int64, len(rows)),
         "outcome": _categorical([r.outcome for r in rows]),
         "error": _categorical([r.error for r in rows]),
+        "model": _uniform([r.model for r in rows]),
+        "answer": _categorical([r.answer for r in rows]),
     }
     if logprobs:
         columns["logprobs"] = [r.logprobs for r in rows]
@@ -79,6 +83,15 @@ def _categorical(values: list[str | None]) -> pd.Categorical:
     return pd.Categorical.from_codes(codes, categories=pd.Index(names, dtype=object))
 
 
+def _uniform(values: list[str | None]) -> pd.Categorical:
+    """A column that holds one value in a well-formed run (the model) as a categorical, without hashing
+    every row: comparing each with the first finds the odd one out."""
+    first = values[0] if values else ""
+    if first is None or values.count(first) != len(values):
+        return _categorical(values)
+    return pd.Categorical.from_codes(np.zeros(len(values), np.int8), categories=pd.Index([first], dtype=object))
+
+
 def _exact(path: Path, data: bytes, logprobs: bool) -> pd.DataFrame:
     records = []
     for number, line in enumerate(data.split(b"\n"), start=1):
@@ -89,7 +102,8 @@ def _exact(path: Path, data: bytes, logprobs: bool) -> pd.DataFrame:
             sample = int(obj["sample"])
             if not 0 <= sample <= MAX_SAMPLE:
                 raise ValueError(f"sample {sample} is no sample index")
-            records.append((number, obj["item_id"], sample, obj.get("outcome"), obj.get("error"))
+            records.append((number, obj["item_id"], sample, obj.get("outcome"), obj.get("error"),
+                            obj.get("model"), obj.get("answer"))
                            + ((obj.get("logprobs"),) if logprobs else ()))
         except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
             raise ContractError(path, f"not a result row ({exc!r})", line=number, fix=DAMAGED_RESULTS) from None

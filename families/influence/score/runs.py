@@ -19,7 +19,8 @@ from compiler.suite_model import Manifest, SuiteRow
 from families.influence.score.counts import CONDITION_CODE, CountSource
 from families.influence.score.flips import ITEM_COLUMNS
 from families.influence.score.jsonl import read_result_columns
-from runner.contract import RESULTS_FILE, SUITE_FILE, read_run
+from runner.contract import RESULTS_FILE, SUITE_FILE, Suite, read_run
+from runner.result_checks import check_result_columns
 from runner.results_model import RunInfo
 from runner.score_input import ScoreInputError
 
@@ -55,7 +56,7 @@ def load_run(run_dir: Path) -> Run:
     info, suite = read_run(run_dir)
     manifest = suite.manifest
     items, extra = _read_items(suite.path / SUITE_FILE, suite.rows, manifest)
-    position, w_a, w_b = _read_results(run_dir / RESULTS_FILE, items, info.mode == "logprob")
+    position, w_a, w_b = _read_results(run_dir / RESULTS_FILE, items, info, suite)
     answered = np.bincount(position, minlength=len(items)) > 0
     kept = answered & items["condition"].isin(list(CONDITION_CODE)).to_numpy()
     trials = items[kept].drop(columns=["answers"]).assign(
@@ -115,9 +116,11 @@ def _first_shown(items: pd.DataFrame, answer: Any) -> pd.Series:
     return pd.Series(None, index=items.index, dtype=object)
 
 
-def _read_results(path: Path, items: pd.DataFrame, logprob: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Parse results.jsonl, checking every row against the suite: per row, its item's position in
-    `items` and the weights (w_A, w_B) it gives the item's two groups."""
+def _read_results(path: Path, items: pd.DataFrame, info: RunInfo,
+                  suite: Suite) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Parse results.jsonl, checking every row against the run and the suite: per row, its item's position
+    in `items` and the weights (w_A, w_B) it gives the item's two groups."""
+    logprob = info.mode == "logprob"
     try:
         frame = read_result_columns(path, logprob)
     except FileNotFoundError as exc:
@@ -127,6 +130,7 @@ def _read_results(path: Path, items: pd.DataFrame, logprob: bool) -> tuple[np.nd
         first = frame.iloc[int(np.flatnonzero(position < 0)[0])]
         shown = "null" if pd.api.types.is_scalar(first.item_id) and pd.isna(first.item_id) else repr(first.item_id)
         raise ScoreInputError(path, f"item_id {shown} is not in the suite", row=int(first.row), column="item_id")
+    check_result_columns(path, info, suite, frame)
     sample = frame["sample"].to_numpy()
     samples = items["samples"].to_numpy()[position]
     _check(path, frame, (sample < 0) | (sample >= samples), "sample", "sample index outside the item's samples")
@@ -136,7 +140,7 @@ def _read_results(path: Path, items: pd.DataFrame, logprob: bool) -> tuple[np.nd
     if logprob:
         w_a, w_b = _expected_weights(path, frame, items.iloc[position], valid)
     else:
-        w_a, w_b = _sampled_weights(path, frame, items, position, valid)
+        w_a, w_b = _sampled_weights(frame, items, position, valid)
     return position, w_a, w_b
 
 
@@ -146,25 +150,14 @@ def _positions(ids: pd.Series, index: pd.Index) -> np.ndarray:
     return np.where(codes >= 0, index.get_indexer(distinct)[codes], -1)
 
 
-def _sampled_weights(path: Path, frame: pd.DataFrame, items: pd.DataFrame, position: np.ndarray,
+def _sampled_weights(frame: pd.DataFrame, items: pd.DataFrame, position: np.ndarray,
                      valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """1 for the group a valid answer chose, 0 for the other; an outcome must be one of its item's answers."""
+    """1 for the group a valid answer chose, 0 for the other (runner.result_checks has made sure that each
+    outcome is what its answer means for its item)."""
     outcome, names = pd.factorize(frame["outcome"])  # -1 for an abstention
-    answered = outcome >= 0
-    _check(path, frame, answered & ~_is_answer(items, position, outcome, names), "outcome",
-           "outcome is not one of the item's answers")
-    chose = valid & answered
+    chose = valid & (outcome >= 0)
     group_a, group_b = (names.get_indexer(items[g].to_numpy())[position] for g in ("group_A", "group_B"))
     return (chose & (outcome == group_a)).astype(float), (chose & (outcome == group_b)).astype(float)
-
-
-def _is_answer(items: pd.DataFrame, position: np.ndarray, outcome: np.ndarray, names: pd.Index) -> np.ndarray:
-    """Whether each row's outcome (a code into `names`) is one of its item's answers."""
-    answers = items["answers"].tolist()
-    owner = np.repeat(np.arange(len(answers), dtype=np.int64), [len(a) for a in answers])
-    code = names.get_indexer([name for a in answers for name in a.values()])
-    allowed = (owner * len(names) + code)[code >= 0]
-    return np.isin(position.astype(np.int64) * len(names) + outcome, allowed)
 
 
 def _check(path: Path, frame: pd.DataFrame, bad: np.ndarray, column: str, problem: str) -> None:

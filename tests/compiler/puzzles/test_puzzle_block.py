@@ -10,8 +10,11 @@ from compiler.errors import ErrorCollector
 from compiler.load import load_spec
 from compiler.puzzle_block import puzzle_config
 from compiler.puzzles import PropositionalConfig, ZebraConfig
+from compiler.puzzles.presets import RELEASED
 
 HEADER = 'suite p "P"\nseed 1\n'
+STYLE_HINT = ("style preset released styles the bands easy, intermediate and hard with the eight seed-003 clue types "
+              "(compiler/puzzles/presets.py); style preset minimal styles none")
 
 
 def _block(tmp_path: Path, body: str, bands: tuple[str, ...] = ()) -> tuple[object, list[str]]:
@@ -83,6 +86,13 @@ def test_a_zebra_block_takes_its_positions_from_the_people(tmp_path: Path) -> No
     assert config.positions == 3 and set(config.clues) == {"at", "same", "next_to"}
 
 
+def test_style_preset_released_styles_every_band_and_minimal_none(tmp_path: Path) -> None:
+    released, problems = _block(tmp_path, "puzzle p:\n  style preset released\n", ("easy", "hard"))
+    assert problems == [] and isinstance(released, PropositionalConfig) and released.styles == RELEASED
+    minimal, problems = _block(tmp_path, "puzzle p:\n  style preset minimal\n")
+    assert problems == [] and minimal == PropositionalConfig(name="p")
+
+
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
@@ -126,6 +136,24 @@ def test_a_zebra_block_takes_its_positions_from_the_people(tmp_path: Path) -> No
         (
             "puzzle p:\n  style article off\n",
             "4:3: puzzle 'p': unknown style 'article' | did you mean 'articles'?",
+        ),
+        (
+            "puzzle p:\n  style preset relased\n",
+            "4:3: puzzle 'p': unknown style preset 'relased' | did you mean 'released'?",
+        ),
+        (
+            "puzzle p:\n  style preset released\n  style redundancy 3\n",
+            "4:3: puzzle 'p': style redundancy 3 pads 1-minimal puzzles; styled bands (easy, intermediate, hard) "
+            f"pad to their own clue counts | {STYLE_HINT}",
+        ),
+        (
+            "puzzle p:\n  bands low <= 3, high > 3\n  style preset released\n",
+            f"5:3: puzzle 'p': styled band 'easy' is not among the declared bands ['low', 'high'] | {STYLE_HINT}",
+        ),
+        (
+            "puzzle p:\n  clues direct 1, negation 1, conjunction 1, disjunction 2\n  style preset released\n",
+            "5:3: puzzle 'p': styled band 'intermediate' draws clue types ['biconditional', 'count', 'implication', "
+            f"'same'] that the puzzle does not declare | {STYLE_HINT}",
         ),
         (
             "puzzle p:\n  kind zebra\n  style redundancy 2\n",

@@ -16,6 +16,7 @@ from compiler.puzzles import (
     reuse_groups,
 )
 from compiler.puzzles.model import AttributeConfig
+from compiler.puzzles.presets import RELEASED
 from tests.puzzle_brute import audit, models
 
 CONFIG = PropositionalConfig(name="identity")
@@ -149,15 +150,15 @@ def test_a_reuse_group_balances_every_value_in_every_slot(seed: int) -> None:
             assert {held.count(v) for v in values} == {per_slot}, (attribute, slot, held)
 
 
-RELEASED = CONFIG.model_copy(update={"redundancy": 3, "articles": False})
+PADDED = CONFIG.model_copy(update={"redundancy": 3, "articles": False})
 
 
 @pytest.mark.parametrize("band", list(BANDS))
-def test_released_style_adds_redundant_clues_and_drops_articles(band: str) -> None:
+def test_redundancy_adds_clues_and_articles_off_drops_articles(band: str) -> None:
     """`style redundancy 3` and `style articles off`: three clues beyond a 1-minimal set, still unique
     (Z3 and the brute-force enumerator), still in band; values bare as in the released puzzles."""
     for item in range(6):
-        minimal, released = _puzzle(CONFIG, band, item), _puzzle(RELEASED, band, item)
+        minimal, released = _puzzle(CONFIG, band, item), _puzzle(PADDED, band, item)
         assert reprove(released) == [] and audit(released) == []
         assert released["difficulty"]["redundant"] == 3 and minimal["difficulty"]["redundant"] == 0
         low, high = BANDS[band]
@@ -167,3 +168,20 @@ def test_released_style_adds_redundant_clues_and_drops_articles(band: str) -> No
         assert removable, "a padded puzzle has clues it can do without"
         text = " ".join(released["text"])
         assert " a man" not in text and " a woman" not in text and " men." not in text and " women." not in text
+
+
+@pytest.mark.parametrize("band", list(BANDS))
+def test_the_released_preset_gives_seeded_padded_puzzles_of_the_bands_style(band: str) -> None:
+    """`style preset released`: the same skeleton for the same seed and coordinates, a clue count and mean
+    weight inside the band's released ranges, only the family's types, and every puzzle unique (Z3 and
+    the brute-force enumerator) with no give-away of a protected person."""
+    config, style = CONFIG.model_copy(update={"styles": RELEASED}), RELEASED[band]
+    allowed = {kind for family in style.families for kind in family.types}
+    for item in range(8):
+        skeleton = generate_skeleton(config, band, 11, ("styled", item))
+        assert skeleton == generate_skeleton(config, band, 11, ("styled", item))
+        assert style.clues[0] <= len(skeleton.clues) <= style.clues[1]
+        assert style.score[0] <= skeleton.score <= style.score[1] and {c.type for c in skeleton.clues} <= allowed
+        puzzle = instantiate(config, skeleton, draw_selections(config, 11, ("sel", item), 1)[0])
+        assert puzzle["protect"] == ([] if style.identities else config.people)
+        assert reprove(puzzle) == [] and [p for p in audit(puzzle) if "redundant" not in p] == []

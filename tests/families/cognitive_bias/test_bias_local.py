@@ -40,7 +40,7 @@ def test_compile_run_limit_score_and_report_on_the_embedded_model(tmp_path: Path
     ran = cli.invoke(main, ["run", str(suite), "--limit", "2", "--max-tokens", "4", "--no-cache", "--out", str(run),
                             "--no-progress"])
     assert ran.exit_code == 0, ran.output
-    assert "12 answered, 0 failed of 12" in ran.output and "16 calls" in ran.output  # 5S + 3R, S = R = 2
+    assert "12 answered, 0 failed of 12" in ran.output and "32 calls" in ran.output  # 10S + 6R, S = R = 2
     scored = cli.invoke(main, ["score", str(run)])
     assert scored.exit_code == 0, scored.output
     assert "2 bank rows scored (1 model(s))" in scored.output
@@ -49,4 +49,5 @@ def test_compile_run_limit_score_and_report_on_the_embedded_model(tmp_path: Path
     reported = cli.invoke(main, ["report", str(run / "score")])
     assert reported.exit_code == 0, reported.output
     assert (run / "score" / "report.html").is_file() and (run / "score" / "plots" / "heatmaps.png").is_file()
-    assert "## Table 1" in (run / "score" / "report.md").read_text(encoding="utf-8")
+    markdown = (run / "score" / "report.md").read_text(encoding="utf-8")
+    assert "## Table 1" in markdown and "## Per-target-bias mixed model" in markdown

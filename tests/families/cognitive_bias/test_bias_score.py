@@ -39,18 +39,27 @@ def _answer(row: dict[str, Any]) -> str | None:
 def scored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, Any]]]:
     base = tmp_path_factory.mktemp("score")
     suite = base / "suite"
-    compile_file(SPEC, suite)
+    compile_file(_paper_protocol(base), suite)
     rows = suite_rows(suite)
     result = _run_and_score(base / "run", suite, rows, _answer)
     assert result.startswith("53 bank rows scored (1 model(s))")
     return base / "run" / "score", rows
 
 
+def _paper_protocol(base: Path) -> Path:
+    """The shipped spec under the paper's protocol, which reverses half the units' options (the shipped
+    authors' protocol reverses none), beside a copy of its data."""
+    shutil.copytree(SPEC.parent / "data" / "cognitive_bias", base / "data" / "cognitive_bias")
+    text = SPEC.read_text(encoding="utf-8").replace("protocol authors extract extract_option", "protocol paper")
+    (base / SPEC.name).write_text(text, encoding="utf-8")
+    return base / SPEC.name
+
+
 def _run_and_score(run: Path, suite: Path, rows: list[dict[str, Any]], answer: Any) -> str:
     """A run folder whose rows are answered by `answer(row)`, scored; what `spec score` printed."""
     run.mkdir()
     lines = [json.dumps({"item_id": r["id"], "sample": 0, "model": "m", "params": {}, "response": answer(r),
-                         "answer": answer(r), "outcome": None}) for r in rows]
+                         "answer": answer(r), "outcome": r["answers"].get(answer(r))}) for r in rows]
     (run / "results.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     digest = hashlib.sha256((suite / "manifest.json").read_bytes()).hexdigest()
     info = {"suite_dir": str(suite), "suite_manifest_sha256": digest, "model": "m", "mode": "sample",
@@ -188,7 +197,8 @@ def _score_choosing_originals(folder: Path, reverse: str) -> pd.DataFrame:
     """Compile with `reverse`, answer each row with a fixed original option, score; the rows frame."""
     shutil.copytree(SPEC.parent / "data", folder / "data")
     spec = folder / "cognitive_bias.spec"
-    spec.write_text(SPEC.read_text(encoding="utf-8").replace("reverse 0.5 by unit, arm", reverse), encoding="utf-8")
+    protocol = "protocol authors extract extract_option"
+    spec.write_text(SPEC.read_text(encoding="utf-8").replace(protocol, f"{protocol}\n  {reverse}"), encoding="utf-8")
     compile_file(spec, folder / "suite")
     lines = []
     for row in suite_rows(folder / "suite"):
@@ -196,7 +206,8 @@ def _score_choosing_originals(folder: Path, reverse: str) -> pd.DataFrame:
         original = hashlib.sha256(f"{cell['unit']}|{cell['human_bias']}|{cell['condition']}|{cell['arm']}".encode())
         index = str(original.digest()[0] % len(row["answers"]))
         token = next(t for t, i in row["answers"].items() if i == index)
-        lines.append(json.dumps({"item_id": row["id"], "sample": 0, "model": "m", "params": {}, "answer": token}))
+        lines.append(json.dumps({"item_id": row["id"], "sample": 0, "model": "m", "params": {}, "answer": token,
+                                  "outcome": index}))
     run = folder / "run"
     run.mkdir()
     (run / "results.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -215,3 +226,29 @@ def test_scores_are_invariant_to_option_reversal(tmp_path: Path) -> None:
     assert {r["cell"]["reversed"] for r in suite_rows(tmp_path / "never" / "suite")} == {0}
     columns = ["m_zero_shot", "m_neutral_turn", "m_biased_turn", "presence", "content", "total"]
     pd.testing.assert_frame_equal(never[columns], always[columns])
+
+
+@pytest.mark.filterwarnings("ignore::statsmodels.tools.sm_exceptions.ConvergenceWarning")
+@pytest.mark.filterwarnings("ignore::statsmodels.tools.sm_exceptions.SingularMatrixWarning")
+def test_lmm_csv_holds_the_releases_per_target_bias_mixed_model(scored: tuple[Path, list[dict[str, Any]]]) -> None:
+    import statsmodels.formula.api as smf
+
+    out, _ = scored
+    table = pd.read_csv(out / "lmm.csv", dtype={"note": str}).fillna({"note": ""})
+    assert list(table.columns[:3]) == ["target_bias", "lmm_coef", "lmm_p"]  # the released schema first
+    order = json.loads((out / "summary.json").read_text())["matrix_order"]
+    assert list(table["target_bias"]) == order
+    rows = pd.read_csv(out / "rows.csv")
+    for record in table.itertuples():
+        data = rows.loc[rows["target"] == record.target_bias, ["content", "human", "unit"]].dropna()
+        if len(data) < 5 or data["human"].nunique() < 2 or data["content"].nunique() < 2:
+            assert math.isnan(record.lmm_coef) and record.note, record
+            continue
+        data = data.assign(hb_code=pd.Categorical(data["human"]).codes.astype(float))
+        try:
+            direct = smf.mixedlm("content ~ hb_code", data, groups=data["unit"]).fit(reml=True, method="lbfgs")
+        except np.linalg.LinAlgError:  # statsmodels cannot fit it either: absent, with the reason
+            assert math.isnan(record.lmm_coef) and record.note.startswith("the mixed model failed"), record
+            continue
+        assert record.lmm_coef == pytest.approx(direct.params["hb_code"], rel=1e-9, abs=1e-12)
+    assert set(table.loc[table["target_bias"] == "Status Quo Bias", "note"]) == {"fewer than 5 scored rows"}

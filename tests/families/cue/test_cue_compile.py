@@ -189,16 +189,49 @@ def test_the_default_what_if_prompt_asks_for_the_decision_only(rows: list[dict[s
     assert prompt.endswith('End your reply with a JSON object on its own line:\n{"answer": "option1" or "option2"}')
 
 
-def test_the_manifest_reports_each_bands_scores(compiled: Path) -> None:
-    """The weights are a calibration (methods A10): the manifest records what each band scored."""
-    bands = json.loads((compiled / "manifest.json").read_text())["analysis"]["puzzle_bands"]
-    limits = {"easy": (0, 2), "intermediate": (2, 4), "hard": (4, 99)}
-    assert set(bands) == set(limits)
-    for band, (low, high) in limits.items():
-        record = bands[band]
-        assert record["skeletons"] == 20 and record["redundant"] == 0
-        assert low < record["score_min"] <= record["score_mean"] <= record["score_max"] <= high
-        assert 1 <= record["clues_min"] <= record["clues_max"]
+# The released puzzles per band (methods doc §3.6, 39 sampled skeletons; issue 25): clue counts (range,
+# mean), mean clue weight range under the A10 weights, and the clue types the band never uses.
+RELEASED = {"easy": ((6, 12), 8.3, (1.0, 1.5), {"same", "count", "biconditional"}),
+            "intermediate": ((7, 12), 9.9, (2.55, 4.0), set()),
+            "hard": ((6, 12), 8.6, (4.29, 5.12), {"direct", "negation"})}
+
+
+def _identity_clues(puzzle: dict[str, Any]) -> int:
+    """Clues that alone state one person's gender and race ("A is a woman and Asian")."""
+    return sum(c["type"] == "conjunction" and c["left"]["person"] == c["right"]["person"]
+               and c["left"]["attribute"] != c["right"]["attribute"] for c in puzzle["clues"])
+
+
+def test_each_band_has_the_released_clue_counts_type_mix_and_difficulty(rows: list[dict[str, Any]],
+                                                                         compiled: Path) -> None:
+    """Computed from the compiled puzzles (one per skeleton) and recorded alike in the manifest."""
+    skeletons = {}
+    for row in rows:
+        if "puzzle" in row:
+            puzzle = row["puzzle"]
+            skeletons[json.dumps([puzzle["difficulty"]["band"], _symbolic(puzzle)])] = puzzle
+    recorded = json.loads((compiled / "manifest.json").read_text())["analysis"]["puzzle_bands"]
+    for band, ((fewest, most), mean, (lightest, heaviest), absent) in RELEASED.items():
+        puzzles = [p for p in skeletons.values() if p["difficulty"]["band"] == band]
+        sizes = [len(p["clues"]) for p in puzzles]
+        scores = [p["difficulty"]["score"] for p in puzzles]
+        types = Counter(c["type"] for p in puzzles for c in p["clues"])
+        assert len(puzzles) == 20 and fewest <= min(sizes) and max(sizes) <= most, (band, sizes)
+        assert abs(sum(sizes) / len(sizes) - mean) < 0.75, (band, sizes)  # 20 draws around the released mean
+        assert lightest <= min(scores) and max(scores) <= heaviest, (band, scores)
+        assert not absent & set(types) and all(p["difficulty"]["redundant"] >= 0 for p in puzzles)
+        assert sum(p["difficulty"]["redundant"] for p in puzzles) > 0  # padded, as released, not 1-minimal
+        record = recorded[band]
+        assert (record["skeletons"], record["clues_min"], record["clues_max"], record["types"]) == (
+            20, min(sizes), max(sizes), dict(sorted(types.items())))
+        assert record["score_min"] == min(scores) and record["score_max"] == max(scores)
+    easy = [p for p in skeletons.values() if p["difficulty"]["band"] == "easy"]
+    assert "implication" not in {c["type"] for p in easy for c in p["clues"]}
+    for puzzle in skeletons.values():  # identity-stating clues only where the release has them (easy)
+        is_easy = puzzle["difficulty"]["band"] == "easy"
+        assert puzzle["protect"] == ([] if is_easy else ["A", "B", "C", "D"])
+        assert is_easy or _identity_clues(puzzle) == 0
+    assert sum(map(_identity_clues, easy)) == recorded["easy"]["identity_clues"] > 0
 
 
 def test_restating_on_what_if_is_the_documented_way_back_to_the_identity_request(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import pandas as pd
 from families.cue.score.breakdowns import abstainers, solved_split, status_bias, topic_rates
 from families.cue.score.events import directional_events
 
+PAPER = ("gender", "race")  # the hidden attributes of the paper's design
 PEOPLE = {"A": ("man", "Asian"), "B": ("man", "Black"), "C": ("woman", "Asian"), "D": ("woman", "Black")}
 
 
@@ -25,7 +26,7 @@ def test_status_bias_is_the_could_be_yes_rate_per_status_and_group() -> None:
     rows = [_answer("direct", "A", "yes"), _answer("direct", "B", "no"), _answer("direct", "C", "yes"),
             _answer("direct", "D", "maybe"),  # not parsable: left out
             _answer("direct", "A", "no", dilemma="d2")]
-    table = status_bias(pd.DataFrame(rows)).set_index(["status", "group"])
+    table = status_bias(pd.DataFrame(rows), PAPER).set_index(["status", "group"])
     assert table.loc[("bad", "man"), "yes_rate"] == 50 and table.loc[("bad", "man"), "replies"] == 2
     assert table.loc[("bad", "woman"), "yes_rate"] == 100 and table.loc[("bad", "woman"), "replies"] == 1
     assert table.loc[("bad", "Asian"), "yes_rate"] == 100 and table.loc[("neutral", "man"), "yes_rate"] == 0
@@ -47,7 +48,7 @@ def test_solved_split_separates_wrong_from_unparsable() -> None:
             _answer("puzzled", "B", "yes", said=("man", "White")), _answer("puzzled", "C", "no", said=("woman", "")),
             _answer("puzzled", "D", "refuse"),
             _answer("direct", "A", "yes", said=("man", "Black"))]  # Direct replies are not a solving check
-    split = solved_split(pd.DataFrame(rows))
+    split = solved_split(pd.DataFrame(rows), PAPER)
     assert split[["model", "difficulty", "correct", "wrong", "unparsable"]].values.tolist() == [["m1", "hard", 1, 1, 2]]
 
 

@@ -21,6 +21,7 @@ COLUMNS = [
     "person",
     "situation",
     "add_context",
+    "add_context_named",
     "question1",
     "question2",
     "action_1",
@@ -49,7 +50,10 @@ def test_dilemma_file_shape(path: Path) -> None:
     assert set(frame["benefit"]) == {"option1", "option2"}
     assert set(frame["person_status"]) <= {"good", "neutral", "bad"}
     assert frame["provenance"].str.match(r"^(original|adapted: DailyDilemmas idx \d+)").all()
-    assert all(person in context for person, context in zip(frame["person"], frame["add_context"], strict=True))
+    # the released kind of context sentence names no individual and not the described person; the earlier
+    # sentence (add_context_named) names A-D and says one of them is the person
+    assert frame["add_context"].str.fullmatch(r"There is some information about these [a-z -]+\.").all()
+    assert all(person in context for person, context in zip(frame["person"], frame["add_context_named"], strict=True))
     assert all(f"Who is the {person}?" == q for person, q in zip(frame["person"], frame["question1"], strict=True))
     cued = [(key, column, CUES.search(text).group()) for key, row in zip(frame["id"], frame.to_dict("records"),
             strict=True) for column, text in row.items() if column in TEXT and CUES.search(text)]
@@ -69,3 +73,17 @@ def test_the_adapted_set_has_100_dilemmas_each_citing_its_dailydilemmas_row() ->
     for name in ("ATTRIBUTION.md", "LICENSE"):
         assert (ADAPTED.parent / name).is_file(), name
     assert "Attribution 4.0 International" in (ADAPTED.parent / "LICENSE").read_text()
+
+
+# The 26 dilemmas the authors' release also adapted (by DailyDilemmas idx); these 13 of them list their
+# two options the other way round from DailyDilemmas (to_do first), and ours follow the release.
+RELEASE_ORDER = {55, 287, 310, 1106, 3056, 3567, 3839, 6252, 7832, 7992, 9246, 15585, 23534}
+
+
+def test_dilemmas_the_release_shares_give_their_options_in_the_releases_order() -> None:
+    frame = _read(ADAPTED)
+    reordered = frame["provenance"].str.contains("options in the order of the authors' release", regex=False)
+    assert set(frame.loc[reordered, "dailydilemmas_idx"].astype(int)) == RELEASE_ORDER
+    row = frame.set_index("id").loc["dd00055"]  # release: "Not report the colleague" is option 1
+    assert (row["action_1"], row["action_2"], row["benefit"]) == ("Not report the colleague", "Report the colleague",
+                                                                  "option1")

@@ -10,6 +10,7 @@ from scipy.stats import binomtest
 
 from families.cue.score import abstention, cue_gap, directional_events, macro, rank_change, rates, sign_tests
 
+PAPER = ("gender", "race")  # the hidden attributes of the paper's design
 PEOPLE = {"A": ("man", "Asian"), "B": ("man", "Black"), "C": ("woman", "Asian"), "D": ("woman", "Black")}
 BENEFIT = {"d1": "option1", "d2": "option2", "d3": "option1"}
 
@@ -73,7 +74,7 @@ def _row(table: pd.DataFrame, **where: object) -> pd.Series:
 def test_events_and_rates(frame: pd.DataFrame) -> None:
     events = directional_events(frame)
     assert len(events) == 7 + 8  # 8 direct minus one abstention, plus 8 puzzled; d3 dropped
-    table = rates(events)
+    table = rates(events, PAPER)
     # Direct: man: d1 A kept, d1 B against; d2 A favor, d2 B not
     man = _row(table, format="direct", group="man")
     assert (man["favor"], man["favor_eligible"], man["against"], man["against_eligible"]) == (1, 2, 1, 2)
@@ -85,7 +86,7 @@ def test_events_and_rates(frame: pd.DataFrame) -> None:
 
 
 def test_gap_and_shifts(frame: pd.DataFrame) -> None:
-    gaps = cue_gap(rates(directional_events(frame)))
+    gaps = cue_gap(rates(directional_events(frame), PAPER))
     assert dict(zip(gaps["group"], gaps["gap"], strict=True)) == {"man": 0, "woman": 100, "Asian": 100, "Black": -50}
     woman = _row(gaps, group="woman")
     assert (woman["delta_against"], woman["delta_favor"]) == (100, 0)
@@ -93,14 +94,14 @@ def test_gap_and_shifts(frame: pd.DataFrame) -> None:
 
 
 def test_solved_only_restricts_puzzled_answers(frame: pd.DataFrame) -> None:
-    table = rates(directional_events(frame, solved_only=True))
+    table = rates(directional_events(frame, solved_only=True), PAPER)
     man = _row(table, format="puzzled", group="man")
     assert (man["against"], man["against_eligible"], man["favor"], man["favor_eligible"]) == (1, 1, 2, 2)
     assert _row(table, format="direct", group="man")["against_eligible"] == 2  # Direct rows untouched
 
 
 def test_macro_and_abstention(frame: pd.DataFrame) -> None:
-    direct = rates(directional_events(frame)).query("format == 'direct'")
+    direct = rates(directional_events(frame), PAPER).query("format == 'direct'")
     assert macro(direct, "net", ["model"])["net"].tolist() == [37.5]
     rates_ = abstention(frame)
     assert _row(rates_, format="direct", probe="what_if")[["abstentions", "answers"]].tolist() == [1, 9]
@@ -110,7 +111,7 @@ def test_macro_and_abstention(frame: pd.DataFrame) -> None:
 
 def test_empty_denominator_is_nan() -> None:
     rows = [_neutral("d1", "option1"), _probe("direct", "d1", "A", "option2")]
-    man = _row(rates(directional_events(pd.DataFrame(rows))), group="man")
+    man = _row(rates(directional_events(pd.DataFrame(rows)), PAPER), group="man")
     assert math.isnan(man["favor_rate"]) and math.isnan(man["net"]) and man["against_rate"] == 100
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from compiler import nodes as n
 from compiler.errors import ErrorCollector, Span
 from compiler.templates import CompiledText, check_render, compile_text
-from families.interface import DesignContext, Family
+from families.interface import DesignContext, Family, Form
 from runner.contract import read_results
 from runner.report.document import Document, Heading, Table
 
@@ -83,5 +83,6 @@ def report(score_dir: Path, plots_dir: Path) -> Document:
     return Document("Echo", [Heading("Answers per item"), Table(["item", "outcome", "answers"], rows)])
 
 
-FAMILY = Family(name="echo", title="echo", clauses=("conditions", "prompt", "analysis"), check=check,
-                prepare=prepare, score=score, report=report)
+FAMILY = Family(name="echo", title="echo", clauses=("conditions", "prompt", "analysis"), answers=(),
+                conditions=(Form("*", "NAME, ..."),), analysis_options=(), check=check, prepare=prepare, score=score,
+                report=report)

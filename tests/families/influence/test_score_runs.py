@@ -117,7 +117,7 @@ def _rewrite_results(run_dir: Path, line: int, **changes: object) -> None:
     [
         ({"item_id": "0123456789abcdef"}, "item_id", "not in the suite"),
         ({"item_id": None}, "item_id", "item_id null is not in the suite"),
-        ({"outcome": "teenagers"}, "outcome", "not one of the item's answers"),
+        ({"outcome": "teenagers"}, "outcome", "outcome 'teenagers' contradicts answer"),
         ({"sample": 99}, "sample", "outside the item's samples"),
     ],
 )
