@@ -4,15 +4,18 @@ damaged ledger is an error naming it, never a path to follow."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
+from runner.batch.client import BatchClient, Outcomes
 from runner.batch.ledger import Part, read_errors, read_ledger
 from runner.batch.parts import update
-from runner.call import FatalError
+from runner.cache import NoCache
+from runner.call import CallSettings, FatalError
 from runner.contract import read_results
 from runner.run_config import RunError
 from tests.runner.batch.support import run
@@ -96,3 +99,14 @@ def test_damaged_request_errors_are_an_error_naming_the_file(tmp_path: Path, stu
     with pytest.raises(RunError, match=rf"^{errors}: not the request errors spec wrote; delete it"):
         run(suite, tmp_path / "run", stub)
     assert read_ledger(tmp_path / "run").parts[0].collected
+
+
+@pytest.mark.parametrize("stray", [{"api_base": "http://elsewhere"}, {"mock_response": "A"}, {"extra_headers": {}}])
+def test_a_batch_line_carries_decode_settings_only(stray: dict[str, object]) -> None:
+    """The same check as a live call's, before a line is written: a row that got past the reader can neither
+    send the batch elsewhere nor forge its answer."""
+    outcomes = Outcomes()
+    client = BatchClient(CallSettings("openai/stub"), NoCache(), outcomes=outcomes)
+    with pytest.raises(FatalError, match=r"^refusing to send .* to the model: not a decode setting$"):
+        asyncio.run(client.call([{"role": "user", "content": "A or B?"}], {"max_tokens": 2, **stray}, "0/answer0", {}))
+    assert outcomes.needed == {}
