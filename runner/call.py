@@ -136,19 +136,31 @@ def _estimate_tokens(messages: list[dict[str, Any]], params: dict[str, Any]) -> 
     return len(json.dumps(messages)) // 4 + int(params.get("max_tokens") or 0)
 
 
-def _extract(response: Any) -> dict[str, Any]:
-    choice = response.choices[0]
-    usage = getattr(response, "usage", None)
-    logprobs = getattr(choice, "logprobs", None)
-    content = getattr(logprobs, "content", None) if logprobs is not None else None
+_REQUIRED = object()
+
+
+def _field(value: Any, name: str, default: Any = _REQUIRED) -> Any:
+    """value.name, or value[name] of a JSON object; a missing field without a default raises."""
+    if isinstance(value, dict):
+        return value[name] if default is _REQUIRED else value.get(name, default)
+    return getattr(value, name) if default is _REQUIRED else getattr(value, name, default)
+
+
+def extract(response: Any) -> dict[str, Any]:
+    """What the cache keeps of a reply: litellm's ModelResponse, or the same chat.completion as JSON (a line of a
+    provider's batch output), read the same way."""
+    choice = _field(response, "choices")[0]
+    usage = _field(response, "usage", None)
+    logprobs = _field(choice, "logprobs", None)
+    content = _field(logprobs, "content", None) if logprobs is not None else None
     top = None
     if content:
         first = content[0]
-        entries = getattr(first, "top_logprobs", None) or [first]
-        top = [{"token": e.token, "logprob": float(e.logprob)} for e in entries]
+        entries = _field(first, "top_logprobs", None) or [first]
+        top = [{"token": _field(e, "token"), "logprob": float(_field(e, "logprob"))} for e in entries]
     return {
-        "text": choice.message.content,
-        "usage": {k: int(getattr(usage, k, 0) or 0) for k in ("prompt_tokens", "completion_tokens")},
+        "text": _field(_field(choice, "message"), "content"),
+        "usage": {k: int(_field(usage, k, 0) or 0) for k in ("prompt_tokens", "completion_tokens")},
         "top_logprobs": top,
     }
 
@@ -182,9 +194,7 @@ class ModelClient:
     ) -> Reply:
         """`params` are the recorded decode settings; `extras` are provider-only arguments (e.g. the
         local model's answer grammar). Both are part of the cache key."""
-        _check_arguments(params, extras)
-        key = call_key(answer_identity(self.settings.model), self.settings.api_base, {**params, **extras}, messages,
-                       self.slot_prefix + slot)
+        key = self.key(messages, params, slot, extras)
         found = self.cache.get(key)
         if found is not None:
             self.hits += 1
@@ -200,6 +210,13 @@ class ModelClient:
             cached=False,
             latency_s=time.perf_counter() - started,
         )
+
+    def key(self, messages: list[dict[str, Any]], params: dict[str, Any], slot: str, extras: dict[str, Any]) -> str:
+        """The call's response-cache key (a batch line's custom_id), its arguments checked first: only decode
+        settings ever reach a provider, live or in a batch."""
+        _check_arguments(params, extras)
+        return call_key(answer_identity(self.settings.model), self.settings.api_base, {**params, **extras}, messages,
+                        self.slot_prefix + slot)
 
     async def prepare(self) -> None:
         """Register and load an embedded model before its first uncached call, so that loading does not
@@ -288,7 +305,7 @@ class ModelClient:
             **_placeholder_key(self.settings),
             **kwargs,
         )
-        value = _extract(response)
+        value = extract(response)
         if not value["text"] and not value["top_logprobs"]:
             raise EmptyResponse("the model returned no content")
         return value

@@ -66,6 +66,9 @@ class RunConfig:
     replicate: int | None = None  # `--replicate N`: fresh answers, never read from the cache of another run
     only: tuple[tuple[str, str], ...] = ()  # `--only KEY=VALUE`: the rows whose cell has these values
     progress: bool = True
+    batch: bool = False  # send the calls through the provider's batch API (runner/batch/)
+    batch_size: int | None = None  # requests per batch file, at most the provider's limit
+    poll_s: float = 60.0  # seconds between two looks at the open batches
 
     def settings(self) -> dict[str, Any]:
         recorded = asdict(self)

@@ -22,7 +22,8 @@ from spec_audits.contract.suite_model import DECODE_KEYS
 from spec_audits.contract.writer import file_sha256, row_id
 from spec_audits.runner.cache import ResponseCache
 from spec_audits.runner.call import CallSettings, ModelClient
-from spec_audits.runner.execute import Runner, run_suite
+from spec_audits.runner.execute import run_suite
+from spec_audits.runner.item_runner import Runner
 from spec_audits.runner.plan import WorkItem, estimate
 from spec_audits.runner.provider_errors import FatalError
 from spec_audits.runner.run_config import RunConfig
