@@ -1,7 +1,7 @@
 """Build and install llama-cpp-python for any CPU of this architecture, then prove that it runs here.
 
 Run by .ci/setup with the virtual environment's Python (standard library only; the project's own
-runner/native.py is imported from the checkout, so nothing needs to be installed yet):
+spec_audits/local/native.py is imported from the checkout, so nothing needs to be installed yet):
 
     python .ci/llama_build.py install   # a portable build, unless the recorded one already matches
     python .ci/llama_build.py check     # load the embedded model in a child; after a crash rebuild once
@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from runner.native import (  # noqa: E402
+from spec_audits.local.native import (  # noqa: E402
     cpu_summary,
     describe_failure,
     machine,

@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from compiler.suite_model import Manifest
-from families.cognitive_bias.score.load import BiasRun
-from families.cognitive_bias.score.metric import effects
-from families.cognitive_bias.score.outputs import score_run
+from spec_audits.contract.suite_model import Manifest
+from spec_audits.families.cognitive_bias.score.load import BiasRun
+from spec_audits.families.cognitive_bias.score.metric import effects
+from spec_audits.families.cognitive_bias.score.outputs import score_run
 
 ORDER = ["Anchoring", "Availability Heuristic", "Bandwagon Effect", "Confirmation Bias", "Framing Effect",
          "In Group Bias", "Loss Aversion", "Planning Fallacy", "Status Quo Bias"]

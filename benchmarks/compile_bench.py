@@ -74,7 +74,7 @@ def timings(start: float, cpu: float, rows: int) -> dict[str, Any]:
 
 
 def run_compile(spec: Path, out: Path) -> dict[str, Any]:
-    from compiler.build import compile_file
+    from spec_audits.compiler.build import compile_file
 
     start, cpu = time.perf_counter(), time.process_time()
     manifest, _ = compile_file(spec, out)
@@ -83,9 +83,9 @@ def run_compile(spec: Path, out: Path) -> dict[str, Any]:
 
 def run_reference(spec: Path, out: Path) -> dict[str, Any]:
     """The floor: check, then render, serialise and hash every stimulus; no limits, sort or tally."""
-    from compiler.build import check_file
-    from compiler.templates import environment
-    from families.influence.expand import sides
+    from spec_audits.compiler.build import check_file
+    from spec_audits.compiler.templates import environment
+    from spec_audits.families.influence.expand import sides
 
     start, cpu = time.perf_counter(), time.process_time()
     design = check_file(spec).designs[0]

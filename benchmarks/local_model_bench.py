@@ -2,10 +2,10 @@
 Quickstart subset (`spec run generated/triage --limit 150`: 150 rows x 4 samples, max_tokens 16).
 
 before: llama-cpp-python's create_chat_completion with a grammar over the row's answers, in plan order, as
-        runner/local_model.py called it until issue 14 (one evaluation per sample, llama-cpp-python's own
+        spec_audits/local/model.py called it until issue 14 (one evaluation per sample, llama-cpp-python's own
         prefix match, a grammar over 262k tokens at every step).
-now:    LocalModel.choose in the runner's order for local models (runner.plan.prefix_order): one evaluation
-        per prompt, cut where runner/local_eval.py cuts, the shared prefix reused, answers drawn from the
+now:    LocalModel.choose in the runner's order for local models (spec_audits.runner.plan.prefix_order): one evaluation
+        per prompt, cut where spec_audits/local/evaluator.py cuts, the shared prefix reused, answers drawn from the
         valid tokens' logits.
 
 The two run on separate Llama objects with the same threads, interleaved block by block (the machine is
@@ -38,11 +38,11 @@ from llama_cpp import LlamaGrammar
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from compiler.build import compile_file  # noqa: E402
-from compiler.suite_model import SuiteRow  # noqa: E402
-from runner.contract import read_suite  # noqa: E402
-from runner.local_model import LocalModel, _gemma_messages, busy_cores, default_gguf, default_threads  # noqa: E402
-from runner.plan import WorkItem, plan, prefix_order  # noqa: E402
+from spec_audits.compiler.build import compile_file  # noqa: E402
+from spec_audits.contract.reader import read_suite  # noqa: E402
+from spec_audits.contract.suite_model import SuiteRow  # noqa: E402
+from spec_audits.local.model import LocalModel, _gemma_messages, busy_cores, default_gguf, default_threads  # noqa: E402
+from spec_audits.runner.plan import WorkItem, plan, prefix_order  # noqa: E402
 
 QUICKSTART_LIMIT = 150
 _GRAMMARS: dict[tuple[str, ...], LlamaGrammar] = {}
@@ -61,7 +61,7 @@ def messages(row: SuiteRow) -> list[dict[str, str]]:
 
 
 def grammar_reply(llm: Any, messages: list[dict[str, str]], params: dict[str, Any]) -> dict[str, Any]:
-    """A forced-choice reply as runner/local_model.py made it before issue 14."""
+    """A forced-choice reply as spec_audits/local/model.py made it before issue 14."""
     tokens = tuple(params["answer_tokens"])
     if tokens not in _GRAMMARS:
         literals = " | ".join('"' + t.replace("\\", "\\\\").replace('"', '\\"') + '"' for t in tokens)
@@ -135,8 +135,8 @@ def compare(items: list[WorkItem], block: int, threads: int) -> None:
 def spec_run(path: str, suite_dir: Path, out: Path) -> None:
     """`spec run SUITE --limit 150` in this process, on the `path` ("before" patches the grammar path and
     plan order back in)."""
-    import runner.execute
-    from runner.cli import main
+    import spec_audits.runner.execute
+    from spec_audits.cli import main
 
     if path == "before":
         def grammar_choose(self: LocalModel, messages: list[dict[str, str]], params: dict[str, Any]) -> Any:
@@ -144,7 +144,7 @@ def spec_run(path: str, suite_dir: Path, out: Path) -> None:
                 return grammar_reply(self.llm, messages, params)
 
         LocalModel.choose = grammar_choose  # type: ignore[method-assign]
-        runner.execute.prefix_order = lambda items: items  # type: ignore[attr-defined]
+        spec_audits.runner.execute.prefix_order = lambda items: items  # type: ignore[attr-defined]
     main(["run", str(suite_dir), "--limit", str(QUICKSTART_LIMIT), "--out", str(out), "--no-progress"])
 
 
@@ -175,7 +175,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=QUICKSTART_LIMIT, help="the first N rows of the subset")
     parser.add_argument("--block", type=int, default=10, help="rows per interleaved block")
-    parser.add_argument("--threads", type=int, default=None, help="default: runner.local_model.default_threads()")
+    parser.add_argument("--threads", type=int, default=None, help="default: local_model.default_threads()")
     parser.add_argument("--run", action="store_true", help="also time the Quickstart's spec run, both paths")
     parser.add_argument("--spec-run", nargs=3, metavar=("PATH", "SUITE", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -1,7 +1,7 @@
 """Embedded-model threads: prompts/s with n_threads 1 and 2, on an idle machine and with one core busy.
 
 llama.cpp's worker threads spin while they wait for each other, so a thread on a core that another
-process holds stalls every step. The figures choose runner.local_model.default_threads; each cell runs
+process holds stalls every step. The figures choose spec_audits.local.model.default_threads; each cell runs
 the same prompts (the triage suite's first user prompts) in both modes the runner uses: logprob
 (read the answer tokens' logits) and sample (forced choice, max_tokens 16). Each cell starts from a new
 evaluator, so no prompt's logits are kept from an earlier cell.
@@ -22,9 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from compiler.build import compile_file  # noqa: E402
-from runner.local_eval import Evaluator  # noqa: E402
-from runner.local_model import LocalModel, _gemma_messages, default_gguf  # noqa: E402
+from spec_audits.compiler.build import compile_file  # noqa: E402
+from spec_audits.local.evaluator import Evaluator  # noqa: E402
+from spec_audits.local.model import LocalModel, _gemma_messages, default_gguf  # noqa: E402
 
 
 def prompts(count: int) -> list[list[dict[str, str]]]:

@@ -22,7 +22,7 @@ from typing import Any
 
 import z3
 
-from compiler.puzzles import (
+from spec_audits.puzzles import (
     AttributeConfig,
     PropositionalConfig,
     ZebraConfig,
@@ -32,10 +32,10 @@ from compiler.puzzles import (
     generate_zebra,
     instantiate,
 )
-from compiler.puzzles.clues import Clue, to_json
-from compiler.puzzles.propositional import _true_clues
-from compiler.puzzles.solve import ZebraEncoding, certify, indexed
-from compiler.puzzles.zebra import Grid, _candidates, _draw_solution
+from spec_audits.puzzles.clues import Clue, to_json
+from spec_audits.puzzles.propositional import _true_clues
+from spec_audits.puzzles.solve import ZebraEncoding, certify, indexed
+from spec_audits.puzzles.zebra import Grid, _candidates, _draw_solution
 
 SEED = 2026
 BANDS = ("easy", "intermediate", "hard")

@@ -32,10 +32,10 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from runner.contract import read_results, read_suite  # noqa: E402
-from runner.execute import run_suite  # noqa: E402
-from runner.local_model import _gemma_messages, register  # noqa: E402
-from runner.run_config import RunConfig  # noqa: E402
+from spec_audits.contract.reader import read_results, read_suite  # noqa: E402
+from spec_audits.local.model import _gemma_messages, register  # noqa: E402
+from spec_audits.runner.execute import run_suite  # noqa: E402
+from spec_audits.runner.run_config import RunConfig  # noqa: E402
 from tests.support import forced_choice_rows, write_suite  # noqa: E402
 
 CONCURRENCY = 64
@@ -175,7 +175,7 @@ def bench_a(tmp: Path, requests: int, latencies: list[float]) -> None:
 
 def raw_llama_rate(suite: Path) -> float:
     """The same forced-choice calls straight into the embedded model's own answer path
-    (LocalModel.choose, runner/local_choice.py) on the very Llama object the runner uses (a second
+    (LocalModel.choose, spec_audits/local/choice.py) on the very Llama object the runner uses (a second
     instance's idle OpenMP threads would skew both), with the same settings: the runner's overhead alone."""
     model = register().model("gemma-3-270m")
     rows = read_suite(suite).rows
@@ -209,9 +209,9 @@ def cache_floor(suite: Path, cache_path: Path, out: Path) -> float:
     import sqlite3
     from contextlib import closing
 
-    from runner.cache import ResponseCache
-    from runner.results_io import ResultsWriter
-    from runner.results_model import ResultRow
+    from spec_audits.contract.results_model import ResultRow
+    from spec_audits.runner.cache import ResponseCache
+    from spec_audits.runner.results_io import ResultsWriter
 
     with closing(sqlite3.connect(cache_path)) as db:
         keys = [key for (key,) in db.execute("SELECT key FROM responses")]

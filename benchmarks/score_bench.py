@@ -18,11 +18,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from families.influence.score.counts import BASE_KEYS, CountsTable, counts_from_trials
-from families.influence.score.influence import Options
-from families.influence.score.pipeline import score, write
-from families.influence.score.runs import load_run
-from families.influence.score.synthetic import Design, write_run, write_suite
+from spec_audits.families.influence.score.counts import BASE_KEYS, CountsTable, counts_from_trials
+from spec_audits.families.influence.score.options import Options
+from spec_audits.families.influence.score.pipeline import score, write
+from spec_audits.families.influence.score.runs import load_run
+from spec_audits.families.influence.score.synthetic import Design, write_run, write_suite
 
 FACTORS = {
     "age": ("young", "old"),

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SPEC = [sys.executable, "-c", "import sys; from runner.cli import main; main(sys.argv[1:])"]
+SPEC = [sys.executable, "-c", "import sys; from spec_audits.cli import main; main(sys.argv[1:])"]
 
 
 def wall(command: list[str], rounds: int) -> float:

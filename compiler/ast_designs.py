@@ -9,8 +9,8 @@ from typing import Any
 
 from lark import Token, Transformer, v_args
 
-from compiler import nodes as n
-from compiler.ast_values import number, scalar
+from spec_audits.compiler import nodes as n
+from spec_audits.compiler.ast_values import number, scalar
 
 
 @v_args(meta=True)

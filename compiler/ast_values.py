@@ -6,8 +6,8 @@ from typing import Any
 
 from lark import Token
 
-from compiler import nodes as n
-from compiler.errors import Span
+from spec_audits.compiler import nodes as n
+from spec_audits.compiler.errors import Span
 
 
 def token_span(token: Token, file: str) -> Span:

@@ -1,8 +1,8 @@
 """The compile budget: rows, trials, output bytes and compile time a suite may have, checked before expansion.
 
-A design that knows its size (compiler.family.PlannedDesign) is checked before its expansion starts: it
+A design that knows its size (spec_audits.compiler.family.PlannedDesign) is checked before its expansion starts: it
 counts its rows, and a sample of its row groups, spread over the design, is rendered and serialised like
-the compile's own rows; the sample's mean row size and template work (steps counted by compiler.sandbox)
+the compile's own rows; the sample's mean row size and template work (steps counted by spec_audits.compiler.sandbox)
 stand for every row. Any other design is counted as it expands and stopped at the budget, so a compile
 ends in bounded work either way. Nothing here reads a clock: the compile time is estimated from the
 counts at a fixed reference pace, so whether a spec is within budget is the same on every machine and
@@ -16,11 +16,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from compiler.emit import ROW_ID_BYTES, Tally, row_id
-from compiler.errors import ErrorCollector, Span, SpecError
-from compiler.family import CompiledDesign, PlannedDesign
-from compiler.sandbox import MAX_STEPS, tally_steps
-from compiler.seeding import canonical_json
+from spec_audits.compiler.emit import Tally
+from spec_audits.compiler.errors import ErrorCollector, Span, SpecError
+from spec_audits.compiler.family import CompiledDesign, PlannedDesign
+from spec_audits.compiler.sandbox import MAX_STEPS, tally_steps
+from spec_audits.contract.seeding import canonical_json
+from spec_audits.contract.writer import ROW_ID_BYTES, row_id
 
 MAX_BYTES = 4 * 1024**3  # suite.jsonl; the sort holds 16 bytes a row, the file itself is on disk
 SAMPLE_GROUPS = 8  # row groups sampled per design: the shipped specs' sizes come out within 2%

@@ -13,28 +13,20 @@ from typing import Any
 
 from tqdm import tqdm
 
-from compiler import nodes as n
-from compiler.budget import DEFAULT_BUDGET, Budget, Size, check_budget, counted, planned_size
-from compiler.check import check_spec
-from compiler.designs import prepare_designs, prepare_generators
-from compiler.emit import (
-    DuplicateRowError,
-    Tally,
-    UnbalancedError,
-    balance_report,
-    publish,
-    write_manifest,
-    write_rows,
-    write_schema,
-)
-from compiler.errors import ErrorCollector, SpecError
-from compiler.family import CompiledDesign
-from compiler.files import spec_roots
-from compiler.load import display_path, load_spec
-from compiler.suite_checks import check_suite, shared_and_served
-from compiler.suite_model import Manifest
-from compiler.version import COMPILER_VERSION, SCHEMA_VERSION
-from families.interface import DesignContext, Family
+from spec_audits.compiler import nodes as n
+from spec_audits.compiler.budget import DEFAULT_BUDGET, Budget, Size, check_budget, counted, planned_size
+from spec_audits.compiler.check import check_spec
+from spec_audits.compiler.designs import prepare_designs, prepare_generators
+from spec_audits.compiler.emit import DuplicateRowError, Tally, UnbalancedError, balance_report, publish, write_rows
+from spec_audits.compiler.errors import ErrorCollector, SpecError
+from spec_audits.compiler.family import CompiledDesign
+from spec_audits.compiler.files import spec_roots
+from spec_audits.compiler.load import display_path, load_spec
+from spec_audits.compiler.suite_checks import check_suite, shared_and_served
+from spec_audits.compiler.version import COMPILER_VERSION, SCHEMA_VERSION
+from spec_audits.contract.suite_model import Manifest
+from spec_audits.contract.writer import write_manifest, write_schema
+from spec_audits.families.interface import DesignContext, Family
 
 
 @dataclass

@@ -8,12 +8,12 @@ from typing import Any
 
 import click
 
-from compiler.budget import DEFAULT_BUDGET, Budget
-from compiler.build import check_file, compile_file
-from compiler.errors import SpecError
-from compiler.suite_model import SuiteRow
-from runner.contract import Suite, read_suite
-from runner.terminal import echo, visible
+from spec_audits.compiler.budget import DEFAULT_BUDGET, Budget
+from spec_audits.compiler.build import check_file, compile_file
+from spec_audits.compiler.errors import SpecError
+from spec_audits.contract.reader import Suite, read_suite
+from spec_audits.contract.suite_model import SuiteRow
+from spec_audits.terminal import echo, visible
 
 
 class SpecFailed(click.ClickException):

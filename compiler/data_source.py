@@ -16,13 +16,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from compiler import nodes as n
-from compiler.data_parse import PARSERS, ParseFailure
-from compiler.errors import ErrorCollector, Span, did_you_mean
-from compiler.expr import evaluate, names
-from compiler.files import checked_path
-from compiler.load import display_path
-from compiler.seeding import item_rng
+from spec_audits.compiler import nodes as n
+from spec_audits.compiler.data_parse import PARSERS, ParseFailure
+from spec_audits.compiler.errors import ErrorCollector, Span, did_you_mean
+from spec_audits.compiler.expr import evaluate, names
+from spec_audits.compiler.files import checked_path
+from spec_audits.compiler.load import display_path
+from spec_audits.contract.seeding import item_rng
 
 
 class Row(dict[str, Any]):

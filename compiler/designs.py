@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from compiler import nodes as n
-from compiler.check import check_repeated_clauses
-from compiler.errors import ErrorCollector, Span, did_you_mean
-from compiler.family import CompiledDesign
-from families import registry
-from families.interface import DesignContext, Family, Form
+from spec_audits.compiler import nodes as n
+from spec_audits.compiler.check import check_repeated_clauses
+from spec_audits.compiler.errors import ErrorCollector, Span, did_you_mean
+from spec_audits.compiler.family import CompiledDesign
+from spec_audits.families import registry
+from spec_audits.families.interface import DesignContext, Family, Form
 
 ANY = "*"  # a condition form of this name takes any condition name (the family checks them itself)
 

@@ -1,31 +1,25 @@
-"""Stage 5: stream rows to disk, sort them by id, hash everything, and publish the folder atomically."""
+"""Stage 5: stream rows to disk, sort them by id, hash everything, and publish the folder atomically.
+
+The files' formats, ids and hashes are the suite contract's (spec_audits/contract/writer.py); this stage
+writes a suite of any size through them in bounded memory and proves its balance."""
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import shutil
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compiler.seeding import canonical_json
-from compiler.suite_model import Balance, Manifest, SuiteRow
+from spec_audits.contract.seeding import canonical_json
+from spec_audits.contract.suite_model import Balance
+from spec_audits.contract.writer import ID_BYTES, ID_HEX
 
-ID_HEX = 16
-ROW_ID_BYTES = len('{"id":"",') + ID_HEX
-"""What a suite.jsonl line adds to its row's canonical JSON: the id field (the newline takes the place of
-the brace the id goes after)."""
-ID_BYTES = ID_HEX // 2
 _ID_START = len('{"id":"')
 _ID_END = _ID_START + ID_HEX
-
-
-def row_id(canonical_without_id: str) -> str:
-    return hashlib.sha256(canonical_without_id.encode()).hexdigest()[:ID_HEX]
 
 
 @dataclass
@@ -98,19 +92,6 @@ def _sort_buckets(paths: list[Path], target: Path) -> str:
     return digest.hexdigest()
 
 
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def write_schema(folder: Path) -> None:
-    schema = SuiteRow.model_json_schema()
-    (folder / "schema.json").write_text(json.dumps(schema, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-
-
 def balance_report(tally: Tally, keys: tuple[str, ...], shared: dict[str, str],
                    expand_shared: dict[str, list[Any]]) -> list[Balance]:
     """Trials per (keys) cell, counting shared rows (e.g. the baseline) once for every value they serve:
@@ -160,33 +141,3 @@ def publish(staging: Path, out_dir: Path) -> None:
         staging.rename(out_dir)
 
 
-def write_manifest(folder: Path, fields: dict[str, Any], known: dict[str, str] | None = None) -> Manifest:
-    """manifest.json with every file's sha256; `known` gives those already computed as they were written."""
-    known = known or {}
-    files = {p.name: known.get(p.name) or file_sha256(p) for p in sorted(folder.iterdir()) if p.name != "manifest.json"}
-    manifest = Manifest(**fields, files=files)
-    text = json.dumps(manifest.model_dump(mode="json"), indent=2, sort_keys=True, ensure_ascii=False)
-    (folder / "manifest.json").write_text(text + "\n", encoding="utf-8")
-    return manifest
-
-
-def content_id(row: SuiteRow) -> str:
-    """The id `row`'s content gives: its fields as read (none added), without `id`, hashed as compiled."""
-    return row_id(canonical_json(row.model_dump(mode="json", exclude={"id"}, exclude_unset=True)))
-
-
-def suite_row(body: dict[str, Any]) -> SuiteRow:
-    """A row with its content-derived id, from the row's fields without `id`."""
-    return SuiteRow(id=row_id(canonical_json(body)), **body)
-
-
-def write_suite_folder(folder: Path, rows: Sequence[SuiteRow], **manifest: Any) -> Manifest:
-    """A suite folder from rows built in code (tests, benchmarks, converters of other formats):
-    suite.jsonl in id order, schema.json, and a manifest with counts and file hashes."""
-    folder.mkdir(parents=True, exist_ok=True)
-    ordered = sorted(rows, key=lambda r: r.id)
-    lines = "".join(r.model_dump_json(exclude_none=True) + "\n" for r in ordered)
-    (folder / "suite.jsonl").write_text(lines, encoding="utf-8")
-    write_schema(folder)
-    fields = {"rows": len(ordered), "trials": sum(r.samples for r in ordered), "cells": {}, **manifest}
-    return write_manifest(folder, fields)

@@ -6,7 +6,7 @@ import operator
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from compiler import nodes as n
+from spec_audits.compiler import nodes as n
 
 _OPS: dict[str, Callable[[Any, Any], bool]] = {
     "==": operator.eq, "!=": operator.ne, "<": operator.lt,

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from compiler.errors import Span
+from spec_audits.compiler.errors import Span
 
 
 class CompiledDesign(Protocol):

@@ -15,7 +15,7 @@ import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from compiler.errors import ErrorCollector, Span
+from spec_audits.compiler.errors import ErrorCollector, Span
 
 MAX_NAME = 255  # bytes in one path component (the common file-system limit)
 MAX_PATH = 4096  # bytes in a whole path

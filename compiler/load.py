@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from compiler import nodes as n
-from compiler.errors import Diagnostic, ErrorCollector, Span, SpecError
-from compiler.files import checked_path, kind_problem
-from compiler.parse import parse_text
-from compiler.tree_to_ast import build_spec
+from spec_audits.compiler import nodes as n
+from spec_audits.compiler.errors import Diagnostic, ErrorCollector, Span, SpecError
+from spec_audits.compiler.files import checked_path, kind_problem
+from spec_audits.compiler.parse import parse_text
+from spec_audits.compiler.tree_to_ast import build_spec
 
 # What an import brings in: vocabulary, never another file's header or designs.
 _IMPORTED = ("factors", "texts", "influences", "data", "conversations", "followups", "puzzles")

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from compiler.errors import Span
+from spec_audits.compiler.errors import Span
 
 Scalar = str | int | float
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from compiler.errors import Diagnostic, Span, SpecError, did_you_mean
+from spec_audits.compiler.errors import Diagnostic, Span, SpecError, did_you_mean
 
 GRAMMAR_PATH = Path(__file__).resolve().with_name("spec.lark")  # package data: every install has it
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from compiler.emit import Tally, UnbalancedError, balance_report, row_id
-from compiler.errors import ErrorCollector
-from compiler.family import CompiledDesign
-from compiler.seeding import canonical_json
+from spec_audits.compiler.emit import Tally, UnbalancedError, balance_report
+from spec_audits.compiler.errors import ErrorCollector
+from spec_audits.compiler.family import CompiledDesign
+from spec_audits.contract.seeding import canonical_json
+from spec_audits.contract.writer import row_id
 
 _AGREED: tuple[tuple[str, Callable[[CompiledDesign], Any]], ...] = (
     ("mode", lambda d: d.mode), ("analysis", lambda d: d.analysis), ("balance_keys", lambda d: d.balance_keys))

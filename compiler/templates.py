@@ -12,10 +12,10 @@ from typing import Any
 from jinja2 import TemplateSyntaxError, UndefinedError, meta, nodes
 from jinja2.exceptions import SecurityError
 
-from compiler import nodes as n
-from compiler.errors import Diagnostic, ErrorCollector, Span, SpecError, did_you_mean
-from compiler.sandbox import add_steps, environment, rendered
-from compiler.template_shapes import Fields, Items, Misspelt, Shape, misspelt_attributes, record
+from spec_audits.compiler import nodes as n
+from spec_audits.compiler.errors import Diagnostic, ErrorCollector, Span, SpecError, did_you_mean
+from spec_audits.compiler.sandbox import add_steps, environment, rendered
+from spec_audits.compiler.template_shapes import Fields, Items, Misspelt, Shape, misspelt_attributes, record
 
 _MISSING_ATTR = re.compile(r"has no attribute '([^']+)'")
 _SANDBOX_HINT = "spec templates read their values, never change them, and build no huge ranges, powers or texts"
@@ -28,7 +28,7 @@ _DICT_ATTRIBUTES = frozenset(dir(dict))  # jinja2 looks these up on the dict bef
 class RenderMemo:
     """Renders kept for reuse by every template of the process, least recently used dropped first, so
     memory stays bounded (in entries and in characters) however large the design. Each keeps the steps its
-    render took (compiler.sandbox), which a reuse counts again: the compile budget's count of template
+    render took (spec_audits.compiler.sandbox), which a reuse counts again: the compile budget's count of template
     work is the same whatever the memo held before."""
 
     def __init__(self, entries: int, chars: int) -> None:
@@ -228,7 +228,7 @@ def check_attributes(text: n.Text, label: str, schema: Mapping[str, Shape | Coll
                      errors: ErrorCollector) -> None:
     """Every `name.attribute` chain the template reads, in every branch, against what the design gives each
     name (`schema`: a shape, or just the attribute names), followed into loops, `set` and `with`
-    (compiler.template_shapes); names outside the schema, and values of unknown shape, are left alone.
+    (spec_audits.compiler.template_shapes); names outside the schema, and values of unknown shape, are left alone.
     A template that does not parse is skipped: its syntax error is reported elsewhere."""
     try:
         parsed = environment().parse(text.value)

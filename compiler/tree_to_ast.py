@@ -8,10 +8,10 @@ from typing import Any
 
 from lark import Token, Tree, v_args
 
-from compiler import nodes as n
-from compiler.ast_designs import GeneratorsAndDesigns
-from compiler.ast_values import number, scalar, token_span
-from compiler.errors import ErrorCollector, Span, report_repeats
+from spec_audits.compiler import nodes as n
+from spec_audits.compiler.ast_designs import GeneratorsAndDesigns
+from spec_audits.compiler.ast_values import number, scalar, token_span
+from spec_audits.compiler.errors import ErrorCollector, Span, report_repeats
 
 _ESCAPE = re.compile(r'\\(["\\nt])')
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}

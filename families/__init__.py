@@ -1,10 +1,5 @@
-"""Design families as plug-ins: one folder per audit design (see docs/architecture.md).
+"""Design families as plug-ins: one folder per audit design behind one interface (interface.py), found by
+the registry (registry.py) by its analysis name. docs/architecture.md lists them and says how to add one.
 
-    families/influence/   direction-flipped influence pairs (seed 000)
-    families/cue/         cue visibility (seed 003)
+Nothing is imported here: importing a family's module must not import the registry or the others.
 """
-
-from families.interface import DesignContext, Family
-from families.registry import get, names, register, unregister
-
-__all__ = ["DesignContext", "Family", "get", "names", "register", "unregister"]

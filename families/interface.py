@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from compiler import nodes as n
-from compiler.check import Tables
-from compiler.errors import ErrorCollector
-from compiler.family import CompiledDesign
-from runner.report.document import Document
+from spec_audits.compiler import nodes as n
+from spec_audits.compiler.check import Tables
+from spec_audits.compiler.errors import ErrorCollector
+from spec_audits.compiler.family import CompiledDesign
+from spec_audits.runner.report.document import Document
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,14 @@
-"""The family registry: analysis name -> Family. Adding a family is one line in BUILTIN.
+"""The family registry: analysis name -> Family, from three places.
 
-Builtin families are imported on first use, so `spec compile` never loads a scorer and no stage pays
-for a family it does not meet. Tests register their own families with register()/unregister().
+* Built in: one line in BUILTIN (analysis name -> the module whose FAMILY it is).
+* Installed: a family in another installed distribution declares an entry point in the group
+  `spec_audits.families`, named by its analysis name and pointing at its Family (`echo =
+  "my_audits.echo:FAMILY"`, or at a module that exposes FAMILY): it works with no edit here.
+* Registered in-process: tests register their own families with register()/unregister().
+
+A family is imported on first use, so `spec compile` never loads a scorer and no stage pays for a family
+it does not meet. A family that cannot be loaded, or a name that two of them claim, is a RegistryError
+naming the distributions and what to do, raised when that name is looked up.
 
 `write_language_docs()` rewrites docs/language.md's table of what each builtin family accepts from their
 declarations (tests/families/test_accepts_table.py fails while the two differ, and says how to run it).
@@ -10,17 +17,27 @@ declarations (tests/families/test_accepts_table.py fails while the two differ, a
 from __future__ import annotations
 
 import importlib
+from functools import cache
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
+from types import ModuleType
 
-from families.interface import Family, accepts_table
+import click
+
+from spec_audits.families.interface import Family, accepts_table
 
 BUILTIN: dict[str, str] = {
-    "influence_pairs": "families.influence",
-    "cue_visibility": "families.cue",
-    "bias_decomposition": "families.cognitive_bias",
+    "influence_pairs": "spec_audits.families.influence",
+    "cue_visibility": "spec_audits.families.cue",
+    "bias_decomposition": "spec_audits.families.cognitive_bias",
 }
 DEFAULT = "influence_pairs"  # the family of a design that declares no analysis
+ENTRY_POINTS = "spec_audits.families"  # the entry-point group of families installed from other distributions
 _REGISTERED: dict[str, Family] = {}
+
+
+class RegistryError(click.ClickException):
+    """An installed family that cannot be used: it fails to load, or its name is taken twice."""
 
 
 def register(family: Family) -> None:
@@ -31,14 +48,28 @@ def unregister(name: str) -> None:
     _REGISTERED.pop(name, None)
 
 
+@cache
+def installed() -> dict[str, tuple[EntryPoint, ...]]:
+    """Analysis name -> the entry points of installed distributions that declare it (read once a process;
+    tests that install a distribution call installed.cache_clear())."""
+    found: dict[str, tuple[EntryPoint, ...]] = {}
+    for point in entry_points(group=ENTRY_POINTS):
+        found[point.name] = (*found.get(point.name, ()), point)
+    return found
+
+
 def names() -> list[str]:
-    return sorted({*BUILTIN, *_REGISTERED})
+    return sorted({*BUILTIN, *_REGISTERED, *installed()})
 
 
 def get(name: str) -> Family | None:
     """The family registered under `name`, or None when no family has that name."""
+    if name in BUILTIN:
+        _refuse_clash(name, installed().get(name, ()))
     if name not in _REGISTERED and name in BUILTIN:
         _REGISTERED[name] = importlib.import_module(BUILTIN[name]).FAMILY
+    elif name not in _REGISTERED and name in installed():
+        _REGISTERED[name] = _load(name, installed()[name])
     return _REGISTERED.get(name)
 
 
@@ -46,8 +77,41 @@ def all_families() -> list[Family]:
     return [family for name in names() if (family := get(name)) is not None]
 
 
+def _origin(point: EntryPoint) -> str:
+    dist = point.dist
+    owner = f"{dist.name} {dist.version}" if dist is not None else "an installed distribution"
+    return f"{owner} (entry point {point.name} = {point.value})"
+
+
+def _refuse_clash(name: str, points: tuple[EntryPoint, ...]) -> None:
+    if points:
+        raise RegistryError(f"design family {name!r} is built into spec, and {_origin(points[0])} declares it "
+                            f"too: rename that family, or uninstall its distribution")
+
+
+def _load(name: str, points: tuple[EntryPoint, ...]) -> Family:
+    """The one installed family named `name`, checked to be a Family of that name."""
+    if len(points) > 1:
+        raise RegistryError(f"design family {name!r} is declared by {len(points)} installed distributions: "
+                            + "; ".join(sorted(map(_origin, points))) + ". Uninstall all but one of them")
+    point = points[0]
+    try:
+        loaded = point.load()
+    except Exception as err:  # a third party's import: any failure is theirs to report, not a traceback
+        raise RegistryError(f"design family {name!r} from {_origin(point)} could not be loaded: "
+                            f"{type(err).__name__}: {err}. Reinstall or uninstall that distribution") from None
+    family = getattr(loaded, "FAMILY", None) if isinstance(loaded, ModuleType) else loaded
+    if not isinstance(family, Family):
+        raise RegistryError(f"design family {name!r} from {_origin(point)} is a {type(family).__name__}, not a "
+                            "Family: point the entry point at a Family, or at a module that defines FAMILY")
+    if family.name != name:
+        raise RegistryError(f"design family {name!r} from {_origin(point)} calls itself {family.name!r}: name the "
+                            "entry point by the family's analysis name")
+    return family
+
+
 LANGUAGE_DOCS = Path(__file__).resolve().parents[1] / "docs" / "language.md"
-WRITE_COMMAND = 'python -c "from families.registry import write_language_docs; write_language_docs()"'
+WRITE_COMMAND = 'python -c "from spec_audits.families.registry import write_language_docs; write_language_docs()"'
 TABLE_BEGIN = "<!-- generated from each family's declarations (families/registry.py): do not edit -->\n"
 TABLE_END = "<!-- end of the generated table -->\n"
 

@@ -13,12 +13,12 @@ from typing import Any
 
 import click
 
-from compiler.seeding import canonical_json as canonical
+from spec_audits.contract.seeding import canonical_json as canonical
 
 CACHE_ENV = "SPEC_CACHE_DIR"
 RESPONSE_CACHE_ENV = "SPEC_RESPONSE_CACHE"
 _INSERT = "INSERT OR REPLACE INTO responses VALUES (?, ?)"
-RESPONSE_KEYS = frozenset({"text", "usage", "top_logprobs"})  # what runner.call stores and reads back
+RESPONSE_KEYS = frozenset({"text", "usage", "top_logprobs"})  # what spec_audits.runner.call stores and reads back
 MMAP_BYTES = 256 * 1024**2  # of the cache file mapped for reads (address space; the OS pages it in and out)
 
 

@@ -14,39 +14,26 @@ from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-import click  # noqa: E402
+from spec_audits.contract.suite_model import DECODE_KEYS  # noqa: E402
+from spec_audits.local.names import LOCAL_PREFIX, is_local  # noqa: E402
+from spec_audits.runner.cache import NoCache, ResponseCache, call_key  # noqa: E402
+from spec_audits.runner.provider_errors import (  # noqa: E402
+    FATAL,
+    PERMANENT,
+    UNREACHABLE,
+    CallFailed,
+    FatalError,
+    advice,
+    classify,
+    reason,
+)
 
-from compiler.suite_model import DECODE_KEYS  # noqa: E402
-from runner import exits  # noqa: E402
-from runner.cache import NoCache, ResponseCache, call_key  # noqa: E402
-from runner.provider_errors import FATAL, PERMANENT, UNREACHABLE, advice, classify, reason  # noqa: E402
-
-LOCAL_PREFIX = "local/"
 UNREACHABLE_ATTEMPTS = 3  # attempts in a row finding no server before a run stops (about 3 s at --retry-base 1)
-VERBOSE_ENV = "SPEC_LOCAL_VERBOSE"  # "1": llama.cpp logs what it does while the embedded model loads
-
-
-def is_local(model: str) -> bool:
-    """True for the embedded in-process models (`local/gemma-3-270m`, `local/<path.gguf>`)."""
-    return model.startswith(LOCAL_PREFIX)
 
 
 def answer_identity(model: str) -> str:
     """The model as the response cache knows it: a local model's `?threads=N` changes speed, not answers."""
     return model.split("?", 1)[0] if is_local(model) else model
-
-
-class FatalError(click.ClickException):
-    """The run cannot go on (bad key, unknown model, no server): stop at once with this message (exit 3)."""
-
-    exit_code = exits.STOPPED
-
-
-class CallFailed(click.ClickException):
-    """This call failed for good (permanent error, or retries exhausted); a run records the reason on its
-    item, a command that cannot go on without the call exits 6 with it."""
-
-    exit_code = exits.CALL_FAILED
 
 
 class EmptyResponse(Exception):
@@ -149,19 +136,31 @@ def _estimate_tokens(messages: list[dict[str, Any]], params: dict[str, Any]) -> 
     return len(json.dumps(messages)) // 4 + int(params.get("max_tokens") or 0)
 
 
-def _extract(response: Any) -> dict[str, Any]:
-    choice = response.choices[0]
-    usage = getattr(response, "usage", None)
-    logprobs = getattr(choice, "logprobs", None)
-    content = getattr(logprobs, "content", None) if logprobs is not None else None
+_REQUIRED = object()
+
+
+def _field(value: Any, name: str, default: Any = _REQUIRED) -> Any:
+    """value.name, or value[name] of a JSON object; a missing field without a default raises."""
+    if isinstance(value, dict):
+        return value[name] if default is _REQUIRED else value.get(name, default)
+    return getattr(value, name) if default is _REQUIRED else getattr(value, name, default)
+
+
+def extract(response: Any) -> dict[str, Any]:
+    """What the cache keeps of a reply: litellm's ModelResponse, or the same chat.completion as JSON (a line of a
+    provider's batch output), read the same way."""
+    choice = _field(response, "choices")[0]
+    usage = _field(response, "usage", None)
+    logprobs = _field(choice, "logprobs", None)
+    content = _field(logprobs, "content", None) if logprobs is not None else None
     top = None
     if content:
         first = content[0]
-        entries = getattr(first, "top_logprobs", None) or [first]
-        top = [{"token": e.token, "logprob": float(e.logprob)} for e in entries]
+        entries = _field(first, "top_logprobs", None) or [first]
+        top = [{"token": _field(e, "token"), "logprob": float(_field(e, "logprob"))} for e in entries]
     return {
-        "text": choice.message.content,
-        "usage": {k: int(getattr(usage, k, 0) or 0) for k in ("prompt_tokens", "completion_tokens")},
+        "text": _field(_field(choice, "message"), "content"),
+        "usage": {k: int(_field(usage, k, 0) or 0) for k in ("prompt_tokens", "completion_tokens")},
         "top_logprobs": top,
     }
 
@@ -195,9 +194,7 @@ class ModelClient:
     ) -> Reply:
         """`params` are the recorded decode settings; `extras` are provider-only arguments (e.g. the
         local model's answer grammar). Both are part of the cache key."""
-        _check_arguments(params, extras)
-        key = call_key(answer_identity(self.settings.model), self.settings.api_base, {**params, **extras}, messages,
-                       self.slot_prefix + slot)
+        key = self.key(messages, params, slot, extras)
         found = self.cache.get(key)
         if found is not None:
             self.hits += 1
@@ -214,11 +211,18 @@ class ModelClient:
             latency_s=time.perf_counter() - started,
         )
 
+    def key(self, messages: list[dict[str, Any]], params: dict[str, Any], slot: str, extras: dict[str, Any]) -> str:
+        """The call's response-cache key (a batch line's custom_id), its arguments checked first: only decode
+        settings ever reach a provider, live or in a batch."""
+        _check_arguments(params, extras)
+        return call_key(answer_identity(self.settings.model), self.settings.api_base, {**params, **extras}, messages,
+                        self.slot_prefix + slot)
+
     async def prepare(self) -> None:
         """Register and load an embedded model before its first uncached call, so that loading does not
         count as that call's latency. A no-op for remote models."""
         if is_local(self.settings.model) and not self._registered:
-            from runner.local_model import register
+            from spec_audits.local.model import register
 
             provider = register()
             await asyncio.to_thread(provider.model, self.settings.model.removeprefix(LOCAL_PREFIX))
@@ -301,7 +305,7 @@ class ModelClient:
             **_placeholder_key(self.settings),
             **kwargs,
         )
-        value = _extract(response)
+        value = extract(response)
         if not value["text"] and not value["top_logprobs"]:
             raise EmptyResponse("the model returned no content")
         return value
@@ -313,7 +317,7 @@ LOCAL_EXTRAS = frozenset({"answer_tokens", "forced_choice"})
 
 def _check_arguments(params: dict[str, Any], extras: dict[str, Any]) -> None:
     """Only decode settings and the local model's grammar reach litellm: never an endpoint, key, header,
-    mock or callback, whatever a suite row holds (runner/contract.py refuses such rows first)."""
+    mock or callback, whatever a suite row holds (spec_audits/contract/reader.py refuses such rows first)."""
     stray = sorted(set(params) - SENT_PARAMS) + sorted(set(extras) - LOCAL_EXTRAS)
     if stray:
         raise FatalError(f"refusing to send {', '.join(map(repr, stray))} to the model: not a decode setting")

@@ -10,9 +10,9 @@ from importlib import metadata
 
 import click
 
-from compiler.emit import file_sha256
-from runner.cache import cache_dir
-from runner.native import cpu_summary, describe_failure, read_record, record_path, run_smoke, smoke_line
+from spec_audits.contract.writer import file_sha256
+from spec_audits.local.native import cpu_summary, describe_failure, read_record, record_path, run_smoke, smoke_line
+from spec_audits.runner.cache import cache_dir
 
 _MODEL_FILE = "gemma-3-270m-q4_k_m.gguf"
 
@@ -45,7 +45,7 @@ def _cache() -> str:
 
 
 def _threads() -> str:
-    from runner.local_model import THREADS_ENV, default_threads
+    from spec_audits.local.model import THREADS_ENV, default_threads
 
     chosen = os.environ.get(THREADS_ENV)
     return f"{chosen} (from ${THREADS_ENV})" if chosen else f"{default_threads()} (default; see docs/running.md)"

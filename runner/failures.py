@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from runner.call import FatalError
-from runner.results_model import ResultRow
+from spec_audits.contract.results_model import ResultRow
+from spec_audits.runner.provider_errors import FatalError
 
 REPEATS = 10
 _NUMBERS = re.compile(r"\d+")

@@ -2,7 +2,7 @@
 
 - Whole or absent: a file is written to NAME.partial beside it and renamed over NAME, so a full disk,
   a file-size limit or a kill never leaves half a file under the real name; the partial file is removed
-  when writing fails, and the OSError reaches the CLI's one error policy (runner/cli.py), which names the
+  when writing fails, and the OSError reaches the CLI's one error policy (spec_audits/cli/__init__.py), which names the
   file and says what to do.
 - CSV cells cannot become spreadsheet formulas: a text cell (or header) that begins with = + - @, a tab
   or a carriage return is written with a leading apostrophe (as is one that already begins with an

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import click
 
-from compiler.build import check_file
-from compiler.cli import SpecFailed
-from compiler.errors import SpecError
-from runner.call import CallFailed, FatalError
-from runner.terminal import echo
+from spec_audits.compiler.build import check_file
+from spec_audits.compiler.cli import SpecFailed
+from spec_audits.compiler.errors import SpecError
+from spec_audits.runner.provider_errors import CallFailed, FatalError
+from spec_audits.terminal import echo
 
 
 @click.command("generate")

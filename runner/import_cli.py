@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from families import registry
-from families.interface import Importer
+from spec_audits.families import registry
+from spec_audits.families.interface import Importer
 
 
 def _importers() -> dict[str, Importer]:

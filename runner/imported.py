@@ -20,10 +20,10 @@ from typing import Any
 
 import click
 
-from runner.contract import RESULTS_FILE, Suite
-from runner.results_io import write_run_info
-from runner.results_model import ResultRow, RunInfo
-from runner.study import record_study, slug
+from spec_audits.contract.reader import RESULTS_FILE, Suite
+from spec_audits.contract.results_model import ResultRow, RunInfo
+from spec_audits.runner.results_io import write_run_info
+from spec_audits.runner.study import record_study, slug
 
 GZIP_MAGIC = b"\x1f\x8b"
 

@@ -6,10 +6,10 @@ import contextlib
 from datetime import UTC, datetime
 from pathlib import Path
 
-from runner.contract import RESULTS_FILE, RUN_FILE, read_results, read_run_info
-from runner.results_io import final_rows, write_results, write_run_info
-from runner.results_model import ResultRow, RunInfo
-from runner.run_lock import locked, reading
+from spec_audits.contract.reader import RESULTS_FILE, RUN_FILE, read_results, read_run_info
+from spec_audits.contract.results_model import ResultRow, RunInfo
+from spec_audits.runner.results_io import final_rows, write_results, write_run_info
+from spec_audits.runner.run_lock import locked, reading
 
 
 class MergeError(ValueError):

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from compiler.seeding import canonical_json as canonical
-from compiler.suite_model import Judge, SuiteRow
+from spec_audits.contract.seeding import canonical_json as canonical
+from spec_audits.contract.suite_model import Judge, SuiteRow
 
 # The judge's max_tokens by its reply format: a bare label fits in 16; JSON carries a one-sentence reason too.
 JUDGE_MAX_TOKENS: dict[str | None, int] = {None: 16, "json": 256}
@@ -112,7 +112,7 @@ def _text(value: object) -> str:
 
 def prefix_order(items: list[WorkItem]) -> list[WorkItem]:
     """`items` with rows of the same text next to each other, and rows sharing a longer beginning nearer:
-    the embedded model then reuses a shared prompt prefix's evaluation (runner/local_eval.py)."""
+    the embedded model then reuses a shared prompt prefix's evaluation (spec_audits/local/evaluator.py)."""
     return sorted(items, key=lambda work: ([(m.role, m.content or "") for m in work.row.messages], work.sample))
 
 
@@ -134,6 +134,7 @@ class Estimate:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float | None = None
+    rounds: Counter[int] = field(default_factory=Counter)  # calls by their place in an item's chain of calls
 
 
 def _tokens(text: str | None) -> int:
@@ -147,11 +148,14 @@ def _add_item(main: Estimate, judges: Callable[[Judge], Estimate | None], work: 
     max_tokens = 1 if mode == "logprob" else int(row.decode.get("max_tokens") or 256)
     context = 0
     messages = row.messages[:-1] if row.messages[-1].generate else row.messages
+    step = 0
     for message in messages:
         if message.generate:
+            step += 1
             turn_tokens = int({**row.decode, **(message.decode or {})}.get("max_tokens") or 256)
             if message.share is None or (message.share, work.sample) not in made:
                 main.calls += 1
+                main.rounds[step] += 1
                 main.prompt_tokens += context
                 main.completion_tokens += turn_tokens
             if message.share is not None:
@@ -159,23 +163,31 @@ def _add_item(main: Estimate, judges: Callable[[Judge], Estimate | None], work: 
             context += turn_tokens
         else:
             context += _tokens(message.content)
+    step += 1
     main.calls += 1
+    main.rounds[step] += 1
     main.prompt_tokens += context
     main.completion_tokens += max_tokens
     if row.extract is not None and mode != "logprob":  # the authors' extraction call reads the decision
+        step += 1
         main.calls += 1
+        main.rounds[step] += 1
         main.prompt_tokens += _tokens(row.extract.prompt) + max_tokens
         main.completion_tokens += EXTRACTION_MAX_TOKENS
     previous = max_tokens
     for followup in row.followups or []:
         reply_tokens = int({**row.decode, **(followup.decode or {})}.get("max_tokens") or 256)
         context += previous + _tokens(followup.content)
+        step += 1
         main.calls += 1
+        main.rounds[step] += 1
         main.prompt_tokens += context
         main.completion_tokens += reply_tokens
         judge = judges(followup.judge) if followup.judge else None
         if followup.judge and judge is not None:
+            step += 1
             judge.calls += 1
+            judge.rounds[step] += 1
             judge.prompt_tokens += _tokens(followup.judge.prompt) + reply_tokens
             judge.completion_tokens += JUDGE_MAX_TOKENS[followup.judge.reply]
         previous = reply_tokens

@@ -1,4 +1,5 @@
-"""What a provider's error means for a run (stop it, fail the item, or retry) and what to tell the user.
+"""What a provider's error means for a run (stop it, fail the item, or retry) and what to tell the user,
+and the two exceptions a model call ends with when retrying will not help (FatalError, CallFailed).
 
 Errors are told apart by litellm's exception types, then by what they wrap: litellm 1.110 raises a
 missing OpenAI key as an InternalServerError (the openai client's "Missing credentials" inside it) and an
@@ -13,10 +14,27 @@ import re
 import socket
 from collections.abc import Iterator
 
+import click
+
+from spec_audits import exits
+
 FATAL = "fatal"  # retrying cannot help: stop the run at once
 UNREACHABLE = "unreachable"  # nothing answers at the endpoint: retried briefly, then the run stops
 PERMANENT = "permanent"  # this request cannot succeed: fail its item
 TRANSIENT = "transient"  # retry with backoff
+
+
+class FatalError(click.ClickException):
+    """The run cannot go on (bad key, unknown model, no server): stop at once with this message (exit 3)."""
+
+    exit_code = exits.STOPPED
+
+
+class CallFailed(click.ClickException):
+    """This call failed for good (permanent error, or retries exhausted); a run records the reason on its
+    item, a command that cannot go on without the call exits 6 with it."""
+
+    exit_code = exits.CALL_FAILED
 
 _MISSING_KEY = re.compile(r"Missing credentials|Missing [\w ]*API Key|api_key client option must be set|No API key "
                           r"provided", re.I)

@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from runner.contract import RESULTS_FILE, RUN_FILE, Suite, read_results_file, read_run
-from runner.results_model import ResultRow, RunInfo
-from runner.score_input import ScoreInputError
+from spec_audits.contract.reader import RESULTS_FILE, RUN_FILE, Suite, read_results_file, read_run
+from spec_audits.contract.results_model import ResultRow, RunInfo
+from spec_audits.runner.score_input import ScoreInputError
 
 _UNCHECKED = -9  # an item the suite lacks: the family's loader names it
 _NOT_A_TOKEN = -2  # an answer that is not one of the row's tokens

@@ -1,6 +1,6 @@
 """Writing results.jsonl and run.json: an append-and-flush writer, resume state, an atomic run.json.
 
-Reading them is runner.contract's job."""
+Reading them is spec_audits.contract.reader's job."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from runner.contract import RUN_FILE, ContractError, read_results_file
-from runner.files_out import write_bytes, write_text
-from runner.results_model import ResultRow, RunInfo
+from spec_audits.contract.reader import RUN_FILE, ContractError, read_results_file
+from spec_audits.contract.results_model import ResultRow, RunInfo
+from spec_audits.runner.files_out import write_bytes, write_text
 
 Key = tuple[str, int]
 

@@ -7,15 +7,17 @@ from pathlib import Path
 
 import click
 
-from runner import exits
-from runner.call import VERBOSE_ENV, FatalError
-from runner.contract import check_suite_integrity, read_suite
-from runner.execute import run_suite
-from runner.merge import MergeError, merge_runs
-from runner.plan import Shard, estimate, plan
-from runner.run_config import DEFAULT_MODEL, RunConfig, RunError
-from runner.study import record_study, slug, study_configs
-from runner.terminal import echo
+from spec_audits import exits
+from spec_audits.contract.reader import check_suite_integrity, read_suite
+from spec_audits.local.names import VERBOSE_ENV
+from spec_audits.runner.batch.cli import batch_options, dry_run_lines, show_batches
+from spec_audits.runner.execute import run_suite
+from spec_audits.runner.merge import MergeError, merge_runs
+from spec_audits.runner.plan import Shard, estimate, plan
+from spec_audits.runner.provider_errors import FatalError
+from spec_audits.runner.run_config import DEFAULT_MODEL, RunConfig, RunError
+from spec_audits.runner.study import record_study, slug, study_configs
+from spec_audits.terminal import echo
 
 
 def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> Shard | None:
@@ -46,12 +48,15 @@ def _dry_run(config: RunConfig) -> None:
     items = plan(suite.rows, mode=mode, limit=config.limit, seed=config.seed, shard=config.shard, strata=suite.strata,
                  only=dict(config.only))
     echo(f"{suite.manifest.suite}: {len(items)} answers to obtain ({mode} mode); nothing is called")
-    for entry in estimate(items, mode=mode, model=config.model, judge_model=config.judge_model):
+    estimates = estimate(items, mode=mode, model=config.model, judge_model=config.judge_model)
+    for entry in estimates:
         cost = "unknown (not in litellm's cost map)" if entry.cost_usd is None else f"${entry.cost_usd:,.4f}"
         echo(
             f"  {entry.model}: {entry.calls} calls, ~{entry.prompt_tokens:,} prompt tokens, "
             f"<= {entry.completion_tokens:,} completion tokens, cost {cost}"
         )
+    for line in dry_run_lines(estimates, config.batch_size) if config.batch else []:
+        echo(line)
 
 
 @click.command("run")
@@ -134,8 +139,9 @@ def _dry_run(config: RunConfig) -> None:
 @click.option("--progress/--no-progress", default=True,
               help="Show progress: a bar on a terminal, a line every tenth of the way otherwise.")
 @click.option("--verbose", is_flag=True, help="Show llama.cpp's own log lines when the embedded model loads.")
+@batch_options
 def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, verbose: bool, models: tuple[str, ...],
-        efforts: tuple[str, ...], **options: object) -> None:
+        efforts: tuple[str, ...], batch_action: str | None, **options: object) -> None:
     """Run every (item, sample) of the compiled suite SUITE_DIR against a model.
 
     Without --model the embedded offline model (gemma-3-270m, in-process) answers.
@@ -151,6 +157,7 @@ def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, verbos
       spec run generated/triage --model openai/gpt-4o-mini --model openai/gpt-4.1 --out runs/triage-study
       spec run generated/triage --model openai/gpt-4o-mini --replicate 1 --only condition=baseline \
           --out runs/triage-gpt-4o-mini-replicate     # the noise floor's baseline re-run
+      spec run generated/triage --model openai/gpt-4o-mini --batch      # again, or with --status, later
 
     Exit status: 0 every item answered; 3 stopped at once (no key, refused
     key, unknown model, no server, the same error on item after item);
@@ -165,18 +172,21 @@ def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, verbos
     config = RunConfig(suite_dir=suite_dir, out=out, use_cache=not no_cache, model=models[0],
                        reasoning_effort=runs[0], **options)  # type: ignore[arg-type]
     configs = study_configs(config, models, runs) if study else [config]
-    if study and not dry_run:
+    if study and not dry_run and not batch_action:
         record_study(out, suite_dir, [c.out.name for c in configs])
-    failed = sum(_run_one(each, dry_run) for each in configs)
+    failed = sum(_run_one(each, dry_run, batch_action) for each in configs)
     if failed:
         click.echo(f"spec run: {failed} item(s) failed; their reasons are in results.jsonl. Rerun the same command "
                    "with --retry-failed to ask them again", err=True)
         click.get_current_context().exit(exits.PARTIAL)
 
 
-def _run_one(config: RunConfig, dry_run: bool) -> int:
-    """Run (or estimate) one run; the number of its items that failed."""
+def _run_one(config: RunConfig, dry_run: bool, action: str | None = None) -> int:
+    """Run (or estimate, or show or cancel the batches of) one run; the number of its items that failed."""
     try:
+        if action:
+            show_batches(config, action)
+            return 0
         if dry_run:
             _dry_run(config)
             return 0

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from runner.plan import Shard
+from spec_audits.runner.plan import Shard
 
 DEFAULT_MODEL = "local/gemma-3-270m"
 
@@ -66,6 +66,9 @@ class RunConfig:
     replicate: int | None = None  # `--replicate N`: fresh answers, never read from the cache of another run
     only: tuple[tuple[str, str], ...] = ()  # `--only KEY=VALUE`: the rows whose cell has these values
     progress: bool = True
+    batch: bool = False  # send the calls through the provider's batch API (runner/batch/)
+    batch_size: int | None = None  # requests per batch file, at most the provider's limit
+    poll_s: float = 60.0  # seconds between two looks at the open batches
 
     def settings(self) -> dict[str, Any]:
         recorded = asdict(self)

@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from runner.run_config import RunError
+from spec_audits.runner.run_config import RunError
 
 LOCK_FILE = ".spec-lock"
 

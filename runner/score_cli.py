@@ -8,11 +8,11 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from families import registry
-from families.interface import Family
-from runner.score_input import ScoreInputError, require_answers, run_family
-from runner.study import expand_runs
-from runner.terminal import echo
+from spec_audits.families import registry
+from spec_audits.families.interface import Family
+from spec_audits.runner.score_input import ScoreInputError, require_answers, run_family
+from spec_audits.runner.study import expand_runs
+from spec_audits.terminal import echo
 
 COUNTS_FAMILY = "influence_pairs"  # published counts tables (docs/suite-format.md) are influence tables
 CELLS_FAMILY = "bias_decomposition"  # published per-cell tables are conditional-bias tables (docs/cognitive-bias.md)
@@ -175,7 +175,7 @@ def report(score_dir: Path, out: Path | None) -> None:
       spec report runs/triage-local/score
       spec report runs/triage-local
     """
-    from runner.report.build import build_report, score_folder
+    from spec_audits.runner.report.build import build_report, score_folder
 
     score_dir = score_folder(score_dir)
     paths = build_report(score_dir, out or score_dir)

@@ -1,6 +1,6 @@
 """Scoring input shared by every family: the error for bad scoring input (exit status 1 with a message
 naming file, row and column, never a traceback) and which family a run belongs to. The run and suite
-files themselves are read by runner.contract."""
+files themselves are read by spec_audits.contract.reader."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Any
 
 import click
 
-from runner import exits
-from runner.contract import RESULTS_FILE, read_manifest, read_results, read_run_info, suite_dir_of
+from spec_audits import exits
+from spec_audits.contract.reader import RESULTS_FILE, read_manifest, read_results, read_run_info, suite_dir_of
 
 
 class ScoreInputError(click.ClickException):

@@ -7,12 +7,12 @@ failure fails them all). A resumed run starts from the turns its written answers
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import replace
 
-from compiler.suite_model import SuiteRow
-from runner.call import Reply
-from runner.results_model import ResultRow
+from spec_audits.contract.results_model import ResultRow
+from spec_audits.contract.suite_model import SuiteRow
+from spec_audits.runner.call import Reply
 
 Key = tuple[str, int]
 
@@ -20,6 +20,7 @@ Key = tuple[str, int]
 class SharedTurns:
     def __init__(self) -> None:
         self._replies: dict[Key, asyncio.Future[Reply]] = {}
+        self._makers: dict[Key, Hashable] = {}
 
     def seed(self, rows: list[SuiteRow], done: list[ResultRow]) -> None:
         """Keep the shared turns of answers already written, so the rows still to come get the same text."""
@@ -34,12 +35,22 @@ class SharedTurns:
                     future.set_result(Reply(turn["content"], {}, None, True, 0.0))
                     self._replies[(share, result.sample)] = future
 
-    async def get(self, key: Key, call: Callable[[], Awaitable[Reply]]) -> Reply:
+    def forget(self, error: type[BaseException]) -> None:
+        """Drop the turns whose call raised `error`, so that the next row to reach them asks again."""
+        self._replies = {key: future for key, future in self._replies.items()
+                         if not (future.done() and not future.cancelled() and isinstance(future.exception(), error))}
+
+    async def get(self, key: Key, call: Callable[[], Awaitable[Reply]], maker: Hashable = None) -> Reply:
+        """The turn's reply: `call`'s for the first row to ask (`maker`, which gets it again if it asks again,
+        as a batch pass's row does), the same text at no cost for the others."""
         if key in self._replies:
             reply = await asyncio.shield(self._replies[key])
+            if maker is not None and self._makers.get(key) == maker:
+                return reply
             return replace(reply, usage={}, latency_s=0.0, cached=True)  # nothing new was paid for
         future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
         self._replies[key] = future
+        self._makers[key] = maker
         try:
             future.set_result(await call())
         except BaseException as err:

@@ -12,9 +12,9 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from runner.contract import ContractError
-from runner.files_out import write_text
-from runner.run_config import RunConfig
+from spec_audits.contract.reader import ContractError
+from spec_audits.runner.files_out import write_text
+from spec_audits.runner.run_config import RunConfig
 
 STUDY_FILE = "study.json"
 

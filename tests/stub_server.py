@@ -1,4 +1,5 @@
-"""A loopback OpenAI-compatible chat server for tests and benchmarks, with injected faults.
+"""A loopback OpenAI-compatible chat server for tests and benchmarks, with injected faults, and OpenAI's
+files and batches endpoints (tests/stub_batches.py).
 
 Binds 127.0.0.1 only and lives at most `lifetime_s`. Answers "A" or "B" (by a hash of the request),
 with logprobs when asked, or a scripted reply where the last message holds one of the `replies`
@@ -17,12 +18,18 @@ import hashlib
 import json
 import math
 import random
+import sys
 import threading
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from aiohttp import web
+
+if __name__ == "__main__":  # run alone: the repository root is not on the path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.stub_batches import BatchEndpoints  # noqa: E402
 
 FAULTS = ("429", "500", "timeout", "malformed", "empty", "drop")
 
@@ -35,6 +42,7 @@ class StubConfig:
     hang_s: float = 5.0
     reject_all: int | None = None  # e.g. 401: every request gets this status
     invalid_rate: float = 0.0  # answers that are no valid token ("I cannot choose.")
+    invalid_hash_rate: float = 0.0  # the same, for requests picked by their body's hash (whatever the order)
     logprobs: bool = True  # False: like a server that ignores the logprobs parameter
     seed: int = 0
     lifetime_s: float = 600.0
@@ -51,9 +59,12 @@ class StubStats:
     bodies: list[dict] = field(default_factory=list)
 
 
+def _digest(body: dict) -> bytes:
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).digest()
+
+
 def _answer(body: dict) -> str:
-    digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).digest()
-    return "AB"[digest[0] % 2]
+    return "AB"[_digest(body)[0] % 2]
 
 
 def _completion(body: dict, content: str | None, logprobs: bool = True) -> dict:
@@ -84,6 +95,7 @@ class StubServer:
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._runner: web.AppRunner | None = None
         self.port = 0
+        self.batches = BatchEndpoints(self)
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         self.stats.requests += 1
@@ -91,23 +103,35 @@ class StubServer:
         body = await request.json()
         if self.config.record:
             self.stats.bodies.append(body)
+        refused = self.refusal(body)
+        if refused is not None:
+            return web.json_response(refused[1], status=refused[0])
+        if self.config.latency_s:
+            await asyncio.sleep(self.config.latency_s)
+        if self._rng.random() < self.config.fault_rate:
+            return await self._fault(request, body)
+        return web.json_response(self.completion(body))
+
+    def refusal(self, body: dict) -> tuple[int, dict] | None:
+        """(status, error body) for a request the stub refuses, else None."""
         if self.config.reject_all:
-            return web.json_response({"error": {"message": "rejected by the stub"}}, status=self.config.reject_all)
+            return self.config.reject_all, {"error": {"message": "rejected by the stub"}}
         if "TOO_LONG" in json.dumps(body["messages"]):
             error = {
                 "message": "This model's maximum context length is 8 tokens",
                 "code": "context_length_exceeded",
             }
-            return web.json_response({"error": error}, status=400)
-        if self.config.latency_s:
-            await asyncio.sleep(self.config.latency_s)
-        if self._rng.random() < self.config.fault_rate:
-            return await self._fault(request, body)
+            return 400, {"error": error}
+        return None
+
+    def completion(self, body: dict) -> dict:
+        """The chat completion the stub answers `body` with (live, or as a line of a batch's output)."""
         last = str(body["messages"][-1].get("content"))
         scripted = next((reply for marker, reply in self.config.replies if marker in last), None)
         invalid = self._rng.random() < self.config.invalid_rate
+        invalid = invalid or _digest(body)[1] < 256 * self.config.invalid_hash_rate
         content = scripted if scripted is not None else "I cannot choose." if invalid else _answer(body)
-        return web.json_response(_completion(body, content, self.config.logprobs))
+        return _completion(body, content, self.config.logprobs)
 
     async def _fault(self, request: web.Request, body: dict) -> web.StreamResponse:
         fault = self._rng.choice(self.config.faults)
@@ -123,8 +147,9 @@ class StubServer:
         return web.json_response(_completion(body, ""))
 
     async def _start(self) -> None:
-        app = web.Application()
+        app = web.Application(client_max_size=256 * 1024**2)
         app.router.add_post("/v1/chat/completions", self._handle)
+        self.batches.add_routes(app)
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.1)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)

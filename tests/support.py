@@ -12,12 +12,24 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from compiler.emit import suite_row, write_suite_folder
-from compiler.suite_model import SuiteRow
+from spec_audits.contract.suite_model import SuiteRow
+from spec_audits.contract.writer import suite_row, write_suite_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 SUITE_FILES = ("suite.jsonl", "manifest.json", "schema.json")
+
+
+def shipped_spec(name: str) -> Callable[[Path], Path]:
+    """A writer of specs/NAME into a folder, with specs/data linked beside it: for tests that edit a copy."""
+
+    def copy(folder: Path) -> Path:
+        (folder / "data").symlink_to(ROOT / "specs" / "data")
+        path = folder / name
+        path.write_text((ROOT / "specs" / name).read_text(encoding="utf-8"), encoding="utf-8")
+        return path
+
+    return copy
 
 
 @cache
@@ -27,7 +39,7 @@ def shipped_suite(name: str) -> Path:
     generated/ commits only manifest.json and schema.json (a suite.jsonl is tens of MB and each recompile
     committed would count again against the submission limit); the manifest holds suite.jsonl's sha256, so
     a byte-identical manifest proves a byte-identical suite."""
-    from compiler.build import compile_file
+    from spec_audits.compiler.build import compile_file
 
     spec_file = json.loads((ROOT / "generated" / name / "manifest.json").read_text(encoding="utf-8"))["spec_file"]
     scratch = Path(tempfile.mkdtemp(prefix=f"spec-shipped-{name}-"))

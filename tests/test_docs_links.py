@@ -12,7 +12,7 @@ import pytest
 from tests.support import ROOT
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-CODE = sorted(p for folder in ("runner", "compiler", "families") for p in (ROOT / folder).rglob("*.py"))
+CODE = sorted(p for folder in ("spec_audits", "runner", "compiler", "families") for p in (ROOT / folder).rglob("*.py"))
 TOP = {p.name for p in ROOT.iterdir()} - {".git", ".venv", "runs"}
 FENCE = re.compile(r"^(```|~~~)")
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")

@@ -10,10 +10,10 @@ played with no user turn, a neutral one and a biased one. docs/cognitive-bias.md
 
 from __future__ import annotations
 
-from families.cognitive_bias.check import ANALYSIS, CLAUSES, CONDITIONS, resolve_bias
-from families.cognitive_bias.expand import prepare_bias
-from families.cognitive_bias.generator import resolve_generator
-from families.interface import Family, Form, lazy
+from spec_audits.families.cognitive_bias.check import ANALYSIS, CLAUSES, CONDITIONS, resolve_bias
+from spec_audits.families.cognitive_bias.expand import prepare_bias
+from spec_audits.families.cognitive_bias.generator import resolve_generator
+from spec_audits.families.interface import Family, Form, lazy
 
 FAMILY = Family(
     name=ANALYSIS,
@@ -26,10 +26,10 @@ FAMILY = Family(
                       Form("scm_covariates", 'scm_covariates "a|b"'), Form("did", "did abs | authors")),
     check=resolve_bias,
     prepare=prepare_bias,
-    score=lazy("families.cognitive_bias.score.outputs", "score"),
-    report=lazy("families.cognitive_bias.report", "bias_report"),
+    score=lazy("spec_audits.families.cognitive_bias.score.outputs", "score"),
+    report=lazy("spec_audits.families.cognitive_bias.report", "bias_report"),
     docs="docs/cognitive-bias.md",
-    score_cells=lazy("families.cognitive_bias.score.cells", "score_cells"),
+    score_cells=lazy("spec_audits.families.cognitive_bias.score.cells", "score_cells"),
     check_generator=resolve_generator,
-    generate=lazy("families.cognitive_bias.generate", "generate"),
+    generate=lazy("spec_audits.families.cognitive_bias.generate", "generate"),
 )

@@ -24,11 +24,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from compiler import nodes as n
-from compiler.check import decode_options
-from compiler.data_source import Row, read_rows
-from compiler.errors import ErrorCollector, did_you_mean
-from families.interface import DesignContext
+from spec_audits.compiler import nodes as n
+from spec_audits.compiler.check import decode_options
+from spec_audits.compiler.data_source import Row, read_rows
+from spec_audits.compiler.errors import ErrorCollector, did_you_mean
+from spec_audits.families.interface import DesignContext
 
 ANALYSIS = "bias_decomposition"
 CLAUSES = ("over", "unit", "arms", "conditions", "answer", "protocol", "reverse", "decode", "analysis")

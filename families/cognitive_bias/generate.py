@@ -21,12 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from compiler.seeding import item_rng
-from families.cognitive_bias.generator import Generator
-from runner.answers import parse_answer
-from runner.cache import NoCache, ResponseCache, default_cache_path
-from runner.call import CallSettings, ModelClient, is_local
-from runner.files_out import replacing, write_json
+from spec_audits.contract.seeding import item_rng
+from spec_audits.families.cognitive_bias.generator import Generator
+from spec_audits.local.names import is_local
+from spec_audits.runner.answers import parse_answer
+from spec_audits.runner.cache import NoCache, ResponseCache, default_cache_path
+from spec_audits.runner.call import CallSettings, ModelClient
+from spec_audits.runner.files_out import replacing, write_json
 
 DEFINITIONS = {
     "Anchoring": "relying too heavily on an initial number or reference point",

@@ -23,12 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from compiler import nodes as n
-from compiler.check import decode_options
-from compiler.data_source import Row, read_rows
-from compiler.errors import ErrorCollector, did_you_mean
-from compiler.templates import CompiledText, compile_text
-from families.interface import DesignContext
+from spec_audits.compiler import nodes as n
+from spec_audits.compiler.check import decode_options
+from spec_audits.compiler.data_source import Row, read_rows
+from spec_audits.compiler.errors import ErrorCollector, did_you_mean
+from spec_audits.compiler.templates import CompiledText, compile_text
+from spec_audits.families.interface import DesignContext
 
 CRITERIA = ("target", "purity", "naturalness", "blind")
 PERSONA = ("intensity", "turns")

@@ -11,10 +11,10 @@ from typing import Any
 
 import pandas as pd
 
-from runner.files_out import read_csv
-from runner.report import fmt
-from runner.report.document import Block, Document, Heading, Image, Paragraph, Table
-from runner.score_input import read_score_folder
+from spec_audits.runner.files_out import read_csv
+from spec_audits.runner.report import fmt
+from spec_audits.runner.report.document import Block, Document, Heading, Image, Paragraph, Table
+from spec_audits.runner.score_input import read_score_folder
 
 PLOTS = (("heatmaps.png", "Presence Δn, content δ and total Δb per (target bias, human bias), scale [-0.3, 0.3]; "
                           "hatched grey: no scored row in that cell."),

@@ -11,9 +11,9 @@ with Z3 (Puzzled), against a Neutral baseline. docs/puzzles.md describes the puz
 
 from __future__ import annotations
 
-from families.cue.check import CLAUSES, resolve_cue
-from families.cue.expand import prepare_cue
-from families.interface import Family, Form, lazy
+from spec_audits.families.cue.check import CLAUSES, resolve_cue
+from spec_audits.families.cue.expand import prepare_cue
+from spec_audits.families.interface import Family, Form, lazy
 
 FAMILY = Family(
     name="cue_visibility",
@@ -25,8 +25,8 @@ FAMILY = Family(
                       Form("exclude_abstention", "exclude_abstention RATE")),
     check=resolve_cue,
     prepare=prepare_cue,
-    score=lazy("families.cue.score.outputs", "score"),
-    score_runs=lazy("families.cue.score.outputs", "score_runs"),
-    report=lazy("families.cue.report", "cue_report"),
+    score=lazy("spec_audits.families.cue.score.outputs", "score"),
+    score_runs=lazy("spec_audits.families.cue.score.outputs", "score_runs"),
+    report=lazy("spec_audits.families.cue.report", "cue_report"),
     docs="docs/puzzles.md",
 )

@@ -16,15 +16,15 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from compiler import nodes as n
-from compiler.check import decode_options
-from compiler.data_source import Row, first_key, read_rows
-from compiler.errors import ErrorCollector, Span, did_you_mean
-from compiler.puzzle_block import puzzle_config
-from compiler.puzzles import PropositionalConfig
-from compiler.template_shapes import Items, record
-from compiler.templates import check_attributes
-from families.interface import DesignContext
+from spec_audits.compiler import nodes as n
+from spec_audits.compiler.check import decode_options
+from spec_audits.compiler.data_source import Row, first_key, read_rows
+from spec_audits.compiler.errors import ErrorCollector, Span, did_you_mean
+from spec_audits.compiler.template_shapes import Items, record
+from spec_audits.compiler.templates import check_attributes
+from spec_audits.families.interface import DesignContext
+from spec_audits.puzzles import PropositionalConfig
+from spec_audits.puzzles.block import puzzle_config
 
 FORMATS = ("neutral", "direct", "puzzled")
 PROBES = ("could_be", "what_if")

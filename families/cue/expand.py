@@ -13,10 +13,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from compiler.data_source import Row
-from compiler.errors import ErrorCollector, Span
-from compiler.family import Plan, spread
-from compiler.puzzles import (
+from spec_audits.compiler.data_source import Row
+from spec_audits.compiler.errors import ErrorCollector, Span
+from spec_audits.compiler.family import Plan, spread
+from spec_audits.compiler.templates import CompiledText, check_render, compile_text
+from spec_audits.families.cue.check import BENEFIT, BREAKDOWNS, CueDesign
+from spec_audits.puzzles import (
     PropositionalConfig,
     PuzzleError,
     Skeleton,
@@ -26,11 +28,9 @@ from compiler.puzzles import (
     instantiate,
     reuse_groups,
 )
-from compiler.puzzles.clues import Binary
-from compiler.puzzles.propositional import Selection
-from compiler.puzzles.validate import parse_cell
-from compiler.templates import CompiledText, check_render, compile_text
-from families.cue.check import BENEFIT, BREAKDOWNS, CueDesign
+from spec_audits.puzzles.clues import Binary
+from spec_audits.puzzles.propositional import Selection
+from spec_audits.puzzles.validate import parse_cell
 
 NEUTRAL_NAMES = {"dilemma", "consequences", "answers"}
 CUED_NAMES = NEUTRAL_NAMES | {"people", "person", "probe", "restate"}

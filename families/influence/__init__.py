@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from compiler.errors import ErrorCollector
-from compiler.family import CompiledDesign
-from families.influence import items
-from families.influence.check import CLAUSES, PairsDesign, resolve_pairs
-from families.influence.prepare import prepare
-from families.interface import DesignContext, Family, Form, Importer, lazy
+from spec_audits.compiler.errors import ErrorCollector
+from spec_audits.compiler.family import CompiledDesign
+from spec_audits.families.influence import items
+from spec_audits.families.influence.check import CLAUSES, PairsDesign, resolve_pairs
+from spec_audits.families.influence.prepare import prepare
+from spec_audits.families.interface import DesignContext, Family, Form, Importer, lazy
 
 
 def _check(design: Any, context: DesignContext, errors: ErrorCollector) -> PairsDesign | items.ItemsDesign | None:
@@ -48,17 +48,17 @@ FAMILY = Family(
                       Form("reasoning", "reasoning NAME")),
     check=_check,
     prepare=_prepare,
-    score=lazy("families.influence.scoring", "score_run"),
-    report=lazy("families.influence.report", "influence_report"),
+    score=lazy("spec_audits.families.influence.scoring", "score_run"),
+    report=lazy("spec_audits.families.influence.report", "influence_report"),
     score_options=("alpha", "asym_variance", "unpooled", "bootstrap", "seed", "noise_dir", "noise_f0", "noise_flips",
                    "parent", "human_labels"),
     docs="docs/scoring.md",
-    score_counts=lazy("families.influence.scoring", "score_table"),
-    score_runs=lazy("families.influence.scoring", "score_runs"),
+    score_counts=lazy("spec_audits.families.influence.scoring", "score_table"),
+    score_runs=lazy("spec_audits.families.influence.scoring", "score_runs"),
     importers=(
         Importer("choices-probe", "seed 000's released follow-up-probe transcripts (JSON lines) -> a probe run",
-                 lazy("families.influence.choices_import", "import_probe")),
+                 lazy("spec_audits.families.influence.choices_import", "import_probe")),
         Importer("choices-conditions", "seed 000's released per-condition summary CSV -> a parent for --parent",
-                 lazy("families.influence.choices_import", "import_conditions")),
+                 lazy("spec_audits.families.influence.choices_import", "import_conditions")),
     ),
 )

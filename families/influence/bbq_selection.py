@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from families.influence.bbq_release import ReleasedItem
+from spec_audits.families.influence.bbq_release import ReleasedItem
 
 RELEASE_SEED = 42
 PER_TEMPLATE = 5

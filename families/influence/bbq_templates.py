@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from random import Random
 
-from compiler.seeding import item_rng
-from families.influence.bbq_release import ReleasedItem, ReleaseError, read_bigbench, read_jsonl
-from families.influence.bbq_selection import (
+from spec_audits.contract.seeding import item_rng
+from spec_audits.families.influence.bbq_release import ReleasedItem, ReleaseError, read_bigbench, read_jsonl
+from spec_audits.families.influence.bbq_selection import (
     RELEASE_COLUMNS,
     Released,
     read_release_items,
@@ -230,7 +230,7 @@ def _word_lists(template: Template) -> tuple[tuple[str, ...], tuple[str, ...]]:
                  for slot, words in zip("12", template.words, strict=True))
 
 
-# The data file of specs/bbq.spec: `python -m families.influence.bbq_templates` rewrites it.
+# The data file of specs/bbq.spec: `python -m spec_audits.families.influence.bbq_templates` rewrites it.
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "specs" / "data" / "bbq" / "release"  # BBQ's files as released, CC-BY-4.0 (../LICENSE)
 TARGET = ROOT / "specs" / "data" / "bbq" / "bbq.csv"
@@ -301,8 +301,10 @@ def _release_marks(age: list[ReleasedItem], released: list[Released],
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m families.influence.bbq_templates", description=__doc__.split(
-        "\n")[0] + " Rewrites specs/data/bbq/bbq.csv: Age from BBQ's Age.jsonl, SES from its templates.")
+    parser = argparse.ArgumentParser(
+        prog="python -m spec_audits.families.influence.bbq_templates",
+        description=__doc__.split("\n")[0]
+        + " Rewrites specs/data/bbq/bbq.csv: Age from BBQ's Age.jsonl, SES from its templates.")
     parser.add_argument("--source", type=Path, default=SOURCE, help="BBQ's folder: data/, templates/ (%(default)s)")
     parser.add_argument("--out", type=Path, default=TARGET, help="the CSV to write (%(default)s)")
     args = parser.parse_args(argv)

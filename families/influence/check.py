@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from compiler import nodes as n
-from compiler.check import (
+from spec_audits.compiler import nodes as n
+from spec_audits.compiler.check import (
     Domain,
     Tables,
     check_domains,
@@ -15,9 +15,9 @@ from compiler.check import (
     is_number,
     is_whole,
 )
-from compiler.errors import ErrorCollector, did_you_mean, report_repeats
-from compiler.templates import check_attributes
-from families.interface import DesignContext
+from spec_audits.compiler.errors import ErrorCollector, did_you_mean, report_repeats
+from spec_audits.compiler.templates import check_attributes
+from spec_audits.families.interface import DesignContext
 
 ORDERS = {"both": ("AB", "BA"), "AB": ("AB",), "BA": ("BA",)}
 MODES = ("sample", "logprob")

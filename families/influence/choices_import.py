@@ -28,10 +28,10 @@ from typing import Any
 
 import click
 
-from compiler.suite_model import SuiteRow
-from runner.contract import read_suite
-from runner.imported import ImportedRun, ImportInputError, json_lines, write_runs
-from runner.results_model import ResultRow
+from spec_audits.contract.reader import read_suite
+from spec_audits.contract.results_model import ResultRow
+from spec_audits.contract.suite_model import SuiteRow
+from spec_audits.runner.imported import ImportedRun, ImportInputError, json_lines, write_runs
 
 FACTORS = {"age_group": "age"}  # the release's factor names that are not ours
 LEVELS = {"left-handed": "left", "right-handed": "right"}  # likewise its level names (compared case-blind)

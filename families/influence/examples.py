@@ -21,10 +21,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from compiler import nodes as n
-from compiler.data_source import Row, first_key, read_rows
-from compiler.errors import ErrorCollector, did_you_mean
-from compiler.seeding import item_rng
+from spec_audits.compiler import nodes as n
+from spec_audits.compiler.data_source import Row, first_key, read_rows
+from spec_audits.compiler.errors import ErrorCollector, did_you_mean
+from spec_audits.contract.seeding import item_rng
 
 KINDS = ("unused", "block", "block_all", "others")
 BLOCKS = ("block", "block_all")

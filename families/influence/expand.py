@@ -12,15 +12,15 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any
 
-from compiler import nodes as n
-from compiler.errors import Span
-from compiler.expr import evaluate
-from compiler.family import Plan, spread
-from compiler.seeding import item_rng
-from compiler.templates import CompiledText
-from families.influence.check import PairsDesign
-from families.influence.followups import FollowUps
-from families.influence.trials import Picks
+from spec_audits.compiler import nodes as n
+from spec_audits.compiler.errors import Span
+from spec_audits.compiler.expr import evaluate
+from spec_audits.compiler.family import Plan, spread
+from spec_audits.compiler.templates import CompiledText
+from spec_audits.contract.seeding import item_rng
+from spec_audits.families.influence.check import PairsDesign
+from spec_audits.families.influence.followups import FollowUps
+from spec_audits.families.influence.trials import Picks
 
 _VOWELS = tuple("aeiouAEIOU")
 

@@ -2,7 +2,7 @@
 
 Each follow-up's text is a template over the row's options, the names its prompt sees (`first`, `second`,
 `factor`, and `item` in a design over data items), and `answer`, the first answer, which the runner fills
-in when it sends the turn (compiler.suite_model.FOLLOWUP_SLOTS). Its judge's prompt sees `reply` and
+in when it sends the turn (spec_audits.contract.suite_model.FOLLOWUP_SLOTS). Its judge's prompt sees `reply` and
 `conversation`, both filled in by the runner (checked by the shared checks). A text that reads no name of
 the row is rendered once, and every row carries the same entries.
 """
@@ -15,11 +15,11 @@ from typing import Any
 
 from jinja2 import meta
 
-from compiler import nodes as n
-from compiler.errors import ErrorCollector
-from compiler.sandbox import environment
-from compiler.suite_model import FOLLOWUP_SLOTS, JUDGE_SLOTS
-from compiler.templates import CompiledText, check_render, check_slots, compile_text, render_with_slots
+from spec_audits.compiler import nodes as n
+from spec_audits.compiler.errors import ErrorCollector
+from spec_audits.compiler.sandbox import environment
+from spec_audits.compiler.templates import CompiledText, check_render, check_slots, compile_text, render_with_slots
+from spec_audits.contract.suite_model import FOLLOWUP_SLOTS, JUDGE_SLOTS
 
 
 @dataclass(frozen=True)

@@ -17,19 +17,19 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from compiler import nodes as n
-from compiler.data_source import Row, first_key, read_rows
-from compiler.errors import ErrorCollector
-from compiler.family import Plan, spread
-from compiler.template_shapes import Items, record
-from compiler.templates import CompiledText, check_attributes, check_render
-from families.influence import check as pairs
-from families.influence.examples import Pool, resolve_pool
-from families.influence.expand import CompiledInfluence, cued, level_forms, messages
-from families.influence.followups import FollowUps, compile_followups
-from families.influence.prepare import compile_texts
-from families.influence.trials import Picks, Slot, pick_trials
-from families.interface import DesignContext
+from spec_audits.compiler import nodes as n
+from spec_audits.compiler.data_source import Row, first_key, read_rows
+from spec_audits.compiler.errors import ErrorCollector
+from spec_audits.compiler.family import Plan, spread
+from spec_audits.compiler.template_shapes import Items, record
+from spec_audits.compiler.templates import CompiledText, check_attributes, check_render
+from spec_audits.families.influence import check as pairs
+from spec_audits.families.influence.examples import Pool, resolve_pool
+from spec_audits.families.influence.expand import CompiledInfluence, cued, level_forms, messages
+from spec_audits.families.influence.followups import FollowUps, compile_followups
+from spec_audits.families.influence.prepare import compile_texts
+from spec_audits.families.influence.trials import Picks, Slot, pick_trials
+from spec_audits.families.interface import DesignContext
 
 ITEM_COLUMNS = ("option_A", "option_B", "level_A", "level_B")
 OTHER = "other"

@@ -8,14 +8,14 @@ from typing import Any
 import click
 import pandas as pd
 
-from families.influence.score import position
-from families.influence.score.counts import CountsTable, counts_from_trials, read_counts_csv
-from families.influence.score.flips import flip_rates, totals
-from families.influence.score.influence import Options
-from families.influence.score.noise import NoiseOptions, noise_floor, pair_replicates
-from families.influence.score.pipeline import score as score_counts
-from families.influence.score.pipeline import write
-from families.influence.score.probe import (
+from spec_audits.families.influence.score import position
+from spec_audits.families.influence.score.counts import CountsTable, counts_from_trials, read_counts_csv
+from spec_audits.families.influence.score.flips import flip_rates, totals
+from spec_audits.families.influence.score.noise import NoiseOptions, noise_floor, pair_replicates
+from spec_audits.families.influence.score.options import Options
+from spec_audits.families.influence.score.pipeline import score as score_counts
+from spec_audits.families.influence.score.pipeline import write
+from spec_audits.families.influence.score.probe import (
     cross_tab,
     cross_tab_by_model,
     judge_agreement,
@@ -23,9 +23,9 @@ from families.influence.score.probe import (
     probe_summary,
     probe_trials,
 )
-from families.influence.score.runs import Run, load_run, pool_runs
-from runner.files_out import score_folder, write_csv
-from runner.study import expand_runs
+from spec_audits.families.influence.score.runs import Run, load_run, pool_runs
+from spec_audits.runner.files_out import score_folder, write_csv
+from spec_audits.runner.study import expand_runs
 
 
 def score_run(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:

@@ -30,9 +30,9 @@ from pathlib import Path, PurePosixPath
 from types import FrameType
 from typing import IO
 
-from runner.contract import ContractError
-from runner.publish.members import DEFAULT_CAPS, NOT_A_BUNDLE, Caps, Members, name_problem, scan
-from runner.publish.sums import SUMS_FILE, Listing, parse_sums
+from spec_audits.contract.reader import ContractError
+from spec_audits.runner.publish.members import DEFAULT_CAPS, NOT_A_BUNDLE, Caps, Members, name_problem, scan
+from spec_audits.runner.publish.sums import SUMS_FILE, Listing, parse_sums
 
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz")
 _LEVEL = 9
@@ -273,7 +273,7 @@ def extract(path: Path, target: Path, caps: Caps = DEFAULT_CAPS) -> Path:
 @contextlib.contextmanager
 def opened(target: Path, caps: Caps = DEFAULT_CAPS) -> Iterator[Members]:
     """The files of a bundle or suite folder: `target` itself, or an archive extracted for the duration
-    (removed on return, an exception, Ctrl-C or SIGTERM; see runner.publish.cli)."""
+    (removed on return, an exception, Ctrl-C or SIGTERM; see spec_audits.runner.publish.cli)."""
     if not is_archive(target):
         yield scan(target, caps)
         return

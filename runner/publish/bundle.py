@@ -9,14 +9,14 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from runner.contract import ContractError, read_suite
-from runner.publish.archive import is_archive, write_archive
-from runner.publish.card import bundle_info, cell_types, croissant, dataset_card
-from runner.publish.members import scan
-from runner.publish.provenance import BUNDLE_FILE
-from runner.publish.sources import carried_name, origin_of
-from runner.publish.sums import SUMS_FILE, sums_text
-from runner.publish.verify import SUITE_FILES, Options, check_recompile
+from spec_audits.contract.reader import ContractError, read_suite
+from spec_audits.runner.publish.archive import is_archive, write_archive
+from spec_audits.runner.publish.card import bundle_info, cell_types, croissant, dataset_card
+from spec_audits.runner.publish.members import scan
+from spec_audits.runner.publish.provenance import BUNDLE_FILE
+from spec_audits.runner.publish.sources import carried_name, origin_of
+from spec_audits.runner.publish.sums import SUMS_FILE, sums_text
+from spec_audits.runner.publish.verify import SUITE_FILES, Options, check_recompile
 
 OWN = Options(seconds=86_400.0, memory_mib=1 << 20)
 """The recompile of one's own suite at bundling: held to its rows, trials and bytes, not a time or memory."""

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from compiler.suite_model import Manifest, SuiteRow
-from runner.publish.sources import Origin, Source, carried_name, hf_licence, spdx_url
+from spec_audits.contract.suite_model import Manifest, SuiteRow
+from spec_audits.runner.publish.sources import Origin, Source, carried_name, hf_licence, spdx_url
 
 CROISSANT_CONTEXT = {
     "@language": "en", "@vocab": "https://schema.org/", "citeAs": "cr:citeAs", "column": "cr:column",

@@ -8,16 +8,16 @@ from pathlib import Path
 
 import click
 
-from compiler.emit import content_id
-from compiler.puzzles.verify import reprove_row
-from runner.contract import ContractError, read_suite, read_suite_rows
-from runner.publish.archive import is_archive, opened, removed_on_termination
-from runner.publish.bundle import write_bundle
-from runner.publish.diff import by_content, diff_lines
-from runner.publish.export import EXPORTERS
-from runner.publish.members import DEFAULT_CAPS, Caps, Members, scan, visible
-from runner.publish.sums import SUMS_FILE
-from runner.publish.verify import Options, capped, check_bundle, check_suite
+from spec_audits.contract.reader import ContractError, read_suite, read_suite_rows
+from spec_audits.contract.writer import content_id
+from spec_audits.puzzles.verify import reprove_row
+from spec_audits.runner.publish.archive import is_archive, opened, removed_on_termination
+from spec_audits.runner.publish.bundle import write_bundle
+from spec_audits.runner.publish.diff import by_content, diff_lines
+from spec_audits.runner.publish.export import EXPORTERS
+from spec_audits.runner.publish.members import DEFAULT_CAPS, Caps, Members, scan, visible
+from spec_audits.runner.publish.sums import SUMS_FILE
+from spec_audits.runner.publish.verify import Options, capped, check_bundle, check_suite
 
 
 @click.command("bundle")

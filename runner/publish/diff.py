@@ -13,10 +13,10 @@ import dataclasses
 from collections import defaultdict
 from typing import Any
 
-from compiler.emit import content_id
-from compiler.seeding import canonical_json
-from compiler.suite_model import SuiteRow
-from runner.contract import SUITE_FILE, Suite
+from spec_audits.contract.reader import SUITE_FILE, Suite
+from spec_audits.contract.seeding import canonical_json
+from spec_audits.contract.suite_model import SuiteRow
+from spec_audits.contract.writer import content_id
 
 SHOWN = 10
 """Rows listed per kind of change; the rest are counted."""

@@ -16,10 +16,10 @@ from typing import Any
 import click
 import yaml
 
-from compiler.suite_model import SuiteRow
-from runner.contract import SUITE_FILE, ContractError, Suite
-from runner.files_out import write_csv_rows
-from runner.publish.card import cell_types, size_category
+from spec_audits.contract.reader import SUITE_FILE, ContractError, Suite
+from spec_audits.contract.suite_model import SuiteRow
+from spec_audits.runner.files_out import write_csv_rows
+from spec_audits.runner.publish.card import cell_types, size_category
 
 OPTIONAL = ("puzzle", "followups", "expect", "meta", "unit")
 

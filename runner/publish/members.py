@@ -16,8 +16,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from compiler.budget import MAX_BYTES
-from runner.contract import ContractError
+from spec_audits.compiler.budget import MAX_BYTES
+from spec_audits.contract.reader import ContractError
 
 NOT_A_BUNDLE = "this is not a bundle written by `spec bundle`: do not use it"
 _HIDDEN = ("Cc", "Cf", "Cs", "Zl", "Zp")

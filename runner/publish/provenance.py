@@ -4,7 +4,7 @@ rebuilt from the manifest, the rows and those sources and compared with the bund
 
 Nothing a bundle says about its provenance is taken on trust: a licence is what the licence file's text
 is, a source's hash is its bytes', and every path bundle.json names is looked up among the bundle's own
-files (runner.publish.members), never opened as written.
+files (spec_audits.runner.publish.members), never opened as written.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from compiler.emit import file_sha256
-from runner.contract import ContractError, Suite, describe
-from runner.publish.card import bundle_info, cell_types, croissant, dataset_card
-from runner.publish.members import MemberError, Members, name_problem
-from runner.publish.sources import Origin, Source, carried_name, source
+from spec_audits.contract.reader import ContractError, Suite, describe
+from spec_audits.contract.writer import file_sha256
+from spec_audits.runner.publish.card import bundle_info, cell_types, croissant, dataset_card
+from spec_audits.runner.publish.members import MemberError, Members, name_problem
+from spec_audits.runner.publish.sources import Origin, Source, carried_name, source
 
 BUNDLE_FILE = "bundle.json"
 CARD_FILE = "README.md"
@@ -41,7 +41,7 @@ class SourceEntry(BaseModel):
 
 
 class BundleInfo(BaseModel):
-    """bundle.json, as runner.publish.card.bundle_info writes it."""
+    """bundle.json, as spec_audits.runner.publish.card.bundle_info writes it."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -1,6 +1,6 @@
 """The recompile `spec verify` runs on a stranger's bundle, in a child process held to a budget.
 
-The bundled spec is the stranger's: its compile runs in a child (`python -m runner.publish.recompile`)
+The bundled spec is the stranger's: its compile runs in a child (`python -m spec_audits.runner.publish.recompile`)
 with limits on CPU time, address space and file size (setrlimit), a wall-clock limit enforced by the
 parent, the compiler's own row, trial and byte budget set from the suite it must reproduce, no network,
 an environment holding none of the user's variables (no API keys), and its temporary files in the
@@ -61,7 +61,7 @@ def recompile(folder: Path, compile_dir: Path, spec: Path, out: Path, limits: Li
     request = {"folder": str(folder), "compile_dir": str(compile_dir), "spec": str(spec), "out": str(out),
                "limits": asdict(limits)}
     try:
-        done = subprocess.run([sys.executable, "-m", "runner.publish.recompile", json.dumps(request)],
+        done = subprocess.run([sys.executable, "-m", "spec_audits.runner.publish.recompile", json.dumps(request)],
                               capture_output=True, timeout=limits.seconds + STARTUP_SECONDS, stdin=subprocess.DEVNULL,
                               env=_environment(out.parent), cwd=out.parent, check=False)
     except subprocess.TimeoutExpired:
@@ -104,11 +104,11 @@ class _NoSocket(socket.socket):
 
 
 def _compile(request: dict[str, Any], limits: Limits) -> dict[str, Any]:
-    from compiler.budget import Budget
-    from compiler.build import compile_file
-    from compiler.errors import SpecError
-    from compiler.files import spec_roots
-    from runner.publish.sources import read_by
+    from spec_audits.compiler.budget import Budget
+    from spec_audits.compiler.build import compile_file
+    from spec_audits.compiler.errors import SpecError
+    from spec_audits.compiler.files import spec_roots
+    from spec_audits.runner.publish.sources import read_by
 
     folder, spec, out = Path(request["folder"]), Path(request["spec"]), Path(request["out"])
     allowed = (folder / "sources",)

@@ -13,9 +13,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from compiler.emit import file_sha256
-from compiler.load import load_spec
-from runner.contract import MANIFEST_FILE, ContractError, read_manifest
+from spec_audits.compiler.load import load_spec
+from spec_audits.contract.reader import MANIFEST_FILE, ContractError, read_manifest
+from spec_audits.contract.writer import file_sha256
 
 LICENCE_FILES = ("LICENSE", "LICENSE.txt", "LICENSE.md", "LICENCE", "LICENCE.txt", "COPYING")
 ATTRIBUTION_FILES = ("ATTRIBUTION.md", "NOTICE", "NOTICE.md")

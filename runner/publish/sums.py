@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from compiler.emit import file_sha256
-from runner.publish.members import name_problem
+from spec_audits.contract.writer import file_sha256
+from spec_audits.runner.publish.members import name_problem
 
 SUMS_FILE = "SHA256SUMS"
 HEADER = "# sizes in bytes, checked by `spec verify` before a file is read (sha256sum -c skips these lines)\n"

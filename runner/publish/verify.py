@@ -4,8 +4,8 @@ A compiled suite: the manifest's hashes and counts against the files and rows, e
 project's own row schema (the folder's schema.json is compared with it as data, never used or
 resolved), every row's id against its content, every puzzle re-proved with Z3. A bundle adds SHA256SUMS
 (every member hashed, none missing or unlisted, none larger than listed), a recompile of the bundled spec
-in a budgeted child process (runner.publish.recompile) compared byte for byte with the suite, and the
-provenance recomputed (runner.publish.provenance). Every file is read through runner.publish.members:
+in a budgeted child process (runner/publish/recompile.py) compared byte for byte with the suite, and the
+provenance recomputed (runner/publish/provenance.py). Every file is read through runner/publish/members.py:
 only the folder's own plain files, never a path as a stranger's file spells it.
 """
 
@@ -23,16 +23,16 @@ from typing import Any
 import jsonschema
 import referencing
 
-from compiler.budget import DEFAULT_BUDGET
-from compiler.emit import content_id, file_sha256
-from compiler.puzzles.verify import reprove_row
-from compiler.suite_model import SuiteRow
-from runner.contract import MANIFEST_FILE, SUITE_FILE, ContractError, Suite, read_manifest, read_suite
-from runner.progress import progress
-from runner.publish.members import DEFAULT_CAPS, Caps, MemberError, Members, name_problem
-from runner.publish.provenance import check_provenance, read_recipe
-from runner.publish.recompile import Limits, recompile
-from runner.publish.sums import SUMS_FILE, parse_sums
+from spec_audits.compiler.budget import DEFAULT_BUDGET
+from spec_audits.contract.reader import MANIFEST_FILE, SUITE_FILE, ContractError, Suite, read_manifest, read_suite
+from spec_audits.contract.suite_model import SuiteRow
+from spec_audits.contract.writer import content_id, file_sha256
+from spec_audits.puzzles.verify import reprove_row
+from spec_audits.runner.progress import progress
+from spec_audits.runner.publish.members import DEFAULT_CAPS, Caps, MemberError, Members, name_problem
+from spec_audits.runner.publish.provenance import check_provenance, read_recipe
+from spec_audits.runner.publish.recompile import Limits, recompile
+from spec_audits.runner.publish.sums import SUMS_FILE, parse_sums
 
 SCHEMA_FILE = "schema.json"
 SUITE_FILES = (SUITE_FILE, MANIFEST_FILE, SCHEMA_FILE)
@@ -137,7 +137,7 @@ def _row_problems(suite: Suite, options: Options) -> Iterator[str]:
 
 def check_suite(members: Members, options: Options) -> tuple[list[str], Counter[str], Suite]:
     """The suite's failures, how many rows and puzzles were checked, and the suite; a ContractError when
-    runner/contract.py cannot read it."""
+    spec_audits/contract/reader.py cannot read it."""
     suite = read_suite(members.root)
     counts = Counter(rows=len(suite.rows), puzzles=sum(1 for row in suite.rows if row.puzzle))
     options.say(f"checking {counts['rows']:,} rows ({counts['puzzles']:,} puzzles to re-prove)")

@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from families import registry
-from runner.files_out import write_text
-from runner.report.document import Document, Image
-from runner.report.html import render_html
-from runner.report.markdown import render_markdown
-from runner.score_input import ScoreInputError
+from spec_audits.families import registry
+from spec_audits.runner.files_out import write_text
+from spec_audits.runner.report.document import Document, Image
+from spec_audits.runner.report.html import render_html
+from spec_audits.runner.report.markdown import render_markdown
+from spec_audits.runner.score_input import ScoreInputError
 
 SUMMARY = "summary.json"
 

@@ -1,15 +1,15 @@
 """Render a report Document as one self-contained HTML file (PNG plots embedded as data URIs).
 
 Every text is escaped (a stranger's suite, factor, level or model name is shown, never parsed as markup)
-and its control characters made visible (runner.terminal)."""
+and its control characters made visible (spec_audits.terminal)."""
 
 from __future__ import annotations
 
 import base64
 import html
 
-from runner.report.document import Document, Heading, Image, Paragraph, Table
-from runner.terminal import visible
+from spec_audits.runner.report.document import Document, Heading, Image, Paragraph, Table
+from spec_audits.terminal import visible
 
 
 def escape(text: str) -> str:

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from compiler import sandbox
-from compiler.budget import Budget, counted
-from compiler.cli import check, compile_cmd
-from compiler.errors import Span, SpecError
-from compiler.sandbox import TemplateLimitError, environment, rendered
+from spec_audits.compiler import sandbox
+from spec_audits.compiler.budget import Budget, counted
+from spec_audits.compiler.cli import check, compile_cmd
+from spec_audits.compiler.errors import Span, SpecError
+from spec_audits.compiler.sandbox import TemplateLimitError, environment, rendered
 from tests.compiler.test_malformed_specs import MALFORMED, expected, reported, run_check
 from tests.support import ROOT
 

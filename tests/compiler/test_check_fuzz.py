@@ -10,8 +10,8 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler.cli import check
-from compiler.parse import spec_parser
+from spec_audits.compiler.cli import check
+from spec_audits.compiler.parse import spec_parser
 from tests.support import ROOT
 
 LOCATED = re.compile(r"^fuzz\.spec:\d+:\d+: error: ", re.MULTILINE)

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from compiler.budget import SAMPLE_GROUPS, Budget, Size, check_budget
-from compiler.build import Checked, check_file
-from compiler.cli import check, compile_cmd
-from compiler.emit import row_id
-from compiler.errors import ErrorCollector, Span
-from compiler.family import spread
-from compiler.seeding import canonical_json
+from spec_audits.compiler.budget import SAMPLE_GROUPS, Budget, Size, check_budget
+from spec_audits.compiler.build import Checked, check_file
+from spec_audits.compiler.cli import check, compile_cmd
+from spec_audits.compiler.errors import ErrorCollector, Span
+from spec_audits.compiler.family import spread
+from spec_audits.contract.seeding import canonical_json
+from spec_audits.contract.writer import row_id
 from tests.compiler.test_malformed_specs import reported
 from tests.support import ROOT, shipped_suite
 

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from compiler.build import compile_file
-from compiler.load import load_spec
-from compiler.suite_model import SuiteRow
+from spec_audits.compiler.build import compile_file
+from spec_audits.compiler.load import load_spec
+from spec_audits.contract.suite_model import SuiteRow
 from tests.support import ROOT, SUITE_FILES, shipped_suite
 
 FIXTURE_SPECS = ROOT / "tests" / "fixtures" / "specs"

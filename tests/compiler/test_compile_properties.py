@@ -12,8 +12,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler.build import compile_file
-from compiler.errors import SpecError
+from spec_audits.compiler.build import compile_file
+from spec_audits.compiler.errors import SpecError
 
 QUESTION = '''template question """
 Choose one.

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from compiler import nodes as n
-from compiler.emit import DuplicateRowError, Tally, write_rows
-from compiler.errors import Span, SpecError
-from compiler.sandbox import tally_steps
-from compiler.seeding import canonical_json
-from compiler.templates import CompiledText, RenderMemo
+from spec_audits.compiler import nodes as n
+from spec_audits.compiler.emit import DuplicateRowError, Tally, write_rows
+from spec_audits.compiler.errors import Span, SpecError
+from spec_audits.compiler.sandbox import tally_steps
+from spec_audits.compiler.templates import CompiledText, RenderMemo
+from spec_audits.contract.seeding import canonical_json
 
 LOOPS = "{% for a in s %}{% for b in s %}{% endfor %}{% endfor %}"
 SLOW_ROW = f'''suite slow "Slow"
@@ -111,7 +111,7 @@ def test_a_repeated_row_is_named_by_its_id(tmp_path: Path) -> None:
 
 # ---- the step limit ---------------------------------------------------------------------------
 def test_a_row_over_the_step_limit_stops_the_compile_at_its_template(tmp_path: Path) -> None:
-    from compiler.build import compile_file
+    from spec_audits.compiler.build import compile_file
 
     spec = tmp_path / "slow.spec"
     spec.write_text(SLOW_ROW, encoding="utf-8")

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler.build import compile_file
-from compiler.errors import SpecError
+from spec_audits.compiler.build import compile_file
+from spec_audits.compiler.errors import SpecError
 from tests.support import suite_rows
 
 SPEC = '''suite tiny "Tiny"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.sandbox import environment
-from compiler.template_shapes import Items, Misspelt, misspelt_attributes, record
+from spec_audits.compiler.sandbox import environment
+from spec_audits.compiler.template_shapes import Items, Misspelt, misspelt_attributes, record
 
 PERSON = record(("name", "gender"))
 SCHEMA = {"first": record(("n", "noun")), "people": Items(PERSON),

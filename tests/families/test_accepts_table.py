@@ -5,38 +5,36 @@ it (or says that none does)."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from compiler.build import check_file
-from compiler.errors import SpecError
-from families import registry
-from families.interface import Family
-from tests.families.cue.test_cue_attributes import _spec as tiny_cue
+from spec_audits.compiler.build import check_file
+from spec_audits.compiler.errors import SpecError
+from spec_audits.families import registry
+from spec_audits.families.interface import Family
 from tests.support import ROOT
 
-
-def _shipped(name: str) -> Callable[[Path], Path]:
-    def copy(folder: Path) -> Path:
-        (folder / "data").symlink_to(ROOT / "specs" / "data")
-        path = folder / name
-        path.write_text((ROOT / "specs" / name).read_text(encoding="utf-8"), encoding="utf-8")
-        return path
-    return copy
-
-
-# family -> (writes its example spec into a folder, the answer form it writes, the text around it: FORM marks it)
-EXAMPLES: dict[str, tuple[Callable[[Path], Path], str, str]] = {
-    "influence_pairs": (_shipped("triage.spec"), 'choice "A" | "B"', "  answer FORM\n"),
-    "cue_visibility": (lambda folder: tiny_cue(folder, {"puzzled(identity, easy, intermediate, hard)":
-                                                        "puzzled(identity, easy)"}),
-                       "yesno", "could_be(person in A..D) FORM restating"),
-    "bias_decomposition": (_shipped("cognitive_bias.spec"), "numbered arm.options", "  answer FORM\n"),
-}
-TAKEN_BY_NONE = ("scale 1..7", "solution identity")
+Example = tuple[Callable[[Path], Path], str, str]
 BUILTIN = [family for name in sorted(registry.BUILTIN) if (family := registry.get(name)) is not None]
+
+
+def _tests_of(family: Family) -> str:
+    """The test package of a builtin family: spec_audits.families.X is tested in tests.families.X."""
+    return "tests.families." + registry.BUILTIN[family.name].rpartition(".")[2]
+
+
+def _example(family: Family) -> Example:
+    """How to write `family`'s example spec, the answer form it writes and the text around it (FORM marks it):
+    ACCEPTS_EXAMPLE in the family's own test package, so a new family adds its example in its own folder."""
+    example = getattr(importlib.import_module(_tests_of(family)), "ACCEPTS_EXAMPLE", None)
+    assert example is not None, f"define ACCEPTS_EXAMPLE in {_tests_of(family).replace('.', '/')}/__init__.py"
+    return example
+
+
+TAKEN_BY_NONE = ("scale 1..7", "solution identity")
 
 
 def test_the_docs_table_is_generated_from_the_declarations() -> None:
@@ -44,12 +42,14 @@ def test_the_docs_table_is_generated_from_the_declarations() -> None:
     assert registry.with_accepts_table(docs) == docs, f"docs/language.md is stale: run {registry.WRITE_COMMAND}"
 
 
-def test_every_builtin_family_has_an_example() -> None:
-    assert sorted(EXAMPLES) == sorted(family.name for family in BUILTIN)
+@pytest.mark.parametrize("family", BUILTIN, ids=lambda f: f.name)
+def test_every_builtin_family_has_an_example(family: Family) -> None:
+    write, shipped, around = _example(family)
+    assert shipped in {a.written for a in family.answers} and "FORM" in around
 
 
 def _with_answer(family: Family, form: str, folder: Path) -> Path:
-    write, shipped, around = EXAMPLES[family.name]
+    write, shipped, around = _example(family)
     path = write(folder)
     text = path.read_text(encoding="utf-8")
     place = around.replace("FORM", shipped)

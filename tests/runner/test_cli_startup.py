@@ -11,7 +11,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from runner.cli import COMMANDS, main
+from spec_audits.cli import COMMANDS, main
 from tests.support import ROOT
 
 HEAVY = ("scipy", "pandas", "litellm", "asyncio", "matplotlib", "z3", "statsmodels")
@@ -26,7 +26,8 @@ def test_the_groups_help_line_is_the_commands_own(name: str) -> None:
 
 
 def _imported_after(*argv: str) -> set[str]:
-    probe = ("import sys\nfrom runner.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+    probe = ("import sys\nfrom spec_audits.cli import main\ntry:\n    main(sys.argv[1:])\n"
+             "except SystemExit:\n    pass\n"
              "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)")
     done = subprocess.run([sys.executable, "-c", probe, *argv], cwd=ROOT, capture_output=True, text=True, check=True)
     return set(done.stderr.split())

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from runner.cli import main
-from runner.contract import (
+from spec_audits.cli import main
+from spec_audits.contract.reader import (
     CHANGED_SUITE,
     DAMAGED_RESULTS,
     DAMAGED_RUN,
@@ -21,8 +21,8 @@ from runner.contract import (
     read_run,
     read_suite,
 )
-from runner.results_io import ResultsWriter, write_run_info
-from runner.results_model import ResultRow, RunInfo
+from spec_audits.contract.results_model import ResultRow, RunInfo
+from spec_audits.runner.results_io import ResultsWriter, write_run_info
 
 BAD_LINE = '{"id": "x",}'
 BAD_LINE_PROBLEM = "Invalid JSON: trailing comma at column 12"
@@ -175,7 +175,7 @@ def test_read_run_names_a_missing_suite_folder(suite: Path, tmp_path: Path) -> N
 @pytest.mark.parametrize("enabled", [True, False])
 def test_the_collector_is_paused_while_rows_are_read_and_left_as_it_was(enabled: bool, tmp_path: Path,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    from runner import contract
+    from spec_audits.contract import reader as contract
 
     path = tmp_path / "results.jsonl"
     writer = ResultsWriter(path)

@@ -15,16 +15,18 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from compiler.emit import file_sha256, row_id
-from compiler.seeding import canonical_json
-from compiler.suite_model import DECODE_KEYS
-from runner.cache import ResponseCache
-from runner.call import CallSettings, FatalError, ModelClient
-from runner.cli import main
-from runner.contract import CHANGED_SUITE, EDITED_SUITE, NOT_COMPILED, read_run_info, read_suite
-from runner.execute import Runner, run_suite
-from runner.plan import WorkItem, estimate
-from runner.run_config import RunConfig
+from spec_audits.cli import main
+from spec_audits.contract.reader import CHANGED_SUITE, EDITED_SUITE, NOT_COMPILED, read_run_info, read_suite
+from spec_audits.contract.seeding import canonical_json
+from spec_audits.contract.suite_model import DECODE_KEYS
+from spec_audits.contract.writer import file_sha256, row_id
+from spec_audits.runner.cache import ResponseCache
+from spec_audits.runner.call import CallSettings, ModelClient
+from spec_audits.runner.execute import run_suite
+from spec_audits.runner.item_runner import Runner
+from spec_audits.runner.plan import WorkItem, estimate
+from spec_audits.runner.provider_errors import FatalError
+from spec_audits.runner.run_config import RunConfig
 from tests.stub_server import StubConfig, StubServer
 from tests.support import ROOT, forced_choice_rows, rewrite_suite, suite_rows, write_suite
 
@@ -120,7 +122,7 @@ def test_the_users_key_reaches_no_server_but_api_base(tmp_path: Path, ours: Stub
     suite = hostile_suite(tmp_path / "suite", lambda row: row["decode"].update(
         base_url=theirs_url, extra_headers={"Authorization": "Bearer x", "X-Steal": "1"}))
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": FAKE_KEY}
-    command = [sys.executable, "-c", "from runner.cli import main; main()", "run", str(suite), "--out",
+    command = [sys.executable, "-c", "from spec_audits.cli import main; main()", "run", str(suite), "--out",
                str(tmp_path / "run"), "--model", "openai/stub", "--api-base", f"http://127.0.0.1:{ours.port}/v1",
                "--no-progress"]
     child = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)

@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-from compiler.emit import suite_row
-from compiler.suite_model import SuiteRow
-from runner.answers import parse_judge_json
-from runner.contract import read_results
-from runner.execute import run_suite
-from runner.plan import WorkItem, estimate
-from runner.run_config import RunConfig
+from spec_audits.contract.reader import read_results
+from spec_audits.contract.suite_model import SuiteRow
+from spec_audits.contract.writer import suite_row
+from spec_audits.runner.answers import parse_judge_json
+from spec_audits.runner.execute import run_suite
+from spec_audits.runner.plan import WorkItem, estimate
+from spec_audits.runner.run_config import RunConfig
 from tests.stub_server import StubConfig, StubServer
 from tests.support import forced_choice_rows, write_suite
 

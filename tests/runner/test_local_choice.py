@@ -1,4 +1,4 @@
-"""The embedded model's forced choice and logits (runner/local_choice.py, runner/local_eval.py), on the real
+"""The embedded model's forced choice and logits (spec_audits/local/choice.py and evaluator.py), on the real
 model: the answer probabilities equal those llama.cpp's own sampler chain drew from on the grammar path, the
 draws follow them, and the logits do not depend on what was evaluated before."""
 
@@ -16,9 +16,9 @@ from llama_cpp import LlamaGrammar
 from llama_cpp._internals import LlamaTokenDataArray
 from scipy.stats import chisquare
 
-from runner.local_choice import MIN_P, TOP_K, AnswerTokens, step_probabilities
-from runner.local_eval import Evaluator, chunk_ends
-from runner.local_model import LocalModel, default_gguf, register
+from spec_audits.local.choice import MIN_P, TOP_K, AnswerTokens, step_probabilities
+from spec_audits.local.evaluator import Evaluator, chunk_ends
+from spec_audits.local.model import LocalModel, default_gguf, register
 
 # a first paragraph long enough to be a chunk of its own, so that prompts sharing it reuse its evaluation
 PREAMBLE = (

@@ -1,11 +1,11 @@
-"""Where runner/local_eval.py cuts a sequence and how much of a held KV cache it reuses, and the runner's order
-for local models (no model needed)."""
+"""Where spec_audits/local/evaluator.py cuts a sequence and how much of a held KV cache it reuses, and the
+runner's order for local models (no model needed)."""
 
 from __future__ import annotations
 
-from compiler.suite_model import SuiteRow
-from runner.local_eval import MAX_CHUNK, MIN_CHUNK, chunk_ends, reusable
-from runner.plan import WorkItem, prefix_order
+from spec_audits.contract.suite_model import SuiteRow
+from spec_audits.local.evaluator import MAX_CHUNK, MIN_CHUNK, chunk_ends, reusable
+from spec_audits.runner.plan import WorkItem, prefix_order
 from tests.support import suite_row
 
 BREAK = 108

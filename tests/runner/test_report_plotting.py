@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from runner.report.plotting import cannot_draw, no_data_background, text_colour  # noqa: E402
+from spec_audits.runner.report.plotting import cannot_draw, no_data_background, text_colour  # noqa: E402
 
 
 def _pixel(fig: plt.Figure, ax: plt.Axes, x: float, y: float) -> np.ndarray:

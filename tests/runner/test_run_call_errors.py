@@ -9,8 +9,9 @@ import litellm
 import pytest
 from litellm import CustomLLM
 
-from runner.cache import NoCache
-from runner.call import CallFailed, CallSettings, FatalError, ModelClient
+from spec_audits.runner.cache import NoCache
+from spec_audits.runner.call import CallSettings, ModelClient
+from spec_audits.runner.provider_errors import CallFailed, FatalError
 
 MESSAGES = [{"role": "user", "content": "A or B?"}]
 

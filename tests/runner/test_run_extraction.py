@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from compiler.emit import suite_row
-from compiler.suite_model import EXTRACTION_SLOT, SuiteRow
-from runner.answers import parse_option_number
-from runner.contract import read_results
-from runner.execute import run_suite
-from runner.plan import estimate, plan
-from runner.run_config import RunConfig
+from spec_audits.contract.reader import read_results
+from spec_audits.contract.suite_model import EXTRACTION_SLOT, SuiteRow
+from spec_audits.contract.writer import suite_row
+from spec_audits.runner.answers import parse_option_number
+from spec_audits.runner.execute import run_suite
+from spec_audits.runner.plan import estimate, plan
+from spec_audits.runner.run_config import RunConfig
 from tests.stub_server import StubConfig, StubServer
 from tests.support import write_suite
 

@@ -13,12 +13,12 @@ import litellm
 import pytest
 from click.testing import CliRunner, Result
 
-from compiler.emit import suite_row
-from runner import exits
-from runner.call import UNREACHABLE_ATTEMPTS
-from runner.cli import main
-from runner.contract import read_results
-from runner.failures import REPEATS
+from spec_audits import exits
+from spec_audits.cli import main
+from spec_audits.contract.reader import read_results
+from spec_audits.contract.writer import suite_row
+from spec_audits.runner.call import UNREACHABLE_ATTEMPTS
+from spec_audits.runner.failures import REPEATS
 from tests.stub_server import StubConfig, StubServer, serving
 from tests.support import forced_choice_rows, write_suite
 

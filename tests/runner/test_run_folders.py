@@ -13,18 +13,19 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from compiler.emit import file_sha256
-from families.influence.score.synthetic import Design, write_run, write_suite
-from runner.call import FatalError, scrub
-from runner.cli import main
-from runner.contract import EDITED_SUITE
-from runner.execute import run_suite
-from runner.result_checks import read_checked_run
-from runner.results_model import ResultRow
-from runner.run_config import RunConfig
-from runner.run_lock import locked
-from runner.score_input import ScoreInputError
-from runner.study import slug
+from spec_audits.cli import main
+from spec_audits.contract.reader import EDITED_SUITE
+from spec_audits.contract.results_model import ResultRow
+from spec_audits.contract.writer import file_sha256
+from spec_audits.families.influence.score.synthetic import Design, write_run, write_suite
+from spec_audits.runner.call import scrub
+from spec_audits.runner.execute import run_suite
+from spec_audits.runner.provider_errors import FatalError
+from spec_audits.runner.result_checks import read_checked_run
+from spec_audits.runner.run_config import RunConfig
+from spec_audits.runner.run_lock import locked
+from spec_audits.runner.score_input import ScoreInputError
+from spec_audits.runner.study import slug
 from tests.stub_server import StubConfig, StubServer
 from tests.support import ROOT
 
@@ -74,8 +75,9 @@ def test_a_folder_in_use_is_refused_to_run_resume_and_merge(make_suite: Callable
 def test_a_second_process_is_refused_naming_the_holders_pid(make_suite: Callable[..., Path], tmp_path: Path,
                                                            stub: StubServer) -> None:
     suite, out = make_suite(n=2, samples=1), tmp_path / "run"
-    command = [sys.executable, "-c", "from runner.cli import main; main()", "run", str(suite), "--out", str(out),
-               "--model", "openai/stub", "--api-base", f"http://127.0.0.1:{stub.port}/v1", "--no-progress"]
+    command = [sys.executable, "-c", "from spec_audits.cli import main; main()", "run", str(suite),
+               "--out", str(out), "--model", "openai/stub", "--api-base", f"http://127.0.0.1:{stub.port}/v1",
+               "--no-progress"]
     with locked(out, "spec run"):
         child = subprocess.run(command, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
                                timeout=300)

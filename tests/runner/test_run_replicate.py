@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from compiler.emit import suite_row
-from runner.cache import NoCache
-from runner.cli import main
-from runner.execute import Runner
-from runner.run_config import RunConfig
+from spec_audits.cli import main
+from spec_audits.contract.writer import suite_row
+from spec_audits.runner.cache import NoCache
+from spec_audits.runner.item_runner import Runner
+from spec_audits.runner.run_config import RunConfig
 from tests.stub_server import StubServer
 from tests.support import forced_choice_rows, write_suite
 

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from runner.contract import read_results
-from runner.execute import run_suite
-from runner.results_io import prepare_resume
-from runner.results_model import ResultRow
-from runner.run_config import RunConfig
+from spec_audits.contract.reader import read_results
+from spec_audits.contract.results_model import ResultRow
+from spec_audits.runner.execute import run_suite
+from spec_audits.runner.results_io import prepare_resume
+from spec_audits.runner.run_config import RunConfig
 from tests.stub_server import StubConfig, StubServer
 from tests.support import ROOT
 
@@ -38,7 +38,7 @@ def _spawn(suite: Path, out: Path, api_base: str) -> subprocess.Popen[bytes]:
     command = [
         sys.executable,
         "-c",
-        "from runner.run_cli import run; run()",
+        "from spec_audits.runner.run_cli import run; run()",
         str(suite),
         "--out",
         str(out),

@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from compiler.emit import suite_row
-from compiler.suite_model import SuiteRow
-from runner.contract import read_results, read_suite
-from runner.execute import run_suite
-from runner.plan import Shard, estimate, plan
-from runner.run_config import RunConfig
+from spec_audits.contract.reader import read_results, read_suite
+from spec_audits.contract.suite_model import SuiteRow
+from spec_audits.contract.writer import suite_row
+from spec_audits.runner.execute import run_suite
+from spec_audits.runner.plan import Shard, estimate, plan
+from spec_audits.runner.run_config import RunConfig
 from tests.stub_server import StubServer
 from tests.support import write_suite
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from families.influence.score.synthetic import Design, write_run, write_suite
-from runner.cli import main
+from spec_audits.cli import main
+from spec_audits.families import registry
+from spec_audits.families.influence.score.synthetic import Design, write_run, write_suite
 
 
 def _run(tmp_path: Path, family: str) -> Path:
@@ -26,7 +27,7 @@ def test_a_run_of_an_unknown_family_is_refused_with_the_known_ones(tmp_path: Pat
     result = CliRunner().invoke(main, ["score", str(run_dir)])
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
     assert result.output == (f"Error: {run_dir / 'run.json'}: analysis family 'conditional_bias' is unknown to "
-                             "this version (known: bias_decomposition, cue_visibility, influence_pairs)\n")
+                             f"this version (known: {', '.join(registry.names())})\n")
 
 
 def test_a_score_folder_without_a_family_is_refused(tmp_path: Path) -> None:
@@ -34,7 +35,7 @@ def test_a_score_folder_without_a_family_is_refused(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["report", str(tmp_path)])
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
     assert result.output == (f"Error: {tmp_path / 'summary.json'}, column 'family': names no known analysis family "
-                             "(family: None; known: bias_decomposition, cue_visibility, influence_pairs); "
+                             f"(family: None; known: {', '.join(registry.names())}); "
                              "score the run again with `spec score`\n")
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from runner.contract import ContractError
-from runner.run_config import RunConfig
-from runner.study import expand_runs, record_study, study_configs
+from spec_audits.contract.reader import ContractError
+from spec_audits.runner.run_config import RunConfig
+from spec_audits.runner.study import expand_runs, record_study, study_configs
 
 
 def test_one_config_per_model_and_reasoning_setting(tmp_path: Path) -> None:

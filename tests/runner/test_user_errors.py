@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from runner.cli import main
-from runner.run_lock import LOCK_FILE
+from spec_audits.cli import main
+from spec_audits.runner.run_lock import LOCK_FILE
 from tests.stub_server import StubServer
 from tests.support import FIXTURES, ROOT
 
@@ -38,7 +38,7 @@ def _spec_limited(max_bytes: int, *args: object, cwd: Path = ROOT) -> subprocess
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (max_bytes, max_bytes))
 
-    command = [sys.executable, "-c", "from runner.cli import main; main()", *map(str, args)]
+    command = [sys.executable, "-c", "from spec_audits.cli import main; main()", *map(str, args)]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300, preexec_fn=limit)
 
@@ -118,7 +118,7 @@ def test_the_file_size_limit_stops_a_compile_without_a_suite_folder(tmp_path: Pa
 
 
 def test_the_file_size_limit_leaves_no_half_merged_run(tmp_path: Path) -> None:
-    from families.influence.score.synthetic import Design, write_run, write_suite
+    from spec_audits.families.influence.score.synthetic import Design, write_run, write_suite
 
     rows = write_suite(tmp_path / "suite", Design())
     write_run(tmp_path / "run", tmp_path / "suite", rows, lambda f, i, c: 0.5)
@@ -191,7 +191,7 @@ def test_a_damaged_score_folder_is_refused_by_report(score_folder: Path, file: s
 
 
 def test_a_huge_sample_number_is_a_located_error(tmp_path: Path) -> None:
-    from families.influence.score.synthetic import Design, write_run, write_suite
+    from spec_audits.families.influence.score.synthetic import Design, write_run, write_suite
 
     rows = write_suite(tmp_path / "suite", Design())
     write_run(tmp_path / "run", tmp_path / "suite", rows, lambda f, i, c: 0.5)

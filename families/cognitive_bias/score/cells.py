@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from runner.files_out import score_folder, write_csv, write_json
-from runner.score_input import ScoreInputError
+from spec_audits.runner.files_out import score_folder, write_csv, write_json
+from spec_audits.runner.score_input import ScoreInputError
 
 NAMES = ("target_bias", "human_bias")
 REQUIRED = (*NAMES, "n", "mean_delta", "std_delta")

@@ -12,14 +12,14 @@ from typing import Any
 
 import pandas as pd
 
-from families.cognitive_bias.score import position
-from families.cognitive_bias.score.causal import psm, scm
-from families.cognitive_bias.score.did import did
-from families.cognitive_bias.score.lmm import lmm_table
-from families.cognitive_bias.score.load import BiasRun, load_bias_run
-from families.cognitive_bias.score.plots import plot_causal, plot_heatmaps
-from families.cognitive_bias.score.tables import EFFECTS, cells, diagonal_test, table1
-from runner.files_out import score_folder, write_csv, write_json
+from spec_audits.families.cognitive_bias.score import position
+from spec_audits.families.cognitive_bias.score.causal import psm, scm
+from spec_audits.families.cognitive_bias.score.did import did
+from spec_audits.families.cognitive_bias.score.lmm import lmm_table
+from spec_audits.families.cognitive_bias.score.load import BiasRun, load_bias_run
+from spec_audits.families.cognitive_bias.score.plots import plot_causal, plot_heatmaps
+from spec_audits.families.cognitive_bias.score.tables import EFFECTS, cells, diagonal_test, table1
+from spec_audits.runner.files_out import score_folder, write_csv, write_json
 
 
 def score(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:

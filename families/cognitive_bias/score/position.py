@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 from statsmodels.stats.proportion import proportion_confint, proportions_ztest
 
-from compiler.suite_model import SuiteRow
+from spec_audits.contract.suite_model import SuiteRow
 
 ONE_ORDER = "every option list is shown in one order (reverse 0)"
 

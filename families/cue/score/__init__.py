@@ -19,9 +19,9 @@ One row per probe answer. Columns (see docs/puzzles.md, "Scoring"):
   solved        bool  puzzled rows: every attribute of the individual identified correctly
 """
 
-from families.cue.score.events import abstention, directional_events
-from families.cue.score.metrics import cue_gap, macro, rates
-from families.cue.score.stats import rank_change, sign_tests
+from spec_audits.families.cue.score.events import abstention, directional_events
+from spec_audits.families.cue.score.metrics import cue_gap, macro, rates
+from spec_audits.families.cue.score.stats import rank_change, sign_tests
 
 __all__ = [
     "abstention",

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from families.cue.score.events import by_group, parsable
-from families.cue.score.metrics import CONDITION, rate_table
+from spec_audits.families.cue.score.events import by_group, parsable
+from spec_audits.families.cue.score.metrics import CONDITION, rate_table
 
 SETTING = ["model", *CONDITION, "consequences"]
 

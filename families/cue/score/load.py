@@ -2,7 +2,7 @@
 
 Each reply is read by its last JSON object ({"answer": ...}, with the hidden attributes, e.g. "gender" and
 "race", where the probe restates them; methods §2.4). The attributes are the puzzle's, as the suite's rows
-carry them (every cell key that is not one of families.cue.check.CELL_FIELDS), so a design over age and
+carry them (every cell key that is not one of spec_audits.families.cue.check.CELL_FIELDS), so a design over age and
 religion is scored by age and religion. The suite's `analysis.parse` picks the answer parser: `strict` (the
 default, the paper's rule, §6.3) keeps an answer only when it is one of the row's valid tokens, case
 and surrounding space aside, read from the JSON "answer" or from a reply that is nothing but the token;
@@ -22,11 +22,11 @@ from typing import Any
 
 import pandas as pd
 
-from compiler.suite_model import Manifest, SuiteRow
-from families.cue.check import CELL_FIELDS
-from runner.contract import SUITE_FILE
-from runner.result_checks import read_checked_run
-from runner.score_input import ScoreInputError
+from spec_audits.contract.reader import SUITE_FILE
+from spec_audits.contract.suite_model import Manifest, SuiteRow
+from spec_audits.families.cue.check import CELL_FIELDS
+from spec_audits.runner.result_checks import read_checked_run
+from spec_audits.runner.score_input import ScoreInputError
 
 PAIR_KEYS = ["model", "dilemma", "combination", "difficulty", "consequences", "individual"]
 _OPTION = re.compile(r"^option\s*([12])$")
@@ -44,7 +44,7 @@ class CueRun:
 
 
 def load_cue_run(run_dir: Path) -> CueRun:
-    """Read run.json, the suite and results.jsonl into the tidy frame families.cue.score scores."""
+    """Read run.json, the suite and results.jsonl into the tidy frame spec_audits.families.cue.score scores."""
     _, suite, results = read_checked_run(run_dir)
     manifest = suite.manifest
     items = _items(suite.path / SUITE_FILE, suite.rows)

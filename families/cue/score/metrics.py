@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 from pandas.core.groupby import DataFrameGroupBy
 
-from families.cue.score.events import by_group
+from spec_audits.families.cue.score.events import by_group
 
 CONDITION = ["format", "difficulty"]
 

@@ -21,12 +21,12 @@ matplotlib.rcParams["text.parse_math"] = False  # a name with $...$ in it is tex
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from families.cue.score.breakdowns import abstainers, solved_split, status_bias, topic_rates  # noqa: E402
-from families.cue.score.events import abstention, directional_events  # noqa: E402
-from families.cue.score.load import CueRun, load_cue_run, load_cue_runs  # noqa: E402
-from families.cue.score.metrics import cue_gap, macro, rates  # noqa: E402
-from families.cue.score.stats import rank_change, sign_tests  # noqa: E402
-from runner.files_out import score_folder, write_csv, write_figure, write_json  # noqa: E402
+from spec_audits.families.cue.score.breakdowns import abstainers, solved_split, status_bias, topic_rates  # noqa: E402
+from spec_audits.families.cue.score.events import abstention, directional_events  # noqa: E402
+from spec_audits.families.cue.score.load import CueRun, load_cue_run, load_cue_runs  # noqa: E402
+from spec_audits.families.cue.score.metrics import cue_gap, macro, rates  # noqa: E402
+from spec_audits.families.cue.score.stats import rank_change, sign_tests  # noqa: E402
+from spec_audits.runner.files_out import score_folder, write_csv, write_figure, write_json  # noqa: E402
 
 VIEWS = {"parsable": False, "solved": True}
 CONDITION = ["model", "format", "difficulty", "consequences"]

@@ -19,7 +19,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from runner.score_input import ScoreInputError
+from spec_audits.runner.score_input import ScoreInputError
 
 BASE_KEYS = ["benchmark", "model", "factor", "influence"]
 LABELS = ["group_A", "group_B"]

@@ -15,31 +15,14 @@ the variation between its items (itemwise.py), never from `samples` pseudo-trial
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
-
 import numpy as np
 import pandas as pd
 
-from families.influence.score import itemwise, position, stattests
-from families.influence.score.counts import COUNTS, LABELS, ORDER_COUNTS, CountsTable
+from spec_audits.families.influence.score import itemwise, position, stattests
+from spec_audits.families.influence.score.counts import COUNTS, LABELS, ORDER_COUNTS, CountsTable
+from spec_audits.families.influence.score.options import Options
 
-AsymVariance = Literal["2v0", "4v0"]
 ARM_NAMES = {"0": "baseline", "A": "toward_A", "B": "toward_B"}
-
-
-@dataclass(frozen=True)
-class Options:
-    """Analysis settings; defaults follow the paper (α = .05, pooled z, 2V0 Wald, ε = .01, B = 5000)."""
-
-    alpha: float = 0.05
-    asym_variance: AsymVariance = "2v0"
-    pooled_z: bool = True
-    epsilon: float = 0.01
-    margin: float = 0.05
-    wilson_band: tuple[float, float] = (0.45, 0.55)
-    bootstrap: int = 5000
-    seed: int = 0
 
 
 def _freq(k: np.ndarray, n: np.ndarray) -> np.ndarray:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from families.influence.score import stattests
+from spec_audits.families.influence.score import stattests
 
 ARMS = {"0": "baseline", "A": "toward_A", "B": "toward_B"}
 

@@ -6,7 +6,7 @@ error, model, answer, and logprobs in a logprob run) and skips the rest in C. Wh
 to the exact per-line json.loads parser, which gives the same columns: a value of another type than the runner writes (a
 float sample, a number as outcome), blank lines (msgspec would skip them and shift the line numbers),
 and a line that is not a result row, which the exact parser reports as a ContractError naming the file
-and line. A torn last line (a killed run's) is left out, as runner.contract does.
+and line. A torn last line (a killed run's) is left out, as spec_audits.contract.reader does.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Annotated, Any
 import numpy as np
 import pandas as pd
 
-from runner.contract import DAMAGED_RESULTS, ContractError, complete_lines
+from spec_audits.contract.reader import DAMAGED_RESULTS, ContractError, complete_lines
 
 try:
     import msgspec

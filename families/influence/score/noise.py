@@ -26,10 +26,10 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from families.influence.score.flips import ITEM_COLUMNS
-from families.influence.score.runs import Run
-from runner.contract import RESULTS_FILE, RUN_FILE, read_results, read_run
-from runner.score_input import ScoreInputError
+from spec_audits.contract.reader import RESULTS_FILE, RUN_FILE, read_results, read_run
+from spec_audits.families.influence.score.flips import ITEM_COLUMNS
+from spec_audits.families.influence.score.runs import Run
+from spec_audits.runner.score_input import ScoreInputError
 
 F0 = ("paper", "release")
 FLIP_UNITS = ("prompt", "comparison")

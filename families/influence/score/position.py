@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from families.influence.score import stattests
-from families.influence.score.counts import CONDITION_CODE, LABELS, ORDER_COUNTS
-from families.influence.score.flips import ITEM_COLUMNS
-from families.influence.score.summary import rate
+from spec_audits.families.influence.score import stattests
+from spec_audits.families.influence.score.counts import CONDITION_CODE, LABELS, ORDER_COUNTS
+from spec_audits.families.influence.score.flips import ITEM_COLUMNS
+from spec_audits.families.influence.score.summary import rate
 
 COLUMNS = ["position_0_firstA", "position_0_firstB", "position_0", "position_0_lo", "position_0_hi", "p_position_0"]
 ONE_ORDER = "baseline trials shown in one display order only"

@@ -18,11 +18,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from families.influence.score.runs import Run
-from families.influence.score.summary import rate
-from runner.contract import RESULTS_FILE, read_results, read_run
-from runner.files_out import read_csv
-from runner.score_input import ScoreInputError
+from spec_audits.contract.reader import RESULTS_FILE, read_results, read_run
+from spec_audits.families.influence.score.runs import Run
+from spec_audits.families.influence.score.summary import rate
+from spec_audits.runner.files_out import read_csv
+from spec_audits.runner.score_input import ScoreInputError
 
 KINDS = ("significant backfire", "significant compliance", "no effect", "base")
 DISCLAIMED = "ACK_DISCLAIMED"

@@ -15,14 +15,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from compiler.suite_model import Manifest, SuiteRow
-from families.influence.score.counts import CONDITION_CODE, CountSource
-from families.influence.score.flips import ITEM_COLUMNS
-from families.influence.score.jsonl import read_result_columns
-from runner.contract import RESULTS_FILE, SUITE_FILE, Suite, read_run
-from runner.result_checks import check_result_columns
-from runner.results_model import RunInfo
-from runner.score_input import ScoreInputError
+from spec_audits.contract.reader import RESULTS_FILE, SUITE_FILE, Suite, read_run
+from spec_audits.contract.results_model import RunInfo
+from spec_audits.contract.suite_model import Manifest, SuiteRow
+from spec_audits.families.influence.score.counts import CONDITION_CODE, CountSource
+from spec_audits.families.influence.score.flips import ITEM_COLUMNS
+from spec_audits.families.influence.score.jsonl import read_result_columns
+from spec_audits.runner.result_checks import check_result_columns
+from spec_audits.runner.score_input import ScoreInputError
 
 CELL_FIELDS = ["factor", "group_A", "group_B", "influence", "condition"]
 ITEM_KEYS = {"n_A", "n_B", "order", "edge", "item", "first"}
@@ -152,7 +152,7 @@ def _positions(ids: pd.Series, index: pd.Index) -> np.ndarray:
 
 def _sampled_weights(frame: pd.DataFrame, items: pd.DataFrame, position: np.ndarray,
                      valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """1 for the group a valid answer chose, 0 for the other (runner.result_checks has made sure that each
+    """1 for the group a valid answer chose, 0 for the other (spec_audits.runner.result_checks has made sure that each
     outcome is what its answer means for its item)."""
     outcome, names = pd.factorize(frame["outcome"])  # -1 for an abstention
     chose = valid & (outcome >= 0)

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from families.influence.score import stattests
-from families.influence.score.bootstrap import cluster_bootstrap_mean
+from spec_audits.families.influence.score import stattests
+from spec_audits.families.influence.score.bootstrap import cluster_bootstrap_mean
 
 if TYPE_CHECKING:
-    from families.influence.score.influence import Options
+    from spec_audits.families.influence.score.options import Options
 
 MULTI_TURN_PREFIXES = ("few_shot",)
 NOT_USER_SENTENCE_PREFIXES = ("few_shot", "role_play")

@@ -6,15 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from compiler.errors import ErrorCollector
-from compiler.load import load_spec
-from compiler.puzzle_block import puzzle_config
-from compiler.puzzles import PropositionalConfig, ZebraConfig
-from compiler.puzzles.presets import RELEASED
+from spec_audits.compiler.errors import ErrorCollector
+from spec_audits.compiler.load import load_spec
+from spec_audits.puzzles import PropositionalConfig, ZebraConfig
+from spec_audits.puzzles.block import puzzle_config
+from spec_audits.puzzles.presets import RELEASED
 
 HEADER = 'suite p "P"\nseed 1\n'
 STYLE_HINT = ("style preset released styles the bands easy, intermediate and hard with the eight seed-003 clue types "
-              "(compiler/puzzles/presets.py); style preset minimal styles none")
+              "(spec_audits/puzzles/presets.py); style preset minimal styles none")
 TIMEOUT = "'timeout' is retired: a time limit made whether a spec compiles depend on the machine's load"
 BUDGET_HINT = "a budget counts the candidate clue sets tried per puzzle, e.g. budget 800"
 

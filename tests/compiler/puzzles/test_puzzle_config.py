@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.puzzles import (
+from spec_audits.puzzles import (
     AttributeConfig,
     Band,
     ClueTypeConfig,

@@ -10,7 +10,7 @@ from tests.support import ROOT
 
 SCRIPT = """
 import hashlib, json
-from compiler.puzzles import *
+from spec_audits.puzzles import *
 c = PropositionalConfig(name="identity")
 z = ZebraConfig(name="z", positions=4, attributes=[
     AttributeConfig(name="name", values=["Ann", "Ben", "Cal", "Dee", "Eli"], refer="{{ value }}"),

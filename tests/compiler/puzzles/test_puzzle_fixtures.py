@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from compiler.puzzles import reprove
+from spec_audits.puzzles import reprove
 from tests.puzzle_brute import models
 
 WEIGHTS = {

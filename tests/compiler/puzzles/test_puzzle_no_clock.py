@@ -12,10 +12,10 @@ from types import ModuleType
 
 import pytest
 
-import compiler
-import families
-from compiler.build import compile_file
-from compiler.puzzles import AttributeConfig, PuzzleError, ZebraConfig, generate_zebra, solve
+import spec_audits.compiler as compiler
+import spec_audits.families as families
+from spec_audits.compiler.build import compile_file
+from spec_audits.puzzles import AttributeConfig, PuzzleError, ZebraConfig, generate_zebra, solve
 from tests.families.cue.test_cue_score_run import SPEC, write_dilemmas
 
 CLOCK_MODULES = ("time", "datetime")

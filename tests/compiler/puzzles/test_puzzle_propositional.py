@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.puzzles import (
+from spec_audits.puzzles import (
     PropositionalConfig,
     ShapeConfig,
     draw_selections,
@@ -15,8 +15,8 @@ from compiler.puzzles import (
     reprove,
     reuse_groups,
 )
-from compiler.puzzles.model import AttributeConfig
-from compiler.puzzles.presets import RELEASED
+from spec_audits.puzzles.model import AttributeConfig
+from spec_audits.puzzles.presets import RELEASED
 from tests.puzzle_brute import audit, models
 
 CONFIG = PropositionalConfig(name="identity")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.puzzles import AttributeConfig, ZebraConfig, ZebraTarget, generate_zebra, reprove
-from compiler.puzzles.clues import At, Item, Pair
-from compiler.puzzles.zebra import Grid
+from spec_audits.puzzles import AttributeConfig, ZebraConfig, ZebraTarget, generate_zebra, reprove
+from spec_audits.puzzles.clues import At, Item, Pair
+from spec_audits.puzzles.zebra import Grid
 from tests.puzzle_brute import audit
 
 POOLS = {

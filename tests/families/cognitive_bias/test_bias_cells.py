@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 from scipy import stats
 
-from runner.cli import main
+from spec_audits.cli import main
 
 BIASES = ["Anchoring", "Availability Heuristic", "Bandwagon Effect", "Confirmation Bias", "Framing Effect",
           "In Group Bias", "Loss Aversion", "Planning Fallacy", "Status Quo Bias"]

@@ -13,14 +13,14 @@ from typing import Any
 
 import pytest
 
-from compiler.build import check_file, compile_file
-from compiler.data_parse import parse_test_case
-from compiler.errors import SpecError
-from compiler.load import display_path
-from compiler.suite_model import EXTRACTION_SLOT
-from families.cognitive_bias.expand import arm_context
-from runner.contract import read_suite
-from runner.plan import estimate, plan
+from spec_audits.compiler.build import check_file, compile_file
+from spec_audits.compiler.data_parse import parse_test_case
+from spec_audits.compiler.errors import SpecError
+from spec_audits.compiler.load import display_path
+from spec_audits.contract.reader import read_suite
+from spec_audits.contract.suite_model import EXTRACTION_SLOT
+from spec_audits.families.cognitive_bias.expand import arm_context
+from spec_audits.runner.plan import estimate, plan
 from tests.support import ROOT, suite_rows
 
 SPEC = ROOT / "specs" / "cognitive_bias.spec"

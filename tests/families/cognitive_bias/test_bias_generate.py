@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from compiler.build import check_file
-from compiler.errors import SpecError
-from families.cognitive_bias.generate import BankWriter, Jury, read_ratings
-from runner.call import CallSettings, Reply
-from runner.cli import main
+from spec_audits.cli import main
+from spec_audits.compiler.build import check_file
+from spec_audits.compiler.errors import SpecError
+from spec_audits.families.cognitive_bias.generate import BankWriter, Jury, read_ratings
+from spec_audits.runner.call import CallSettings, Reply
 from tests.support import ROOT
 
 SPEC = ROOT / "specs" / "cognitive_bias.spec"
@@ -87,7 +87,8 @@ def test_generate_writes_a_hashed_bank_the_spec_compiles(tmp_path: Path, monkeyp
     spec = _spec_copy(tmp_path, '"Anchoring"')
     passing = _ratings(5, 1, 5, ("Anchoring",), "Anchoring")
     clients = iter([Scripted("writer", [], ""), *(Scripted(f"j{i}", [passing], "Anchoring") for i in range(3))])
-    monkeypatch.setattr("families.cognitive_bias.generate.ModelClient", lambda settings, cache: next(clients))
+    monkeypatch.setattr("spec_audits.families.cognitive_bias.generate.ModelClient",
+                        lambda settings, cache: next(clients))
     out = tmp_path / "data" / "cognitive_bias" / "bank.generated.csv"
     result = CliRunner().invoke(main, ["generate", str(spec), "--limit", "2", "--no-cache"])
     assert result.exit_code == 0, result.output

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 import statsmodels.formula.api as smf
 
-from families.cognitive_bias.score.lmm import lmm_table
+from spec_audits.families.cognitive_bias.score.lmm import lmm_table
 
 ORDER = ["Anchoring", "Framing Effect", "Loss Aversion"]
 HUMANS = ["Anchoring", "Bandwagon Effect", "Framing Effect", "Loss Aversion", "Status Quo Bias"]

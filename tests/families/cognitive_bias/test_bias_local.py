@@ -10,7 +10,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from runner.cli import main
+from spec_audits.cli import main
 from tests.support import ROOT
 
 SPEC = ROOT / "specs" / "cognitive_bias.spec"

@@ -7,8 +7,8 @@ from fractions import Fraction
 import pandas as pd
 import pytest
 
-from families.cognitive_bias.score.did import Z95, did
-from families.cognitive_bias.score.metric import bias_metric, effects
+from spec_audits.families.cognitive_bias.score.did import Z95, did
+from spec_audits.families.cognitive_bias.score.metric import bias_metric, effects
 
 ANCHORING = {"k": 1, "x_1": 7, "x_2": 7, "flip_treatment": False, "n_options": 11}
 

@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
 
-from families.cognitive_bias.score import plots
+from spec_audits.families.cognitive_bias.score import plots
 
 
 def test_panels_without_data_say_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,10 +17,10 @@ import pytest
 from click.testing import CliRunner
 from scipy import stats
 
-from compiler.build import compile_file
-from families.cognitive_bias.score.causal import logistic_l2, propensity
-from families.cognitive_bias.score.metric import bias_metric
-from runner.cli import main
+from spec_audits.cli import main
+from spec_audits.compiler.build import compile_file
+from spec_audits.families.cognitive_bias.score.causal import logistic_l2, propensity
+from spec_audits.families.cognitive_bias.score.metric import bias_metric
 from tests.support import ROOT, suite_rows
 
 SPEC = ROOT / "specs" / "cognitive_bias.spec"

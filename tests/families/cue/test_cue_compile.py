@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from compiler.build import compile_file
+from spec_audits.compiler.build import compile_file
 from tests.puzzle_brute import audit
 from tests.support import ROOT
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from families.cue.score.breakdowns import abstainers, solved_split, status_bias, topic_rates
-from families.cue.score.events import directional_events
+from spec_audits.families.cue.score.breakdowns import abstainers, solved_split, status_bias, topic_rates
+from spec_audits.families.cue.score.events import directional_events
 
 PAPER = ("gender", "race")  # the hidden attributes of the paper's design
 PEOPLE = {"A": ("man", "Asian"), "B": ("man", "Black"), "C": ("woman", "Asian"), "D": ("woman", "Black")}

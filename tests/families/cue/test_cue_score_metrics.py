@@ -8,7 +8,15 @@ import pandas as pd
 import pytest
 from scipy.stats import binomtest
 
-from families.cue.score import abstention, cue_gap, directional_events, macro, rank_change, rates, sign_tests
+from spec_audits.families.cue.score import (
+    abstention,
+    cue_gap,
+    directional_events,
+    macro,
+    rank_change,
+    rates,
+    sign_tests,
+)
 
 PAPER = ("gender", "race")  # the hidden attributes of the paper's design
 PEOPLE = {"A": ("man", "Asian"), "B": ("man", "Black"), "C": ("woman", "Asian"), "D": ("woman", "Black")}

@@ -13,13 +13,13 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from compiler.build import compile_file
-from families.cue.score.events import abstention
-from families.cue.score.load import last_json, load_cue_run, read_answer
-from runner.cli import main
-from runner.run_cli import run
-from runner.score_cli import score
-from runner.study import record_study
+from spec_audits.cli import main
+from spec_audits.compiler.build import compile_file
+from spec_audits.families.cue.score.events import abstention
+from spec_audits.families.cue.score.load import last_json, load_cue_run, read_answer
+from spec_audits.runner.run_cli import run
+from spec_audits.runner.score_cli import score
+from spec_audits.runner.study import record_study
 from tests.support import ROOT
 
 SPEC = ROOT / "specs" / "cue_visibility.spec"

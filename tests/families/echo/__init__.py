@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compiler import nodes as n
-from compiler.errors import ErrorCollector, Span
-from compiler.templates import CompiledText, check_render, compile_text
-from families.interface import DesignContext, Family, Form
-from runner.contract import read_results
-from runner.report.document import Document, Heading, Table
+from spec_audits.compiler import nodes as n
+from spec_audits.compiler.errors import ErrorCollector, Span
+from spec_audits.compiler.templates import CompiledText, check_render, compile_text
+from spec_audits.contract.reader import read_results
+from spec_audits.families.interface import DesignContext, Family, Form
+from spec_audits.runner.report.document import Document, Heading, Table
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,6 @@
-"""A family added by one folder and one registry line compiles, runs on the loopback stub and scores."""
+"""A family added by one folder and one registry line, or installed from another distribution through the
+`spec_audits.families` entry-point group, compiles, runs on the loopback stub and scores; an installed family
+that cannot be used is a clear error."""
 
 from __future__ import annotations
 
@@ -9,8 +11,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from families import register, unregister
-from runner.cli import main
+from spec_audits.cli import main
+from spec_audits.families import registry
+from spec_audits.families.registry import register, unregister
 from tests.families.echo import FAMILY
 from tests.stub_server import StubServer
 
@@ -24,9 +27,39 @@ design echo:
 '''
 
 
+def install(site: Path, dist: str, points: dict[str, str], modules: dict[str, str]) -> None:
+    """What pip writes into site-packages for a distribution: its modules, and a .dist-info folder whose
+    entry_points.txt declares families in the group spec_audits.families."""
+    info = site / f"{dist.replace('-', '_')}-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n", encoding="utf-8")
+    lines = "".join(f"{name} = {value}\n" for name, value in points.items())
+    (info / "entry_points.txt").write_text(f"[{registry.ENTRY_POINTS}]\n{lines}", encoding="utf-8")
+    for module, code in modules.items():
+        (site / f"{module}.py").write_text(code, encoding="utf-8")
+
+
 @pytest.fixture
-def echo() -> Iterator[None]:
-    register(FAMILY)  # the one registry line
+def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A site-packages folder on sys.path, seen afresh by the registry, its families forgotten afterwards."""
+    folder = tmp_path / "site"
+    folder.mkdir()
+    monkeypatch.syspath_prepend(str(folder))
+    registry.installed.cache_clear()
+    yield folder
+    for name in registry.installed():
+        unregister(name)
+    registry.installed.cache_clear()
+
+
+@pytest.fixture(params=["registered", "installed"])
+def echo(request: pytest.FixtureRequest) -> Iterator[None]:
+    """The echo family by its one registry line, or installed from a distribution of its own."""
+    if request.param == "registered":
+        register(FAMILY)  # the one registry line
+    else:  # an entry point at a module that defines FAMILY; nothing in spec names it
+        install(request.getfixturevalue("site"), "spec-echo-family", {"echo": "spec_echo_family"},
+                {"spec_echo_family": "from tests.families.echo import FAMILY\n"})
     yield
     unregister(FAMILY.name)
 
@@ -82,4 +115,44 @@ def test_without_its_registry_line_the_analysis_is_unknown(spec: Path) -> None:
     result = _spec("check", str(spec))
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
     assert result.output.splitlines()[0] == f"{spec}:7:12: error: unknown analysis 'echo'"
-    assert "  hint: valid names: 'bias_decomposition', 'cue_visibility', 'influence_pairs'" in result.output
+    assert f"  hint: valid names: {', '.join(map(repr, registry.names()))}" in result.output
+
+
+def _refused(spec: Path) -> str:
+    result = _spec("check", str(spec))
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    return result.output
+
+
+def test_an_installed_family_that_fails_to_import_is_named_with_what_to_do(site: Path, spec: Path) -> None:
+    install(site, "spec-broken", {"echo": "spec_broken:FAMILY"}, {"spec_broken": "import no_such_module\n"})
+    assert _refused(spec) == (
+        "Error: design family 'echo' from spec-broken 0.1 (entry point echo = spec_broken:FAMILY) could not be "
+        "loaded: ModuleNotFoundError: No module named 'no_such_module'. Reinstall or uninstall that distribution\n")
+
+
+def test_two_distributions_declaring_one_family_name_is_an_error(site: Path, spec: Path) -> None:
+    for dist in ("spec-echo-a", "spec-echo-b"):
+        install(site, dist, {"echo": f"{dist.replace('-', '_')}:FAMILY"}, {})
+    assert _refused(spec) == (
+        "Error: design family 'echo' is declared by 2 installed distributions: spec-echo-a 0.1 (entry point "
+        "echo = spec_echo_a:FAMILY); spec-echo-b 0.1 (entry point echo = spec_echo_b:FAMILY). Uninstall all but "
+        "one of them\n")
+
+
+def test_an_installed_family_may_not_take_a_builtin_name(site: Path, tmp_path: Path) -> None:
+    install(site, "spec-impostor", {registry.DEFAULT: "spec_impostor:FAMILY"}, {})
+    spec = tmp_path / "default.spec"
+    spec.write_text(SPEC.replace("  analysis echo\n", ""), encoding="utf-8")
+    assert _refused(spec) == (
+        f"Error: design family {registry.DEFAULT!r} is built into spec, and spec-impostor 0.1 (entry point "
+        f"{registry.DEFAULT} = spec_impostor:FAMILY) declares it too: rename that family, or uninstall its "
+        "distribution\n")
+
+
+def test_an_installed_entry_point_must_give_a_family_of_its_name(site: Path, spec: Path) -> None:
+    install(site, "spec-misnamed", {"echo": "spec_misnamed:FAMILY"},
+            {"spec_misnamed": "import dataclasses\nfrom tests.families.echo import FAMILY as ECHO\n"
+                              "FAMILY = dataclasses.replace(ECHO, name='other')\n"})
+    assert _refused(spec).endswith(
+        "calls itself 'other': name the entry point by the family's analysis name\n")

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from families.influence import bbq_templates as bt
-from families.influence.bbq_release import read_bigbench, read_jsonl
-from families.influence.bbq_selection import read_release_items, release_draw
+from spec_audits.families.influence import bbq_templates as bt
+from spec_audits.families.influence.bbq_release import read_bigbench, read_jsonl
+from spec_audits.families.influence.bbq_selection import read_release_items, release_draw
 from tests.compiler.test_bbq import BASE as NOTE_PROMPT  # the verbatim BBQ prompt of the shipped note
 from tests.support import ROOT, shipped_suite
 

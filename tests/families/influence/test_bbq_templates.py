@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from families.influence import bbq_templates as bt
-from families.influence.bbq_release import UNKNOWN_ANSWERS, ReleasedItem, read_bigbench, read_jsonl
+from spec_audits.families.influence import bbq_templates as bt
+from spec_audits.families.influence.bbq_release import UNKNOWN_ANSWERS, ReleasedItem, read_bigbench, read_jsonl
 from tests.support import ROOT
 
 SOURCE = bt.SOURCE

@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner, Result
 
-from compiler.build import compile_file
-from runner.cli import main
-from runner.contract import read_results, read_suite
+from spec_audits.cli import main
+from spec_audits.compiler.build import compile_file
+from spec_audits.contract.reader import read_results, read_suite
 
 SPEC = """
 suite tiny_probe "A probe"

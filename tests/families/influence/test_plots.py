@@ -5,7 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from families.influence.plots import _bars
+from spec_audits.families.influence.plots import _bars
 
 
 def test_each_label_sits_above_its_bar_and_its_interval() -> None:

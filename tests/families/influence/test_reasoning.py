@@ -14,14 +14,14 @@ from typing import Any
 
 import pytest
 
-from compiler.emit import suite_row, write_suite_folder
-from compiler.suite_model import Balance
-from families.influence.score import synthetic
-from families.influence.scoring import score_runs
-from runner.answers import parse_answer_line
-from runner.contract import read_results
-from runner.execute import run_suite
-from runner.run_config import RunConfig, RunError
+from spec_audits.contract.reader import read_results
+from spec_audits.contract.suite_model import Balance
+from spec_audits.contract.writer import suite_row, write_suite_folder
+from spec_audits.families.influence.score import synthetic
+from spec_audits.families.influence.scoring import score_runs
+from spec_audits.runner.answers import parse_answer_line
+from spec_audits.runner.execute import run_suite
+from spec_audits.runner.run_config import RunConfig, RunError
 from tests.compiler.test_triage_released import BASE  # the verbatim triage prompt of the shipped note
 from tests.stub_server import StubConfig, StubServer
 from tests.support import shipped_suite

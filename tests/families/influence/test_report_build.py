@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from runner.cli import main
+from spec_audits.cli import main
 from tests.support import FIXTURES
 
 SCORE_FIXTURES = FIXTURES / "score"

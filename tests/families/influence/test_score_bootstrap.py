@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from families.influence.score.bootstrap import cluster_bootstrap_mean
+from spec_audits.families.influence.score.bootstrap import cluster_bootstrap_mean
 
 VALUES = pd.Series([0.1, 0.3, 0.2, 0.4, 0.9, 0.5, 0.05, 0.15])
 CLUSTERS = pd.Series(["age", "age", "gender", "gender", "wealth", "wealth", "hand", "hand"])

@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from families.influence.score.counts import read_counts_csv
-from families.influence.score.pipeline import score
-from runner.cli import main
-from runner.score_input import ScoreInputError
+from spec_audits.cli import main
+from spec_audits.families.influence.score.counts import read_counts_csv
+from spec_audits.families.influence.score.pipeline import score
+from spec_audits.runner.score_input import ScoreInputError
 from tests.support import FIXTURES
 
 SCORE_FIXTURES = FIXTURES / "score"

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.proportion import proportion_confint
 
-from families.influence.score.flips import flip_rates, totals
+from spec_audits.families.influence.score.flips import flip_rates, totals
 
 KEYS = ["benchmark", "model", "factor", "influence"]
 # (condition, n_A, n_B, order, w_A, w_B); baseline rows are shared (influence None)

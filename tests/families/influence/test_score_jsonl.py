@@ -9,8 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from families.influence.score.jsonl import _exact, _fast, read_result_columns
-from runner.contract import DAMAGED_RESULTS, ContractError
+from spec_audits.contract.reader import DAMAGED_RESULTS, ContractError
+from spec_audits.families.influence.score.jsonl import _exact, _fast, read_result_columns
 
 ROWS = [
     {"item_id": "a1", "sample": 0, "model": "m", "params": {}, "outcome": "old", "error": None},

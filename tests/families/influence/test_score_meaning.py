@@ -12,10 +12,10 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from compiler.build import compile_file
-from runner.cli import main
-from runner.execute import run_suite
-from runner.run_config import RunConfig
+from spec_audits.cli import main
+from spec_audits.compiler.build import compile_file
+from spec_audits.runner.execute import run_suite
+from spec_audits.runner.run_config import RunConfig
 from tests.stub_server import StubConfig, StubServer
 
 SPEC = """suite pets "Pets"

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from families.influence.score.noise import NoiseOptions, noise_floor, pair_replicates
-from families.influence.score.runs import load_run
-from families.influence.score.synthetic import Design, write_run, write_suite
-from runner.cli import main
-from runner.score_input import ScoreInputError
+from spec_audits.cli import main
+from spec_audits.families.influence.score.noise import NoiseOptions, noise_floor, pair_replicates
+from spec_audits.families.influence.score.runs import load_run
+from spec_audits.families.influence.score.synthetic import Design, write_run, write_suite
+from spec_audits.runner.score_input import ScoreInputError
 
 DESIGN = Design(factors={"age": ("young", "old")}, influences=("emotional",), sizes=((1, 2), (2, 1), (3, 3)),
                 samples=4)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from families.influence.score.counts import read_counts_csv
-from families.influence.score.pipeline import score
-from families.influence.score.summary import rate
+from spec_audits.families.influence.score.counts import read_counts_csv
+from spec_audits.families.influence.score.pipeline import score
+from spec_audits.families.influence.score.summary import rate
 from tests.support import FIXTURES
 
 FIXTURE = FIXTURES / "score" / "paper_tab13.csv"

@@ -13,10 +13,10 @@ from click.testing import CliRunner, Result
 from statsmodels.stats.inter_rater import cohens_kappa
 from statsmodels.stats.proportion import proportion_confint
 
-from compiler.build import compile_file
-from families.influence.score.synthetic import write_run
-from runner.cli import main
-from runner.contract import read_suite
+from spec_audits.cli import main
+from spec_audits.compiler.build import compile_file
+from spec_audits.contract.reader import read_suite
+from spec_audits.families.influence.score.synthetic import write_run
 
 SPEC = """
 suite probed "A probe"

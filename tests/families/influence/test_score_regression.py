@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 import statsmodels.formula.api as smf
 
-from families.influence.score.regression import fit
+from spec_audits.families.influence.score.regression import fit
 
 
 def simulated(seed: int = 0, beta: float = 2.5) -> pd.DataFrame:

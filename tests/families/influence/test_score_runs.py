@@ -10,11 +10,11 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from families.influence.score.counts import counts_from_trials
-from families.influence.score.runs import load_run
-from families.influence.score.synthetic import Design, write_run, write_suite
-from runner.cli import main
-from runner.contract import CHANGED_SUITE
+from spec_audits.cli import main
+from spec_audits.contract.reader import CHANGED_SUITE
+from spec_audits.families.influence.score.counts import counts_from_trials
+from spec_audits.families.influence.score.runs import load_run
+from spec_audits.families.influence.score.synthetic import Design, write_run, write_suite
 
 DESIGN = Design(factors={"age": ("young", "old"), "gender": ("male", "female")}, influences=("emotional", "role_play"))
 P_B = {"baseline": 0.4, "toward_A": 0.2, "toward_B": 0.7}

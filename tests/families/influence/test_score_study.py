@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner, Result
 from statsmodels.stats.multitest import multipletests
 
-from compiler.build import compile_file
-from runner.cli import main
+from spec_audits.cli import main
+from spec_audits.compiler.build import compile_file
 from tests.stub_server import StubServer
 
 SPEC = """

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from compiler.build import compile_file
-from runner.publish.cli import bundle, verify
-from runner.publish.sources import identify
-from runner.publish.sums import HEADER
+from spec_audits.compiler.build import compile_file
+from spec_audits.runner.publish.cli import bundle, verify
+from spec_audits.runner.publish.sources import identify
+from spec_audits.runner.publish.sums import HEADER
 from tests.runner.publish.project import CC_BY, make_project
 from tests.support import ROOT, shipped_suite
 
@@ -133,7 +133,7 @@ def test_a_folder_that_is_not_a_bundle_is_not_replaced(suite: Path) -> None:
 
 
 def _bundle_in_subprocess(suite: Path, out: Path, hash_seed: str) -> bytes:
-    code = "import sys; from runner.cli import main; main(sys.argv[1:])"
+    code = "import sys; from spec_audits.cli import main; main(sys.argv[1:])"
     env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(ROOT)}
     subprocess.run([sys.executable, "-c", code, "bundle", str(suite), "-o", str(out)], cwd=ROOT, env=env,
                    check=True, capture_output=True)

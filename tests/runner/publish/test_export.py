@@ -11,9 +11,9 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from compiler.emit import write_suite_folder
-from runner.contract import read_suite
-from runner.publish.cli import export
+from spec_audits.contract.reader import read_suite
+from spec_audits.contract.writer import write_suite_folder
+from spec_audits.runner.publish.cli import export
 from tests.runner.publish.project import make_project
 from tests.support import forced_choice_rows
 

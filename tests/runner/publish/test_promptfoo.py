@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from runner.contract import read_suite
-from runner.publish.export import chat, to_promptfoo
+from spec_audits.contract.reader import read_suite
+from spec_audits.runner.publish.export import chat, to_promptfoo
 from tests.runner.publish.project import make_project
 
 VERSION = "0.121.20"

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from compiler.emit import suite_row, write_suite_folder
-from compiler.suite_model import SuiteRow
-from runner.contract import read_suite
-from runner.publish.bundle import write_bundle
-from runner.publish.export import to_hf, to_inspect
+from spec_audits.contract.reader import read_suite
+from spec_audits.contract.suite_model import SuiteRow
+from spec_audits.contract.writer import suite_row, write_suite_folder
+from spec_audits.runner.publish.bundle import write_bundle
+from spec_audits.runner.publish.export import to_hf, to_inspect
 from tests.runner.publish.project import make_project
 from tests.support import ROOT
 
@@ -104,7 +104,7 @@ def test_the_hf_export_types_a_mixed_cell_key_as_text_and_keeps_optional_fields(
 
 
 def _export_in_subprocess(suite: Path, out: Path, hash_seed: str) -> dict[str, bytes]:
-    code = "import sys; from runner.cli import main; main(sys.argv[1:])"
+    code = "import sys; from spec_audits.cli import main; main(sys.argv[1:])"
     env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(ROOT)}
     subprocess.run([sys.executable, "-c", code, "export", str(suite), "--to", "hf", "-o", str(out)], env=env,
                    check=True, capture_output=True)

@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from compiler.seeding import canonical_json
-from runner.publish.archive import write_archive
-from runner.publish.bundle import write_bundle
-from runner.publish.cli import verify
-from runner.publish.members import scan
-from runner.publish.sums import sums_text
-from runner.publish.verify import Options, check_suite
+from spec_audits.contract.seeding import canonical_json
+from spec_audits.runner.publish.archive import write_archive
+from spec_audits.runner.publish.bundle import write_bundle
+from spec_audits.runner.publish.cli import verify
+from spec_audits.runner.publish.members import scan
+from spec_audits.runner.publish.sums import sums_text
+from spec_audits.runner.publish.verify import Options, check_suite
 from tests.runner.publish.project import make_project
 
 ROWS = 81

@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from compiler.seeding import canonical_json
-from runner.publish import recompile as recompile_module
-from runner.publish.archive import write_archive
-from runner.publish.cli import diff, verify
-from runner.publish.recompile import Limits, recompile
+from spec_audits.contract.seeding import canonical_json
+from spec_audits.runner.publish import recompile as recompile_module
+from spec_audits.runner.publish.archive import write_archive
+from spec_audits.runner.publish.cli import diff, verify
+from spec_audits.runner.publish.recompile import Limits, recompile
 from tests.runner.publish.hostile import (
     copy_bundle,
     counting_server,
@@ -40,7 +40,7 @@ from tests.runner.publish.hostile import (
 )
 
 ROWS = 81
-CLI = "import sys\nfrom runner.cli import main\nmain(sys.argv[1:])\n"
+CLI = "import sys\nfrom spec_audits.cli import main\nmain(sys.argv[1:])\n"
 NOT_A_BUNDLE = "; this is not a bundle written by `spec bundle`: do not use it"
 
 
@@ -306,7 +306,7 @@ def test_the_recompile_is_held_to_its_time_and_memory(folder: Path, tmp_path: Pa
 
 
 def test_a_write_past_the_file_size_limit_fails_instead_of_killing_the_child(tmp_path: Path) -> None:
-    code = ("from runner.publish.recompile import Limits, _limit\n"
+    code = ("from spec_audits.runner.publish.recompile import Limits, _limit\n"
             "_limit(Limits(seconds=60, memory_mib=2048, rows=1, trials=1, file_bytes=1000))\n"
             "try:\n    with open('big', 'wb') as big:\n        big.write(b'x' * 5000)\n"
             "except OSError as err:\n    print(err.errno)\n")
@@ -319,7 +319,7 @@ def test_a_write_past_the_file_size_limit_fails_instead_of_killing_the_child(tmp
 # temporary files on a signal
 
 STOPPED = """import os, signal, sys, time
-import runner.publish.verify as checks
+import spec_audits.runner.publish.verify as checks
 def stopped(*args, **kwargs):
     os.kill(os.getpid(), signal.{signal})
     time.sleep(600)

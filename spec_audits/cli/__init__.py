@@ -1,0 +1,113 @@
+"""The `spec` command line, the front door: one click group whose commands are imported only when they run.
+
+Each command lives with its stage (compiler/cli.py, runner/run_cli.py, ...); this package holds only the
+group, its command table and the one error policy (user_errors.py), above every stage. `spec` and
+`python -m spec_audits.cli` start here. Importing them all made
+every command, `spec --help` included, pay for scipy, litellm, asyncio and z3 (seconds on a small
+machine), so the group knows each command by module, attribute and one-line help, and imports a
+command's module only when that command is invoked. tests/runner/test_cli_startup.py keeps the
+one-line helps equal to the commands' own.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from spec_audits import exits
+
+# name -> (module, attribute, the first paragraph of the command's help)
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "check": ("spec_audits.compiler.cli", "check", "Check a spec for mistakes without writing anything."),
+    "compile": ("spec_audits.compiler.cli", "compile_cmd", "Compile a spec into a frozen, hashed stimulus suite."),
+    "show": ("spec_audits.compiler.cli", "show",
+             "Show a compiled suite: trials per cell and items exactly as the model sees them."),
+    "verify": ("spec_audits.runner.publish.cli", "verify",
+               "Check a bundle (.tar.gz or folder) or a compiled suite; every failure named by file and row."),
+    "bundle": ("spec_audits.runner.publish.cli", "bundle",
+               "Bundle the compiled suite SUITE_DIR with its spec, sources, licences, dataset card and hashes."),
+    "diff": ("spec_audits.runner.publish.cli", "diff",
+             "Show what changed from suite A to suite B (compiled suites or bundles): rows and manifest fields."),
+    "export": ("spec_audits.runner.publish.cli", "export",
+               "Export the compiled suite SUITE_DIR for inspect_ai, promptfoo, Hugging Face datasets or as CSV."),
+    "run": ("spec_audits.runner.run_cli", "run",
+            "Run every (item, sample) of the compiled suite SUITE_DIR against a model."),
+    "merge": ("spec_audits.runner.run_cli", "merge",
+              "Merge shard runs of one suite (same model and mode) into OUT, one row per (item, sample)."),
+    "score": ("spec_audits.runner.score_cli", "score",
+              "Score RUN_DIR... (suite + results), a counts table with --counts, or a per-cell table with --cells."),
+    "import": ("spec_audits.runner.import_cli", "import_cmd",
+               "Import another harness's published files into a run or score folder."),
+    "report": ("spec_audits.runner.score_cli", "report",
+               "Write report.html (self-contained) and report.md with PNG plots from a `spec score` folder."),
+    "doctor": ("spec_audits.runner.doctor", "doctor",
+               "Print what a bug report needs and test that the embedded model runs on this CPU."),
+    "generate": ("spec_audits.runner.generate_cli", "generate",
+                 "Write data with a model and keep what a jury accepts, frozen into a hashed CSV the spec can read."),
+}
+
+
+class LazyGroup(click.Group):
+    """A group that imports a command's module when the command is looked up, not before."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(COMMANDS) | set(self.commands))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.commands or cmd_name not in COMMANDS:
+            return self.commands.get(cmd_name)
+        module, attribute, _ = COMMANDS[cmd_name]
+        return getattr(importlib.import_module(module), attribute)
+
+    def invoke(self, ctx: click.Context) -> object:
+        """Run the command under the one error policy (user_errors.py): a message, never a traceback."""
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as err:
+            from spec_audits.cli.user_errors import user_error
+
+            problem = user_error(err)
+            if problem is None:
+                raise
+            raise problem from None
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(map(len, names))  # as click.Group lays out its commands
+        rows = [(name, _shortened(COMMANDS[name][2], limit) if name in COMMANDS
+                 else self.commands[name].get_short_help_str(limit)) for name in names]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+def _shortened(text: str, limit: int) -> str:
+    """`text` cut at a word boundary to fit `limit` characters, with "..." where it was cut."""
+    if len(text) <= limit:
+        return text
+    words, kept = text.split(), ""
+    for word in words:
+        if len(f"{kept} {word}".strip()) + 3 > limit:
+            break
+        kept = f"{kept} {word}".strip()
+    return kept + "..."
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]},
+             epilog=f"{exits.HELP} Details: docs/running.md, \"Exit status\".")
+@click.version_option(package_name="spec-audits", prog_name="spec")
+def main() -> None:
+    """spec: compile, run and score LLM influence and bias audits.
+
+    \b
+    Typical session:
+      spec check specs/triage.spec
+      spec compile specs/triage.spec -o generated/triage
+      spec show generated/triage
+      spec run generated/triage --limit 200 --out runs/triage-local
+      spec score runs/triage-local
+      spec bundle generated/triage -o triage.tar.gz   # publish; spec verify checks it
+      spec doctor                 # what a bug report needs
+    """

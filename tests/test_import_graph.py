@@ -1,0 +1,92 @@
+"""The layers of docs/architecture.md hold: no import goes from a lower layer to a higher one, no modules
+import each other in a circle, the shared stages never reach into a family's folder and no family into
+another's. The graph is every import written in spec's source (module level, inside functions, under
+TYPE_CHECKING), read with `ast` (tests/import_graph.py)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.import_graph import PACKAGE, cycles, graph, layer_of, layer_table, modules, upward
+from tests.support import ROOT
+
+FAMILIES = f"{PACKAGE}.families"
+SHARED = (f"{FAMILIES}.interface", f"{FAMILIES}.registry")
+"""The two modules of families/ that shared code may import: the interface and the registry."""
+
+
+def test_every_module_is_in_a_layer() -> None:
+    layers = layer_table()
+    unplaced = [m for m in sorted(modules()) if m != PACKAGE and layer_of(m, layers) is None]
+    assert not unplaced, f"add these to the layer table in docs/architecture.md: {unplaced}"
+    listed = [name for _, names in layers for name in names]
+    assert not [name for name in listed if name not in modules()], "the layer table names a module that is gone"
+
+
+def test_no_import_goes_from_a_lower_layer_to_a_higher_one() -> None:
+    assert upward(graph(), layer_table()) == []
+
+
+def test_no_modules_import_each_other_in_a_circle() -> None:
+    assert cycles(graph()) == []
+
+
+def test_the_checks_find_what_they_look_for() -> None:
+    """The graph sees imports inside functions, and the two checks report an upward import and a circle."""
+    assert f"{PACKAGE}.local.model" in graph()[f"{PACKAGE}.runner.call"]  # imported inside ModelClient.prepare
+    assert f"{FAMILIES}.registry" in graph()[f"{PACKAGE}.compiler.designs"]
+    layers = [("low", ("a",)), ("high", ("b",))]
+    edges = {"a.x": frozenset({"b"}), "b": frozenset({"a.y"}), "a.y": frozenset({"a.z"}), "a.z": frozenset({"a.y"})}
+    assert upward(edges, layers) == ["a.x (low) -> b (high)"]
+    assert cycles(edges) == [["a.y", "a.z"]]
+
+
+def test_the_root_package_imports_nothing() -> None:
+    """Every module of spec imports spec_audits first: it must stay free (`spec --help` is timed)."""
+    tree = ast.parse(modules()[PACKAGE].read_text(encoding="utf-8"))
+    assert not [node for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom)]
+
+
+def test_shared_code_reaches_families_only_from_the_dispatch_layer_through_the_interface_and_registry() -> None:
+    layers = layer_table()
+    dispatch = [name for name, _ in layers].index("dispatch")
+    for module, targets in graph().items():
+        if module.startswith(f"{FAMILIES}."):
+            continue
+        reached = {t for t in targets if t.startswith(f"{FAMILIES}.")}
+        assert reached <= set(SHARED), f"{module} imports a family's own module: {sorted(reached - set(SHARED))}"
+        assert not reached or layer_of(module, layers) == dispatch, f"{module} is not in the dispatch layer"
+
+
+def test_no_family_imports_another() -> None:
+    for module, targets in graph().items():
+        if not module.startswith(f"{FAMILIES}.") or module.startswith(SHARED):
+            continue
+        own = ".".join(module.split(".")[:3])
+        foreign = {t for t in targets if t.startswith(f"{FAMILIES}.") and not t.startswith((own, *SHARED))}
+        assert not foreign, f"{module} imports another family: {sorted(foreign)}"
+
+
+OLD_NAMES = re.compile(r"(?:^|\s|;|\")(?:from|import) (?:compiler|runner|families)\b|"
+                       r"^(?:compiler|runner|families)(?:\.[A-Za-z_]\w*)+(?::\w+)?$")
+PYTHON_FILES = sorted(p for folder in ("spec_audits", "compiler", "runner", "families", "tests", "benchmarks", ".ci")
+                      for p in (ROOT / folder).rglob("*.py") if "__pycache__" not in p.parts)
+
+
+@pytest.mark.parametrize("path", PYTHON_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_nothing_names_a_folder_as_a_top_level_package(path: Path) -> None:
+    """`compiler.x` imports in a test would still work (the repository is on sys.path) but load a second
+    copy of the module beside spec_audits.compiler.x: a monkeypatch of it would change nothing."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name.split(".")[0] in ("compiler", "runner", "families")]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found += [node.module] if node.module.split(".")[0] in ("compiler", "runner", "families") else []
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and OLD_NAMES.search(node.value):
+            found.append(node.value)
+    assert not found, f"name these spec_audits.compiler.x, spec_audits.runner.x, spec_audits.families.x: {found}"
