@@ -4,6 +4,7 @@ on a signal, provenance and row ids recomputed. One test per class of issue 19 (
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
@@ -250,6 +251,27 @@ def test_an_archive_with_two_suite_jsonl_members_is_refused(folder: Path, tmp_pa
     write_tar_gz(tmp_path / "two.tar.gz", [*members, member("tiny/suite.jsonl", suite[: len(suite) // 2])])
     assert _failed(_verify("two.tar.gz")) == [
         f"FAIL two.tar.gz: member 'tiny/suite.jsonl' appears twice in the archive{NOT_A_BUNDLE}"]
+
+
+@pytest.mark.parametrize("zero_blocks", [1, 2])
+def test_members_hidden_after_the_end_of_the_tar_data_are_refused(folder: Path, tmp_path: Path,
+                                                                  zero_blocks: int) -> None:
+    """`tar -i` (and tarfile with ignore_zeros) reads on past the end-of-archive blocks, where a second
+    suite.jsonl would replace the verified one: nothing but zeros may follow the last member."""
+    write_archive(folder, tmp_path / "tiny.tar.gz")
+    with tarfile.open(tmp_path / "tiny.tar.gz") as tar:
+        list(tar)
+        end = tar.offset  # where the end-of-archive blocks start
+    data = (tmp_path / "tiny.tar.gz").read_bytes()
+    hidden = member("tiny/suite.jsonl", b'{"id": "forged"}\n')
+    write_tar_gz(tmp_path / "extra.tar.gz", [hidden])
+    tail = gzip.decompress((tmp_path / "extra.tar.gz").read_bytes())
+    write_raw_tar_gz(tmp_path / "hidden.tar.gz", gzip.decompress(data)[:end] + b"\0" * 512 * zero_blocks + tail)
+    with tarfile.open(tmp_path / "hidden.tar.gz", ignore_zeros=True) as tar:  # what `tar -i` would take
+        assert [info.name for info in tar].count("tiny/suite.jsonl") == 2
+    assert _failed(_verify("hidden.tar.gz")) == [
+        f"FAIL hidden.tar.gz: the archive holds data after the end of its tar data (byte {end:,})"
+        f"{NOT_A_BUNDLE}"]
 
 
 # the recompile: what it may read, its environment, its budget
