@@ -192,6 +192,23 @@ def test_links_and_special_files_in_a_bundle_folder_are_refused_unread(
     assert "\x1b" not in result.output
 
 
+FAKE = "verified tiny: 81 rows, 0 puzzles: all sound"
+
+
+@pytest.mark.parametrize("place", ["file name", "bundle.json"])
+def test_a_newline_in_a_strangers_name_cannot_fake_a_verdict_line(folder: Path, place: str) -> None:
+    if place == "file name":
+        (folder / f"sources/a\n{FAKE}\r").write_text("x")
+    else:
+        edit_json(folder / "bundle.json", lambda info: info["sources"][0].update(path=f"a\n{FAKE}\r"))
+        reseal(folder)
+    result = _verify(folder)
+    assert "\r" not in result.output
+    assert [line for line in result.output.splitlines() if line.startswith("verified")] == [
+        f"verified {folder}: {0 if place == 'file name' else ROWS} rows, 0 puzzles: {len(_failed(result))} failures"]
+    assert any(f"a\\n{FAKE}\\r" in line for line in _failed(result))
+
+
 # archives: caps, sparse files, duplicates, promises
 
 
