@@ -162,6 +162,9 @@ def test_an_unmatched_line_is_refused_with_file_and_line(suite: Path, tmp_path: 
     (lambda line: line["spec"].update(trial_idx=4), "trial_idx 4 is not a sample of its suite row (4 per row)"),
     (lambda line: line.update(turn1_parsed="C"), "turn1_parsed 'C' is not one of the row's answers (A, B)"),
     (lambda line: line.update(judge_label="MAYBE"), "judge_label 'MAYBE' is not one of the suite judge's labels"),
+    (lambda line: line.update(turn1_response=12), "turn1_response 12 is not text"),
+    (lambda line: line.update(judge_reason={"why": 1}), "judge_reason {'why': 1} is not text"),
+    (lambda line: line["spec"].update(model=7), "spec.model 7 is not a model name"),
 ])
 def test_bad_lines_are_located(suite: Path, tmp_path: Path, change: Any, message: str) -> None:
     line = _line(suite, TRIALS[0])
@@ -188,3 +191,16 @@ def test_unknown_formats_are_listed(suite: Path, tmp_path: Path) -> None:
     assert result.exit_code == 2 and "unknown format 'other-harness'; known: choices-conditions, choices-probe" \
         in result.output
     assert "choices-probe" in spec("import", "--help").output
+
+
+def test_models_whose_folder_names_agree_each_keep_their_trials(suite: Path, tmp_path: Path) -> None:
+    """`a/m` and `b/m` (and a model named like the study file) would share a folder: each gets its own."""
+    lines = [_line(suite, trial) for trial in TRIALS[:3]]
+    for line, model in zip(lines, ("a/m", "b/m", "study.json"), strict=True):
+        line["spec"]["model"] = model
+    result = spec("import", "choices-probe", _write(tmp_path / "t.jsonl", lines), "--suite", suite, "--out",
+                  tmp_path / "run")
+    assert result.exit_code == 0, result.output
+    study = json.loads((tmp_path / "run" / "study.json").read_text())["runs"]
+    assert len(set(study)) == 3 and "study.json" not in study
+    assert sorted(len(read_results(tmp_path / "run" / name / "results.jsonl")) for name in study) == [1, 1, 1]
