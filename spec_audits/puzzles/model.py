@@ -193,7 +193,7 @@ class PropositionalConfig(BaseModel):
     protect: list[str] | None = Field(
         default=None, description="People no single clue may fully identify; all people when absent."
     )
-    time_limit_ms: int = Field(default=5000, ge=1, description="Budget to generate and certify one puzzle.")
+    time_limit_ms: int = Field(default=5000, ge=1, description="Z3's limit per certification check.")
 
 
 def _default_zebra_bands() -> list[Band]:

@@ -185,3 +185,26 @@ def test_the_released_preset_gives_seeded_padded_puzzles_of_the_bands_style(band
         puzzle = instantiate(config, skeleton, draw_selections(config, 11, ("sel", item), 1)[0])
         assert puzzle["protect"] == ([] if style.identities else config.people)
         assert reprove(puzzle) == [] and [p for p in audit(puzzle) if "redundant" not in p] == []
+
+
+def test_a_skeleton_is_found_whatever_the_clock_says(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Generation is bounded by attempts, never by a clock: a first attempt outside its band is followed by the
+    next one even when every reading of the clock says the time limit has long passed (a busy machine)."""
+    import time
+
+    from spec_audits.puzzles import propositional
+
+    expected = generate_skeleton(CONFIG, "hard", 1, ("clock", 0))
+    real, calls = propositional.band_of, []
+
+    def first_misses(bands: object, score: float) -> str:
+        calls.append(score)
+        return "no band" if len(calls) == 1 else real(bands, score)  # type: ignore[arg-type]
+
+    ticks = iter(range(10**9))
+    monkeypatch.setattr(time, "monotonic", lambda: 1000.0 * next(ticks))
+    monkeypatch.setattr(propositional, "band_of", first_misses)
+    config = CONFIG.model_copy(update={"time_limit_ms": 1})
+    skeleton = generate_skeleton(config, "hard", 1, ("clock", 1))
+    assert len(calls) >= 2 and skeleton.band == "hard"
+    assert generate_skeleton(CONFIG, "hard", 1, ("clock", 0)) == expected  # and the same skeleton as before
