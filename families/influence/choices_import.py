@@ -239,6 +239,9 @@ def import_conditions(files: list[Path], out: Path, options: dict[str, Any]) -> 
                 continue
             rows += [found] if found else []
             left_out += found is None
+    if not rows:
+        raise click.ClickException(f"no row of {', '.join(map(str, files))} is a condition of the suite's factors: "
+                                   "nothing to import")
     out.mkdir(parents=True)
     partial = out / "conditions.csv.partial"
     with partial.open("w", encoding="utf-8", newline="") as handle:

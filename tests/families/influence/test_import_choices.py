@@ -204,3 +204,32 @@ def test_models_whose_folder_names_agree_each_keep_their_trials(suite: Path, tmp
     study = json.loads((tmp_path / "run" / "study.json").read_text())["runs"]
     assert len(set(study)) == 3 and "study.json" not in study
     assert sorted(len(read_results(tmp_path / "run" / name / "results.jsonl")) for name in study) == [1, 1, 1]
+
+
+def test_a_summary_without_conditions_is_refused(suite: Path, tmp_path: Path) -> None:
+    path = tmp_path / "summary.csv"
+    path.write_text(SUMMARY.splitlines()[0] + "\n", encoding="utf-8")
+    result = spec("import", "choices-conditions", path, "--suite", suite, "--out", tmp_path / "parent")
+    assert result.exit_code == 1 and not (tmp_path / "parent").exists()
+    assert result.output == f"Error: no row of {path} is a condition of the suite's factors: nothing to import\n"
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (lambda text: text.replace(",-0.8,", ",abc,"), "row 1, column 'steerability_A': 'abc' is not a finite number"),
+    (lambda text: text.replace(",-0.8,", ",inf,"), "row 1, column 'steerability_A': 'inf' is not a finite number"),
+    (lambda text: text + text.splitlines()[1] + "\n", "row 3: repeats a condition (the same key columns as an "
+                                                      "earlier row): its probed trials would be counted twice"),
+])
+def test_a_parent_table_that_cannot_be_read_as_numbers_or_repeats_a_condition_is_located(
+        suite: Path, tmp_path: Path, edit: Any, message: str) -> None:
+    """A parent conditions.csv is a stranger's table too: text in a number is no traceback, and a repeated
+    condition would count its probed trials twice."""
+    transcripts = _write(tmp_path / "t.jsonl", [_line(suite, t) for t in TRIALS])
+    assert spec("import", "choices-probe", transcripts, "--suite", suite, "--out", tmp_path / "run").exit_code == 0
+    assert spec("import", "choices-conditions", _summary(tmp_path), "--suite", suite, "--out",
+                tmp_path / "parent").exit_code == 0
+    table = tmp_path / "parent" / "conditions.csv"
+    table.write_text(edit(table.read_text(encoding="utf-8")), encoding="utf-8")
+    result = spec("score", tmp_path / "run", "--parent", tmp_path / "parent", "-o", tmp_path / "score")
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert result.output == f"Error: {table}, {message}\n"
