@@ -23,7 +23,6 @@ from spec_audits.puzzles.render import ZEBRA_PHRASINGS, Renderer, zebra_domain
 from spec_audits.puzzles.solve import certify
 from spec_audits.puzzles.validate import validate_config
 
-MAX_ATTEMPTS = 200
 AT, NOT_AT, SAME, NOT_SAME, LEFT_OF, DIRECTLY_LEFT, NEXT_TO = range(7)
 CODES = {
     "at": AT,
@@ -212,7 +211,7 @@ def generate_zebra(config: ZebraConfig, band: str, seed: int, coords: Coords) ->
     affinity = {kind: c.weight for kind, c in config.clues.items()}
     accepts = _oracle(grid, high)
     total = sum(map(len, pools.values()))
-    for _ in range(MAX_ATTEMPTS):
+    for _ in range(config.budget):
         drawn = _Drawn(grid, type_balanced_order(rng, pools, affinity))
         size = first_accepted_prefix(total, lambda n, drawn=drawn: accepts([c for _, c in drawn.prefix(n)]))
         if size is None:
@@ -225,7 +224,7 @@ def generate_zebra(config: ZebraConfig, band: str, seed: int, coords: Coords) ->
             return _emit(config, domain, solution, [c for c, _ in chosen], band, depth)
     raise PuzzleError(
         f"no {config.positions}x{len(config.attributes)} clue set reached difficulty band {band!r} "
-        f"(deduction depth in ({low:g}, {high:g}]) within {MAX_ATTEMPTS} attempts"
+        f"(deduction depth in ({low:g}, {high:g}]) within {config.spent()}"
     )
 
 
@@ -330,7 +329,7 @@ def _emit(
             "bands": [b.model_dump() for b in config.bands],
         },
     }
-    puzzle["certificate"] = certify(puzzle, config.time_limit_ms)
+    puzzle["certificate"] = certify(puzzle)
     return puzzle
 
 

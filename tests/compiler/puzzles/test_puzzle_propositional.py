@@ -187,24 +187,14 @@ def test_the_released_preset_gives_seeded_padded_puzzles_of_the_bands_style(band
         assert reprove(puzzle) == [] and [p for p in audit(puzzle) if "redundant" not in p] == []
 
 
-def test_a_skeleton_is_found_whatever_the_clock_says(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Generation is bounded by attempts, never by a clock: a first attempt outside its band is followed by the
-    next one even when every reading of the clock says the time limit has long passed (a busy machine)."""
-    import time
-
-    from spec_audits.puzzles import propositional
-
-    expected = generate_skeleton(CONFIG, "hard", 1, ("clock", 0))
-    real, calls = propositional.band_of, []
-
-    def first_misses(bands: object, score: float) -> str:
-        calls.append(score)
-        return "no band" if len(calls) == 1 else real(bands, score)  # type: ignore[arg-type]
-
-    ticks = iter(range(10**9))
-    monkeypatch.setattr(time, "monotonic", lambda: 1000.0 * next(ticks))
-    monkeypatch.setattr(propositional, "band_of", first_misses)
-    config = CONFIG.model_copy(update={"time_limit_ms": 1})
-    skeleton = generate_skeleton(config, "hard", 1, ("clock", 1))
-    assert len(calls) >= 2 and skeleton.band == "hard"
-    assert generate_skeleton(CONFIG, "hard", 1, ("clock", 0)) == expected  # and the same skeleton as before
+def test_a_styled_band_out_of_budget_says_what_to_raise() -> None:
+    config = CONFIG.model_copy(update={"styles": RELEASED, "budget": 1})
+    with pytest.raises(ValueError) as raised:  # a PuzzleError
+        generate_skeleton(config, "hard", 1, ("x",))
+    assert str(raised.value) == (
+        "no clue set in the style of band 'hard' (6-12 clues, mean weight in [4.29, 5.12]) within 1 attempt, the "
+        "budget of puzzle 'identity' (raise it, e.g. 'budget 2' in the puzzle block), or check the clue weights and "
+        "the band's families")
+    styled = CONFIG.model_copy(update={"styles": RELEASED})
+    assert generate_skeleton(config.model_copy(update={"budget": 2}), "hard", 1, ("x",)) == generate_skeleton(
+        styled, "hard", 1, ("x",))
