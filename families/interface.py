@@ -17,6 +17,7 @@ from spec_audits.compiler import nodes as n
 from spec_audits.compiler.check import Tables
 from spec_audits.compiler.errors import ErrorCollector
 from spec_audits.compiler.family import CompiledDesign
+from spec_audits.contract.analysis_record import AnalysisRecord
 from spec_audits.runner.report.document import Document
 
 
@@ -86,6 +87,7 @@ class Family:
     check_generator: CheckGenerator | None = None  # for a family whose data a `generator` block writes
     generate: Generate | None = None
     importers: tuple[Importer, ...] = ()  # `spec import` formats: published transcripts or tables of other harnesses
+    analysis_record: type[AnalysisRecord] = AnalysisRecord  # what its compile writes in manifest.analysis, closed
 
 
 def accepts_table(families: list[Family]) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from spec_audits.families.cognitive_bias.check import ANALYSIS, CLAUSES, CONDITIONS, resolve_bias
 from spec_audits.families.cognitive_bias.expand import prepare_bias
 from spec_audits.families.cognitive_bias.generator import resolve_generator
+from spec_audits.families.cognitive_bias.record import BiasRecord
 from spec_audits.families.interface import Family, Form, lazy
 
 FAMILY = Family(
@@ -32,4 +33,5 @@ FAMILY = Family(
     score_cells=lazy("spec_audits.families.cognitive_bias.score.cells", "score_cells"),
     check_generator=resolve_generator,
     generate=lazy("spec_audits.families.cognitive_bias.generate", "generate"),
+    analysis_record=BiasRecord,
 )
