@@ -72,6 +72,16 @@ HOSTILE: list[tuple[str, dict[str, Any], str]] = [
      "analysis.puzzle_bands.easy.skeletons: input should be greater than or equal to 0, got -1; "
      "analysis.puzzle_bands.easy.score_min: missing; analysis.puzzle_bands.easy.score_mean: missing; "
      "analysis.puzzle_bands.easy.score_max: missing; analysis.puzzle_bands.easy.clues_min: missing; and 5 more"),
+    ("cue_unknown_key", {**_compiled("cue_visibility"), "bootstrap": 5000},
+     "analysis.bootstrap: not a key its family's compile writes (family, restrict, parse, exclude_abstention, "
+     "puzzle_bands)"),
+    ("cue_huge_nested_value", {**_compiled("cue_visibility"), "restrict": [[["x" * 100] * 100] * 100]},
+     f"analysis.restrict: must be solved or none, got {repr([[['x' * 100] * 100] * 100])[:60]}..."),
+    ("bias_unknown_key", {**_compiled("cognitive_bias"), "reverse": 0.5},
+     "analysis.reverse: not a key its family's compile writes (family, params, target, human, did, matrix_order, "
+     "psm_covariates, scm_covariates, arms, protocol)"),
+    ("bias_huge_nested_value", {**_compiled("cognitive_bias"), "params": [[["x" * 100] * 100] * 100]},
+     f"analysis.params: input should be a valid string, got {repr([[['x' * 100] * 100] * 100])[:60]}..."),
     ("bias_arms_and_did", {**{k: v for k, v in _compiled("cognitive_bias").items() if k != "arms"}, "did": "x"},
      "analysis.did: must be abs or authors, got 'x'; analysis.arms: missing"),
     ("bias_order_not_names", {**_compiled("cognitive_bias"), "matrix_order": [1, 2]},
@@ -90,12 +100,19 @@ def test_a_hostile_analysis_is_refused_before_scoring_naming_each_key(tmp_path: 
     assert not (run / "score").exists()
 
 
-def test_nan_in_an_analysis_is_refused(tmp_path: Path) -> None:
-    run, manifest = _run(tmp_path, {"family": "influence_pairs"})
-    manifest.write_text(manifest.read_text().replace('"influence_pairs"}', '"influence_pairs", "alpha": NaN}'))
+NAN = [("triage", "alpha", "must be a number between 0 and 1, got nan"),
+       ("cue_visibility", "exclude_abstention", "must be a rate from 0 to below 1, got nan"),
+       ("cognitive_bias", "did", "must be abs or authors, got nan")]
+
+
+@pytest.mark.parametrize(("suite", "key", "problem"), NAN, ids=[suite for suite, _, _ in NAN])
+def test_nan_in_an_analysis_is_refused(tmp_path: Path, suite: str, key: str, problem: str) -> None:
+    """JSON's NaN (which Python's and pydantic's readers accept) is no value any compile writes."""
+    run, manifest = _run(tmp_path, {**_compiled(suite), key: "NAN-HERE"})
+    manifest.write_text(manifest.read_text().replace('"NAN-HERE"', "NaN"))
     result = CliRunner().invoke(main, ["score", str(run)])
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
-    assert result.output == f"Error: {manifest}: analysis.alpha: must be a number between 0 and 1, got nan{FIX}"
+    assert result.output == f"Error: {manifest}: analysis.{key}: {problem}{FIX}"
 
 
 def test_a_noise_replicates_analysis_is_checked_too(tmp_path: Path) -> None:
@@ -117,3 +134,11 @@ def test_import_checks_the_suites_analysis_before_reading_it(tmp_path: Path) -> 
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
     assert result.output == f"Error: {manifest}: analysis.benchmark: must be a name or a number, got {{'x': 1}}{FIX}"
     assert not (tmp_path / "out").exists()
+
+
+def test_a_deeply_nested_analysis_is_a_located_error(tmp_path: Path) -> None:
+    run, manifest = _run(tmp_path, {**_compiled("triage"), "benchmark": "DEEP"})
+    manifest.write_text(manifest.read_text().replace('"DEEP"', "[" * 100_000 + "]" * 100_000))
+    result = CliRunner().invoke(main, ["score", str(run)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert result.output.startswith(f"Error: {manifest}: Invalid JSON: recursion limit exceeded at line 1 column ")
