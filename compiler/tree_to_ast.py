@@ -10,7 +10,8 @@ from lark import Token, Tree, v_args
 
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.ast_designs import GeneratorsAndDesigns
-from spec_audits.compiler.ast_values import number, scalar, token_span
+from spec_audits.compiler.ast_values import number, scalar
+from spec_audits.compiler.clauses import Syntax
 from spec_audits.compiler.errors import ErrorCollector, Span, report_repeats
 
 _ESCAPE = re.compile(r'\\(["\\nt])')
@@ -21,26 +22,6 @@ DataClause = tuple[str, dict[str, Any], Span]  # keyword, the DataSource fields 
 @v_args(meta=True)
 class ToAst(GeneratorsAndDesigns):
     """Builds AST nodes; the top-level `start` returns the list of statements."""
-
-    def __init__(self, file: str, errors: ErrorCollector | None = None) -> None:
-        super().__init__()
-        self.file = file
-        self.errors = errors if errors is not None else ErrorCollector()
-
-    def _whole(self, token: Token) -> int:
-        """A NUMBER that must be a whole number; a fraction is reported and truncated so checking goes on."""
-        value = number(token)
-        if isinstance(value, float):
-            self.errors.add(token_span(token, self.file), f"expected a whole number here, got {token}")
-        return int(value)
-
-    def _span(self, meta: Any) -> Span:
-        if getattr(meta, "empty", True):
-            return Span(self.file, 1, 1)
-        return Span(self.file, meta.line, meta.column, meta.end_line, meta.end_column)
-
-    def _ref(self, token: Token) -> n.Ref:
-        return n.Ref(span=token_span(token, self.file), name=str(token))
 
     # ---- literals ----------------------------------------------------------
     def text(self, meta: Any, children: list[Token]) -> n.Text:
@@ -222,50 +203,7 @@ class ToAst(GeneratorsAndDesigns):
     def judge_reply(self, meta: Any, children: list[Any]) -> dict[str, Any]:
         return {"reply": self._ref(children[0])}
 
-    # ---- puzzles ---------------------------------------------------------------
-    def puzzle_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
-        node = n.PuzzleDef(span=self._span(meta), name=str(children[0]), clauses=tuple(children[1:]))
-        return ("puzzle", node)
-
-    def _clause(self, meta: Any, keyword: str, args: list[Any]) -> n.PuzzleClause:
-        return n.PuzzleClause(span=self._span(meta), keyword=keyword, args=tuple(scalar(a) for a in args))
-
-    def pz_kind(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
-        return self._clause(meta, "kind", c)
-
-    def pz_people(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
-        return self._clause(meta, "people", c)
-
-    def pz_attribute(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
-        return self._clause(meta, "attribute", c)
-
-    def pz_shape(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
-        return self._clause(meta, "shape", c)
-
-    def pz_clues(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
-        return self._clause(meta, "clues", c)
-
-    def pz_bands(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
-        return self._clause(meta, "bands", c)
-
-    def pz_reuse(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
-        return self._clause(meta, "reuse", c)
-
-    def pz_phrasing(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
-        return self._clause(meta, "phrasing", c)
-
-    def pz_budget(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
-        return self._clause(meta, "budget", c)
-
-    def pz_timeout(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
-        return self._clause(meta, "timeout", c)
-
-    def pz_minimal(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
-        return self._clause(meta, "minimal", c)
-
-    def pz_style(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
-        return self._clause(meta, "style", c)
-
+    # ---- building blocks of the puzzle and generator blocks' clauses -------------------
     def assignment(self, meta: Any, c: list[Any]) -> tuple[n.Scalar, ...]:
         return tuple(scalar(x) for x in c)
 
@@ -314,13 +252,15 @@ def _unquote(token: Token) -> tuple[str, int, int]:
     return _ESCAPE.sub(lambda m: _ESCAPES[m.group(1)], body), line, indent
 
 
-def build_spec(tree: Tree, file: str, errors: ErrorCollector) -> n.Spec:
+def build_spec(tree: Tree, file: str, errors: ErrorCollector, syntax: Syntax) -> n.Spec:
     """Assemble the statements of one file into a Spec, reporting repeated header statements."""
-    statements = ToAst(file, errors).transform(tree)
+    statements = ToAst(file, errors, syntax).transform(tree)
     fields: dict[str, Any] = {"file": file}
     seen: dict[str, Span] = {}
     lists: dict[str, list[Any]] = {k: [] for k in _LIST_FIELDS.values()}
     for kind, value in statements:
+        if isinstance(value, n.Block):
+            kind, value = _owned(value)
         if kind in _LIST_FIELDS:
             lists[_LIST_FIELDS[kind]].append(value)
             continue
@@ -335,8 +275,19 @@ def build_spec(tree: Tree, file: str, errors: ErrorCollector) -> n.Spec:
     return n.Spec(span=Span(file, 1, 1), **fields)
 
 
+def _owned(block: n.Block) -> tuple[str, n.Node]:
+    """A declared block as the AST keeps it: the puzzle and generator blocks in their own nodes (which
+    spec_audits/puzzles and the generator's family read), any other in Spec.blocks."""
+    if block.keyword == "puzzle":
+        clauses = tuple(n.PuzzleClause(span=c.span, keyword=c.keyword, args=c.value) for c in block.clauses)
+        return "puzzle", n.PuzzleDef(span=block.span, name=block.name, clauses=clauses)
+    if block.keyword == "generator":
+        return "generator", n.GeneratorDef(span=block.span, name=block.name, clauses=block.clauses)
+    return "block", block
+
+
 _LIST_FIELDS = {
-    "import": "imports", "factor": "factors", "text": "texts", "influence": "influences",
+    "block": "blocks", "import": "imports", "factor": "factors", "text": "texts", "influence": "influences",
     "data": "data", "conversation": "conversations", "followup": "followups",
     "puzzle": "puzzles", "generator": "generators", "design": "designs",
 }
