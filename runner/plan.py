@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import heapq
 import random
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
@@ -68,6 +69,8 @@ def stratified_subset(
     rng.shuffle(queues)
     for queue in queues:
         rng.shuffle(queue)
+    if strata is not None and len(strata) > 1:
+        queues = _marginally_balanced(queues, strata)
     picked: set[str] = set()
     depth = 0
     while len(picked) < min(limit, len(rows)):
@@ -76,6 +79,31 @@ def stratified_subset(
                 picked.add(queue[depth].id)
         depth += 1
     return [row for row in rows if row.id in picked]
+
+
+def _marginally_balanced(queues: list[list[SuiteRow]], keys: Sequence[str]) -> list[list[SuiteRow]]:
+    """The strata reordered so that every prefix holds each value of each key about equally often (a --limit
+    below the number of strata then still spreads evenly over every factor's levels): greedily the stratum
+    whose values have been taken least, ties in the seeded order. Lazy: a stratum's score only grows, so
+    one popped with a stale score is scored again and pushed back."""
+    used: list[Counter[object]] = [Counter() for _ in keys]
+    values = [[queue[0].cell.get(key) for key in keys] for queue in queues]
+
+    def score(index: int) -> int:
+        return sum(used[k][v] for k, v in enumerate(values[index]))
+
+    heap = [(0, index) for index in range(len(queues))]
+    order = []
+    while heap:
+        stale, index = heapq.heappop(heap)
+        fresh = score(index)
+        if fresh > stale and heap and fresh > heap[0][0]:
+            heapq.heappush(heap, (fresh, index))
+            continue
+        order.append(queues[index])
+        for k, v in enumerate(values[index]):
+            used[k][v] += 1
+    return order
 
 
 def plan(
