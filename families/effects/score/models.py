@@ -37,33 +37,49 @@ class Terms:
 
 def design_matrix(frame: pd.DataFrame, factors: list[dict[str, Any]], conditions: list[str],
                   interactions: list[list[str]]) -> Terms:
-    columns: dict[str, np.ndarray] = {"intercept": np.ones(len(frame))}
-    dummies: dict[str, dict[str, np.ndarray]] = {}
-    for factor in factors:
-        values = frame[factor["name"]].to_numpy()
-        dummies[factor["name"]] = {lv: (values == lv).astype(float) for lv in factor["levels"]
-                                   if lv != factor["reference"]}
-        columns.update({f"{factor['name']}={lv}": d for lv, d in dummies[factor["name"]].items()})
-    condition = frame["condition"].to_numpy()
-    columns.update({f"condition={c}": (condition == c).astype(float) for c in conditions if c != BASELINE})
+    """One indicator column per non-reference level, per intervention and per pair of levels of an interaction."""
+    names = ["intercept"]
+    blocks: dict[str, tuple[int, list[str], np.ndarray]] = {}  # column -> (first index, its levels, level codes)
+    for column, levels, reference in [*((f["name"], f["levels"], f["reference"]) for f in factors),
+                                      ("condition", conditions, BASELINE)]:
+        kept = [level for level in levels if level != reference]
+        codes = pd.Categorical(frame[column], categories=kept).codes.astype(np.int64)  # -1: the reference
+        blocks[column] = (len(names), kept, codes)
+        names += [f"{column}={level}" for level in kept]
+    x = np.zeros((len(frame), len(names) + sum(len(blocks[a][1]) * len(blocks[b][1]) for a, b in interactions)))
+    x[:, 0] = 1.0
+    rows = np.arange(len(frame))
+    for start, _, codes in blocks.values():
+        hit = codes >= 0
+        x[rows[hit], start + codes[hit]] = 1.0
     for first, second in interactions:
-        for a, da in dummies[first].items():
-            for b, db in dummies[second].items():
-                columns[f"{first}={a}:{second}={b}"] = da * db
-    return Terms(np.column_stack(list(columns.values())), list(columns))
+        (_, levels_a, a), (_, levels_b, b) = blocks[first], blocks[second]
+        hit = (a >= 0) & (b >= 0)
+        x[rows[hit], len(names) + a[hit] * len(levels_b) + b[hit]] = 1.0
+        names += [f"{first}={la}:{second}={lb}" for la in levels_a for lb in levels_b]
+    return Terms(x, names)
 
 
-def fit(frame: pd.DataFrame, y: np.ndarray, terms: Terms, *, binary: bool, ordinal: bool, mode: str,
-        scenario_effect: str, alpha: float) -> dict[str, Any]:
-    """The fitted model: its kind in words and one row per term (absent with a reason when it cannot be fitted)."""
-    scenarios = np.unique(frame["scenario"].to_numpy(), return_inverse=True)[1].ravel()
-    kind = _kind(binary, ordinal, mode, scenario_effect)
-    if np.unique(y).size < 2:
+def fit(frame: pd.DataFrame, y: np.ndarray, analysis: dict[str, Any], *, binary: bool, ordinal: bool, mode: str,
+        alpha: float) -> dict[str, Any]:
+    """The fitted model: its kind in words and one row per term (absent with a reason when it cannot be fitted).
+    `frame`'s design columns are categorical."""
+    kind = _kind(binary, ordinal, mode, analysis["scenario_effect"])
+    if len(y) == 0 or y.min() == y.max():
         return {"model": kind, "terms": [], "absent": "every answer has the same outcome: nothing to regress"}
+    outcome = logit(y) if binary and mode == "logprob" else y
+    by_cells = kind in _CELL_FITTERS
+    table = _cells(frame, outcome) if by_cells else frame
+    terms = design_matrix(table, analysis["factors"], analysis["conditions"], analysis["interactions"])
+    scenarios = table["scenario"].cat.codes.to_numpy().astype(np.int64)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            coef, se, df = _FITTERS[kind](y, terms.x, scenarios)
+            if by_cells:
+                found = ols_cluster(terms.x, table["sum"].to_numpy(), scenarios, table["count"].to_numpy(float))
+                coef, se, df = found.coef, found.se(), found.groups - 1
+            else:
+                coef, se, df = _ROW_FITTERS[kind](outcome, terms.x, scenarios)
     except (np.linalg.LinAlgError, ValueError) as err:
         return {"model": kind, "terms": [], "absent": f"the model could not be fitted: {err}"}
     if not np.all(np.isfinite(se)):
@@ -74,6 +90,13 @@ def fit(frame: pd.DataFrame, y: np.ndarray, terms: Terms, *, binary: bool, ordin
         low, high, p = interval(float(b), float(s), df, alpha)
         rows.append({"term": name, "coef": float(b), "se": float(s), "low": low, "high": high, "p": p})
     return {"model": kind, "terms": rows}
+
+
+def _cells(frame: pd.DataFrame, outcome: np.ndarray) -> pd.DataFrame:
+    """One row per distinct (scenario, condition, levels): how many observations and the sum of their outcome."""
+    keys = [c for c in frame.columns if isinstance(frame[c].dtype, pd.CategoricalDtype)]
+    grouped = frame[keys].assign(_y=outcome).groupby(keys, observed=True)["_y"]
+    return grouped.agg(["count", "sum"]).reset_index()
 
 
 def _kind(binary: bool, ordinal: bool, mode: str, effect: str) -> str:
@@ -90,25 +113,12 @@ def _kind(binary: bool, ordinal: bool, mode: str, effect: str) -> str:
 Fitted = tuple[np.ndarray, np.ndarray, int]  # coefficients, standard errors, degrees of freedom of the intervals
 
 
-def _linear(y: np.ndarray, x: np.ndarray, groups: np.ndarray) -> Fitted:
-    found = ols_cluster(x, y, groups)
-    return found.coef, found.se(), found.groups - 1
-
-
-def _logit_linear(y: np.ndarray, x: np.ndarray, groups: np.ndarray) -> Fitted:
-    return _linear(logit(y), x, groups)
-
-
 def _mixed(y: np.ndarray, x: np.ndarray, groups: np.ndarray) -> Fitted:
     from statsmodels.regression.mixed_linear_model import MixedLM
 
     result = MixedLM(y, x, groups=groups).fit(reml=True)
     k = x.shape[1]
     return np.asarray(result.fe_params), np.asarray(result.bse_fe)[:k], 0
-
-
-def _logit_mixed(y: np.ndarray, x: np.ndarray, groups: np.ndarray) -> Fitted:
-    return _mixed(logit(y), x, groups)
 
 
 def _logistic(y: np.ndarray, x: np.ndarray, groups: np.ndarray) -> Fitted:
@@ -136,12 +146,11 @@ def _ordinal(y: np.ndarray, x: np.ndarray, groups: np.ndarray) -> Fitted:
     return np.asarray(result.params)[:k], np.asarray(result.bse)[:k], int(groups.max())
 
 
-_FITTERS = {
+_CELL_FITTERS = ("linear on logit P, clustered by scenario", "linear, clustered by scenario")  # stats.ols_cluster
+_ROW_FITTERS = {
     "logistic, clustered by scenario": _logistic,
     "logistic, random intercept per scenario": _logistic_mixed,
-    "linear on logit P, clustered by scenario": _logit_linear,
-    "linear on logit P, random intercept per scenario": _logit_mixed,
+    "linear on logit P, random intercept per scenario": _mixed,
     "ordinal logistic, clustered by scenario": _ordinal,
-    "linear, clustered by scenario": _linear,
     "linear, random intercept per scenario": _mixed,
 }

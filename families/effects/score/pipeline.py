@@ -67,15 +67,16 @@ def _name(target: str | None) -> str:
 
 def analyse(run: Loaded, target: str | None) -> dict[str, Any]:
     """Contrasts (with BH-FDR), the regression and the per-scenario shifts of one model and target."""
-    analysis, frame = run.analysis, run.frame
+    analysis = run.analysis
+    frame = run.frame.astype(dict.fromkeys(["scenario", "condition", *(f["name"] for f in analysis["factors"])],
+                                           "category"))
     y = values_array(frame, target)
     probability = target is not None
     alpha = float(analysis["alpha"])
     found = list(_contrasts(frame, y, analysis, probability, alpha))
     _fdr(found, alpha)
-    terms = models.design_matrix(frame, analysis["factors"], analysis["conditions"], analysis["interactions"])
-    regression = models.fit(frame, y, terms, binary=probability, ordinal=analysis["answer"]["kind"] == "scale",
-                            mode=run.mode, scenario_effect=analysis["scenario_effect"], alpha=alpha)
+    regression = models.fit(frame, y, analysis, binary=probability, ordinal=analysis["answer"]["kind"] == "scale",
+                            mode=run.mode, alpha=alpha)
     return {"contrasts": found, "regression": regression, "scenarios": per_scenario(frame, y, analysis)}
 
 
@@ -91,10 +92,9 @@ def _comparisons(analysis: dict[str, Any]) -> list[tuple[str, str, str]]:
 def _contrasts(frame: pd.DataFrame, y: np.ndarray, analysis: dict[str, Any], probability: bool,
                alpha: float) -> list[dict[str, Any]]:
     out = []
-    scenario = frame["scenario"].to_numpy()
+    scenario = frame["scenario"].cat.codes.to_numpy().astype(np.int64)
     for column, level, reference in _comparisons(analysis):
-        values = frame[column].to_numpy()
-        at_level, at_ref = values == level, values == reference
+        at_level, at_ref = (frame[column] == level).to_numpy(), (frame[column] == reference).to_numpy()
         keep = at_level | at_ref
         row = {"term": column, "level": level, "reference": reference}
         if not at_level.any() or not at_ref.any():

@@ -26,15 +26,24 @@ class Fit:
         return np.sqrt(np.clip(np.diag(self.cov), 0, None))
 
 
-def ols_cluster(x: np.ndarray, y: np.ndarray, clusters: np.ndarray) -> Fit:
-    """OLS of y on the columns of x, with the cluster-robust sandwich covariance; clusters are codes 0..G-1."""
-    xtx_inv = np.linalg.pinv(x.T @ x)
+def ols_cluster(x: np.ndarray, y: np.ndarray, clusters: np.ndarray, counts: np.ndarray | None = None) -> Fit:
+    """OLS of y on the columns of x, with the cluster-robust sandwich covariance; clusters are codes 0..G-1.
+
+    With `counts`, each row of x stands for `counts` observations that share its regressors and cluster, and
+    y holds their sum: the fit is exactly the one of the observations themselves (the normal equations and
+    the per-cluster score sums only ever add them up), from a table as small as the design's cells."""
+    n = np.ones(len(y)) if counts is None else counts
+    xtx_inv = np.linalg.pinv(x.T @ (x * n[:, None]))
     coef = xtx_inv @ (x.T @ y)
-    scores = x * (y - x @ coef)[:, None]
+    residual = y - n * (x @ coef)
     groups = int(clusters.max()) + 1 if len(clusters) else 0
-    summed = np.zeros((groups, x.shape[1]))
-    np.add.at(summed, clusters, scores)
-    n, k = x.shape
+    summed = np.column_stack([np.bincount(clusters, x[:, j] * residual, groups) for j in range(x.shape[1])])
+    return _sandwich(coef, xtx_inv, summed, int(round(n.sum())), groups)
+
+
+def _sandwich(coef: np.ndarray, xtx_inv: np.ndarray, summed: np.ndarray, n: int, groups: int) -> Fit:
+    """The clustered covariance from the per-cluster sums of the scores x_i * residual_i."""
+    k = len(coef)
     correction = groups / (groups - 1) * (n - 1) / (n - k) if groups > 1 and n > k else np.nan
     return Fit(coef, correction * xtx_inv @ (summed.T @ summed) @ xtx_inv, groups)
 
@@ -57,17 +66,29 @@ def logit(p: np.ndarray | float) -> Any:
 def contrast(y: np.ndarray, at_level: np.ndarray, clusters: np.ndarray, alpha: float,
              probability: bool) -> dict[str, Any]:
     """Mean at the level minus mean at the reference (rows of either, at_level says which), with a
-    cluster-robust interval; for a probability also the shift in logit by the delta method."""
-    x = np.column_stack([np.ones(len(y)), at_level.astype(float)])
-    codes = np.unique(clusters, return_inverse=True)[1].ravel()
-    fit = ols_cluster(x, y, codes)
-    ref, shift = float(fit.coef[0]), float(fit.coef[1])
-    df = fit.groups - 1
+    cluster-robust interval; for a probability also the shift in logit by the delta method. `clusters` are
+    integer codes. The OLS of y on [1, at_level] is solved from per-cluster counts and sums, so a contrast
+    costs two bincounts whatever the number of rows."""
+    present = np.bincount(clusters) > 0
+    codes = (np.cumsum(present) - 1)[clusters]  # the clusters present, numbered 0..G-1
+    groups = int(present.sum())
+    level = at_level.astype(float)
+    n1 = np.bincount(codes, level, groups)
+    n0 = np.bincount(codes, 1 - level, groups)
+    s1 = np.bincount(codes, y * level, groups)
+    s0 = np.bincount(codes, y * (1 - level), groups)
+    ref, mean = s0.sum() / n0.sum(), s1.sum() / n1.sum()
+    coef = np.array([ref, mean - ref])
+    xtx_inv = np.linalg.inv(np.array([[n0.sum() + n1.sum(), n1.sum()], [n1.sum(), n1.sum()]]))
+    at_ref, at_lvl = s0 - ref * n0, s1 - mean * n1  # per cluster: the residuals summed at the reference, the level
+    fit = _sandwich(coef, xtx_inv, np.column_stack([at_ref + at_lvl, at_lvl]), len(y), groups)
+    shift = float(coef[1])
+    df = groups - 1
     low, high, p = interval(shift, float(fit.se()[1]), df, alpha)
-    out: dict[str, Any] = {"n": int(at_level.sum()), "n_ref": int((~at_level).sum()), "clusters": fit.groups,
-                           "mean_ref": ref, "mean": ref + shift, "shift": shift, "low": low, "high": high, "p": p}
+    out: dict[str, Any] = {"n": int(n1.sum()), "n_ref": int(n0.sum()), "clusters": groups, "mean_ref": float(ref),
+                           "mean": float(mean), "shift": shift, "low": low, "high": high, "p": p}
     if probability:
-        out.update(_logit_shift(ref, shift, fit, df, alpha))
+        out.update(_logit_shift(float(ref), shift, fit, df, alpha))
     return out
 
 
