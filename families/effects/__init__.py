@@ -15,6 +15,7 @@ conditions, BH-FDR, per-scenario breakdowns (docs/scoring.md, "Effects designs")
 from __future__ import annotations
 
 from spec_audits.families.effects.check import CLAUSES, resolve
+from spec_audits.families.effects.clauses import SYNTAX
 from spec_audits.families.effects.prepare import prepare
 from spec_audits.families.interface import Family, Form, lazy
 
@@ -22,16 +23,15 @@ FAMILY = Family(
     name="effects",
     title="effects",
     clauses=CLAUSES,
-    answers=(Form("yesno", "yesno"), Form("options", 'options "a" | "b" | "c"'), Form("scale", "scale 1..7")),
+    answers=(Form("yesno", "yesno"), Form("options", 'options "a" | "b" | "c"'), Form("scale", "scale 1..7"),
+             Form("number", "number 0..100")),
     conditions=(Form("baseline", "baseline"), Form("*", "INTERVENTION, ...")),
-    analysis_options=(Form("reference", 'reference "LEVEL LEVEL ..."'),
-                      Form("interactions", 'interactions "f1 x f2, ..."'),
-                      Form("scenarios", "scenarios random | cluster"), Form("alpha", "alpha X"),
-                      Form("correct", "correct TEMPLATE")),
+    analysis_options=(Form("scenarios", "scenarios random | cluster"), Form("alpha", "alpha X")),
     check=resolve,
     prepare=prepare,
     score=lazy("spec_audits.families.effects.score.pipeline", "score_run"),
     report=lazy("spec_audits.families.effects.report", "effects_report"),
     score_runs=lazy("spec_audits.families.effects.score.pipeline", "score_runs"),
     docs="docs/scoring.md",
+    syntax=SYNTAX,
 )

@@ -22,7 +22,7 @@ def prepare(design: EffectsInput, seed: int, errors: ErrorCollector) -> Compiled
             runs = crossing.fraction(sizes, design.crossing.runs or 0, design.crossing.seed)
         proof = crossing.prove(runs, sizes, names)
     except crossing.CrossingError as err:
-        errors.add(design.crossing.span or design.span, str(err), "write: cross full")
+        errors.add(design.crossing.span or design.span, str(err), "remove the fraction clause to ask every combination")
         return None
     if not _renders(design, runs[0], errors):
         return None

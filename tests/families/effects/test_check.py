@@ -43,41 +43,67 @@ def test_the_tiny_design_compiles_with_its_balance_recorded(tmp_path: Path) -> N
 
 
 def test_a_reference_level_that_does_not_exist(tmp_path: Path) -> None:
-    assert _errors(tmp_path, 'reference "middle man"', 'reference "midle man"') == [
-        "16:20: reference level 'midle' is no level of the design's factors | did you mean 'middle'?"]
+    assert _errors(tmp_path, "age = middle", "age = midle") == [
+        "12:19: reference level 'midle' is no level of factor 'age' | did you mean 'middle'?"]
 
 
-def test_a_reference_naming_two_levels_of_one_factor(tmp_path: Path) -> None:
-    assert _errors(tmp_path, 'reference "middle man"', 'reference "middle old"') == [
-        "16:20: the reference names two levels of factor 'age': 'middle' and 'old' | name one level per factor"]
+def test_a_reference_for_a_factor_the_design_does_not_cross(tmp_path: Path) -> None:
+    assert _errors(tmp_path, "gender = man", "race = man") == [
+        "12:27: reference for 'race', which this design does not cross | valid names: 'age', 'gender'"]
+
+
+def test_two_references_for_one_factor(tmp_path: Path) -> None:
+    assert _errors(tmp_path, "gender = man", "age = old") == [
+        "12:27: a second reference for factor 'age' | name one level per factor"]
 
 
 def test_a_cross_over_an_undeclared_factor(tmp_path: Path) -> None:
-    assert _errors(tmp_path, "factors age, gender", "factors age, gendr") == [
-        "11:16: unknown factor 'gendr' | did you mean 'gender'?"]
+    assert _errors(tmp_path, "cross age x gender", "cross age x gendr") == [
+        "11:15: unknown factor 'gendr' | did you mean 'gender'?"]
+
+
+def test_a_factor_crossed_twice(tmp_path: Path) -> None:
+    assert _errors(tmp_path, "cross age x gender", "cross age x gender x age") == [
+        "11:24: factor 'age' is crossed twice | name each factor once"]
 
 
 def test_an_interaction_over_one_factor(tmp_path: Path) -> None:
-    assert _errors(tmp_path, 'reference "middle man"', 'interactions "age x age"') == [
-        "16:20: an interaction is between two different factors, got 'age x age' | "
-        'write: interactions "age x gender"']
+    assert _errors(tmp_path, "  items scenarios\n", "  items scenarios\n  interactions age x age\n") == [
+        "14:22: an interaction is between two different factors, got 'age x age' | write: interactions age x gender"]
 
 
 def test_an_interaction_over_a_factor_the_design_does_not_cross(tmp_path: Path) -> None:
-    assert _errors(tmp_path, 'reference "middle man"', 'interactions "age x race"') == [
-        "16:20: interaction over 'race', which is no factor of this design | valid names: 'age', 'gender'"]
+    assert _errors(tmp_path, "  items scenarios\n", "  items scenarios\n  interactions age x race\n") == [
+        "14:22: interaction over 'race', which this design does not cross | valid names: 'age', 'gender'"]
 
 
 def test_a_fraction_the_factors_do_not_allow(tmp_path: Path) -> None:
-    assert _errors(tmp_path, "  items scenarios\n", "  items scenarios\n  cross fraction\n  sample 4\n") == [
-        "13:3: no balanced fraction of 4 runs for factors of 3 x 2 levels: a fraction is built when three or more "
-        "factors all have the same prime number of levels | write: cross full"]
+    assert _errors(tmp_path, "  items scenarios\n", "  items scenarios\n  fraction 4\n") == [
+        "14:3: no balanced fraction of 4 runs for factors of 3 x 2 levels: a fraction is built when three or more "
+        "factors all have the same prime number of levels | remove the fraction clause to ask every combination"]
 
 
 def test_a_directional_condition_is_refused(tmp_path: Path) -> None:
     assert _errors(tmp_path, "conditions baseline, fair", "conditions baseline, toward A") == [
-        "13:24: an effects condition is baseline or an intervention's name, got 'toward_A' | declare the "
+        "14:24: an effects condition is baseline or an intervention's name, got 'toward_A' | declare the "
         "intervention as `influence NAME append \"...\"` and list its name"]
+
+
+def test_a_balanced_fraction_compiles_with_its_proof(tmp_path: Path) -> None:
+    spec = (SPEC.replace('factor gender:\n  man "man"   woman "woman"',
+                         'factor gender:\n  man "man"   woman "woman"   other "person"\n'
+                         'factor tone:\n  calm "calm"   curt "curt"   warm "warm"\n'
+                         'factor place:\n  city "city"   town "town"   farm "farm"')
+            .replace("cross age x gender", "cross age x gender x tone x place")
+            .replace("  items scenarios\n", "  items scenarios\n  fraction 9 seed 4\n"))
+    suite = tmp_path / "suite"
+    compile_file(write_tiny(tmp_path, spec), suite)
+    crossing = json.loads((suite / "manifest.json").read_text())["analysis"]["crossing"]
+    assert crossing == {"kind": "fraction", "seed": 4, "factors": ["age", "gender", "tone", "place"],
+                        "levels": [3, 3, 3, 3], "runs": 9, "per_level": dict.fromkeys(crossing["factors"], 3),
+                        "per_pair": {f"{a} x {b}": 1 for i, a in enumerate(crossing["factors"])
+                                     for b in crossing["factors"][i + 1:]}}
+    assert len(read_suite(suite).rows) == 3 * 9 * 2
 
 
 def test_trials_per_cell_keeps_n_of_every_cell(tmp_path: Path) -> None:
@@ -87,4 +113,4 @@ def test_trials_per_cell_keeps_n_of_every_cell(tmp_path: Path) -> None:
     manifest = json.loads((suite / "manifest.json").read_text())
     assert manifest["balance"][0]["trials_per_cell"] == 5 and manifest["trials"] == 5 * 12
     assert _errors(tmp_path / "x", "  answer yesno\n", "  answer yesno\n  trials 4 per cell\n") == [
-        "16:3: trials 4 per cell, but a cell has 3 (scenarios x samples) | ask for at most 3"]
+        "17:3: trials 4 per cell, but a cell has 3 (scenarios x samples) | ask for 1 to 3"]
