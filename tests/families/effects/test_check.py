@@ -114,3 +114,18 @@ def test_trials_per_cell_keeps_n_of_every_cell(tmp_path: Path) -> None:
     assert manifest["balance"][0]["trials_per_cell"] == 5 and manifest["trials"] == 5 * 12
     assert _errors(tmp_path / "x", "  answer yesno\n", "  answer yesno\n  trials 4 per cell\n") == [
         "17:3: trials 4 per cell, but a cell has 3 (scenarios x samples) | ask for 1 to 3"]
+
+
+@pytest.mark.parametrize("form", ["scale 1..5", "number 0..20"])
+def test_a_scale_or_a_number_takes_the_whole_numbers_of_its_range(form: str, tmp_path: Path) -> None:
+    suite = tmp_path / "suite"
+    compile_file(write_tiny(tmp_path, SPEC.replace("answer yesno", f"answer {form}")), suite)
+    low, high = (int(v) for v in form.split()[1].split(".."))
+    row = read_suite(suite).rows[0]
+    assert row.answers == {str(v): str(v) for v in range(low, high + 1)}
+    assert json.loads((suite / "manifest.json").read_text())["analysis"]["answer"]["kind"] == form.split()[0]
+
+
+def test_an_empty_range_is_an_error_at_the_answer(tmp_path: Path) -> None:
+    assert _errors(tmp_path, "answer yesno", "answer number 5..5") == [
+        "16:10: a number runs from a lower to a higher whole number, got 5..5"]
