@@ -18,10 +18,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from spec_audits.families.effects.design import CORRECT
 from spec_audits.runner.result_checks import read_checked_run
 from spec_audits.runner.score_input import ScoreInputError
-
-CORRECT = "correct"  # the outcome a design that names each stimulus's correct token scores
 
 
 @dataclass(frozen=True)

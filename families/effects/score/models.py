@@ -22,9 +22,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from spec_audits.families.effects.design import BASELINE
 from spec_audits.families.effects.score.stats import interval, logit, ols_cluster
-
-BASELINE = "baseline"
 
 
 @dataclass(frozen=True)

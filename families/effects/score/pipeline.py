@@ -12,13 +12,12 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
+from spec_audits.families.effects.design import BASELINE
 from spec_audits.families.effects.score import models
 from spec_audits.families.effects.score.frame import Loaded, load, targets, values_array
 from spec_audits.families.effects.score.stats import contrast
 from spec_audits.runner.files_out import score_folder, write_csv_rows, write_json
 from spec_audits.runner.score_input import ScoreInputError, require_answers
-
-BASELINE = "baseline"
 
 
 def score_run(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:
