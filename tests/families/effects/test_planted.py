@@ -51,13 +51,14 @@ def test_planted_age_shifts_are_recovered_end_to_end(tmp_path: Path) -> None:
     server = PlantedModel()
     api_base = server.start()
     try:
-        _spec("run", str(suite), "--model", "openai/planted", "--api-base", api_base, "--out", str(run),
-              "--no-progress")
+        for model, out in (("openai/planted", run), ("openai/twin", tmp_path / "twin")):
+            _spec("run", str(suite), "--model", model, "--api-base", api_base, "--out", str(out), "--no-progress")
     finally:
         server.stop()
-    _spec("score", str(run))
+    _spec("score", str(run), str(tmp_path / "twin"), "-o", str(run / "score"))  # several models together
     _spec("report", str(run / "score"))
     summary = json.loads((run / "score" / "summary.json").read_text())
+    assert sorted(summary["models"]) == ["openai/planted", "openai/twin"]
     found = summary["models"]["openai/planted"]["targets"]["yes"]
     ages = {c["level"]: c for c in found["contrasts"] if c["term"] == "age"}
     for level, planted in (("young", 0.2), ("old", -0.15)):
