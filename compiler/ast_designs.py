@@ -7,7 +7,7 @@ by the shape its declaration gives (compiler/clauses.py).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from lark import Token, Transformer, v_args
 
@@ -123,8 +123,13 @@ class GeneratorsAndDesigns(Transformer):
         return n.AnswerSpec(span=self._span(meta), kind="yesno", tokens=("yes", "no"))
 
     def ans_scale(self, meta: Any, c: list[Token]) -> n.AnswerSpec:
-        low, high = self._whole(c[0]), self._whole(c[1])
-        return n.AnswerSpec(span=self._span(meta), kind="scale", low=low, high=high)
+        return self._answer_range(meta, c, "scale")
+
+    def ans_number(self, meta: Any, c: list[Token]) -> n.AnswerSpec:
+        return self._answer_range(meta, c, "number")
+
+    def _answer_range(self, meta: Any, c: list[Token], kind: Literal["scale", "number"]) -> n.AnswerSpec:
+        return n.AnswerSpec(span=self._span(meta), kind=kind, low=self._whole(c[0]), high=self._whole(c[1]))
 
     def ans_solution(self, meta: Any, c: list[Token]) -> n.AnswerSpec:
         return n.AnswerSpec(span=self._span(meta), kind="solution", puzzle=self._ref(c[0]))

@@ -202,7 +202,7 @@ class Samples(Node):
 
 
 class AnswerSpec(Node):
-    kind: Literal["choice", "labels", "options", "yesno", "scale", "solution", "numbered", "lettered"]
+    kind: Literal["choice", "labels", "options", "yesno", "scale", "number", "solution", "numbered", "lettered"]
     tokens: tuple[str, ...] = ()
     source: Name | None = None  # numbered/lettered: the per-row list of options the tokens number
     low: int | None = None

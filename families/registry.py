@@ -37,6 +37,7 @@ BUILTIN: dict[str, str] = {
     "influence_pairs": "spec_audits.families.influence",
     "cue_visibility": "spec_audits.families.cue",
     "bias_decomposition": "spec_audits.families.cognitive_bias",
+    "effects": "spec_audits.families.effects",
 }
 DEFAULT = "influence_pairs"  # the family of a design that declares no analysis
 ENTRY_POINTS = "spec_audits.families"  # the entry-point group of families installed from other distributions

@@ -8,6 +8,8 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from spec_audits.contract.seeding import canonical_json as canonical
 from spec_audits.contract.suite_model import Judge, SuiteRow
 
@@ -68,6 +70,8 @@ def stratified_subset(
     rng.shuffle(queues)
     for queue in queues:
         rng.shuffle(queue)
+    if strata is not None and len(strata) > 1:
+        queues = _marginally_balanced(queues, strata, limit)
     picked: set[str] = set()
     depth = 0
     while len(picked) < min(limit, len(rows)):
@@ -76,6 +80,30 @@ def stratified_subset(
                 picked.add(queue[depth].id)
         depth += 1
     return [row for row in rows if row.id in picked]
+
+
+def _marginally_balanced(queues: list[list[SuiteRow]], keys: Sequence[str], limit: int) -> list[list[SuiteRow]]:
+    """The strata reordered so that every prefix holds each value of each key about equally often, and a --limit
+    below the number of strata still spreads evenly over every factor's levels: step by step the stratum whose
+    values are least ahead of their key's least-taken value (the most ahead first, then the sum), ties in the
+    seeded order. Only the strata a limit can reach in its first round are ordered (all of them when it goes
+    round again); the rest keep the seeded order."""
+    seen: list[dict[str, int]] = [{} for _ in keys]
+    codes = np.array([[seen[k].setdefault(canonical(queue[0].cell.get(key)), len(seen[k]))
+                       for k, key in enumerate(keys)] for queue in queues])
+    used = [np.zeros(int(column.max()) + 1, dtype=np.int64) for column in codes.T]
+    free = np.ones(len(queues), dtype=bool)
+    order = []
+    for _ in range(len(queues) if limit >= len(queues) else limit):
+        ahead = np.column_stack([used[k][codes[:, k]] - used[k].min() for k in range(len(keys))])
+        score = ahead.max(axis=1) * (len(keys) * len(queues) + 1) + ahead.sum(axis=1)
+        score[~free] = np.iinfo(np.int64).max
+        pick = int(np.argmin(score))
+        free[pick] = False
+        order.append(pick)
+        for k in range(len(keys)):
+            used[k][codes[pick, k]] += 1
+    return [queues[i] for i in order] + [queue for i, queue in enumerate(queues) if free[i]]
 
 
 def plan(

@@ -169,11 +169,13 @@ def _check_reserved_forms(factor: n.Factor, errors: ErrorCollector) -> None:
 
 def _check_crossing(design: TypedDesign, errors: ErrorCollector) -> None:
     """`cross full` (the default) crosses every axis; `sample N` is the only alternative."""
-    ref, cross = design.get(CROSS), design.clause(CROSS.keyword)
-    if ref is None or cross is None:
+    axes, cross = design.get(CROSS), design.clause(CROSS.keyword)
+    if axes is None or cross is None:
         return
-    if ref.name != "full":
-        errors.add(ref.span, f"unknown crossing '{ref.name}'", "write 'cross full', or 'sample N' for a seeded subset")
+    if len(axes) > 1 or axes[0].count is not None or axes[0].values or axes[0].name != "full":
+        where = axes[0].span if len(axes) == 1 else cross.span
+        written = " x ".join(axis.name for axis in axes)
+        errors.add(where, f"unknown crossing '{written}'", "write 'cross full', or 'sample N' for a seeded subset")
     elif design.get(SAMPLE) is not None:
         errors.add(cross.span, "'cross full' and 'sample' contradict each other", "keep one of them")
 

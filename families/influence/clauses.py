@@ -27,7 +27,8 @@ FACTORS = c.ClauseSpec("factors", c.Selection(), "the factors whose levels are c
 INFLUENCES = c.ClauseSpec("influences", c.Selection(), "the influences applied")
 SIZES = c.ClauseSpec("sizes", c.Ranges(), "group sizes: n_A in 1..10, n_B in 1..10")
 WHERE = c.ClauseSpec("where", c.Expression(), "a filter over the size pairs")
-CROSS = c.ClauseSpec("cross", c.Name(), "cross full: every combination")
+# the effects family crosses factors with the same keyword (cross age x gender x race): one shape for both
+CROSS = c.ClauseSpec("cross", c.Crossing(), "the factors crossed (effects: cross age x gender x race); cross full")
 SAMPLE = c.ClauseSpec("sample", c.Counted(), "a seeded subset of size pairs")
 TRIALS = c.ClauseSpec("trials", c.Counted(("per", "cell")), "a seeded subset of trials per cell")
 ITEMS = c.ClauseSpec("items", c.Name(), "a data source whose rows are the items")

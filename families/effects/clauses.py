@@ -1,0 +1,39 @@
+"""The clauses effects designs take besides the shared ones: their keywords and argument shapes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from spec_audits.compiler import clauses as c
+from spec_audits.compiler import nodes as n
+from spec_audits.compiler.errors import Span
+
+
+@dataclass(frozen=True)
+class PairsShape(c.Shape[tuple[tuple[n.Ref, n.Ref], ...]]):
+    """`KEYWORD a SEP b, c SEP d, ...`: pairs of names (`reference age = a60`, `interactions age x gender`)."""
+
+    separator: str
+    example: str
+
+    def grammar(self) -> str:
+        pair = f'NAME "{self.separator}" NAME'
+        return f'{pair} ("," {pair})*'
+
+    def written(self) -> str:
+        return f"{self.example}, ..."
+
+    def build(self, at: c.Builder, span: Span, children: list[Any]) -> tuple[tuple[n.Ref, n.Ref], ...]:
+        refs = [at.ref(token) for token in children]
+        return tuple(zip(refs[::2], refs[1::2], strict=True))
+
+
+CROSS = c.ClauseSpec("cross", c.Crossing(), "the factors crossed (effects: cross age x gender x race); cross full")
+FRACTION = c.ClauseSpec("fraction", c.Counted(), "a balanced fraction of N combinations of the crossed factors")
+REFERENCE = c.ClauseSpec("reference", PairsShape("=", "FACTOR = LEVEL"), "the level each factor is compared with")
+INTERACTIONS = c.ClauseSpec("interactions", PairsShape("x", "FACTOR x FACTOR"), "interactions the regression fits")
+ITEMS = c.ClauseSpec("items", c.Name(), "a data source whose rows are the items")
+TRIALS = c.ClauseSpec("trials", c.Counted(("per", "cell")), "a seeded subset of trials per cell")
+CORRECT = c.ClauseSpec("correct", c.Name(), "a template that renders each stimulus's correct answer token")
+SYNTAX: c.Syntax = (CROSS, FRACTION, REFERENCE, INTERACTIONS, ITEMS, TRIALS, CORRECT)

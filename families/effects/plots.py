@@ -1,0 +1,76 @@
+"""PNG plots of an effects score (matplotlib, Agg): a forest plot of the contrasts and a heatmap of the
+per-scenario shifts."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+matplotlib.rcParams["text.parse_math"] = False  # a level named with $...$ is text, never TeX
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from spec_audits.runner.files_out import write_figure  # noqa: E402
+from spec_audits.runner.report.plotting import NO_DATA, cannot_draw, no_data_background, text_colour  # noqa: E402
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "model"
+
+
+def _save(fig: Any, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_figure(fig, path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def forest(contrasts: list[dict[str, Any]], title: str, unit: str, path: Path) -> Path:
+    """Each contrast's shift against its reference with its interval; an absent one is listed, unmarked."""
+    labels = [f"{c['term']}: {c['level']} vs {c['reference']}" for c in contrasts]
+    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.26 * max(len(contrasts), 1)))
+    if not contrasts:
+        cannot_draw(ax, title, "no contrasts (one level per factor and no intervention)")
+        return _save(fig, path)
+    y = np.arange(len(contrasts))
+    shift = np.array([c.get("shift", np.nan) for c in contrasts], dtype=float)
+    low = np.array([c.get("low", np.nan) for c in contrasts], dtype=float)
+    high = np.array([c.get("high", np.nan) for c in contrasts], dtype=float)
+    colours = ["tab:red" if c.get("significant") else "tab:blue" for c in contrasts]
+    ok = np.isfinite(low) & np.isfinite(high)
+    ax.hlines(y[ok], low[ok], high[ok], colors=np.array(colours)[ok], lw=1.5)
+    ax.scatter(shift, y, c=colours, s=14, zorder=3)
+    ax.axvline(0, color="grey", lw=0.8)
+    ax.set_yticks(y, labels, fontsize=7)
+    ax.invert_yaxis()
+    ax.set(xlabel=f"shift against the reference ({unit}); red: significant after BH-FDR", title=title)
+    return _save(fig, path)
+
+
+def heatmap(scenarios: pd.DataFrame, title: str, path: Path) -> Path:
+    """Scenario x contrast: each level's shift against its reference in that scenario."""
+    fig, ax = plt.subplots(figsize=(2 + 0.35 * max(scenarios["label"].nunique(), 1),
+                                    1.5 + 0.28 * max(scenarios["scenario"].nunique(), 1)))
+    if scenarios.empty:
+        cannot_draw(ax, title, "no scenario has answers at both a level and its reference")
+        return _save(fig, path)
+    table = scenarios.pivot_table(index="scenario", columns="label", values="shift", sort=False)
+    values = table.to_numpy(dtype=float)
+    bound = float(np.nanmax(np.abs(values))) or 1.0
+    no_data_background(ax)
+    image = ax.imshow(np.ma.masked_invalid(values), cmap="RdBu_r", vmin=-bound, vmax=bound, aspect="auto")
+    ax.set_xticks(range(table.shape[1]), table.columns, rotation=60, ha="right", fontsize=7)
+    ax.set_yticks(range(table.shape[0]), table.index, fontsize=7)
+    if values.size <= 400:
+        for (i, j), v in np.ndenumerate(values):
+            if np.isfinite(v):
+                ax.text(j, i, f"{v:+.2f}", ha="center", va="center", fontsize=5,
+                        color=text_colour(image.cmap(image.norm(v))))
+    fig.colorbar(image, ax=ax, shrink=0.8, label="shift against the reference")
+    ax.set_title(f"{title} ({NO_DATA})")
+    return _save(fig, path)

@@ -1,0 +1,99 @@
+"""A run of an effects suite as one frame: a row per answered result, its cell (scenario, condition, every
+factor) and its outcome value `y`.
+
+What `y` is depends on the answer form and the mode (docs/scoring.md, "Effects designs"):
+* a binary target (yes of yes/no; correct of a design that names the correct token; one option of N):
+  sampled, 1 when the answer is the target and 0 otherwise; in logprob mode, P(target) renormalised over
+  the valid tokens (the runner's reading).
+* a scale or a number: the value answered; in logprob mode the expected value over the valid tokens.
+Abstentions and failed calls carry no outcome: they are counted, never scored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from spec_audits.families.effects.design import CORRECT
+from spec_audits.runner.result_checks import read_checked_run
+from spec_audits.runner.score_input import ScoreInputError
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """One run: its frame, the suite's analysis record, the run's mode and model, and what was left out."""
+
+    frame: pd.DataFrame
+    analysis: dict[str, Any]
+    mode: str
+    model: str
+    abstained: int
+    failed: int
+
+
+def targets(analysis: dict[str, Any]) -> list[str | None]:
+    """The outcomes scored as probabilities (None: the numeric value of a scale or number)."""
+    kind, tokens = analysis["answer"]["kind"], analysis["answer"]["tokens"]
+    if analysis.get("correct"):
+        return [CORRECT]
+    if kind == "yesno":
+        return ["yes"]
+    if kind == "options":
+        return list(tokens)
+    return [None]
+
+
+def load(run_dir: Path) -> Loaded:
+    """Read and check a run; one frame row per answered result, with columns y_<target> (or y)."""
+    info, suite, rows = read_checked_run(run_dir)
+    analysis = suite.manifest.analysis or {}
+    if analysis.get("family") != "effects":
+        raise ScoreInputError(run_dir, "not a run of an effects suite")
+    cells = {row.id: (row.cell, row.answers) for row in suite.rows}
+    factors = [f["name"] for f in analysis["factors"]]
+    wanted = targets(analysis)
+    records: list[dict[str, Any]] = []
+    abstained = failed = 0
+    for result in rows:
+        cell, answers = cells[result.item_id]
+        if result.error is not None:
+            failed += 1
+            continue
+        values = _values(result.outcome, result.logprobs, answers, wanted, info.mode)
+        if values is None:
+            abstained += 1
+            continue
+        records.append({"scenario": cell["scenario"], "condition": cell["condition"],
+                        **{f: cell[f] for f in factors}, **values})
+    frame = pd.DataFrame.from_records(records, columns=["scenario", "condition", *factors, *map(column, wanted)])
+    return Loaded(frame, analysis, info.mode, info.model, abstained, failed)
+
+
+def column(target: str | None) -> str:
+    return "y" if target is None else f"y_{target}"
+
+
+def _values(outcome: str | None, logprobs: dict[str, float] | None, answers: dict[str, str],
+            wanted: list[str | None], mode: str) -> dict[str, float] | None:
+    if mode == "logprob":
+        if not logprobs:
+            return None
+        mass = {answers[token]: 0.0 for token in logprobs}
+        for token, p in logprobs.items():
+            mass[answers[token]] += p
+        if wanted == [None]:
+            return {"y": float(sum(float(value) * p for value, p in mass.items()))}
+        return {column(t): mass.get(t, 0.0) for t in wanted}  # type: ignore[arg-type]
+    if outcome is None:
+        return None
+    if wanted == [None]:
+        return {"y": float(outcome)}
+    return {column(t): float(outcome == t) for t in wanted}  # type: ignore[arg-type]
+
+
+def values_array(frame: pd.DataFrame, target: str | None) -> np.ndarray:
+    return frame[column(target)].to_numpy(dtype=float)

@@ -1,0 +1,155 @@
+"""The regression of the outcome on the factors and conditions, fitted the way the outcome calls for.
+
+Treatment coding against each factor's reference (and the baseline), declared interactions as products:
+
+* binary, sampled: logistic, errors clustered by scenario (statsmodels GLM); with `scenarios random`, a
+  random intercept per scenario (statsmodels BinomialBayesMixedGLM, variational Bayes).
+* binary, logprob: linear on logit P, clustered (stats.ols_cluster); `random`: statsmodels MixedLM.
+* scale, sampled: ordinal logistic (statsmodels OrderedModel), clustered (statsmodels has no mixed ordinal
+  model, so `random` fits the same, and the table says which model it is).
+* scale in logprob mode (the expected rating), or a number: linear, clustered; `random`: MixedLM.
+
+A fit that cannot be made (one outcome only, perfect separation, a singular design) is absent with its
+reason, never a number.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from spec_audits.families.effects.design import BASELINE
+from spec_audits.families.effects.score.stats import interval, logit, ols_cluster
+
+
+@dataclass(frozen=True)
+class Terms:
+    """The design matrix (intercept first) and the name of each column."""
+
+    x: np.ndarray
+    names: list[str]
+
+
+def design_matrix(frame: pd.DataFrame, factors: list[dict[str, Any]], conditions: list[str],
+                  interactions: list[list[str]]) -> Terms:
+    """One indicator column per non-reference level, per intervention and per pair of levels of an interaction."""
+    names = ["intercept"]
+    blocks: dict[str, tuple[int, list[str], np.ndarray]] = {}  # column -> (first index, its levels, level codes)
+    for column, levels, reference in [*((f["name"], f["levels"], f["reference"]) for f in factors),
+                                      ("condition", conditions, BASELINE)]:
+        kept = [level for level in levels if level != reference]
+        codes = pd.Categorical(frame[column], categories=kept).codes.astype(np.int64)  # -1: the reference
+        blocks[column] = (len(names), kept, codes)
+        names += [f"{column}={level}" for level in kept]
+    x = np.zeros((len(frame), len(names) + sum(len(blocks[a][1]) * len(blocks[b][1]) for a, b in interactions)))
+    x[:, 0] = 1.0
+    rows = np.arange(len(frame))
+    for start, _, codes in blocks.values():
+        hit = codes >= 0
+        x[rows[hit], start + codes[hit]] = 1.0
+    for first, second in interactions:
+        (_, levels_a, a), (_, levels_b, b) = blocks[first], blocks[second]
+        hit = (a >= 0) & (b >= 0)
+        x[rows[hit], len(names) + a[hit] * len(levels_b) + b[hit]] = 1.0
+        names += [f"{first}={la}:{second}={lb}" for la in levels_a for lb in levels_b]
+    return Terms(x, names)
+
+
+def fit(frame: pd.DataFrame, y: np.ndarray, analysis: dict[str, Any], *, binary: bool, ordinal: bool, mode: str,
+        alpha: float) -> dict[str, Any]:
+    """The fitted model: its kind in words and one row per term (absent with a reason when it cannot be fitted).
+    `frame`'s design columns are categorical."""
+    kind = _kind(binary, ordinal, mode, analysis["scenario_effect"])
+    if len(y) == 0 or y.min() == y.max():
+        return {"model": kind, "terms": [], "absent": "every answer has the same outcome: nothing to regress"}
+    outcome = logit(y) if binary and mode == "logprob" else y
+    by_cells = kind in _CELL_FITTERS
+    table = _cells(frame, outcome) if by_cells else frame
+    terms = design_matrix(table, analysis["factors"], analysis["conditions"], analysis["interactions"])
+    scenarios = table["scenario"].cat.codes.to_numpy().astype(np.int64)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if by_cells:
+                found = ols_cluster(terms.x, table["sum"].to_numpy(), scenarios, table["count"].to_numpy(float))
+                coef, se, df = found.coef, found.se(), found.groups - 1
+            else:
+                coef, se, df = _ROW_FITTERS[kind](outcome, terms.x, scenarios)
+    except (np.linalg.LinAlgError, ValueError) as err:
+        return {"model": kind, "terms": [], "absent": f"the model could not be fitted: {err}"}
+    if not np.all(np.isfinite(se)):
+        return {"model": kind, "terms": [], "absent": "the fit gave no finite standard errors (perfect separation "
+                "or a level with one outcome only)"}
+    rows = []
+    for name, b, s in zip(terms.names[len(terms.names) - len(coef):], coef, se, strict=True):
+        low, high, p = interval(float(b), float(s), df, alpha)
+        rows.append({"term": name, "coef": float(b), "se": float(s), "low": low, "high": high, "p": p})
+    return {"model": kind, "terms": rows}
+
+
+def _cells(frame: pd.DataFrame, outcome: np.ndarray) -> pd.DataFrame:
+    """One row per distinct (scenario, condition, levels): how many observations and the sum of their outcome."""
+    keys = [c for c in frame.columns if isinstance(frame[c].dtype, pd.CategoricalDtype)]
+    grouped = frame[keys].assign(_y=outcome).groupby(keys, observed=True)["_y"]
+    return grouped.agg(["count", "sum"]).reset_index()
+
+
+def _kind(binary: bool, ordinal: bool, mode: str, effect: str) -> str:
+    if binary and mode == "sample":
+        return "logistic, random intercept per scenario" if effect == "random" else "logistic, clustered by scenario"
+    if binary:
+        return "linear on logit P, random intercept per scenario" if effect == "random" else \
+            "linear on logit P, clustered by scenario"
+    if ordinal and mode == "sample":
+        return "ordinal logistic, clustered by scenario"  # whatever the scenario effect: see the module's doc
+    return "linear, random intercept per scenario" if effect == "random" else "linear, clustered by scenario"
+
+
+Fitted = tuple[np.ndarray, np.ndarray, int]  # coefficients, standard errors, degrees of freedom of the intervals
+
+
+def _mixed(y: np.ndarray, x: np.ndarray, groups: np.ndarray) -> Fitted:
+    from statsmodels.regression.mixed_linear_model import MixedLM
+
+    result = MixedLM(y, x, groups=groups).fit(reml=True)
+    k = x.shape[1]
+    return np.asarray(result.fe_params), np.asarray(result.bse_fe)[:k], 0
+
+
+def _logistic(y: np.ndarray, x: np.ndarray, groups: np.ndarray) -> Fitted:
+    import statsmodels.api as sm
+
+    result = sm.GLM(y, x, family=sm.families.Binomial()).fit(cov_type="cluster", cov_kwds={"groups": groups})
+    return np.asarray(result.params), np.asarray(result.bse), int(groups.max())
+
+
+def _logistic_mixed(y: np.ndarray, x: np.ndarray, groups: np.ndarray) -> Fitted:
+    from statsmodels.genmod.bayes_mixed_glm import BinomialBayesMixedGLM
+
+    membership = np.zeros((len(groups), int(groups.max()) + 1))
+    membership[np.arange(len(groups)), groups] = 1.0
+    result = BinomialBayesMixedGLM(y, x, membership, np.zeros(membership.shape[1], dtype=int)).fit_vb()
+    return np.asarray(result.fe_mean), np.asarray(result.fe_sd), 0
+
+
+def _ordinal(y: np.ndarray, x: np.ndarray, groups: np.ndarray) -> Fitted:
+    from statsmodels.miscmodels.ordinal_model import OrderedModel
+
+    result = OrderedModel(y, x[:, 1:], distr="logit").fit(method="bfgs", disp=False, cov_type="cluster",
+                                                           cov_kwds={"groups": groups})
+    k = x.shape[1] - 1
+    return np.asarray(result.params)[:k], np.asarray(result.bse)[:k], int(groups.max())
+
+
+_CELL_FITTERS = ("linear on logit P, clustered by scenario", "linear, clustered by scenario")  # stats.ols_cluster
+_ROW_FITTERS = {
+    "logistic, clustered by scenario": _logistic,
+    "logistic, random intercept per scenario": _logistic_mixed,
+    "linear on logit P, random intercept per scenario": _mixed,
+    "ordinal logistic, clustered by scenario": _ordinal,
+    "linear, random intercept per scenario": _mixed,
+}

@@ -1,0 +1,128 @@
+"""`spec score` for effects runs, one or several models together: per model and target outcome, the
+contrasts of every level against its factor's reference and of every intervention against the baseline
+(BH-FDR over them), the regression, and the per-scenario shifts -> contrasts.csv, regression.csv,
+scenarios.csv and summary.json."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from statsmodels.stats.multitest import multipletests
+
+from spec_audits.families.effects.design import BASELINE
+from spec_audits.families.effects.score import models
+from spec_audits.families.effects.score.frame import Loaded, load, targets, values_array
+from spec_audits.families.effects.score.stats import contrast
+from spec_audits.runner.files_out import score_folder, write_csv_rows, write_json
+from spec_audits.runner.score_input import ScoreInputError, require_answers
+
+
+def score_run(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:
+    return score_runs([run_dir], out, options)
+
+
+def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list[str]:
+    require_answers(run_dirs)
+    loaded = [load(run) for run in run_dirs]
+    _same_design(loaded, run_dirs)
+    analysis = loaded[0].analysis
+    summary: dict[str, Any] = {"family": "effects", "answer": analysis["answer"], "factors": analysis["factors"],
+                               "conditions": analysis["conditions"], "crossing": analysis["crossing"],
+                               "alpha": analysis["alpha"], "models": {}}
+    contrasts, terms, scenarios = [], [], []
+    for run in loaded:
+        for target in targets(analysis):
+            found = analyse(run, target)
+            summary["models"].setdefault(run.model, {"mode": run.mode, "answered": len(run.frame),
+                                                     "abstained": run.abstained, "failed": run.failed,
+                                                     "targets": {}})["targets"][_name(target)] = found
+            contrasts += [{"model": run.model, "target": _name(target), **c} for c in found["contrasts"]]
+            terms += [{"model": run.model, "target": _name(target), "fit": found["regression"]["model"], **t}
+                      for t in found["regression"]["terms"]]
+            scenarios += [{"model": run.model, "target": _name(target), **s} for s in found.pop("scenarios")]
+    out = score_folder(out)
+    write_csv_rows(contrasts, out / "contrasts.csv")
+    write_csv_rows(terms, out / "regression.csv")
+    write_csv_rows(scenarios, out / "scenarios.csv")
+    write_json(out / "summary.json", summary)
+    return [f"{sum(len(r.frame) for r in loaded):,} answers of {len(loaded)} model(s) scored: {len(contrasts)} "
+            f"contrasts, {len(terms)} regression terms -> {out}"]
+
+
+def _same_design(loaded: list[Loaded], run_dirs: list[Path]) -> None:
+    first = loaded[0].analysis
+    for run, path in zip(loaded[1:], run_dirs[1:], strict=True):
+        if run.analysis != first:
+            raise ScoreInputError(path, f"its suite's design differs from {run_dirs[0]}'s: score runs of one suite "
+                                  "together")
+
+
+def _name(target: str | None) -> str:
+    return "value" if target is None else target
+
+
+def analyse(run: Loaded, target: str | None) -> dict[str, Any]:
+    """Contrasts (with BH-FDR), the regression and the per-scenario shifts of one model and target."""
+    analysis = run.analysis
+    frame = run.frame.astype(dict.fromkeys(["scenario", "condition", *(f["name"] for f in analysis["factors"])],
+                                           "category"))
+    y = values_array(frame, target)
+    probability = target is not None
+    alpha = float(analysis["alpha"])
+    found = list(_contrasts(frame, y, analysis, probability, alpha))
+    _fdr(found, alpha)
+    regression = models.fit(frame, y, analysis, binary=probability, ordinal=analysis["answer"]["kind"] == "scale",
+                            mode=run.mode, alpha=alpha)
+    return {"contrasts": found, "regression": regression, "scenarios": per_scenario(frame, y, analysis)}
+
+
+def _comparisons(analysis: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(column, level, reference): every non-reference level of every factor, every intervention vs baseline."""
+    pairs = [(f["name"], level, f["reference"]) for f in analysis["factors"] for level in f["levels"]
+             if level != f["reference"]]
+    if BASELINE in analysis["conditions"]:
+        pairs += [("condition", c, BASELINE) for c in analysis["conditions"] if c != BASELINE]
+    return pairs
+
+
+def _contrasts(frame: pd.DataFrame, y: np.ndarray, analysis: dict[str, Any], probability: bool,
+               alpha: float) -> list[dict[str, Any]]:
+    out = []
+    scenario = frame["scenario"].cat.codes.to_numpy().astype(np.int64)
+    for column, level, reference in _comparisons(analysis):
+        at_level, at_ref = (frame[column] == level).to_numpy(), (frame[column] == reference).to_numpy()
+        keep = at_level | at_ref
+        row = {"term": column, "level": level, "reference": reference}
+        if not at_level.any() or not at_ref.any():
+            out.append({**row, "absent": f"no answers at {'the level' if not at_level.any() else 'the reference'}"})
+            continue
+        out.append({**row, **contrast(y[keep], at_level[keep], scenario[keep], alpha, probability)})
+    return out
+
+
+def _fdr(found: list[dict[str, Any]], alpha: float) -> None:
+    """BH q-values over the contrasts that have a p-value; the others stay absent."""
+    tested = [c for c in found if c.get("p") is not None and np.isfinite(c["p"])]
+    if not tested:
+        return
+    rejected, q, _, _ = multipletests([c["p"] for c in tested], alpha=alpha, method="fdr_bh")
+    for c, q_value, reject in zip(tested, q, rejected, strict=True):
+        c["q"], c["significant"] = float(q_value), bool(reject)
+
+
+def per_scenario(frame: pd.DataFrame, y: np.ndarray, analysis: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per scenario, each level's mean minus its reference's mean (no interval: a scenario is one cluster)."""
+    work = frame.assign(_y=y)
+    rows = []
+    for column, level, reference in _comparisons(analysis):
+        means = work[work[column].isin([level, reference])].groupby(["scenario", column], observed=True)["_y"].mean()
+        table = means.unstack(column)
+        if level not in table or reference not in table:
+            continue
+        shift = (table[level] - table[reference]).dropna()
+        rows += [{"scenario": s, "term": column, "level": level, "reference": reference, "shift": float(v)}
+                 for s, v in shift.items()]
+    return rows
