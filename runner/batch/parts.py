@@ -121,7 +121,7 @@ class Parts:
             if key not in held:
                 by_model.setdefault(model, []).append((key, line))
         round_ = self.ledger.next_round()
-        written = []
+        written: list[Part] = []
         for model, lines in by_model.items():
             provider = batch_provider(model)
             limit = min(provider.max_requests, self.config.batch_size or provider.max_requests)

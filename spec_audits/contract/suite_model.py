@@ -59,7 +59,8 @@ _DECODE = TypeAdapter(DecodeSettings)
 
 def decode_domain(name: str) -> str:
     """The allowed values of decode setting `name`, in words."""
-    return get_type_hints(DecodeSettings, include_extras=True)[name].__metadata__[0].description
+    description: str = get_type_hints(DecodeSettings, include_extras=True)[name].__metadata__[0].description
+    return description
 
 
 def valid_decode_value(name: str, value: Any) -> bool:

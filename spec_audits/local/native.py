@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 RECORD_NAME = "spec-llama-build.json"
 SMOKE_TIMEOUT_S = 600
@@ -52,12 +53,13 @@ def record_path(prefix: str = sys.prefix) -> Path:
     return Path(prefix) / RECORD_NAME
 
 
-def read_record(prefix: str = sys.prefix) -> dict | None:
+def read_record(prefix: str = sys.prefix) -> dict[str, Any] | None:
     """The build record, or None where llama-cpp-python was not installed by .ci/setup."""
     try:
-        return json.loads(record_path(prefix).read_text())
+        record: dict[str, Any] = json.loads(record_path(prefix).read_text())
     except (OSError, ValueError):
         return None
+    return record
 
 
 def run_smoke(python: str = sys.executable, timeout_s: float = SMOKE_TIMEOUT_S) -> subprocess.CompletedProcess[str]:
@@ -69,7 +71,7 @@ def run_smoke(python: str = sys.executable, timeout_s: float = SMOKE_TIMEOUT_S) 
         return subprocess.CompletedProcess(err.cmd, 124, "", f"no answer within {timeout_s:.0f} s")
 
 
-def smoke_line(result: subprocess.CompletedProcess[str]) -> dict | None:
+def smoke_line(result: subprocess.CompletedProcess[str]) -> dict[str, Any] | None:
     """The smoke test's JSON report, or None when it printed none."""
     lines = (result.stdout or "").strip().splitlines()
     try:
