@@ -152,7 +152,7 @@ def _result(where: Callable[[str], ImportInputError], matcher: _Matcher, line: d
             at: str) -> tuple[tuple[str, str], ResultRow] | None:
     spec = line.get("spec")
     missing = [f for f in FIELDS if not isinstance(spec, dict) or f not in spec]
-    if missing:
+    if missing or not isinstance(spec, dict):
         raise where(f"no field spec.{missing[0]}: is this a transcript of the release's follow-up probe?")
     index = matcher.index
     if _name(BENCHMARKS, str(spec["benchmark"])) != index.benchmark:

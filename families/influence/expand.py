@@ -52,7 +52,7 @@ class CompiledInfluence:
 
     @property
     def span(self) -> Span:
-        return self.design.design.span  # type: ignore[no-any-return]
+        return self.design.design.span
 
     @property
     def mode(self) -> str:
@@ -60,7 +60,7 @@ class CompiledInfluence:
 
     @property
     def analysis(self) -> dict[str, Any]:
-        return self.design.analysis  # type: ignore[no-any-return]
+        return self.design.analysis
 
     @property
     def shared(self) -> dict[str, str]:
