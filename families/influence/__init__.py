@@ -18,15 +18,19 @@ from typing import Any
 
 from spec_audits.compiler.errors import ErrorCollector
 from spec_audits.compiler.family import CompiledDesign
+from spec_audits.compiler.typed_design import TypedDesign
 from spec_audits.families.influence import items
 from spec_audits.families.influence.check import CLAUSES, PairsDesign, resolve_pairs
+from spec_audits.families.influence.clauses import ITEMS, SYNTAX
 from spec_audits.families.influence.prepare import prepare
-from spec_audits.families.interface import DesignContext, Family, Form, Importer, lazy
+from spec_audits.families.influence.score_options import SCORE_FLAGS
+from spec_audits.families.interface import DesignContext, Family, Form, Importer, TableKind, lazy
 
 
-def _check(design: Any, context: DesignContext, errors: ErrorCollector) -> PairsDesign | items.ItemsDesign | None:
+def _check(design: TypedDesign, context: DesignContext,
+           errors: ErrorCollector) -> PairsDesign | items.ItemsDesign | None:
     """Size-pair designs, or item designs when the design draws its stimuli from data (`items DATA`)."""
-    resolve = items.resolve_items if design.get("items") is not None else resolve_pairs
+    resolve = items.resolve_items if design.get(ITEMS) is not None else resolve_pairs
     return resolve(design, context, errors)
 
 
@@ -38,6 +42,7 @@ def _prepare(design: Any, seed: int, errors: ErrorCollector) -> CompiledDesign |
 
 FAMILY = Family(
     name="influence_pairs",
+    syntax=SYNTAX,
     title="influence-pairs",
     clauses=tuple(dict.fromkeys(CLAUSES + items.CLAUSES)),
     answers=(Form("labels", 'labels "A" | "B"'), Form("options", 'options "yes" | "no"'),
@@ -50,10 +55,11 @@ FAMILY = Family(
     prepare=_prepare,
     score=lazy("spec_audits.families.influence.scoring", "score_run"),
     report=lazy("spec_audits.families.influence.report", "influence_report"),
-    score_options=("alpha", "asym_variance", "unpooled", "bootstrap", "seed", "noise_dir", "noise_f0", "noise_flips",
-                   "parent", "human_labels"),
+    score_flags=SCORE_FLAGS,
     docs="docs/scoring.md",
-    score_counts=lazy("spec_audits.families.influence.scoring", "score_table"),
+    tables=(TableKind("counts", "a counts table",
+                      "Score a counts table (docs/suite-format.md, \"Counts tables\") instead of a run folder.",
+                      lazy("spec_audits.families.influence.scoring", "score_table")),),
     score_runs=lazy("spec_audits.families.influence.scoring", "score_runs"),
     importers=(
         Importer("choices-probe", "seed 000's released follow-up-probe transcripts (JSON lines) -> a probe run",
