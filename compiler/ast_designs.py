@@ -36,7 +36,7 @@ class Leaves:
 
 
 @v_args(meta=True)
-class GeneratorsAndDesigns(Transformer):
+class GeneratorsAndDesigns(Transformer[Token, Any]):
     """Transformer methods of the `generator` and `design` rules."""
 
     def __init__(self, file: str, errors: ErrorCollector, syntax: Syntax) -> None:
@@ -111,7 +111,7 @@ class GeneratorsAndDesigns(Transformer):
         if isinstance(data, str) and data.startswith("clause_"):
             spec = self._clauses[data.removeprefix("clause_")]
             return spec.build(self._leaves, self._span(meta), children)
-        return super().__default__(data, children, meta)
+        return super().__default__(data, children, meta)  # type: ignore[no-untyped-call]  # lark leaves it unannotated
 
     def select_all(self, meta: Any, c: list[Any]) -> n.Selection:
         return n.Selection(span=self._span(meta), names=None)

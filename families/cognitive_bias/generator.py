@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.check import decode_options
@@ -66,7 +66,8 @@ def resolve_generator(block: n.GeneratorDef, context: DesignContext, errors: Err
     if len(errors.diagnostics) > before:
         return None
     texts = {k: _template(block, k, context, errors) for k in ("prompt", "neutral")}
-    retries, feedback_ref = block.get("retries").value if block.get("retries") else (0, None)  # type: ignore[misc]
+    retry = block.get("retries")  # `retries N [feedback TEMPLATE]`, as the AST builds it
+    retries, feedback_ref = cast(tuple[int, n.Ref | None], retry.value) if retry is not None else (0, None)
     feedback = _compiled(feedback_ref, "feedback", context, errors) if feedback_ref is not None else None
     accept = _accept(block.get("accept"), errors)  # type: ignore[arg-type]
     persona = _persona(block.get("persona"), errors)

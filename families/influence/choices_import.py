@@ -181,11 +181,12 @@ def _row(where: Callable[[str], ImportInputError], line: dict[str, Any], row: Su
     answer = line.get("turn1_parsed")
     if answer is not None and answer not in row.answers:
         raise where(f"turn1_parsed {answer!r} is not one of the row's answers ({', '.join(row.answers)})")
-    if not row.followups or row.followups[0].judge is None:
+    followup = row.followups[0] if row.followups else None
+    judge = followup.judge if followup is not None else None
+    if followup is None or judge is None:
         raise where("its suite row has no judged follow-up: import probe transcripts into a probe suite")
-    followup = row.followups[0]
     label = line.get("judge_label")
-    if label is not None and label not in followup.judge.labels:  # type: ignore[union-attr]
+    if label is not None and label not in judge.labels:
         raise where(f"judge_label {label!r} is not one of the suite judge's labels")
     error = line.get("error")
     reply = {"response": line.get("turn2_response"), "label": label, "reason": line.get("judge_reason"),

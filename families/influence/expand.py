@@ -248,7 +248,7 @@ class _Without(Sequence[tuple[int, int]]):
     def __len__(self) -> int:
         return len(self.allowed) - len(self.skip)
 
-    def __getitem__(self, index: int) -> tuple[int, int]:  # type: ignore[override]
+    def __getitem__(self, index: int) -> tuple[int, int]:  # type: ignore[override]  # by position only: no slices
         if not 0 <= index < len(self):
             raise IndexError(index)
         for skipped in self.skip:

@@ -99,14 +99,14 @@ def _comparisons(design: PairsDesign, factor: n.Factor, seed: int,
         pairs = [(a, b) for a in ranges["n_A"] for b in ranges["n_B"]
                  if design.where is None or evaluate(design.where, {"n_A": a, "n_B": b, "factor": factor.name})]
     except TypeError as err:
-        errors.add(design.design.get("where").span,  # type: ignore[union-attr]
+        errors.add((design.design.get("where") or design.design).span,  # the clause design.where came from
                    f"the design filter compares values of different kinds ({err})",
                    "compare sizes with numbers and 'factor' with a quoted string")
         return []
     if design.sample is not None:
         unordered = len({tuple(sorted(p)) for p in pairs})
         if design.sample[0] > unordered:
-            errors.add(design.design.get("sample").span,  # type: ignore[union-attr]
+            errors.add((design.design.get("sample") or design.design).span,  # the clause design.sample came from
                        f"sample {design.sample[0]} asks for more size pairs than factor '{factor.name}' has "
                        f"({unordered} unordered pairs)", f"sample at most {unordered}, or drop 'sample'")
             return []

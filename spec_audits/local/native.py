@@ -14,7 +14,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 RECORD_NAME = "spec-llama-build.json"
 SMOKE_TIMEOUT_S = 600
@@ -27,7 +27,12 @@ def machine() -> str:
     return {"amd64": "x86_64", "aarch64": "arm64"}.get(name, name)
 
 
-def cpu_info() -> dict[str, object]:
+class CpuInfo(TypedDict):
+    model: str
+    features: list[str]
+
+
+def cpu_info() -> CpuInfo:
     """The CPU's model name and the SIMD features that matter to ggml (from /proc/cpuinfo where there is one)."""
     try:
         text = Path("/proc/cpuinfo").read_text()
@@ -45,7 +50,7 @@ def cpu_info() -> dict[str, object]:
 
 def cpu_summary() -> str:
     info = cpu_info()
-    features = " ".join(info["features"]) or "none listed"  # type: ignore[arg-type]
+    features = " ".join(info["features"]) or "none listed"
     return f"{info['model']} ({machine()}); features: {features}"
 
 
