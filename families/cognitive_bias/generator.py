@@ -69,25 +69,36 @@ def resolve_generator(block: n.GeneratorDef, context: DesignContext, errors: Err
     retry = block.get("retries")  # `retries N [feedback TEMPLATE]`, as the AST builds it
     retries, feedback_ref = cast(tuple[int, n.Ref | None], retry.value) if retry is not None else (0, None)
     feedback = _compiled(feedback_ref, "feedback", context, errors) if feedback_ref is not None else None
-    accept = _accept(block.get("accept"), errors)  # type: ignore[arg-type]
+    accept = _accept(_required(block, "accept"), errors)
     persona = _persona(block.get("persona"), errors)
     decode = decode_options(n.Design(span=block.span, name=block.name, clauses=block.clauses), errors)
-    humans = tuple(block.get("humans").value.value.split("|"))  # type: ignore[union-attr]
-    jury = tuple(t.value for t in block.get("jury").value)  # type: ignore[union-attr]
+    humans = tuple(cast(n.Text, _required(block, "humans").value).value.split("|"))
+    jury_clause = _required(block, "jury")
+    jury = tuple(t.value for t in cast(tuple[n.Text, ...], jury_clause.value))
     if len(jury) < 1:
-        errors.add(block.get("jury").span, "the jury needs at least one model")  # type: ignore[union-attr]
+        errors.add(jury_clause.span, "the jury needs at least one model")
     source = _source(block, context.spec, errors)
     rows = read_rows(source, ("bias",), context.seed, errors) if source is not None else None
-    if len(errors.diagnostics) > before or rows is None or None in texts.values():
+    prompt, neutral = texts["prompt"], texts["neutral"]
+    if len(errors.diagnostics) > before or rows is None or prompt is None or neutral is None:
         return None
-    write: n.Text = block.get("write").value  # type: ignore[union-attr, assignment]
-    return Generator(block.name, rows, humans, block.get("model").value.value, texts["prompt"],  # type: ignore[union-attr, arg-type]
-                     texts["neutral"], feedback, persona, decode, jury, accept, retries,  # type: ignore[arg-type]
+    write = cast(n.Text, _required(block, "write").value)
+    return Generator(block.name, rows, humans, cast(n.Text, _required(block, "model").value).value, prompt,
+                     neutral, feedback, persona, decode, jury, accept, retries,
                      Path(block.span.file).parent / write.value, context.seed)
 
 
+def _required(block: n.GeneratorDef, keyword: str) -> n.Clause:
+    """A clause of REQUIRED, which resolve_generator has found. A generator clause's value is untyped in the
+    AST: its shape is what compiler/ast_designs.py's g_KEYWORD builds."""
+    clause = block.get(keyword)
+    if clause is None:
+        raise KeyError(f"generator '{block.name}' has no '{keyword}' clause")
+    return clause
+
+
 def _source(block: n.GeneratorDef, spec: n.Spec, errors: ErrorCollector) -> n.DataSource | None:
-    ref: n.Ref = block.get("from").value  # type: ignore[union-attr, assignment]
+    ref = cast(n.Ref, _required(block, "from").value)
     sources = {d.name: d for d in spec.data}
     if ref.name not in sources:
         errors.add(ref.span, f"unknown data source '{ref.name}'", did_you_mean(ref.name, sources))
@@ -97,7 +108,7 @@ def _source(block: n.GeneratorDef, spec: n.Spec, errors: ErrorCollector) -> n.Da
 
 def _template(block: n.GeneratorDef, keyword: str, context: DesignContext,
               errors: ErrorCollector) -> CompiledText | None:
-    return _compiled(block.get(keyword).value, keyword, context, errors)  # type: ignore[union-attr, arg-type]
+    return _compiled(cast(n.Ref, _required(block, keyword).value), keyword, context, errors)
 
 
 def _compiled(ref: n.Ref, role: str, context: DesignContext, errors: ErrorCollector) -> CompiledText | None:
@@ -109,7 +120,7 @@ def _compiled(ref: n.Ref, role: str, context: DesignContext, errors: ErrorCollec
 
 def _accept(clause: n.Clause, errors: ErrorCollector) -> dict[str, float]:
     thresholds = {}
-    for name, op, value in clause.value:  # type: ignore[attr-defined]
+    for name, op, value in cast(tuple[tuple[n.Scalar, n.Scalar, n.Scalar], ...], clause.value):
         if name not in CRITERIA:
             errors.add(clause.span, f"unknown acceptance criterion '{name}'", did_you_mean(str(name), CRITERIA))
         elif op != ">=":
@@ -120,7 +131,7 @@ def _accept(clause: n.Clause, errors: ErrorCollector) -> dict[str, float]:
 
 def _persona(clause: n.Clause | None, errors: ErrorCollector) -> dict[str, Any]:
     persona: dict[str, Any] = {"intensity": 0.7, "turns": 1}
-    for option in clause.value if clause is not None else ():  # type: ignore[attr-defined]
+    for option in cast(tuple[n.Option, ...], clause.value) if clause is not None else ():
         if option.name not in PERSONA:
             errors.add(option.span, f"unknown persona setting '{option.name}'", did_you_mean(option.name, PERSONA))
         persona[option.name] = option.value

@@ -284,6 +284,7 @@ def _few_shot(compiled: CompiledPairs, inf: n.Influence, context: dict[str, Any]
         first, second = (t_side, o_side) if target_first else (o_side, t_side)
         example = {"first": first, "second": second, "factor": context["factor"], "target": t_side, "other": o_side}
         turns.append({"role": "user", "content": compiled.prompt.render(example)})
+        # a few-shot position always has its answer expression (the influence checks made sure)
         turns.append({"role": "assistant", "content": str(evaluate(pos.answer, example))})  # type: ignore[arg-type]
     return turns
 
