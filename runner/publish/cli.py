@@ -54,7 +54,7 @@ def _verify_rows(target: Path, options: Options) -> tuple[list[str], Counter[str
     failures = [f"{target.name} (row {row.id}): id does not match the row's content, which hashes to {fresh}"
                 for row in rows if (fresh := content_id(row)) != row.id]
     failures += [f"{target.name} (row {row.id}): puzzle: {problem}"
-                 for row in puzzles for problem in reprove_row(row, options.timeout_ms)]
+                 for row in puzzles for problem in reprove_row(row, options.rlimit)]
     return failures, Counter(rows=len(rows), puzzles=len(puzzles))
 
 
@@ -86,7 +86,9 @@ def _verify(target: Path, options: Options) -> tuple[list[str], Counter[str]]:
 
 @click.command("verify")
 @click.argument("target", metavar="BUNDLE_OR_DIR", type=click.Path(exists=True, path_type=Path))
-@click.option("--timeout-ms", default=10_000, show_default=True, help="Z3 time limit per puzzle check.")
+@click.option("--rlimit", type=click.IntRange(min=1), default=None,
+              help="Z3 steps per puzzle check (rlimit: a count of work, not time, so a verdict never depends on "
+                   "load); default: the compiler's limit, docs/puzzles.md.")
 @click.option("--max-seconds", default=300.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
               help="Time budget of the bundled spec's recompile (wall clock, and CPU).")
 @click.option("--max-memory", default=2048, show_default=True, type=click.IntRange(min=1),
@@ -96,7 +98,7 @@ def _verify(target: Path, options: Options) -> tuple[list[str], Counter[str]]:
 @click.option("--max-files", default=DEFAULT_CAPS.files, show_default=True, type=click.IntRange(min=1),
               help="Most files and folders a bundle may hold.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
-def verify(target: Path, timeout_ms: int, max_seconds: float, max_memory: int, max_bytes: int, max_files: int,
+def verify(target: Path, rlimit: int | None, max_seconds: float, max_memory: int, max_bytes: int, max_files: int,
            quiet: bool) -> None:
     """Check a bundle (.tar.gz or folder) or a compiled suite; every failure named by file and row.
 
@@ -119,7 +121,7 @@ def verify(target: Path, timeout_ms: int, max_seconds: float, max_memory: int, m
       spec verify generated/cue_visibility --quiet
     """
     say = (lambda line: None) if quiet else (lambda line: click.echo(f"verify: {line}", err=True))
-    options = Options(timeout_ms, max_seconds, max_memory, Caps(max_files, max_bytes), say, not quiet)
+    options = Options(rlimit, max_seconds, max_memory, Caps(max_files, max_bytes), say, not quiet)
     with removed_on_termination():
         failures, counts = _verify(target, options)
     for failure in capped(failures):
