@@ -49,6 +49,8 @@ CONVERSATION = c.ClauseSpec("conversation", c.Name(), "a conversation before the
 SHARED: c.Syntax = (ANALYSIS, MODE, SYSTEM, PROMPT, ANSWER, ORDER, SAMPLES, DECODE, FOLLOWUPS, CONDITIONS,
                     CONVERSATION)
 """The shared clauses: in the grammar whichever families are registered."""
+GENERATOR_ANALYSIS = c.ClauseSpec("analysis", c.Name(), "the family that runs the generator", block="generator")
+"""A `generator` block's `analysis NAME`: the family whose generator declarations read the rest of the block."""
 
 
 @dataclass(frozen=True)

@@ -123,7 +123,8 @@ def accepts_table(families: list[Family]) -> str:
 
 def _clauses_table(families: list[Family]) -> str:
     """Every design clause: its keyword and arguments (its declared shape), what it is for, who takes it."""
-    specs = {spec.keyword: spec for spec in SHARED} | {spec.keyword: spec for f in families for spec in f.syntax}
+    declared = (*SHARED, *(spec for family in families for spec in family.syntax))
+    specs = {spec.keyword: spec for spec in declared if spec.block == "design"}
     lines = ["| clause | what it gives | taken by |", "|---|---|---|"]
     for keyword in sorted(specs):
         spec = specs[keyword]

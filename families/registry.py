@@ -26,10 +26,12 @@ from typing import Any
 import click
 
 from spec_audits.compiler.clauses import ClauseSpec, Syntax, conflicts
-from spec_audits.compiler.typed_design import SHARED
+from spec_audits.compiler.typed_design import GENERATOR_ANALYSIS, SHARED
 from spec_audits.families.interface import Family, accepts_table
+from spec_audits.puzzles.syntax import SYNTAX as PUZZLE_SYNTAX
 
-SHARED_KEYWORDS = {spec.keyword for spec in SHARED}
+SHARED_KEYWORDS = {spec.keyword for spec in SHARED} | {"generator analysis"} | {
+    f"puzzle {spec.keyword}" for spec in PUZZLE_SYNTAX}
 
 BUILTIN: dict[str, str] = {
     "influence_pairs": "spec_audits.families.influence",
@@ -98,17 +100,19 @@ def loadable() -> list[Family]:
 
 
 def syntax() -> Syntax:
-    """Every design clause the parser knows: the shared ones and each family's own. A family that cannot be
-    loaded adds none (its error comes when a design names it); one keyword with two shapes is an error."""
-    declared: list[ClauseSpec[Any]] = list(SHARED)
+    """Every clause the parser knows: the shared design clauses, the puzzle block's, and each family's own.
+    A family that cannot be loaded adds none (its error comes when a design names it); one keyword with two
+    shapes is an error."""
+    declared: list[ClauseSpec[Any]] = [*SHARED, GENERATOR_ANALYSIS, *PUZZLE_SYNTAX]
     owners: dict[str, list[str]] = {}
     for family in loadable():
         for spec in family.syntax:
             declared.append(spec)
-            owners.setdefault(spec.keyword, []).append(family.name)
-    for keyword in conflicts(tuple(declared)):
-        who = ", ".join(owners.get(keyword, [])) + (" and the shared clauses" if keyword in SHARED_KEYWORDS else "")
-        raise RegistryError(f"the design clause {keyword!r} is declared with different argument shapes by {who}: "
+            clause = spec.keyword if spec.block == "design" else f"{spec.block} {spec.keyword}"
+            owners.setdefault(clause, []).append(family.name)
+    for name in conflicts(tuple(declared)):
+        who = ", ".join(owners.get(name, [])) + (" and the shared clauses" if name in SHARED_KEYWORDS else "")
+        raise RegistryError(f"the clause {name!r} is declared with different argument shapes by {who}: "
                             "give one of them another keyword")
     return tuple(declared)
 

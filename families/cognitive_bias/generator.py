@@ -21,13 +21,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from spec_audits.compiler import nodes as n
-from spec_audits.compiler.check import decode_options
+from spec_audits.compiler.check import checked_decode
 from spec_audits.compiler.data_source import Row, read_rows
 from spec_audits.compiler.errors import ErrorCollector, did_you_mean
 from spec_audits.compiler.templates import CompiledText, compile_text
+from spec_audits.families.cognitive_bias import clauses as gc
 from spec_audits.families.interface import DesignContext
 
 CRITERIA = ("target", "purity", "naturalness", "blind")
@@ -63,52 +64,39 @@ def resolve_generator(block: n.GeneratorDef, context: DesignContext, errors: Err
         if block.get(keyword) is None:
             errors.add(block.span, f"generator '{block.name}' has no '{keyword}' clause",
                        "see the generator block of specs/cognitive_bias.spec")
-    if len(errors.diagnostics) > before:
+    # one call per clause, not a generator over them: each value keeps its own type
+    humans, model = gc.HUMANS.value(block), gc.MODEL.value(block)
+    jury, write = gc.JURY.value(block), gc.WRITE.value(block)
+    prompt, neutral, source_ref = gc.PROMPT.value(block), gc.NEUTRAL.value(block), gc.FROM.value(block)
+    if len(errors.diagnostics) > before or None in (humans, model, jury, write, prompt, neutral, source_ref):
         return None
-    texts = {k: _template(block, k, context, errors) for k in ("prompt", "neutral")}
-    retry = block.get("retries")  # `retries N [feedback TEMPLATE]`, as the AST builds it
-    retries, feedback_ref = cast(tuple[int, n.Ref | None], retry.value) if retry is not None else (0, None)
+    assert humans and model and jury is not None and write and prompt and neutral and source_ref  # just checked
+    texts = {"prompt": _compiled(prompt, "prompt", context, errors), "neutral": _compiled(neutral, "neutral", context,
+                                                                                          errors)}
+    retries, feedback_ref = gc.RETRIES.value(block) or (0, None)
     feedback = _compiled(feedback_ref, "feedback", context, errors) if feedback_ref is not None else None
-    accept = _accept(_required(block, "accept"), errors)
-    persona = _persona(block.get("persona"), errors)
-    decode = decode_options(n.Design(span=block.span, name=block.name, clauses=block.clauses), errors)
-    humans = tuple(cast(n.Text, _required(block, "humans").value).value.split("|"))
-    jury_clause = _required(block, "jury")
-    jury = tuple(t.value for t in cast(tuple[n.Text, ...], jury_clause.value))
-    if len(jury) < 1:
+    accept = _accept(block, errors)
+    persona = _persona(gc.PERSONA.value(block) or (), errors)
+    decode = checked_decode(gc.DECODE.value(block) or (), errors)
+    jury_clause = block.get(gc.JURY.keyword)
+    if len(jury) < 1 and jury_clause is not None:
         errors.add(jury_clause.span, "the jury needs at least one model")
-    source = _source(block, context.spec, errors)
+    source = _source(source_ref, context.spec, errors)
     rows = read_rows(source, ("bias",), context.seed, errors) if source is not None else None
-    prompt, neutral = texts["prompt"], texts["neutral"]
-    if len(errors.diagnostics) > before or rows is None or prompt is None or neutral is None:
+    prompt_text, neutral_text = texts["prompt"], texts["neutral"]
+    if len(errors.diagnostics) > before or rows is None or prompt_text is None or neutral_text is None:
         return None
-    write = cast(n.Text, _required(block, "write").value)
-    return Generator(block.name, rows, humans, cast(n.Text, _required(block, "model").value).value, prompt,
-                     neutral, feedback, persona, decode, jury, accept, retries,
+    return Generator(block.name, rows, tuple(humans.value.split("|")), model.value, prompt_text, neutral_text,
+                     feedback, persona, decode, tuple(t.value for t in jury), accept, retries,
                      Path(block.span.file).parent / write.value, context.seed)
 
 
-def _required(block: n.GeneratorDef, keyword: str) -> n.Clause:
-    """A clause of REQUIRED, which resolve_generator has found. A generator clause's value is untyped in the
-    AST: its shape is what compiler/ast_designs.py's g_KEYWORD builds."""
-    clause = block.get(keyword)
-    if clause is None:
-        raise KeyError(f"generator '{block.name}' has no '{keyword}' clause")
-    return clause
-
-
-def _source(block: n.GeneratorDef, spec: n.Spec, errors: ErrorCollector) -> n.DataSource | None:
-    ref = cast(n.Ref, _required(block, "from").value)
+def _source(ref: n.Ref, spec: n.Spec, errors: ErrorCollector) -> n.DataSource | None:
     sources = {d.name: d for d in spec.data}
     if ref.name not in sources:
         errors.add(ref.span, f"unknown data source '{ref.name}'", did_you_mean(ref.name, sources))
         return None
     return sources[ref.name]
-
-
-def _template(block: n.GeneratorDef, keyword: str, context: DesignContext,
-              errors: ErrorCollector) -> CompiledText | None:
-    return _compiled(cast(n.Ref, _required(block, keyword).value), keyword, context, errors)
 
 
 def _compiled(ref: n.Ref, role: str, context: DesignContext, errors: ErrorCollector) -> CompiledText | None:
@@ -118,9 +106,12 @@ def _compiled(ref: n.Ref, role: str, context: DesignContext, errors: ErrorCollec
     return compile_text(text.text, f"template '{ref.name}'", TEMPLATE_NAMES[role], errors)
 
 
-def _accept(clause: n.Clause, errors: ErrorCollector) -> dict[str, float]:
-    thresholds = {}
-    for name, op, value in cast(tuple[tuple[n.Scalar, n.Scalar, n.Scalar], ...], clause.value):
+def _accept(block: n.GeneratorDef, errors: ErrorCollector) -> dict[str, float]:
+    thresholds: dict[str, float] = {}
+    clause, bands = block.get(gc.ACCEPT.keyword), gc.ACCEPT.value(block)
+    if clause is None or bands is None:
+        return thresholds
+    for name, op, value in bands:
         if name not in CRITERIA:
             errors.add(clause.span, f"unknown acceptance criterion '{name}'", did_you_mean(str(name), CRITERIA))
         elif op != ">=":
@@ -129,9 +120,9 @@ def _accept(clause: n.Clause, errors: ErrorCollector) -> dict[str, float]:
     return thresholds
 
 
-def _persona(clause: n.Clause | None, errors: ErrorCollector) -> dict[str, Any]:
+def _persona(options: tuple[n.Option, ...], errors: ErrorCollector) -> dict[str, Any]:
     persona: dict[str, Any] = {"intensity": 0.7, "turns": 1}
-    for option in cast(tuple[n.Option, ...], clause.value) if clause is not None else ():
+    for option in options:
         if option.name not in PERSONA:
             errors.add(option.span, f"unknown persona setting '{option.name}'", did_you_mean(option.name, PERSONA))
         persona[option.name] = option.value
