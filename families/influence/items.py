@@ -227,10 +227,11 @@ class CompiledItems(CompiledInfluence):
         base = {"first": first, "second": second, "factor": name, "item": item}
         question, system = self.prompt.render(base), self.system.render(base) if self.system else None
         outcome = {k: level if k == oriented else group_b for k in "AB"}
-        shown = tuple((outcome[k], "A" if k == oriented else "B") for k in order)
-        answers = d.answer.answers(shown)  # type: ignore[arg-type]
+        shown_first, shown_second = ((outcome[k], "A" if k == oriented else "B") for k in order)
+        shown = (shown_first, shown_second)
+        answers = d.answer.answers(shown)
         cell = {"factor": name, "group_A": level, "group_B": group_b, "item": item[d.key], "order": order,
-                **d.answer.cell(shown)}  # type: ignore[arg-type]
+                **d.answer.cell(shown)}
         for cond in d.conditions:
             if cond.toward is None:
                 for inf in [None] if cond.shared else d.influences:
