@@ -15,9 +15,11 @@ from spec_audits.runner.publish.archive import is_archive, opened, removed_on_te
 from spec_audits.runner.publish.bundle import write_bundle
 from spec_audits.runner.publish.diff import by_content, diff_lines
 from spec_audits.runner.publish.export import EXPORTERS
-from spec_audits.runner.publish.members import DEFAULT_CAPS, Caps, Members, scan, visible
+from spec_audits.runner.publish.members import DEFAULT_CAPS, Caps, Members, scan
+from spec_audits.runner.publish.recompile import Diagnostics
 from spec_audits.runner.publish.sums import SUMS_FILE
 from spec_audits.runner.publish.verify import Options, capped, check_bundle, check_suite
+from spec_audits.terminal import visible
 
 
 @click.command("bundle")
@@ -42,7 +44,7 @@ def bundle(suite_dir: Path, out: Path, allow_unlicensed: bool) -> None:
       spec verify triage.tar.gz
     """
     info = write_bundle(suite_dir, out, allow_unlicensed)
-    click.echo(f"bundled {info['suite']} ({info['license']}, {len(info['sources'])} sources) -> {out}")
+    click.echo(f"bundled {visible(info['suite'])} ({info['license']}, {len(info['sources'])} sources) -> {out}")
 
 
 def _verify_rows(target: Path, options: Options) -> tuple[list[str], Counter[str]]:
@@ -120,12 +122,12 @@ def verify(target: Path, rlimit: int | None, max_seconds: float, max_memory: int
       spec verify triage.tar.gz
       spec verify generated/cue_visibility --quiet
     """
-    say = (lambda line: None) if quiet else (lambda line: click.echo(f"verify: {line}", err=True))
+    say = (lambda line: None) if quiet else (lambda line: click.echo(f"verify: {visible(line)}", err=True))
     options = Options(rlimit, max_seconds, max_memory, Caps(max_files, max_bytes), say, not quiet)
     with removed_on_termination():
         failures, counts = _verify(target, options)
     for failure in capped(failures):
-        click.echo(f"FAIL {visible(failure)}", err=True)
+        click.echo(f"FAIL {visible(failure, keep_newlines=isinstance(failure, Diagnostics))}", err=True)
     verdict = f"{len(failures)} failures" if failures else "all sound"
     click.echo(f"verified {visible(str(target))}: {counts['rows']} rows, {counts['puzzles']} puzzles: {verdict}")
     if failures:
@@ -155,7 +157,7 @@ def export(suite_dir: Path, fmt: str, out: Path) -> None:
     suite = read_suite(suite_dir)
     out.parent.mkdir(parents=True, exist_ok=True)
     EXPORTERS[fmt](suite, out)
-    click.echo(f"exported {len(suite.rows)} rows of {suite.manifest.suite} for {fmt} -> {out}")
+    click.echo(f"exported {len(suite.rows)} rows of {visible(suite.manifest.suite)} for {fmt} -> {out}")
 
 
 @click.command("diff")
@@ -177,4 +179,4 @@ def diff(a: Path, b: Path) -> None:
         (old, named_a), (new, named_b) = by_content(read_suite(first.root)), by_content(read_suite(second.root))
     for line in [*named_a, *named_b]:
         click.echo(f"warning: {visible(line)}", err=True)
-    click.echo(visible("\n".join(diff_lines(old, new))))
+    click.echo("\n".join(map(visible, diff_lines(old, new))))
