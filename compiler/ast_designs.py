@@ -36,7 +36,7 @@ class Leaves:
 
 
 @v_args(meta=True)
-class GeneratorsAndDesigns(Transformer):
+class GeneratorsAndDesigns(Transformer[Token, Any]):
     """Transformer methods of the declared clauses and blocks, and of the design rules' building blocks."""
 
     def __init__(self, file: str, errors: ErrorCollector, syntax: Syntax) -> None:
@@ -74,7 +74,7 @@ class GeneratorsAndDesigns(Transformer):
             keyword = rule.removeprefix("block_")
             return (keyword, n.Block(span=self._span(meta), keyword=keyword, name=str(children[0]),
                                      clauses=tuple(children[1:])))
-        return super().__default__(data, children, meta)
+        return super().__default__(data, children, meta)  # type: ignore[no-untyped-call]  # lark leaves it unannotated
 
     def select_all(self, meta: Any, c: list[Any]) -> n.Selection:
         return n.Selection(span=self._span(meta), names=None)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from lark import Token
 
@@ -11,7 +11,8 @@ from spec_audits.compiler.errors import Span
 
 
 def token_span(token: Token, file: str) -> Span:
-    return Span(file, token.line, token.column, token.end_line, token.end_column)
+    # a parsed token has its position; lark types it optional, for tokens made by hand
+    return Span(file, cast(int, token.line), cast(int, token.column), token.end_line, token.end_column)
 
 
 def number(token: Token) -> int | float:

@@ -12,7 +12,7 @@ under any load. The estimate never reaches a compiled file.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -127,7 +127,7 @@ def check_budget(size: Size, budget: Budget, span: Span, errors: ErrorCollector)
                    f"pass --max-seconds {math.ceil(size.seconds)} if this is intended")
 
 
-def counted(rows: Iterator[dict[str, Any]], budget: Budget, span: Span) -> Iterator[dict[str, Any]]:
+def counted(rows: Iterable[dict[str, Any]], budget: Budget, span: Span) -> Iterator[dict[str, Any]]:
     """The rows of designs that could not plan, stopped with a located error at the budget."""
     count = trials = 0
     for row in rows:

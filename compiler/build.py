@@ -6,7 +6,7 @@ import hashlib
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -108,7 +108,7 @@ def compile_file(
 def _write(checked: Checked, folder: Path, progress: bool) -> Manifest:
     tally = Tally()
     keys = checked.designs[0].balance_keys
-    rows: Iterator[dict[str, Any]] = (row for design in checked.designs for row in design.rows())
+    rows: Iterable[dict[str, Any]] = (row for design in checked.designs for row in design.rows())
     if checked.size is None:
         rows = counted(rows, checked.budget, checked.designs[0].span)
     if progress and sys.stderr.isatty():

@@ -8,6 +8,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from typing import Any
 
 from spec_audits.compiler import nodes as n
@@ -194,7 +195,7 @@ def is_whole(value: Any) -> bool:
 
 Domain = tuple[Callable[[Any], bool], str]  # the test a value passes, and the allowed range in words
 DECODE_DOMAINS: dict[str, Domain] = {  # the suite contract's own domains: what compiles is what runs
-    name: (lambda v, name=name: valid_decode_value(name, v), decode_domain(name)) for name in DECODE_KEYS
+    name: (partial(valid_decode_value, name), decode_domain(name)) for name in DECODE_KEYS
 }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import cast
 
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
@@ -56,7 +57,7 @@ def _parser(grammar: str) -> Lark:
 MAX_DEPTH = 100  # nesting of the parse tree; later stages recurse over it, so deeper would overflow the stack
 
 
-def parse_text(text: str, file: str, syntax: Syntax) -> Tree:
+def parse_text(text: str, file: str, syntax: Syntax) -> Tree[Token]:
     """Parse spec text whose designs take the clauses of `syntax`; raise SpecError with one located
     diagnostic on a syntax error or on nesting deeper than MAX_DEPTH."""
     parser = spec_parser(syntax)
@@ -73,7 +74,7 @@ def parse_text(text: str, file: str, syntax: Syntax) -> Tree:
     return tree
 
 
-def _too_deep(tree: Tree) -> Tree | None:
+def _too_deep(tree: Tree[Token]) -> Tree[Token] | None:
     """The first subtree deeper than MAX_DEPTH, found without recursion."""
     stack = [(tree, 1)]
     while stack:
@@ -98,7 +99,8 @@ def _diagnose(parser: Lark, err: UnexpectedInput, text: str, file: str) -> Diagn
 
 
 def _bad_character(parser: Lark, err: UnexpectedCharacters, text: str, file: str) -> Diagnostic:
-    char = text[err.pos_in_stream] if err.pos_in_stream < len(text) else ""
+    at = cast(int, err.pos_in_stream)  # set by UnexpectedCharacters; lark types it on the base class, None there
+    char = text[at] if at < len(text) else ""
     span = Span(file, err.line, err.column, err.line, err.column + 1)
     if char == '"':
         return Diagnostic(
@@ -143,7 +145,7 @@ def _previous_token(parser: Lark, text: str, token: Token) -> Token | None:
 def _token_span(token: Token, file: str) -> Span:
     if token.type == "$END" or token.line is None:
         return Span(file, max(token.line or 1, 1), max(token.column or 1, 1))
-    return Span(file, token.line, token.column, token.end_line, token.end_column)
+    return Span(file, token.line, cast(int, token.column), token.end_line, token.end_column)
 
 
 def _known_mistake(found: str, expected: set[str]) -> str | None:

@@ -116,7 +116,7 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
         return _charged(operator.mul(left, right))
 
 
-class _Meter(NodeTransformer):  # type: ignore[misc]
+class _Meter(NodeTransformer):
     """Wraps each loop's sequence in a filter that counts its turns, and each comparison operand and `~`
     in one that counts the characters or items it handles."""
 
@@ -141,7 +141,7 @@ class _Meter(NodeTransformer):  # type: ignore[misc]
         return _filter(node, _SIZE)
 
 
-def _filter(node: nodes.Expr, name: str) -> nodes.Filter:
+def _filter(node: nodes.Node, name: str) -> nodes.Filter:
     return nodes.Filter(node, name, [], [], None, None, lineno=node.lineno)
 
 

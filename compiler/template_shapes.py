@@ -145,7 +145,8 @@ class _Walker:
             for child in node.iter_child_nodes():
                 self.expr(child, scope)
             return None
-        owner = None if node.node is None else self.expr(_callee(node), scope)
+        callee = _callee(node)
+        owner = None if callee is None else self.expr(callee, scope)
         for child in node.iter_child_nodes(exclude=("node",)):
             self.expr(child, scope)
         if isinstance(node, nodes.Getitem):
@@ -171,9 +172,9 @@ def _bind(target: nodes.Node, shape: Shape | None, scope: Scope) -> None:
     scope.update(dict.fromkeys(name.name for name in target.find_all(nodes.Name)))
 
 
-def _callee(node: nodes.Getitem | nodes.Filter | nodes.Call) -> nodes.Node:
+def _callee(node: nodes.Getitem | nodes.Filter | nodes.Call) -> nodes.Node | None:
     """What the subscript, filter or call reads: of a method call (`row.get(...)`) only its object, since
-    the sandbox judges the call itself."""
+    the sandbox judges the call itself. None for the filter of a filter block, which reads nothing."""
     if isinstance(node, nodes.Call) and isinstance(node.node, nodes.Getattr):
         return node.node.node
     return node.node

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from typing import Any
+from typing import Any, cast
 
 from lark import Token, Tree, v_args
 
@@ -239,7 +239,7 @@ class ToAst(GeneratorsAndDesigns):
 def _unquote(token: Token) -> tuple[str, int, int]:
     """The text of a string token, the spec line its first text line sits on, and its dedent width."""
     raw = str(token)
-    line, indent = token.line, 0
+    line, indent = cast(int, token.line), 0  # a parsed token has its line; lark types it optional
     if token.type == "LONG_STRING":
         body = raw[3:-3]
         if body.startswith("\n"):
@@ -252,7 +252,7 @@ def _unquote(token: Token) -> tuple[str, int, int]:
     return _ESCAPE.sub(lambda m: _ESCAPES[m.group(1)], body), line, indent
 
 
-def build_spec(tree: Tree, file: str, errors: ErrorCollector, syntax: Syntax) -> n.Spec:
+def build_spec(tree: Tree[Token], file: str, errors: ErrorCollector, syntax: Syntax) -> n.Spec:
     """Assemble the statements of one file into a Spec, reporting repeated header statements."""
     statements = ToAst(file, errors, syntax).transform(tree)
     fields: dict[str, Any] = {"file": file}

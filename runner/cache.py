@@ -34,7 +34,8 @@ def default_cache_path() -> Path:
     return Path(os.environ.get(RESPONSE_CACHE_ENV) or cache_dir() / "responses.sqlite")
 
 
-def call_key(model: str, api_base: str | None, params: dict[str, Any], messages: list[dict], slot: str) -> str:
+def call_key(model: str, api_base: str | None, params: dict[str, Any], messages: list[dict[str, Any]],
+             slot: str) -> str:
     """The identity of one call. `slot` names the sample (and re-ask / turn) it belongs to, so that
     independent samples of the same prompt are cached separately."""
     body = {"model": model, "api_base": api_base, "params": params, "messages": messages, "slot": slot}

@@ -283,7 +283,7 @@ class ModelClient:
             self.on_retry(why)
 
     def _backoff(self, attempt: int) -> float:
-        delay = min(self.settings.retry_max_s, self.settings.retry_base_s * 2**attempt)
+        delay: float = min(self.settings.retry_max_s, self.settings.retry_base_s * 2**attempt)
         return delay * random.uniform(0.5, 1.5)
 
     async def _once(self, messages: list[dict[str, Any]], kwargs: dict[str, Any]) -> dict[str, Any]:

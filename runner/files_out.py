@@ -70,7 +70,7 @@ def read_csv(path: Path, **options: Any) -> pd.DataFrame:
     apostrophes `csv_cell` added removed again."""
     import pandas as pd
 
-    frame = pd.read_csv(path, **options).rename(columns=uncsv_cell)
+    frame: pd.DataFrame = pd.read_csv(path, **options).rename(columns=uncsv_cell)
     for column in _text_columns(frame):  # only quoted cells change: a column's type stays as pandas read it
         quoted = frame[column].map(lambda v: isinstance(v, str) and v.startswith("'")).astype(bool)
         if quoted.any():
@@ -83,7 +83,8 @@ def replacing(path: Path, mode: str = "w") -> Iterator[IO[Any]]:
     """A file object for `path` that becomes `path` only when the block ends without an error."""
     partial = path.with_name(path.name + ".partial")
     try:
-        with open(partial, mode, **({} if "b" in mode else {"encoding": "utf-8", "newline": ""})) as handle:
+        text = "b" not in mode
+        with open(partial, mode, encoding="utf-8" if text else None, newline="" if text else None) as handle:
             yield handle
         os.replace(partial, path)
     except BaseException as err:

@@ -17,7 +17,7 @@ def _importers() -> dict[str, Importer]:
     return {importer.name: importer for family in registry.all_families() for importer in family.importers}
 
 
-class _Formats(click.ParamType):
+class _Formats(click.ParamType[Importer]):
     """FORMAT: one of the registered importers' names (listed in the error and in --help)."""
 
     name = "format"

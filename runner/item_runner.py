@@ -11,7 +11,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 from spec_audits.contract.results_model import ResultRow
-from spec_audits.contract.suite_model import EXTRACTION_SLOT, FOLLOWUP_SLOTS, JUDGE_SLOTS, FollowUp, Judge, SuiteRow
+from spec_audits.contract.suite_model import (
+    EXTRACTION_SLOT,
+    FOLLOWUP_SLOTS,
+    JUDGE_SLOTS,
+    DecodeSettings,
+    FollowUp,
+    Judge,
+    SuiteRow,
+)
 from spec_audits.local.names import is_local
 from spec_audits.runner.answers import (
     EXTRACTION_FORMS,
@@ -125,10 +133,11 @@ class Runner:
         return self.judges.get(name) if name else None
 
     def decode(self, row: SuiteRow, sample: int, attempt: int, model: str,
-               turn: dict[str, Any] | None = None) -> dict[str, Any]:
+               turn: DecodeSettings | None = None) -> dict[str, Any]:
         """The decode settings sent: the row's (a generated turn's own over them), CLI overrides, and a
         per-sample seed where seeds apply."""
-        params = {key: value for key, value in {**row.decode, **(turn or {})}.items() if key != ANSWER_LINE}
+        params: dict[str, Any] = {key: value for key, value in {**row.decode, **(turn or {})}.items()
+                                  if key != ANSWER_LINE}
         if self.config.max_tokens is not None:
             params["max_tokens"] = self.config.max_tokens
         if self.config.reasoning_effort is not None:

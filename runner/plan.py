@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from spec_audits.contract.seeding import canonical_json as canonical
-from spec_audits.contract.suite_model import Judge, SuiteRow
+from spec_audits.contract.suite_model import DecodeSettings, Judge, SuiteRow
 
 # The judge's max_tokens by its reply format: a bare label fits in 16; JSON carries a one-sentence reason too.
 JUDGE_MAX_TOKENS: dict[str | None, int] = {None: 16, "json": 256}
@@ -169,6 +169,12 @@ def _tokens(text: str | None) -> int:
     return len(text or "") // 4 + 1  # ~4 characters per token; no tokenizer needed for an estimate
 
 
+def _turn_tokens(row: SuiteRow, decode: DecodeSettings | None) -> int:
+    """A generated turn's max_tokens: its own decode settings over the row's."""
+    merged: DecodeSettings = {**row.decode, **(decode or {})}
+    return int(merged.get("max_tokens") or 256)
+
+
 def _add_item(main: Estimate, judges: Callable[[Judge], Estimate | None], work: WorkItem, mode: str,
               made: set[tuple[str, int]]) -> None:
     """Add one item's calls; a shared generated turn (`made` holds those counted) is counted once per sample."""
@@ -180,7 +186,7 @@ def _add_item(main: Estimate, judges: Callable[[Judge], Estimate | None], work: 
     for message in messages:
         if message.generate:
             step += 1
-            turn_tokens = int({**row.decode, **(message.decode or {})}.get("max_tokens") or 256)
+            turn_tokens = _turn_tokens(row, message.decode)
             if message.share is None or (message.share, work.sample) not in made:
                 main.calls += 1
                 main.rounds[step] += 1
@@ -204,7 +210,7 @@ def _add_item(main: Estimate, judges: Callable[[Judge], Estimate | None], work: 
         main.completion_tokens += EXTRACTION_MAX_TOKENS
     previous = max_tokens
     for followup in row.followups or []:
-        reply_tokens = int({**row.decode, **(followup.decode or {})}.get("max_tokens") or 256)
+        reply_tokens = _turn_tokens(row, followup.decode)
         context += previous + _tokens(followup.content)
         step += 1
         main.calls += 1

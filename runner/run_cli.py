@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -28,12 +29,12 @@ def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> Sha
 
 
 def _only(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
-    pairs = tuple(tuple(value.split("=", 1)) for value in values)
+    pairs = [value.split("=", 1) for value in values]
     bad = next((value for value, pair in zip(values, pairs, strict=True) if len(pair) != 2 or not pair[0]), None)
     if bad is not None:
         raise click.BadParameter(f"expected KEY=VALUE (a cell field and its value, e.g. condition=baseline), "
                                  f"got {bad!r}")
-    return pairs  # type: ignore[return-value]
+    return tuple((key, value) for key, value in pairs)
 
 
 def _default_out(suite_dir: Path, name: str, shard: Shard | None) -> Path:
@@ -141,7 +142,7 @@ def _dry_run(config: RunConfig) -> None:
 @click.option("--verbose", is_flag=True, help="Show llama.cpp's own log lines when the embedded model loads.")
 @batch_options
 def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, verbose: bool, models: tuple[str, ...],
-        efforts: tuple[str, ...], batch_action: str | None, **options: object) -> None:
+        efforts: tuple[str, ...], batch_action: str | None, **options: Any) -> None:
     """Run every (item, sample) of the compiled suite SUITE_DIR against a model.
 
     Without --model the embedded offline model (gemma-3-270m, in-process) answers.
@@ -168,9 +169,9 @@ def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, verbos
         os.environ[VERBOSE_ENV] = "1"
     runs: tuple[str | None, ...] = efforts or (None,)
     study = len(models) * len(runs) > 1
-    out = out or _default_out(suite_dir, "study" if study else slug(models[0]), options["shard"])  # type: ignore[arg-type]
+    out = out or _default_out(suite_dir, "study" if study else slug(models[0]), options["shard"])
     config = RunConfig(suite_dir=suite_dir, out=out, use_cache=not no_cache, model=models[0],
-                       reasoning_effort=runs[0], **options)  # type: ignore[arg-type]
+                       reasoning_effort=runs[0], **options)
     configs = study_configs(config, models, runs) if study else [config]
     if study and not dry_run and not batch_action:
         record_study(out, suite_dir, [c.out.name for c in configs])

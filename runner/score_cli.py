@@ -34,7 +34,7 @@ def score_command() -> click.Command:
     @click.command("score")
     @click.argument("run_dirs", nargs=-1, type=click.Path(exists=True, file_okay=False, path_type=Path))
     @click.pass_context
-    def score(ctx: click.Context, run_dirs: tuple[Path, ...], out: Path | None, **options: Any) -> None:
+    def score(ctx: click.Context, /, run_dirs: tuple[Path, ...], out: Path | None, **options: Any) -> None:
         """Score RUN_DIR... (suite + results), a counts table with --counts, or a per-cell table with --cells.
 
         Several run folders, or a study folder (spec run with several --model), are scored together: one

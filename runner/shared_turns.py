@@ -28,8 +28,10 @@ class SharedTurns:
         loop = asyncio.get_running_loop()
         for result in done:
             row = by_id.get(result.item_id)
-            for turn in (result.turns or []) if row is not None and result.error is None else []:
-                share = row.messages[turn["turn"]].share  # type: ignore[union-attr]
+            if row is None or result.error is not None:
+                continue
+            for turn in result.turns or []:
+                share = row.messages[turn["turn"]].share
                 if share is not None and (share, result.sample) not in self._replies:
                     future: asyncio.Future[Reply] = loop.create_future()
                     future.set_result(Reply(turn["content"], {}, None, True, 0.0))

@@ -24,8 +24,9 @@ from spec_audits.compiler.data_parse import option_lines, test_case_text
 from spec_audits.compiler.data_source import Row, key_of
 from spec_audits.compiler.errors import ErrorCollector, Span
 from spec_audits.compiler.family import Plan, spread
+from spec_audits.compiler.sandbox import environment
 from spec_audits.compiler.template_shapes import record
-from spec_audits.compiler.templates import CompiledText, check_attributes, check_render, compile_text, environment
+from spec_audits.compiler.templates import CompiledText, check_attributes, check_render, compile_text
 from spec_audits.contract.seeding import item_rng
 from spec_audits.contract.suite_model import EXTRACTION_SLOT
 from spec_audits.families.cognitive_bias.check import BiasCondition, BiasDesign
@@ -223,12 +224,12 @@ def _compile_turns(condition: BiasCondition, bias: BiasDesign, errors: ErrorColl
         text = turn.text if turn.template is None else bias.templates[turn.template.name].text
         label = f"turn {index + 1} of conversation '{conversation.name}'"
         compiled = None if text is None else compile_text(text, label, provided, errors)
-        if compiled is not None:
-            check_attributes(text, label, schema, errors)  # type: ignore[arg-type]
-        if compiled is not None and index < last_generate and "arm" in _names(text):
-            errors.add(turn.span, f"{label} reads 'arm' before the generated turn",
-                       "the turns before it are the arms' common prefix (under the paper's protocol both arms share "
-                       "the generated turn): only the turns after it may read arm")
+        if text is not None and compiled is not None:
+            check_attributes(text, label, schema, errors)
+            if index < last_generate and "arm" in _names(text):
+                errors.add(turn.span, f"{label} reads 'arm' before the generated turn",
+                           "the turns before it are the arms' common prefix (under the paper's protocol both arms "
+                           "share the generated turn): only the turns after it may read arm")
         out.append((turn, compiled))
     return out
 
@@ -243,7 +244,7 @@ def _compile_extraction(bias: BiasDesign, errors: ErrorCollector) -> CompiledTex
         return None
     first = bias.rows[0]
     schema = {"row": record(first), "arm": record(arm_context(first, bias.arms, bias.arms[0], False))}
-    check_attributes(text, label, schema, errors)  # type: ignore[arg-type]
+    check_attributes(text, label, schema, errors)
     if "answer" not in _names(text):
         errors.add(bias.extract.span, f"{label} never reads {{{{ answer }}}}: the decision would not reach the "
                    "extraction call", "put {{ answer }} where the model's decision goes")

@@ -64,8 +64,10 @@ def resolve_generator(block: n.GeneratorDef, context: DesignContext, errors: Err
         if block.get(keyword) is None:
             errors.add(block.span, f"generator '{block.name}' has no '{keyword}' clause",
                        "see the generator block of specs/cognitive_bias.spec")
-    humans, model, jury, write = (spec.value(block) for spec in (gc.HUMANS, gc.MODEL, gc.JURY, gc.WRITE))
-    prompt, neutral, source_ref = (spec.value(block) for spec in (gc.PROMPT, gc.NEUTRAL, gc.FROM))
+    # one call per clause, not a generator over them: each value keeps its own type
+    humans, model = gc.HUMANS.value(block), gc.MODEL.value(block)
+    jury, write = gc.JURY.value(block), gc.WRITE.value(block)
+    prompt, neutral, source_ref = gc.PROMPT.value(block), gc.NEUTRAL.value(block), gc.FROM.value(block)
     if len(errors.diagnostics) > before or None in (humans, model, jury, write, prompt, neutral, source_ref):
         return None
     assert humans and model and jury is not None and write and prompt and neutral and source_ref  # just checked

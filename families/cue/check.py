@@ -20,7 +20,7 @@ from spec_audits.compiler import nodes as n
 from spec_audits.compiler.check import Domain, is_number
 from spec_audits.compiler.data_source import Row, first_key, read_rows
 from spec_audits.compiler.errors import ErrorCollector, Span, did_you_mean
-from spec_audits.compiler.template_shapes import Items, record
+from spec_audits.compiler.template_shapes import Items, Shape, record
 from spec_audits.compiler.templates import check_attributes
 from spec_audits.compiler.typed_design import TypedDesign
 from spec_audits.families.cue import clauses
@@ -67,7 +67,7 @@ class CueDesign:
     """A cue-visibility design, resolved: data rows read, every name pointing at its declaration."""
 
     design: n.Design
-    dilemmas: list[Row]
+    dilemmas: list[dict[str, Any]]
     key: str
     combinations: int
     settings: tuple[str, ...]
@@ -128,7 +128,7 @@ def _check_attributes(texts: list[n.TemplateDef | None], columns: set[str], conf
     """`dilemma.situaton`, `puzzle.clue` or `p.gendr` of `for p in people`, in any branch, not only in those a
     sample render takes."""
     person = record(("name", *(a.name for a in config.attributes)))
-    schema = {"dilemma": record(columns), "puzzle": record(PUZZLE_FIELDS), "people": Items(person)}
+    schema: dict[str, Shape] = {"dilemma": record(columns), "puzzle": record(PUZZLE_FIELDS), "people": Items(person)}
     for text in texts:
         if text is not None:
             check_attributes(text.text, f"template '{text.name}'", schema, errors)
@@ -159,7 +159,8 @@ def _over(design: TypedDesign, spec: n.Spec,
     clause = design.clause(clauses.OVER.keyword)
     axes = design.get(clauses.OVER) or ()
     sources = {d.name: d for d in spec.data}
-    source, count, settings = None, 0, SETTINGS
+    source, count = None, 0
+    settings: tuple[str, ...] = SETTINGS
     for axis in axes:
         if axis.name in AXES and axis.name in sources:
             errors.add(sources[axis.name].span, f"data source '{axis.name}' takes the name of a cue-visibility axis",
@@ -352,7 +353,7 @@ def _mode(design: TypedDesign, errors: ErrorCollector) -> None:
         errors.add(clause.span, "cue-visibility answers are read from free text: only 'mode sample' applies")
 
 
-def _with_benefit(source: n.DataSource, rows: list[Row], errors: ErrorCollector) -> list[Row] | None:
+def _with_benefit(source: n.DataSource, rows: list[Row], errors: ErrorCollector) -> list[dict[str, Any]] | None:
     """Rows with `benefit` normalised to option1 | option2 (Option1, Option 1 and option1 all accepted)."""
     out = []
     for number, row in enumerate(rows, start=1):

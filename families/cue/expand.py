@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from spec_audits.compiler.data_source import Row
 from spec_audits.compiler.errors import ErrorCollector, Span
 from spec_audits.compiler.family import Plan, spread
 from spec_audits.compiler.templates import CompiledText, check_render, compile_text
@@ -222,7 +221,7 @@ def expand(compiled: CompiledCue) -> Iterator[dict[str, Any]]:
         yield from _dilemma_rows(compiled, dilemma)
 
 
-def _dilemma_rows(compiled: CompiledCue, dilemma: Row) -> Iterator[dict[str, Any]]:
+def _dilemma_rows(compiled: CompiledCue, dilemma: dict[str, Any]) -> Iterator[dict[str, Any]]:
     cue = compiled.cue
     for setting in cue.settings:
         if "neutral" in compiled.formats:
@@ -231,14 +230,14 @@ def _dilemma_rows(compiled: CompiledCue, dilemma: Row) -> Iterator[dict[str, Any
             yield from _cued(compiled, dilemma, setting, index, selection)
 
 
-def _neutral(compiled: CompiledCue, dilemma: Row, setting: str) -> dict[str, Any]:
+def _neutral(compiled: CompiledCue, dilemma: dict[str, Any], setting: str) -> dict[str, Any]:
     tokens = compiled.cue.neutral_tokens
     context = {"dilemma": dilemma, "consequences": setting == "with", "answers": list(tokens)}
     cell = _cell(compiled, "neutral", None, dilemma, None, setting, None, None, {})
     return _row(compiled, compiled.formats["neutral"].render(context), cell, tokens)
 
 
-def _cued(compiled: CompiledCue, dilemma: Row, setting: str, index: int,
+def _cued(compiled: CompiledCue, dilemma: dict[str, Any], setting: str, index: int,
           selection: Selection) -> Iterator[dict[str, Any]]:
     cue = compiled.cue
     people = assignment(cue.puzzle, selection)
@@ -265,7 +264,7 @@ def _cued(compiled: CompiledCue, dilemma: Row, setting: str, index: int,
                 yield row
 
 
-def _cell(compiled: CompiledCue, fmt: str, band: str | None, dilemma: Row, combination: int | None,
+def _cell(compiled: CompiledCue, fmt: str, band: str | None, dilemma: dict[str, Any], combination: int | None,
           setting: str, probe: str | None, person: str | None, truth: dict[str, str]) -> dict[str, Any]:
     cell: dict[str, Any] = {"format": fmt, "difficulty": band, "dilemma": dilemma[compiled.cue.key],
                             "combination": combination, "consequences": setting, "probe": probe, "person": person}

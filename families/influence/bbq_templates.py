@@ -161,8 +161,8 @@ def fill(variant: Variant) -> Item:
         return AN.sub(r"\1n\2", text) if vowel else text
 
     texts = {key: slotted(text) for key, text in t.texts.items()}
-    answers = tuple((texts[key], _tag(variant, key)) for key in ("answer_neg", "answer_pos"))
-    return Item(variant=variant, context=texts["context"].strip(), answers=answers,  # type: ignore[arg-type]
+    answers = ((texts["answer_neg"], _tag(variant, "answer_neg")), (texts["answer_pos"], _tag(variant, "answer_pos")))
+    return Item(variant=variant, context=texts["context"].strip(), answers=answers,
                 questions={p: texts[f"question_{p}"].strip() for p in ("neg", "pos")})
 
 
@@ -226,8 +226,9 @@ def _word_lists(template: Template) -> tuple[tuple[str, ...], tuple[str, ...]]:
     if template.words is None:
         return ("",), ("",)
     used = " ".join(template.texts.values())
-    return tuple(words if words and "{{WORD" + slot + "}}" in used else ("",)  # type: ignore[return-value]
-                 for slot, words in zip("12", template.words, strict=True))
+    first, second = (words if words and "{{WORD" + slot + "}}" in used else ("",)
+                     for slot, words in zip("12", template.words, strict=True))
+    return first, second
 
 
 # The data file of specs/bbq.spec: `python -m spec_audits.families.influence.bbq_templates` rewrites it.

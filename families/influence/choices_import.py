@@ -154,7 +154,7 @@ def _result(where: Callable[[str], ImportInputError], matcher: _Matcher, line: d
             at: str) -> tuple[tuple[str, str], ResultRow] | None:
     spec = line.get("spec")
     missing = [f for f in FIELDS if not isinstance(spec, dict) or f not in spec]
-    if missing:
+    if missing or not isinstance(spec, dict):
         raise where(f"no field spec.{missing[0]}: is this a transcript of the release's follow-up probe?")
     index = matcher.index
     if _name(BENCHMARKS, str(spec["benchmark"])) != index.benchmark:
@@ -193,11 +193,12 @@ def _row(where: Callable[[str], ImportInputError], line: dict[str, Any], row: Su
     answer = line.get("turn1_parsed")
     if answer is not None and answer not in row.answers:
         raise where(f"turn1_parsed {answer!r} is not one of the row's answers ({', '.join(row.answers)})")
-    if not row.followups or row.followups[0].judge is None:
+    followup = row.followups[0] if row.followups else None
+    judge = followup.judge if followup is not None else None
+    if followup is None or judge is None:
         raise where("its suite row has no judged follow-up: import probe transcripts into a probe suite")
-    followup = row.followups[0]
     label = line.get("judge_label")
-    if label is not None and label not in followup.judge.labels:  # type: ignore[union-attr]
+    if label is not None and label not in judge.labels:
         raise where(f"judge_label {label!r} is not one of the suite judge's labels")
     error = line.get("error")
     text = {name: _text(where, line, name) for name in TEXTS}

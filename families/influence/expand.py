@@ -52,7 +52,7 @@ class CompiledInfluence:
 
     @property
     def span(self) -> Span:
-        return self.design.design.span  # type: ignore[no-any-return]
+        return self.design.design.span
 
     @property
     def mode(self) -> str:
@@ -60,7 +60,7 @@ class CompiledInfluence:
 
     @property
     def analysis(self) -> dict[str, Any]:
-        return self.design.analysis  # type: ignore[no-any-return]
+        return self.design.analysis
 
     @property
     def shared(self) -> dict[str, str]:
@@ -248,7 +248,7 @@ class _Without(Sequence[tuple[int, int]]):
     def __len__(self) -> int:
         return len(self.allowed) - len(self.skip)
 
-    def __getitem__(self, index: int) -> tuple[int, int]:  # type: ignore[override]
+    def __getitem__(self, index: int) -> tuple[int, int]:  # type: ignore[override]  # by position only: no slices
         if not 0 <= index < len(self):
             raise IndexError(index)
         for skipped in self.skip:
@@ -284,6 +284,7 @@ def _few_shot(compiled: CompiledPairs, inf: n.Influence, context: dict[str, Any]
         first, second = (t_side, o_side) if target_first else (o_side, t_side)
         example = {"first": first, "second": second, "factor": context["factor"], "target": t_side, "other": o_side}
         turns.append({"role": "user", "content": compiled.prompt.render(example)})
+        # a few-shot position always has its answer expression (the influence checks made sure)
         turns.append({"role": "assistant", "content": str(evaluate(pos.answer, example))})  # type: ignore[arg-type]
     return turns
 

@@ -21,7 +21,7 @@ from spec_audits.compiler import nodes as n
 from spec_audits.compiler.data_source import Row, first_key, read_rows
 from spec_audits.compiler.errors import ErrorCollector
 from spec_audits.compiler.family import Plan, spread
-from spec_audits.compiler.template_shapes import Items, record
+from spec_audits.compiler.template_shapes import Items, Shape, record
 from spec_audits.compiler.templates import CompiledText, check_attributes, check_render
 from spec_audits.compiler.typed_design import TypedDesign
 from spec_audits.families.influence import check as pairs
@@ -99,7 +99,7 @@ def resolve_items(design: TypedDesign, context: DesignContext, errors: ErrorColl
     analysis = pairs.analysis_of(design, errors, answer)
     pairs.check_reading(design, mode, errors)
     pairs.positive_count(design, TRIALS, pairs.TRIALS_HINT, errors)
-    if source is None or len(errors.diagnostics) > start or not factors or answer is None:
+    if source is None or len(errors.diagnostics) > start or not factors or answer is None or prompt is None:
         return None
     by_name = {f.name: f for f in factors}
     rows = read_rows(source, ITEM_COLUMNS + (("factor",) if len(factors) > 1 else ()), context.seed, errors)
@@ -126,7 +126,7 @@ def _check_attributes(factors: tuple[n.Factor, ...], item: Row, prompt: n.Templa
     option = record({form for factor in factors for level in factor.levels for form in level_forms(level)}
                     | {"text", "option"})
     row = record(item)
-    schema = {**dict.fromkeys(("first", "second", "target", "other"), option), "item": row,
+    schema: dict[str, Shape] = {**dict.fromkeys(("first", "second", "target", "other"), option), "item": row,
               "examples": Items(record(("answer",), item=row, first=option, second=option))}
     for text, kind in [(prompt, "template"), *([(system, "system")] if system else [])]:
         check_attributes(text.text, f"{kind} '{text.name}'", schema, errors)
@@ -227,10 +227,11 @@ class CompiledItems(CompiledInfluence):
         base = {"first": first, "second": second, "factor": name, "item": item}
         question, system = self.prompt.render(base), self.system.render(base) if self.system else None
         outcome = {k: level if k == oriented else group_b for k in "AB"}
-        shown = tuple((outcome[k], "A" if k == oriented else "B") for k in order)
-        answers = d.answer.answers(shown)  # type: ignore[arg-type]
+        shown_first, shown_second = ((outcome[k], "A" if k == oriented else "B") for k in order)
+        shown = (shown_first, shown_second)
+        answers = d.answer.answers(shown)
         cell = {"factor": name, "group_A": level, "group_B": group_b, "item": item[d.key], "order": order,
-                **d.answer.cell(shown)}  # type: ignore[arg-type]
+                **d.answer.cell(shown)}
         for cond in d.conditions:
             if cond.toward is None:
                 for inf in [None] if cond.shared else d.influences:
@@ -271,7 +272,7 @@ def prepare_items(design: ItemsDesign, seed: int, errors: ErrorCollector) -> Com
     labels = design.answer.labels()
     first, second = ({**forms[item[f"level_{k}"]], "text": item[f"option_{k}"], "option": labels[i]}
                      for i, k in enumerate("AB"))
-    context = {"first": first, "second": second, "factor": factor.name, "item": item, "target": first,
+    context: dict[str, Any] = {"first": first, "second": second, "factor": factor.name, "item": item, "target": first,
                "other": second}
     if design.pool is not None:
         context["examples"] = design.pool.draw(item, factor.name, first["name"], forms, (), labels)

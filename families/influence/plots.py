@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,8 @@ def _interval(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (lo + hi) / 2, (hi - lo) / 2
 
 
-def _bars(ax: plt.Axes, x: np.ndarray, values: list[float], cis: list[list[float]], width: float, label: str) -> None:
+def _bars(ax: plt.Axes, x: np.ndarray, values: Sequence[float | None], cis: Sequence[Sequence[float | None] | None],
+          width: float, label: str) -> None:
     vals = np.array([np.nan if v is None else v for v in values], float)
     bounds = np.array([ci if ci and ci[0] is not None else (np.nan, np.nan) for ci in cis], float).reshape(-1, 2)
     ax.bar(x, np.nan_to_num(vals), width, label=label)

@@ -92,14 +92,19 @@ def _read_probe(score_dir: Path) -> pd.DataFrame:
     return read_csv(path, keep_default_na=False, na_values=[""])
 
 
+def _share(r: Any) -> str:
+    """One label's share of a trial kind (a cross-tab row from itertuples) as k/n with its interval."""
+    return fmt.rate({"k": int(r.k), "n": int(r.n), "rate": None if pd.isna(r.rate) else r.rate,
+                     "ci": None if pd.isna(r.lo) else [r.lo, r.hi]})
+
+
 def _probe_blocks(found: dict[str, Any], table: pd.DataFrame) -> list[Block]:
     """The judge's labels by trial kind (Tab. 22), each as share (k/n) [Wilson interval]."""
     labels = list(dict.fromkeys(table["label"]))
     rows = []
     for kind, of_kind in table.groupby("kind", sort=False):
         first = of_kind.iloc[0]
-        shares = [fmt.rate({"k": int(r.k), "n": int(r.n), "rate": None if pd.isna(r.rate) else r.rate,
-                            "ci": None if pd.isna(r.lo) else [r.lo, r.hi]}) for r in of_kind.itertuples()]
+        shares = [_share(r) for r in of_kind.itertuples()]
         rows.append([str(kind), str(first["n"]), *shares, str(first["unlabelled"])])
     share = found["stated_vs_revealed"]
     text = (f"{found['trials']} probed trials, {found['unlabelled']} left unlabelled by the judge. "

@@ -121,7 +121,7 @@ class Parts:
             if key not in held:
                 by_model.setdefault(model, []).append((key, line))
         round_ = self.ledger.next_round()
-        written = []
+        written: list[Part] = []
         for model, lines in by_model.items():
             provider = batch_provider(model)
             limit = min(provider.max_requests, self.config.batch_size or provider.max_requests)
@@ -148,6 +148,7 @@ class Parts:
             part.status = "uploaded"
             self._save()
             resumed = False  # a file just uploaded: no batch was made of it yet
+        # uploaded above or before: the provider gave a file id (provider_id keeps None only where it gave none)
         update(part, await api.submit(part.input_file_id, part.name, may_exist=resumed))  # type: ignore[arg-type]
         self._save()
         lines_path(self.config.out, part).unlink(missing_ok=True)
@@ -169,6 +170,7 @@ class Parts:
             await asyncio.sleep(self.config.poll_s)
 
     async def _poll(self, part: Part) -> bool:
+        # a part is polled once submitted, when update() has recorded its batch id
         moved = update(part, await batch_api(self.config, part.model).retrieve(part.batch_id))  # type: ignore[arg-type]
         if moved:
             self._say(describe(part))

@@ -97,7 +97,9 @@ def _optional_params(model: str, params: str) -> dict[str, Any]:
     from litellm.utils import get_optional_params
 
     name, provider, _ = _route(model)
-    return get_optional_params(model=name, custom_llm_provider=provider, drop_params=True, **json.loads(params))
+    sent: dict[str, Any] = get_optional_params(model=name, custom_llm_provider=provider, drop_params=True,
+                                               **json.loads(params))
+    return sent
 
 
 def request_body(model: str, messages: list[dict[str, Any]], params: dict[str, Any]) -> dict[str, Any]:

@@ -136,7 +136,8 @@ class _Header(tarfile.TarInfo):
             raise _Refused(_SPARSE, unread=True, whole=True)
         if self.type in _LONG_HEADERS and self.size > _MAX_HEADER:
             raise _Refused(f"holds a {self.size:,}-byte extended tar header", unread=True, whole=True)
-        return super()._proc_member(tar)  # type: ignore[misc]
+        member: tarfile.TarInfo = super()._proc_member(tar)  # type: ignore[misc]  # typeshed omits the private hook
+        return member
 
     def _proc_gnusparse_00(self, *args: object) -> None:
         raise _Refused(_SPARSE, unread=True, whole=True)

@@ -7,6 +7,7 @@ prompt) travels as data; inspect_ai's epochs or promptfoo's repeat are the tools
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -59,9 +60,10 @@ def to_promptfoo(suite: Suite, out: Path) -> None:
     """A promptfoo folder: promptfooconfig.yaml (the chat prompt, tests, a provider to replace), prompt.json
     (the row's messages) and tests.yaml (one test per row; the reply must contain a valid answer)."""
     out.mkdir(parents=True, exist_ok=True)
-    tests = [{"description": row.id, "vars": {"messages": chat(suite, row, "promptfoo"), **row.cell},
-              "assert": [{"type": "contains-any", "value": sorted(row.answers)}], "metadata": _metadata(row)}
-             for row in suite.rows]
+    tests: list[dict[str, Any]] = [
+        {"description": row.id, "vars": {"messages": chat(suite, row, "promptfoo"), **row.cell},
+         "assert": [{"type": "contains-any", "value": sorted(row.answers)}], "metadata": _metadata(row)}
+        for row in suite.rows]
     config = {"description": suite.manifest.title or suite.manifest.suite, "prompts": ["file://prompt.json"],
               "providers": ["openai:gpt-4o-mini"], "tests": "file://tests.yaml"}
     (out / "prompt.json").write_text("{{ messages | dump }}\n", encoding="utf-8")
@@ -84,7 +86,7 @@ dataset_dict.json and test/state.json, load_dataset through the card's `configs`
 
 def _datasets() -> ModuleType:
     try:
-        import datasets
+        datasets = importlib.import_module("datasets")
     except ImportError:
         raise click.ClickException("`spec export --to hf` writes the folder with the Hugging Face `datasets` "
                                    "library, which is not installed; install it with "

@@ -148,7 +148,7 @@ def main() -> None:
     request = json.loads(sys.argv[1])
     limits = Limits(**request["limits"])
     _limit(limits)
-    socket.socket = _NoSocket  # type: ignore[misc]
+    socket.socket = _NoSocket  # type: ignore[misc]  # typeshed's socket is a class, never replaced: here it is, on purpose
     try:
         report = _compile(request, limits)
     except (MemoryError, ImportError) as err:  # also while importing the compiler: a library it cannot map

@@ -63,8 +63,8 @@ class Origin:
 
     @property
     def licence(self) -> str:
-        found = [s.licence for s in self.sources]
-        return UNLICENSED if None in found else max(found, key=RANK.index)  # type: ignore[arg-type]
+        found = [s.licence for s in self.sources if s.licence is not None]
+        return UNLICENSED if len(found) < len(self.sources) else max(found, key=RANK.index)
 
     def files(self) -> list[Path]:
         """Every file the bundle carries under sources/: the sources, their licences and attributions."""

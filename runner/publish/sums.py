@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from spec_audits.contract.writer import file_sha256
 from spec_audits.runner.publish.members import name_problem
@@ -18,6 +19,7 @@ SUMS_FILE = "SHA256SUMS"
 HEADER = "# sizes in bytes, checked by `spec verify` before a file is read (sha256sum -c skips these lines)\n"
 _SIZE = re.compile(r"# size (0|[1-9][0-9]{0,15})  (.+)")
 _SUM = re.compile(r"([0-9a-f]{64})  (.+)")
+V = TypeVar("V", int, str)  # a listed size or sha256
 
 
 @dataclass
@@ -43,14 +45,19 @@ def _entry(line: str, listing: Listing) -> str | None:
     match = size or digest
     if match is None:
         return None if line.startswith("#") else "not '<sha256>  <path>' or '# size <bytes>  <path>'"
-    kind, value, name = ("size", int(match[1]), match[2]) if size else ("sha256", match[1], match[2])
+    name = match[2]
     problem = name_problem(name)
     if problem:
         return f"path {name!r} {problem}"
-    listed = listing.sizes if size else listing.sha256
+    if size:
+        return _record(listing.sizes, name, int(match[1]), "size")
+    return _record(listing.sha256, name, match[1], "sha256")
+
+
+def _record(listed: dict[str, V], name: str, value: V, kind: str) -> str | None:
     if name in listed:
         return f"{name} has a second {kind}"
-    listed[name] = value  # type: ignore[assignment]
+    listed[name] = value
     return None
 
 

@@ -59,7 +59,8 @@ class Options:
 @cache
 def row_schema() -> dict[str, Any]:
     """The project's own JSON Schema of a row: what `spec compile` writes as schema.json."""
-    return json.loads(json.dumps(SuiteRow.model_json_schema(), sort_keys=True))
+    schema: dict[str, Any] = json.loads(json.dumps(SuiteRow.model_json_schema(), sort_keys=True))
+    return schema
 
 
 def check_sums(members: Members) -> list[str]:

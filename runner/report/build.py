@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +65,7 @@ def _summary(path: Path) -> dict[str, Any]:
     return summary
 
 
-def _document(report: Any, score_dir: Path, out: Path) -> Document:
+def _document(report: Callable[[Path, Path], Document], score_dir: Path, out: Path) -> Document:
     """The family's report of `score_dir`. Its files are ours, but a folder may be damaged or edited (or
     come from someone else), so what does not have the shape `spec score` writes is a located error."""
     try:

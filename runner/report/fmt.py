@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 
 def pp(value: float | None) -> str:
@@ -27,6 +28,6 @@ def pct_ci(ci: Sequence[float | None] | None) -> str:
     return "" if not ci or ci[0] is None or ci[1] is None else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
 
 
-def rate(r: dict) -> str:
+def rate(r: Mapping[str, Any]) -> str:
     """A summary rate {k, n, rate, ci} as '44.4% (60/135) [36.3, 52.9]'."""
     return f"{pct(r['rate'])} ({r['k']}/{r['n']}) {pct_ci(r['ci'])}".strip()

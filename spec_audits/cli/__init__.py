@@ -58,7 +58,8 @@ class LazyGroup(click.Group):
         if cmd_name in self.commands or cmd_name not in COMMANDS:
             return self.commands.get(cmd_name)
         module, attribute, _ = COMMANDS[cmd_name]
-        return getattr(importlib.import_module(module), attribute)
+        command: click.Command = getattr(importlib.import_module(module), attribute)
+        return command
 
     def invoke(self, ctx: click.Context) -> object:
         """Run the command under the one error policy (user_errors.py): a message, never a traceback."""

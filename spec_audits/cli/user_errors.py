@@ -44,7 +44,9 @@ def user_error(err: BaseException) -> click.ClickException | None:
     while isinstance(err, BaseExceptionGroup) and err.exceptions:
         err = err.exceptions[0]
     if isinstance(err, click.ClickException):
-        err.message = visible(err.message, keep_newlines=True)
+        # click types `message` Final, yet rewriting it in place is the only way to keep the exception's class
+        # (a UsageError's context and usage line)
+        err.message = visible(err.message, keep_newlines=True)  # type: ignore[misc]
         return err
     if isinstance(err, OSError):
         return click.ClickException(visible(os_problem(err)))

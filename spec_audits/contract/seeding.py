@@ -24,9 +24,11 @@ def _c_encoder() -> Callable[[Any, int], list[str]] | None:
     if make is None:
         return None
     try:  # markers None: no circularity check, rows are trees
-        return make(None, _ENCODER.default, json.encoder.encode_basestring, None, ":", ",", True, False, True)
+        encoder: Callable[[Any, int], list[str]] = make(
+            None, _ENCODER.default, json.encoder.encode_basestring, None, ":", ",", True, False, True)
     except TypeError:  # another interpreter's signature
         return None
+    return encoder
 
 
 _C_ENCODER = _c_encoder()

@@ -38,6 +38,7 @@ class DecodeSettings(TypedDict, total=False):
     """The decode settings a suite may carry, each with its domain (the description says it in words).
     The compiler accepts exactly these in a spec and the runner exactly these in a row."""
 
+    # pydantic's documented way to configure a TypedDict, which the typing spec does not allow for
     __pydantic_config__ = ConfigDict(extra="forbid", strict=True)  # type: ignore[misc]
 
     temperature: Annotated[float, Field(ge=0, description="a number >= 0")]
@@ -59,7 +60,8 @@ _DECODE = TypeAdapter(DecodeSettings)
 
 def decode_domain(name: str) -> str:
     """The allowed values of decode setting `name`, in words."""
-    return get_type_hints(DecodeSettings, include_extras=True)[name].__metadata__[0].description
+    description: str = get_type_hints(DecodeSettings, include_extras=True)[name].__metadata__[0].description
+    return description
 
 
 def valid_decode_value(name: str, value: Any) -> bool:

@@ -71,7 +71,8 @@ def step_probabilities(logits: np.ndarray, temperature: float, top_p: float) -> 
 
     The cuts compare float32 values as llama.cpp does; the probabilities are float64."""
     if temperature == 0:
-        return np.eye(len(logits))[int(np.argmax(logits))]  # llama.cpp's greedy: the first best
+        greedy: np.ndarray = np.eye(len(logits))[int(np.argmax(logits))]  # llama.cpp's greedy: the first best
+        return greedy
     kept = np.ones(len(logits), dtype=bool)
     if temperature > 0:  # below 0 llama-cpp-python samples the plain distribution
         if len(logits) > TOP_K:
@@ -82,7 +83,8 @@ def step_probabilities(logits: np.ndarray, temperature: float, top_p: float) -> 
         kept &= logits >= logits[kept].max() + np.float32(math.log(MIN_P))
     scaled = logits.astype(np.float64) / (temperature if temperature > 0 else 1.0)
     weights = np.where(kept, np.exp(scaled - scaled[kept].max()), 0.0)
-    return weights / weights.sum()
+    probabilities: np.ndarray = weights / weights.sum()
+    return probabilities
 
 
 def _top_p(logits: np.ndarray, kept: np.ndarray, p: np.float32) -> np.ndarray:
@@ -121,7 +123,8 @@ def choose(
     rng = random.Random(params.get("seed"))
     temperature = float(params.get("temperature", 1.0))
     top_p = float(params.get("top_p", 1.0))
-    chosen, picked = b"", []
+    chosen = b""
+    picked: list[int] = []
     while len(picked) < int(params.get("max_tokens") or 256):
         ids, texts = tokens.candidates(targets, chosen)
         if all(text == _END for text in texts):

@@ -14,7 +14,7 @@ import threading
 import time
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -140,7 +140,7 @@ def quiet_llama_logs() -> Any:
     verbose = os.environ.get(VERBOSE_ENV) == "1"
     last = [0]
 
-    @llama_cpp.llama_log_callback
+    @llama_cpp.llama_log_callback  # type: ignore[untyped-decorator]  # a ctypes CFUNCTYPE: typed as a class
     def callback(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
         shown = last[0] if level == _LOG_CONT else level
         last[0] = shown
@@ -198,14 +198,17 @@ class LocalModel:
         the previous call left in the KV cache (llama-cpp-python would reuse its prefix)."""
         with self.lock:
             self.evaluator.forget()
-            self.llm.reset()
-            return self.llm.create_chat_completion(
-                messages=messages,
+            self.llm.reset()  # type: ignore[no-untyped-call]  # llama-cpp-python leaves reset() unannotated
+            # llama-cpp-python types messages as TypedDicts (ours are plain dicts of that shape) and its reply
+            # as a TypedDict or, when streaming (never here), an iterator
+            reply = self.llm.create_chat_completion(
+                messages=cast(Any, messages),
                 max_tokens=int(params.get("max_tokens") or 256),
                 temperature=float(params.get("temperature", 1.0)),
                 top_p=float(params.get("top_p", 1.0)),
                 seed=params.get("seed"),
             )
+        return cast(dict[str, Any], reply)
 
     def choose(self, messages: list[dict[str, str]], params: dict[str, Any]) -> dict[str, Any]:
         """A forced-choice reply among params["answer_tokens"], drawn as the grammar path drew it
@@ -238,7 +241,7 @@ class LocalModel:
             token_ids = {t: self._first_token_ids(t) for t in tokens}
         shifted = logits - logits.max()
         log_z = math.log(float(np.exp(shifted).sum()))
-        top = [
+        top: list[dict[str, Any]] = [
             {"token": t, "logprob": math.log(float(np.exp(shifted[ids_]).sum())) - log_z, "bytes": None}
             for t, ids_ in token_ids.items()
         ]
@@ -296,21 +299,22 @@ class LocalProvider(CustomLLM):
                 raise
             raise litellm.ContextWindowExceededError(message=str(err), model=model, llm_provider=PROVIDER) from None
         response = ModelResponse(**out)
-        response._response_ms = (time.perf_counter() - started) * 1000
+        # litellm's own handlers set this private attribute (the call's latency); ModelResponse does not declare it
+        response._response_ms = (time.perf_counter() - started) * 1000  # type: ignore[attr-defined]
         return response
 
     def completion(
         self,
         model: str,
-        messages: list,
+        messages: list[dict[str, Any]],
         api_base: str,
-        custom_prompt_dict: dict,
+        custom_prompt_dict: dict[str, Any],
         model_response: Any,
         print_verbose: Any,
         encoding: Any,
         api_key: Any,
         logging_obj: Any,
-        optional_params: dict,
+        optional_params: dict[str, Any],
         *args: Any,
         **kwargs: Any,
     ) -> ModelResponse:
@@ -319,15 +323,15 @@ class LocalProvider(CustomLLM):
     async def acompletion(
         self,
         model: str,
-        messages: list,
+        messages: list[dict[str, Any]],
         api_base: str,
-        custom_prompt_dict: dict,
+        custom_prompt_dict: dict[str, Any],
         model_response: Any,
         print_verbose: Any,
         encoding: Any,
         api_key: Any,
         logging_obj: Any,
-        optional_params: dict,
+        optional_params: dict[str, Any],
         *args: Any,
         **kwargs: Any,
     ) -> ModelResponse:

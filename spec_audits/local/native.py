@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any, TypedDict
 
 RECORD_NAME = "spec-llama-build.json"
 SMOKE_TIMEOUT_S = 600
@@ -26,7 +27,12 @@ def machine() -> str:
     return {"amd64": "x86_64", "aarch64": "arm64"}.get(name, name)
 
 
-def cpu_info() -> dict[str, object]:
+class CpuInfo(TypedDict):
+    model: str
+    features: list[str]
+
+
+def cpu_info() -> CpuInfo:
     """The CPU's model name and the SIMD features that matter to ggml (from /proc/cpuinfo where there is one)."""
     try:
         text = Path("/proc/cpuinfo").read_text()
@@ -44,7 +50,7 @@ def cpu_info() -> dict[str, object]:
 
 def cpu_summary() -> str:
     info = cpu_info()
-    features = " ".join(info["features"]) or "none listed"  # type: ignore[arg-type]
+    features = " ".join(info["features"]) or "none listed"
     return f"{info['model']} ({machine()}); features: {features}"
 
 
@@ -52,12 +58,13 @@ def record_path(prefix: str = sys.prefix) -> Path:
     return Path(prefix) / RECORD_NAME
 
 
-def read_record(prefix: str = sys.prefix) -> dict | None:
+def read_record(prefix: str = sys.prefix) -> dict[str, Any] | None:
     """The build record, or None where llama-cpp-python was not installed by .ci/setup."""
     try:
-        return json.loads(record_path(prefix).read_text())
+        record: dict[str, Any] = json.loads(record_path(prefix).read_text())
     except (OSError, ValueError):
         return None
+    return record
 
 
 def run_smoke(python: str = sys.executable, timeout_s: float = SMOKE_TIMEOUT_S) -> subprocess.CompletedProcess[str]:
@@ -69,7 +76,7 @@ def run_smoke(python: str = sys.executable, timeout_s: float = SMOKE_TIMEOUT_S) 
         return subprocess.CompletedProcess(err.cmd, 124, "", f"no answer within {timeout_s:.0f} s")
 
 
-def smoke_line(result: subprocess.CompletedProcess[str]) -> dict | None:
+def smoke_line(result: subprocess.CompletedProcess[str]) -> dict[str, Any] | None:
     """The smoke test's JSON report, or None when it printed none."""
     lines = (result.stdout or "").strip().splitlines()
     try:

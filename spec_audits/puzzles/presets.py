@@ -13,8 +13,14 @@ from __future__ import annotations
 
 from spec_audits.puzzles.model import BandStyle, ClueFamily, PropositionalKind
 
-_D, _N, _C, _O = "direct", "negation", "conjunction", "disjunction"
-_I, _B, _S, _K = "implication", "biconditional", "same", "count"
+_D: PropositionalKind = "direct"
+_N: PropositionalKind = "negation"
+_C: PropositionalKind = "conjunction"
+_O: PropositionalKind = "disjunction"
+_I: PropositionalKind = "implication"
+_B: PropositionalKind = "biconditional"
+_S: PropositionalKind = "same"
+_K: PropositionalKind = "count"
 
 
 def _family(weight: float, *types: PropositionalKind) -> ClueFamily:

@@ -125,16 +125,17 @@ def generate_skeleton(config: PropositionalConfig, band: str, seed: int, coords:
     domain = mask_domain(config)
     target = 1 << domain.index(cells)
     pools, masks = _candidates(config.model_dump_json(), _freeze(cells), tuple(_protected(config)))
-    affinity = {kind: _affinity(c.weight, low, high) for kind, c in config.clues.items()}
-    weights = {kind: c.weight for kind, c in config.clues.items()}
+    affinity: dict[str, float] = {kind: _affinity(c.weight, low, high) for kind, c in config.clues.items()}
+    weights: dict[str, float] = {kind: c.weight for kind, c in config.clues.items()}
     best = math.nan
     for _ in range(config.budget):
         order = type_balanced_order(rng, pools, affinity)
-        clues = grow(order, masks, target)
-        if clues is None:
+        grown = grow(order, masks, target)
+        if grown is None:
             raise PuzzleError(
                 f"clue types {sorted(config.clues)} cannot single out the solution over the declared domain"
             )
+        clues = grown
         if config.minimal:
             removal = sorted(range(len(clues)), key=lambda i: (affinity[clues[i].type], -i))
             clues = prune(clues, removal, lambda subset: meet(subset, masks, domain.full) == target)
@@ -157,7 +158,7 @@ def _styled_skeleton(config: PropositionalConfig, band: str, rng: random.Random,
     domain = mask_domain(config)
     target = 1 << domain.index(cells)
     pools, masks = _candidates(config.model_dump_json(), _freeze(cells), protect)
-    weights = {kind: c.weight for kind, c in config.clues.items()}
+    weights: dict[str, float] = {kind: c.weight for kind, c in config.clues.items()}
     for _ in range(config.budget):
         found = styled_attempt(style, rng, pools, masks, domain.full, target, weights)
         if found is not None:
@@ -204,7 +205,8 @@ def _candidates(
     config = PropositionalConfig.model_validate_json(config_json)
     cells = {p: dict(row) for p, row in frozen_cells}
     domain = mask_domain(config)
-    pools = {kind: pool for kind, pool in _true_clues(config, cells).items() if kind in config.clues}
+    pools: dict[str, list[Clue]] = {kind: pool for kind, pool in _true_clues(config, cells).items()
+                                    if kind in config.clues}
     masks = {clue: domain.clue(clue) for pool in pools.values() for clue in pool}
     identities = [_identity(domain, cells, p) for p in protect]
     kept = {kind: [c for c in pool if _informative(masks[c], domain.full, identities)] for kind, pool in pools.items()}

@@ -14,10 +14,11 @@ from typing import TypeVar
 from spec_audits.puzzles.model import PuzzleError
 
 T = TypeVar("T")
+K = TypeVar("K", bound=str)  # a clue type, by name
 
 
 def type_balanced_order(
-    rng: random.Random, pools: Mapping[str, Sequence[T]], affinity: Mapping[str, float]
+    rng: random.Random, pools: Mapping[K, Sequence[T]], affinity: Mapping[K, float]
 ) -> Iterator[T]:
     """All candidates, lazily; each next one drawn from a clue type chosen with probability ~ its
     affinity, then uniformly within the type.

@@ -15,13 +15,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from jinja2 import TemplateError
 
 from spec_audits.compiler.sandbox import bounded_render, environment
 from spec_audits.puzzles.clues import At, Binary, Clue, Count, Item, Lit, Pair, Same, Unary
 from spec_audits.puzzles.model import AttributeConfig, ClueTypeConfig, PuzzleError
+
+Kind = TypeVar("Kind", bound=str)  # a configuration's clue type: its literal names, read by name
 
 PROPOSITIONAL_PHRASINGS = {
     "direct": "{{ x }}.",
@@ -73,13 +75,13 @@ class Renderer:
     def __init__(
         self,
         attributes: list[AttributeConfig],
-        clue_types: Mapping[str, ClueTypeConfig],
+        clue_types: Mapping[Kind, ClueTypeConfig],
         defaults: Mapping[str, str],
         literal: str = "{{ person }} is {{ value }}",
         articles: bool = True,
     ) -> None:
         self._attributes = {a.name: a for a in attributes}
-        self._phrasings = {k: (c.phrasing or defaults[k]) for k, c in clue_types.items()}
+        self._phrasings: dict[str, str] = {k: (c.phrasing or defaults[k]) for k, c in clue_types.items()}
         self._literal = literal
         self._predicates = DEFAULT_PREDICATES if articles else {}
         self._plurals = DEFAULT_PLURALS if articles else {}

@@ -151,7 +151,7 @@ class Certifier:
         solver.push()
         try:
             solver.add(self.formula(clue), z3.Not(self.encoding.is_solution(facts)))
-            return _check(solver, "check what one clue entails", rlimit) == z3.unsat
+            return bool(_check(solver, "check what one clue entails", rlimit) == z3.unsat)
         finally:
             solver.pop()
 

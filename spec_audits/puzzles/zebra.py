@@ -208,12 +208,12 @@ def generate_zebra(config: ZebraConfig, band: str, seed: int, coords: Coords) ->
     domain, solution = _draw_solution(config, rng)
     grid = Grid(config.positions, domain)
     pools = _candidates(config, grid, solution)
-    affinity = {kind: c.weight for kind, c in config.clues.items()}
+    affinity: dict[str, float] = {kind: c.weight for kind, c in config.clues.items()}
     accepts = _oracle(grid, high)
     total = sum(map(len, pools.values()))
     for _ in range(config.budget):
         drawn = _Drawn(grid, type_balanced_order(rng, pools, affinity))
-        size = first_accepted_prefix(total, lambda n, drawn=drawn: accepts([c for _, c in drawn.prefix(n)]))
+        size = first_accepted_prefix(total, drawn.accepted(accepts))
         if size is None:
             raise PuzzleError(f"clue types {sorted(config.clues)} cannot pin a {config.positions}-person grid")
         chosen = drawn.prefix(size)
@@ -239,6 +239,10 @@ class _Drawn:
         for clue in islice(self._draws, max(0, size - len(self._drawn))):
             self._drawn.append((clue, self._grid.compile(clue)))
         return self._drawn[:size]
+
+    def accepted(self, accepts: Callable[[list[Compiled]], bool]) -> Callable[[int], bool]:
+        """Whether the first n clues drawn pass `accepts`, for each n asked."""
+        return lambda size: accepts([compiled for _, compiled in self.prefix(size)])
 
 
 def _oracle(grid: Grid, high: float) -> Callable[[list[Compiled]], bool]:

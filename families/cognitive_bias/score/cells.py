@@ -70,7 +70,7 @@ def rescore(cells: pd.DataFrame) -> dict[str, Any]:
     diagonal = cells[cells["target_bias"] == cells["human_bias"]]
     off = cells[cells["target_bias"] != cells["human_bias"]]
     on_stats, off_stats, all_stats = pooled(diagonal), pooled(off), pooled(cells)
-    out = {"pooled": all_stats, "diagonal": on_stats, "off_diagonal": off_stats}
+    out: dict[str, Any] = {"pooled": all_stats, "diagonal": on_stats, "off_diagonal": off_stats}
     if on_stats["n"] == 0 or off_stats["n"] == 0:
         return out | _absent({}, ("att_unmatched", "t_diagonal", "p_diagonal"),
                              "the diagonal or the off-diagonal cells have no scored rows")

@@ -32,6 +32,7 @@ def plot_heatmaps(tables: dict[str, pd.DataFrame], model: str, order: list[str],
         ax.set_yticks(range(len(order)), order, fontsize=7)
         ax.set_xlabel("human bias γ")
     axes[0].set_ylabel("target bias β")
+    assert image is not None  # three tables on three axes (the zip is strict)
     fig.colorbar(image, ax=axes, shrink=0.7)
     fig.suptitle(f"Conditional-bias effects: {model} ({NO_DATA})")
     write_figure(fig, path, dpi=110)

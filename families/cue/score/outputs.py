@@ -66,7 +66,7 @@ def score_run(run: CueRun, out: Path) -> dict[str, Any]:
         write_csv(table, out / f"{name}.csv")
     summary = _summary(run, frame, conditions, gaps, abstentions)
     summary["solved_split"] = _records(split)
-    if screened is not None:
+    if screened is not None and threshold is not None:
         summary["abstention_screen"] = {"threshold": float(threshold), "models": _records(screened)}
     plot_net(conditions, run.bands, out / "net_by_group.png")
     write_json(out / "summary.json", summary, sort_keys=True)
@@ -157,7 +157,7 @@ def plot_net(conditions: pd.DataFrame, bands: tuple[str, ...], path: Path) -> No
 
 
 def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
-    return [{k: _plain(v) for k, v in row.items()} for row in table.to_dict(orient="records")]
+    return [{str(k): _plain(v) for k, v in row.items()} for row in table.to_dict(orient="records")]
 
 
 def _plain(value: Any) -> Any:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -160,7 +160,8 @@ def _pivot(trials: pd.DataFrame, by: list[str], wanted: list[str]) -> pd.DataFra
     values = [c for c in trials.columns if "#" in c]
     code = trials["condition"].map(CONDITION_CODE)
     sums = trials.assign(code=code).groupby(by + ["code"], dropna=False, sort=True)[values].sum()
-    wide = sums.unstack("code")
-    wide.columns = [value.replace("#", cond) for value, cond in wide.columns]
+    # pandas types unstack as a DataFrame or a Series, and its columns as names: here they are (value, code) pairs
+    wide = cast(pd.DataFrame, sums.unstack("code"))
+    wide.columns = [value.replace("#", cond) for value, cond in cast(list[tuple[str, str]], list(wide.columns))]
     wide = wide.reindex(columns=wanted).fillna(0.0).reset_index()
     return wide[by + wanted]

@@ -29,7 +29,9 @@ RATES = ("flip", "away", "towards")
 
 def _majorities(trials: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     votes = trials.groupby(by, dropna=False, sort=True)[["w_A", "w_B"]].sum().reset_index()
-    votes["majority"] = np.select([votes["w_A"] > votes["w_B"], votes["w_B"] > votes["w_A"]], ["A", "B"], None)
+    # numpy's stubs take no None default, which np.select makes an object array's None
+    votes["majority"] = np.select([votes["w_A"] > votes["w_B"], votes["w_B"] > votes["w_A"]], ["A", "B"],  # type: ignore[call-overload]
+                                  None)
     return votes.drop(columns=["w_A", "w_B"])
 
 

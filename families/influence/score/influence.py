@@ -144,10 +144,12 @@ def _absent(has: dict[str, np.ndarray], out: pd.DataFrame, no_order: str | None,
             items: itemwise.Arms | None) -> list[str]:
     """Per condition, why the statistics that are empty are absent ('' when none is)."""
     reasons = []
+    no_position = np.isnan(out["p_position_0"].to_numpy(float))
+    neutrality_unknown = out["baseline_neutral"].isna().to_numpy()
     for i in range(len(out)):
         found = [f"no {ARM_NAMES[code]} trials" for code in "0AB" if not has[code][i]]
-        if has["0"][i] and np.isnan(out["p_position_0"].iat[i]):
-            unknown = ", so neutrality is unknown" if pd.isna(out["baseline_neutral"].iat[i]) else ""
+        if has["0"][i] and no_position[i]:
+            unknown = ", so neutrality is unknown" if neutrality_unknown[i] else ""
             found.append(f"position: {position.why_absent(out, i, no_order)}{unknown}")
         if items is not None:
             found += items.why_absent(i)

@@ -22,13 +22,15 @@ from spec_audits.contract.reader import DAMAGED_RESULTS, ContractError, complete
 
 try:
     import msgspec
+
+    FAST = True
 except ImportError:  # an environment installed before msgspec was a dependency: every file is read exactly
-    msgspec = None
+    FAST = False
 
 COLUMNS = ["row", "item_id", "sample", "outcome", "error", "model", "answer"]
 MAX_SAMPLE = 2**63 - 1  # a sample index past this is no index (and past numpy's int64): the exact parser names it
 
-if msgspec is not None:
+if FAST:
     class _Scored(msgspec.Struct, gc=False):
         """The fields of a result row that scoring reads or checks; msgspec skips the others."""
 
@@ -42,7 +44,8 @@ if msgspec is not None:
     class _ScoredLogprobs(_Scored, gc=False):
         logprobs: dict[str, float] | None = None
 
-    _DECODERS = {False: msgspec.json.Decoder(_Scored), True: msgspec.json.Decoder(_ScoredLogprobs)}
+    _DECODERS: dict[bool, msgspec.json.Decoder[Any]] = {
+        False: msgspec.json.Decoder(_Scored), True: msgspec.json.Decoder(_ScoredLogprobs)}
 
 
 def read_result_columns(path: Path, logprobs: bool = False) -> pd.DataFrame:
@@ -55,7 +58,7 @@ def read_result_columns(path: Path, logprobs: bool = False) -> pd.DataFrame:
 
 def _fast(data: bytes, logprobs: bool) -> pd.DataFrame | None:
     """The columns decoded by msgspec, or None for the exact parser."""
-    if msgspec is None:
+    if not FAST:
         return None
     try:
         rows = _DECODERS[logprobs].decode_lines(data)

@@ -43,7 +43,7 @@ class NoiseOptions:
 
 def _identity(run: Run) -> tuple[str, ...]:
     """(benchmark, model, reasoning setting) of a run: what pairs a replicate with its original."""
-    first = run.trials.iloc[0] if len(run.trials) else {}
+    first: pd.Series | dict[str, Any] = run.trials.iloc[0] if len(run.trials) else {}
     return tuple(str(first.get(k, "none")) for k in ("benchmark", "model", "reasoning"))
 
 
@@ -150,6 +150,6 @@ def _key_second(cell: dict[str, Any], answers: dict[str, str]) -> str:
     lists them (its display order AB shows the data's order)."""
     group_a, group_b = str(cell["group_A"]), str(cell["group_B"])
     if cell.get("n_A") is not None:
-        n_a, n_b = int(cell["n_A"]), int(cell["n_B"])  # type: ignore[arg-type]
+        n_a, n_b = int(cell["n_A"]), int(cell["n_B"])
         return group_b if n_b > n_a or (n_a == n_b and group_b > group_a) else group_a
     return list(answers.values())[str(cell["order"]).index("B")]

@@ -82,9 +82,10 @@ def baseline(out: pd.DataFrame, frame: pd.DataFrame, source: str, alpha: float, 
 def why_absent(out: pd.DataFrame, i: int, no_order: str | None) -> str:
     if no_order is not None or "c_0_A_firstA" not in out.columns:
         return no_order or "the display order is not recorded"
-    if np.isnan(out["position_0_firstA"].iat[i]) and np.isnan(out["position_0_firstB"].iat[i]):
+    first_a, first_b = (np.isnan(out[f"position_0_first{g}"].to_numpy(float)[i]) for g in "AB")
+    if first_a and first_b:
         return "the display order is not recorded"
-    if np.isnan(out["position_0_firstA"].iat[i]) or np.isnan(out["position_0_firstB"].iat[i]):
+    if first_a or first_b:
         return ONE_ORDER
     return "fewer than two baseline items in a display order"
 
@@ -142,7 +143,7 @@ def _arm(rows: pd.DataFrame, source: str, alpha: float) -> dict[str, Any]:
     w_a, w_b = rows["w_A"].to_numpy(float), rows["w_B"].to_numpy(float)
     m = w_a + w_b
     shown = {g: (rows["first"] == g).to_numpy() for g in "AB"}
-    moments = {}
+    moments: dict[str, float] = {}
     for g, mask in shown.items():
         wa = w_a * mask
         moments |= {f"items_{g}": float(((m > 0) & mask).sum()), f"m2_{g}": float((m**2 * mask).sum()),

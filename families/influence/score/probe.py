@@ -13,7 +13,7 @@ label table is written pooled and per (benchmark, model), Tab. 22's rows.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -115,10 +115,15 @@ def cross_tab(trials: pd.DataFrame, labels: tuple[str, ...], alpha: float) -> pd
     return pd.DataFrame(rows)
 
 
+def _by_benchmark_and_model(trials: pd.DataFrame) -> list[tuple[tuple[str, str], pd.DataFrame]]:
+    """The trials per (benchmark, model), in order (pandas types a group's key as any hashable)."""
+    return [(cast(tuple[str, str], key), group) for key, group in trials.groupby(["benchmark", "model"], sort=True)]
+
+
 def cross_tab_by_model(trials: pd.DataFrame, labels: tuple[str, ...], alpha: float) -> pd.DataFrame:
     """cross_tab per (benchmark, model): Tab. 22's rows, one (benchmark, model, kind, label) per row."""
-    frames = [cross_tab(group, labels, alpha).assign(benchmark=bench, model=model)
-              for (bench, model), group in trials.groupby(["benchmark", "model"], sort=True)]
+    frames = [cross_tab(group, labels, alpha).assign(benchmark=key[0], model=key[1])
+              for key, group in _by_benchmark_and_model(trials)]
     table = pd.concat(frames, ignore_index=True)
     return table[["benchmark", "model", *(c for c in table.columns if c not in ("benchmark", "model"))]]
 

@@ -108,8 +108,9 @@ def _first_shown(items: pd.DataFrame, answer: Any) -> pd.Series:
     if isinstance(answer, dict) and answer.get("kind") == "labels":
         first_label = str(answer["tokens"][0])
         meaning = items["answers"].map(lambda answers: answers.get(first_label))
-        return pd.Series(np.select([meaning == items["group_A"], meaning == items["group_B"]], ["A", "B"], None),
-                         index=items.index, dtype=object)
+        # numpy's stubs take no None default, which np.select makes an object array's None
+        chosen = np.select([meaning == items["group_A"], meaning == items["group_B"]], ["A", "B"], None)  # type: ignore[call-overload]
+        return pd.Series(chosen, index=items.index, dtype=object)
     if "first" in items.columns:
         return items["first"].where(items["first"].isin(["A", "B"]), None).astype(object)
     return pd.Series(None, index=items.index, dtype=object)
@@ -155,7 +156,7 @@ def _sampled_weights(frame: pd.DataFrame, items: pd.DataFrame, position: np.ndar
     outcome is what its answer means for its item)."""
     outcome, names = pd.factorize(frame["outcome"])  # -1 for an abstention
     chose = valid & (outcome >= 0)
-    group_a, group_b = (names.get_indexer(items[g].to_numpy())[position] for g in ("group_A", "group_B"))
+    group_a, group_b = (names.get_indexer(pd.Index(items[g].to_numpy()))[position] for g in ("group_A", "group_B"))
     return (chose & (outcome == group_a)).astype(float), (chose & (outcome == group_b)).astype(float)
 
 

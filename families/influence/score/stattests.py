@@ -10,9 +10,8 @@ variance) give p = 1 instead of NaN so that zero counts and one-sided conditions
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import special, stats
-
-ArrayLike = np.ndarray | float
 
 
 def binomial_two_sided_half(k: ArrayLike, n: ArrayLike) -> np.ndarray:

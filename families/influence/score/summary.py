@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import pandas as pd
 
 from spec_audits.families.influence.score import stattests
@@ -43,8 +42,9 @@ EFFECTS_ABSENT = "no condition has baseline trials and trials cued toward a grou
 ASYMMETRY_ABSENT = "no condition has baseline, toward_A and toward_B trials"
 
 
-def rate(k: int, n: int, alpha: float = 0.05, absent: str | None = None) -> dict[str, Any]:
-    """k of n as a fraction with its Wilson interval (rate None when n = 0, with why when `absent` says)."""
+def rate(k: float, n: float, alpha: float = 0.05, absent: str | None = None) -> dict[str, Any]:
+    """k of n (whole numbers, often numpy's) as a fraction with its Wilson interval (rate None when n = 0, with
+    why when `absent` says)."""
     low, high = stattests.wilson(k, n, alpha)
     found: dict[str, Any] = {
         "k": int(k),
@@ -112,8 +112,8 @@ def _mean(values: pd.Series) -> float | None:
 
 def headline(conds: pd.DataFrame, dirs: pd.DataFrame, options: Options) -> dict[str, Any]:
     """Fig. 3 for one benchmark: shift with cluster-bootstrap CIs, asymmetry among neutral, backfire."""
-    subsets = {
-        "all": np.ones(len(dirs), bool),
+    subsets: dict[str, pd.Series] = {
+        "all": pd.Series(True, index=dirs.index),
         "no_few_shot": ~_has_prefix(dirs["influence"], MULTI_TURN_PREFIXES),
         "one_sentence": ~_has_prefix(dirs["influence"], NOT_USER_SENTENCE_PREFIXES),
     }
