@@ -1,21 +1,61 @@
 """Stage 2, continued: the generator and design statements of the parse tree -> typed AST.
 
-The base of compiler/tree_to_ast.py:ToAst; it relies on ToAst's _span, _whole and _ref.
+The base of compiler/tree_to_ast.py:ToAst, with the readings of tokens both use. A design clause is built
+by the shape its declaration gives (compiler/clauses.py).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from lark import Token, Transformer, v_args
 
 from spec_audits.compiler import nodes as n
-from spec_audits.compiler.ast_values import number, scalar
+from spec_audits.compiler.ast_values import number, scalar, token_span
+from spec_audits.compiler.clauses import Syntax
+from spec_audits.compiler.errors import ErrorCollector, Span
+
+
+@dataclass(frozen=True)
+class Leaves:
+    """The AST stage's reading of tokens, as a clause's shape asks for it (compiler/clauses.py Builder)."""
+
+    file: str
+    errors: ErrorCollector
+
+    def ref(self, token: Token) -> n.Ref:
+        return n.Ref(span=token_span(token, self.file), name=str(token))
+
+    def whole(self, token: Token) -> int:
+        """A NUMBER that must be a whole number; a fraction is reported and truncated so checking goes on."""
+        value = number(token)
+        if isinstance(value, float):
+            self.errors.add(token_span(token, self.file), f"expected a whole number here, got {token}")
+        return int(value)
 
 
 @v_args(meta=True)
 class GeneratorsAndDesigns(Transformer):
     """Transformer methods of the `generator` and `design` rules."""
+
+    def __init__(self, file: str, errors: ErrorCollector, syntax: Syntax) -> None:
+        super().__init__()
+        self.file = file
+        self.errors = errors
+        self._leaves = Leaves(file, errors)
+        self._clauses = {spec.keyword: spec for spec in syntax}
+
+    def _span(self, meta: Any) -> Span:
+        if getattr(meta, "empty", True):
+            return Span(self.file, 1, 1)
+        return Span(self.file, meta.line, meta.column, meta.end_line, meta.end_column)
+
+    def _ref(self, token: Token) -> n.Ref:
+        return self._leaves.ref(token)
+
+    def _whole(self, token: Token) -> int:
+        return self._leaves.whole(token)
 
     # ---- generators ----------------------------------------------------------------
     def generator_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
@@ -66,93 +106,12 @@ class GeneratorsAndDesigns(Transformer):
     def design_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
         return ("design", n.Design(span=self._span(meta), name=str(children[0]), clauses=tuple(children[1:])))
 
-    def _design_clause(self, meta: Any, keyword: str, value: object) -> n.Clause:
-        return n.Clause(span=self._span(meta), keyword=keyword, value=value)
-
-    def d_factors(self, meta: Any, c: list[Any]) -> n.Clause:
-        return self._design_clause(meta, "factors", c[0])
-
-    def d_influences(self, meta: Any, c: list[Any]) -> n.Clause:
-        return self._design_clause(meta, "influences", c[0])
-
-    def d_conditions(self, meta: Any, c: list[Any]) -> n.Clause:
-        return self._design_clause(meta, "conditions", tuple(c))
-
-    def d_sizes(self, meta: Any, c: list[Any]) -> n.Clause:
-        return self._design_clause(meta, "sizes", tuple(c))
-
-    def d_order(self, meta: Any, c: list[Any]) -> n.Clause:
-        return self._design_clause(meta, "order", self._ref(c[0]))
-
-    def d_samples(self, meta: Any, c: list[Any]) -> n.Clause:
-        split = self._ref(c[1]) if len(c) > 1 else None
-        samples = n.Samples(span=self._span(meta), count=self._whole(c[0]), split_by=split.name if split else None)
-        return self._design_clause(meta, "samples", samples)
-
-    def d_where(self, meta: Any, c: list[Any]) -> n.Clause:
-        return self._design_clause(meta, "where", c[0])
-
-    def d_cross(self, meta: Any, c: list[Any]) -> n.Clause:
-        return self._design_clause(meta, "cross", self._ref(c[0]))
-
-    def d_sample(self, meta: Any, c: list[Any]) -> n.Clause:
-        seed = self._whole(c[1]) if len(c) > 1 else None
-        return self._design_clause(meta, "sample", (self._whole(c[0]), seed))
-
-    def d_examples(self, meta: Any, c: list[Any]) -> n.Clause:
-        seed = self._whole(c[2]) if len(c) > 2 else None
-        return self._design_clause(meta, "examples", (self._whole(c[0]), self._ref(c[1]), seed))
-
-    def d_items(self, meta: Any, c: list[Any]) -> n.Clause:
-        return self._design_clause(meta, "items", self._ref(c[0]))
-
-    def d_trials(self, meta: Any, c: list[Any]) -> n.Clause:
-        seed = self._whole(c[1]) if len(c) > 1 else None
-        return self._design_clause(meta, "trials", (self._whole(c[0]), seed))
-
-    def d_answer(self, meta: Any, c: list[Any]) -> n.Clause:
-        return self._design_clause(meta, "answer", c[0])
-
-    def d_decode(self, meta: Any, c: list[Any]) -> n.Clause:
-        return self._design_clause(meta, "decode", tuple(c))
-
-    def d_mode(self, meta: Any, c: list[Any]) -> n.Clause:
-        return self._design_clause(meta, "mode", self._ref(c[0]))
-
-    def d_analysis(self, meta: Any, c: list[Any]) -> n.Clause:
-        return self._design_clause(meta, "analysis", (self._ref(c[0]), tuple(c[1:])))
-
-    def d_system(self, meta: Any, c: list[Any]) -> n.Clause:
-        return self._design_clause(meta, "system", self._ref(c[0]))
-
-    def d_prompt(self, meta: Any, c: list[Any]) -> n.Clause:
-        return self._design_clause(meta, "prompt", self._ref(c[0]))
-
-    def d_followups(self, meta: Any, c: list[Any]) -> n.Clause:
-        return self._design_clause(meta, "followups", tuple(self._ref(t) for t in c))
-
-    def d_conversation(self, meta: Any, c: list[Any]) -> n.Clause:
-        return self._design_clause(meta, "conversation", self._ref(c[0]))
-
-    def d_over(self, meta: Any, c: list[Any]) -> n.Clause:
-        return self._design_clause(meta, "over", tuple(c))
-
-    def d_probes(self, meta: Any, c: list[Any]) -> n.Clause:
-        return self._design_clause(meta, "probes", tuple(c))
-
-    def d_unit(self, meta: Any, c: list[Token]) -> n.Clause:
-        return self._design_clause(meta, "unit", tuple(self._ref(t) for t in c))
-
-    def d_arms(self, meta: Any, c: list[Token]) -> n.Clause:
-        return self._design_clause(meta, "arms", tuple(self._ref(t) for t in c))
-
-    def d_reverse(self, meta: Any, c: list[Token]) -> n.Clause:
-        """`reverse P by KEYS`: (probability, the keys one draw is made per)."""
-        return self._design_clause(meta, "reverse", (number(c[0]), tuple(self._ref(t) for t in c[1:])))
-
-    def d_protocol(self, meta: Any, c: list[Token]) -> n.Clause:
-        """`protocol NAME [extract TEMPLATE]`: (the protocol, the extraction template or None)."""
-        return self._design_clause(meta, "protocol", (self._ref(c[0]), self._ref(c[1]) if len(c) > 1 else None))
+    def __default__(self, data: Any, children: list[Any], meta: Any) -> Any:
+        """A declared clause's rule (`clause_KEYWORD`): its shape builds the typed value."""
+        if isinstance(data, str) and data.startswith("clause_"):
+            spec = self._clauses[data.removeprefix("clause_")]
+            return spec.build(self._leaves, self._span(meta), children)
+        return super().__default__(data, children, meta)
 
     def select_all(self, meta: Any, c: list[Any]) -> n.Selection:
         return n.Selection(span=self._span(meta), names=None)

@@ -26,6 +26,7 @@ from spec_audits.compiler.suite_checks import check_suite, shared_and_served
 from spec_audits.compiler.version import COMPILER_VERSION, SCHEMA_VERSION
 from spec_audits.contract.suite_model import Manifest
 from spec_audits.contract.writer import write_manifest, write_schema
+from spec_audits.families import registry
 from spec_audits.families.interface import DesignContext, Family
 
 
@@ -43,13 +44,18 @@ class Checked:
     generators: dict[str, tuple[Family, Any]]
 
 
+def read_spec_file(path: Path) -> tuple[n.Spec, dict[str, str]]:
+    """The spec with its imports, parsed with every registered family's clauses, and the texts read."""
+    return load_spec(path, registry.syntax())
+
+
 def check_file(path: Path, seed: int | None = None, allowed: Sequence[Path] = (),
                budget: Budget = DEFAULT_BUDGET) -> Checked:
     """Parse, run the shared checks, every design's and generator's family checks and the compile budget in
     one pass; raise SpecError listing every mistake found. The spec reads files only under its own folder
     and the `allowed` ones."""
     with spec_roots(path, allowed):
-        spec, sources = load_spec(path)
+        spec, sources = read_spec_file(path)
         errors = ErrorCollector()
         tables = check_spec(spec, errors, seed)
         final_seed = seed if seed is not None else int(spec.seed or 0)

@@ -9,13 +9,14 @@ stages passed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.check import check_repeated_clauses
 from spec_audits.compiler.errors import ErrorCollector, Span, did_you_mean
 from spec_audits.compiler.family import CompiledDesign
+from spec_audits.compiler.typed_design import ANALYSIS, CONDITIONS, resolve_design
 from spec_audits.families import registry
 from spec_audits.families.interface import DesignContext, Family, Form
 
@@ -43,7 +44,7 @@ def _prepare_one(design: n.Design, context: DesignContext, errors: ErrorCollecto
     if errors.diagnostics:  # a clause the family does not take: its checks would only add noise
         return None
     check_declared(design, family, errors)
-    resolved = family.check(design, context, errors)
+    resolved = family.check(resolve_design(design, context.tables, errors), context, errors)
     if resolved is None or errors.diagnostics:
         return None
     return family.prepare(resolved, context.seed, errors)
@@ -57,7 +58,8 @@ def prepare_generators(spec: n.Spec, context: DesignContext, errors: ErrorCollec
         if clause is None:
             errors.add(block.span, f"generator '{block.name}' names no analysis", "add: analysis bias_decomposition")
             continue
-        ref: n.Ref = clause.value  # type: ignore[assignment]
+        ref = clause.value
+        assert isinstance(ref, n.Ref)  # the grammar's `analysis NAME`
         family = registry.get(ref.name)
         if family is None or family.check_generator is None:
             writers = [f.name for f in registry.all_families() if f.check_generator is not None]
@@ -71,10 +73,10 @@ def prepare_generators(spec: n.Spec, context: DesignContext, errors: ErrorCollec
 
 def family_of(design: n.Design, errors: ErrorCollector) -> Family | None:
     """The family the design's `analysis` clause names (the default family when it has none)."""
-    clause = design.get("analysis")
-    if clause is None:
+    analysis = ANALYSIS.value(design)
+    if analysis is None:
         return registry.get(registry.DEFAULT)
-    ref: n.Ref = clause.value[0]  # type: ignore[index]
+    ref = analysis[0]
     family = registry.get(ref.name)
     if family is None:
         errors.add(ref.span, f"unknown analysis '{ref.name}'", did_you_mean(ref.name, registry.names()))
@@ -109,14 +111,13 @@ def check_declared(design: n.Design, family: Family, errors: ErrorCollector) -> 
             if not token.strip():
                 errors.add(answer.span, f"answer token {number} is empty",
                            'write the text the model answers with, e.g. choice "A" | "B"')
-    conditions = design.get("conditions")
     names = {form.name for form in family.conditions}
-    for cond in conditions.value if conditions is not None and ANY not in names else ():  # type: ignore[union-attr]
+    for cond in CONDITIONS.value(design) or () if ANY not in names else ():
         if cond.name not in names:
             _unknown_condition(cond, family, errors)
-    analysis = design.get("analysis")
+    analysis = ANALYSIS.value(design)
     keys = [form.name for form in family.analysis_options]
-    for option in analysis.value[1] if analysis is not None else ():  # type: ignore[index]
+    for option in analysis[1] if analysis is not None else ():
         if option.name not in keys:
             takes = ", ".join(f.written for f in family.analysis_options) or "no options"
             errors.add(option.span, f"unknown analysis option '{option.name}'",
@@ -124,11 +125,19 @@ def check_declared(design: n.Design, family: Family, errors: ErrorCollector) -> 
 
 
 def _answers(design: n.Design) -> list[n.AnswerSpec]:
-    """The design's answer forms: of its `answer` clause, and of each probe of a `probes` clause."""
-    answer, probes = design.get("answer"), design.get("probes")
-    found = [answer.value] if answer is not None else []
-    found.extend(probe.answer for probe in (probes.value if probes is not None else ()))  # type: ignore[union-attr]
-    return found  # type: ignore[return-value]
+    """The design's answer forms, in whichever clauses they are written (an `answer` clause, the probes of
+    a `probes` clause, ...)."""
+    return [answer for clause in design.clauses for answer in _answer_forms(clause.value)]
+
+
+def _answer_forms(value: object) -> Iterator[n.AnswerSpec]:
+    if isinstance(value, n.AnswerSpec):
+        yield value
+    elif isinstance(value, n.Probe):
+        yield value.answer
+    elif isinstance(value, tuple):
+        for item in value:
+            yield from _answer_forms(item)
 
 
 def _check_form(span: Span, name: str, what: str, family: Family, forms: Callable[[Family], tuple[Form, ...]],

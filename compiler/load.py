@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from spec_audits.compiler import nodes as n
+from spec_audits.compiler.clauses import Syntax
 from spec_audits.compiler.errors import Diagnostic, ErrorCollector, Span, SpecError
 from spec_audits.compiler.files import checked_path, kind_problem
 from spec_audits.compiler.parse import parse_text
@@ -41,23 +42,25 @@ def read_spec(path: Path) -> tuple[str, str]:
         raise SpecError([_file_error(shown.replace("\0", "\\0"), "the spec path contains a NUL byte")]) from None
 
 
-def load_spec(path: Path) -> tuple[n.Spec, dict[str, str]]:
-    """The spec with its imports merged in, and the text of every file read (for error excerpts).
+def load_spec(path: Path, syntax: Syntax) -> tuple[n.Spec, dict[str, str]]:
+    """The spec with its imports merged in, and the text of every file read (for error excerpts); its
+    designs take the clauses of `syntax` (the registry's `syntax()`).
 
     A file imported along two paths (a diamond) is merged once; a cycle is an error naming its chain."""
     sources: dict[str, str] = {}
-    spec = _load(path, sources, (), set())
+    spec = _load(path, sources, (), set(), syntax)
     return spec, sources
 
 
-def _load(path: Path, sources: dict[str, str], chain: tuple[Path, ...], loaded: set[Path]) -> n.Spec:
+def _load(path: Path, sources: dict[str, str], chain: tuple[Path, ...], loaded: set[Path],
+          syntax: Syntax) -> n.Spec:
     text, shown = read_spec(path)
     sources[shown] = text
     here = path.resolve()
     loaded.add(here)
     errors = ErrorCollector()
     try:
-        spec = build_spec(parse_text(text, shown), shown, errors)
+        spec = build_spec(parse_text(text, shown, syntax), shown, errors, syntax)
     except SpecError as err:
         err.sources.update(sources)
         raise
@@ -66,7 +69,7 @@ def _load(path: Path, sources: dict[str, str], chain: tuple[Path, ...], loaded: 
         target = _import_target(path, item, (*chain, here), loaded, errors)
         if target is None:
             continue
-        imported = _load(target, sources, (*chain, here), loaded)
+        imported = _load(target, sources, (*chain, here), loaded, syntax)
         for field in _IMPORTED:
             merged[field] = list(getattr(imported, field)) + merged[field]
     errors.raise_if_any(sources)

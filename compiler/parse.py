@@ -8,6 +8,7 @@ from pathlib import Path
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
+from spec_audits.compiler.clauses import Syntax, clause_rules
 from spec_audits.compiler.errors import Diagnostic, Span, SpecError, did_you_mean
 
 GRAMMAR_PATH = Path(__file__).resolve().with_name("spec.lark")  # package data: every install has it
@@ -34,12 +35,17 @@ _KNOWN_MISTAKES: tuple[tuple[str, str, str], ...] = (
 )
 
 
-@lru_cache(maxsize=1)
-def spec_parser() -> Lark:
-    """The LALR parser for compiler/spec.lark (built once per process; the tables are cached on disk by
-    lark, keyed by the grammar's hash, which saves a quarter of a second per `spec` command)."""
+def spec_parser(syntax: Syntax) -> Lark:
+    """The LALR parser for compiler/spec.lark with the rules of the declared design clauses."""
+    return _parser(GRAMMAR_PATH.read_text(encoding="utf-8") + "\n" + clause_rules(syntax))
+
+
+@lru_cache(maxsize=4)
+def _parser(grammar: str) -> Lark:
+    """Built once per grammar in a process; lark caches the tables on disk, keyed by the grammar's hash,
+    which saves a quarter of a second per `spec` command."""
     return Lark(
-        GRAMMAR_PATH.read_text(encoding="utf-8"),
+        grammar,
         parser="lalr",
         propagate_positions=True,
         maybe_placeholders=False,
@@ -50,13 +56,14 @@ def spec_parser() -> Lark:
 MAX_DEPTH = 100  # nesting of the parse tree; later stages recurse over it, so deeper would overflow the stack
 
 
-def parse_text(text: str, file: str) -> Tree:
-    """Parse spec text; raise SpecError with one located diagnostic on a syntax error or on nesting
-    deeper than MAX_DEPTH."""
+def parse_text(text: str, file: str, syntax: Syntax) -> Tree:
+    """Parse spec text whose designs take the clauses of `syntax`; raise SpecError with one located
+    diagnostic on a syntax error or on nesting deeper than MAX_DEPTH."""
+    parser = spec_parser(syntax)
     try:
-        tree = spec_parser().parse(text)
+        tree = parser.parse(text)
     except UnexpectedInput as err:
-        raise SpecError([_diagnose(err, text, file)], {file: text}) from None
+        raise SpecError([_diagnose(parser, err, text, file)], {file: text}) from None
     deep = _too_deep(tree)
     if deep is not None:
         span = Span(file, deep.meta.line, deep.meta.column) if not deep.meta.empty else Span(file, 1, 1)
@@ -77,20 +84,20 @@ def _too_deep(tree: Tree) -> Tree | None:
     return None
 
 
-def _diagnose(err: UnexpectedInput, text: str, file: str) -> Diagnostic:
+def _diagnose(parser: Lark, err: UnexpectedInput, text: str, file: str) -> Diagnostic:
     if isinstance(err, UnexpectedCharacters):
-        return _bad_character(err, text, file)
+        return _bad_character(parser, err, text, file)
     if isinstance(err, UnexpectedToken):
-        return _bad_token(err, text, file)
+        return _bad_token(parser, err, text, file)
     if isinstance(err, UnexpectedEOF):
-        expected = _describe_expected(set(err.expected))
+        expected = _describe_expected(parser, set(err.expected))
         line = text.count("\n") + 1
         column = len(text.rsplit("\n", 1)[-1]) + 1
         return Diagnostic(Span(file, line, column), f"unexpected end of file; expected {expected}")
     return Diagnostic(Span(file, err.line, err.column), str(err))
 
 
-def _bad_character(err: UnexpectedCharacters, text: str, file: str) -> Diagnostic:
+def _bad_character(parser: Lark, err: UnexpectedCharacters, text: str, file: str) -> Diagnostic:
     char = text[err.pos_in_stream] if err.pos_in_stream < len(text) else ""
     span = Span(file, err.line, err.column, err.line, err.column + 1)
     if char == '"':
@@ -99,34 +106,34 @@ def _bad_character(err: UnexpectedCharacters, text: str, file: str) -> Diagnosti
             "unterminated string",
             'close the string with " on the same line, or use """ ... """ for text over several lines',
         )
-    allowed = _describe_expected(set(err.allowed or ()))
+    allowed = _describe_expected(parser, set(err.allowed or ()))
     return Diagnostic(span, f"unexpected character {char!r}; expected {allowed}")
 
 
-def _bad_token(err: UnexpectedToken, text: str, file: str) -> Diagnostic:
+def _bad_token(parser: Lark, err: UnexpectedToken, text: str, file: str) -> Diagnostic:
     token: Token = err.token
     expected = set(err.expected)
     span = _token_span(token, file)
     found = "end of file" if token.type == "$END" else f"{token.value!r}"
-    message = f"unexpected {found}; expected {_describe_expected(expected)}"
-    previous = _previous_token(text, token)
+    message = f"unexpected {found}; expected {_describe_expected(parser, expected)}"
+    previous = _previous_token(parser, text, token)
     if previous is not None and (token.type == "$END" or "COLON" in expected and token.line != previous.end_line):
         # What is missing belongs at the end of the previous token, not at the next line's first word.
         span = Span(file, previous.end_line or 1, previous.end_column or 1)
         if token.type != "$END":
-            message = f"expected {_describe_expected(expected)} after {previous.value!r}"
+            message = f"expected {_describe_expected(parser, expected)} after {previous.value!r}"
     hint = _known_mistake(token.type, expected)
     if hint is None and token.type in ("NAME", "WORD"):
-        hint = did_you_mean(str(token.value), _keywords(expected))
+        hint = did_you_mean(str(token.value), _keywords(parser, expected))
     return Diagnostic(span, message, hint)
 
 
-def _previous_token(text: str, token: Token) -> Token | None:
+def _previous_token(parser: Lark, text: str, token: Token) -> Token | None:
     """The last token before `token` (comments skipped), or None if there is none."""
     end = len(text) if token.type == "$END" or token.start_pos is None else token.start_pos
     last = None
     try:
-        for last in spec_parser().lex(text[:end]):  # noqa: B007 - only the last one is wanted
+        for last in parser.lex(text[:end]):  # noqa: B007 - only the last one is wanted
             pass
     except UnexpectedInput:
         return None
@@ -146,8 +153,8 @@ def _known_mistake(found: str, expected: set[str]) -> str | None:
     return None
 
 
-def _keywords(expected: set[str]) -> list[str]:
-    terminals = {t.name: t for t in spec_parser().terminals}
+def _keywords(parser: Lark, expected: set[str]) -> list[str]:
+    terminals = {t.name: t for t in parser.terminals}
     words = []
     for name in expected:
         term = terminals.get(name)
@@ -156,8 +163,8 @@ def _keywords(expected: set[str]) -> list[str]:
     return words
 
 
-def _describe_expected(expected: set[str]) -> str:
-    terminals = {t.name: t for t in spec_parser().terminals}
+def _describe_expected(parser: Lark, expected: set[str]) -> str:
+    terminals = {t.name: t for t in parser.terminals}
     names: set[str] = set()
     for name in expected:
         if name in _TERMINAL_NAMES:

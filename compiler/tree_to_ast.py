@@ -10,7 +10,8 @@ from lark import Token, Tree, v_args
 
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.ast_designs import GeneratorsAndDesigns
-from spec_audits.compiler.ast_values import number, scalar, token_span
+from spec_audits.compiler.ast_values import number, scalar
+from spec_audits.compiler.clauses import Syntax
 from spec_audits.compiler.errors import ErrorCollector, Span, report_repeats
 
 _ESCAPE = re.compile(r'\\(["\\nt])')
@@ -21,26 +22,6 @@ DataClause = tuple[str, dict[str, Any], Span]  # keyword, the DataSource fields 
 @v_args(meta=True)
 class ToAst(GeneratorsAndDesigns):
     """Builds AST nodes; the top-level `start` returns the list of statements."""
-
-    def __init__(self, file: str, errors: ErrorCollector | None = None) -> None:
-        super().__init__()
-        self.file = file
-        self.errors = errors if errors is not None else ErrorCollector()
-
-    def _whole(self, token: Token) -> int:
-        """A NUMBER that must be a whole number; a fraction is reported and truncated so checking goes on."""
-        value = number(token)
-        if isinstance(value, float):
-            self.errors.add(token_span(token, self.file), f"expected a whole number here, got {token}")
-        return int(value)
-
-    def _span(self, meta: Any) -> Span:
-        if getattr(meta, "empty", True):
-            return Span(self.file, 1, 1)
-        return Span(self.file, meta.line, meta.column, meta.end_line, meta.end_column)
-
-    def _ref(self, token: Token) -> n.Ref:
-        return n.Ref(span=token_span(token, self.file), name=str(token))
 
     # ---- literals ----------------------------------------------------------
     def text(self, meta: Any, children: list[Token]) -> n.Text:
@@ -311,9 +292,9 @@ def _unquote(token: Token) -> tuple[str, int, int]:
     return _ESCAPE.sub(lambda m: _ESCAPES[m.group(1)], body), line, indent
 
 
-def build_spec(tree: Tree, file: str, errors: ErrorCollector) -> n.Spec:
+def build_spec(tree: Tree, file: str, errors: ErrorCollector, syntax: Syntax) -> n.Spec:
     """Assemble the statements of one file into a Spec, reporting repeated header statements."""
-    statements = ToAst(file, errors).transform(tree)
+    statements = ToAst(file, errors, syntax).transform(tree)
     fields: dict[str, Any] = {"file": file}
     seen: dict[str, Span] = {}
     lists: dict[str, list[Any]] = {k: [] for k in _LIST_FIELDS.values()}

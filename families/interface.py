@@ -15,8 +15,10 @@ from typing import Any
 
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.check import Tables
+from spec_audits.compiler.clauses import ClauseSpec
 from spec_audits.compiler.errors import ErrorCollector
 from spec_audits.compiler.family import CompiledDesign
+from spec_audits.compiler.typed_design import TypedDesign
 from spec_audits.runner.report.document import Document
 
 
@@ -29,8 +31,9 @@ class DesignContext:
     seed: int
 
 
-Check = Callable[[n.Design, DesignContext, ErrorCollector], Any]
-"""Stage 3: resolve every clause of the design; None (after reporting) when it cannot be resolved."""
+Check = Callable[[TypedDesign, DesignContext, ErrorCollector], Any]
+"""Stage 3: resolve every clause of the design (its shared clauses already typed and resolved, its own
+read with `design.get(SPEC)`); None (after reporting) when it cannot be resolved."""
 Prepare = Callable[[Any, int, ErrorCollector], CompiledDesign | None]
 """Stage 4: compile templates, prove balance, fix what expansion needs; None after reporting."""
 Score = Callable[[Path, Path, dict[str, Any]], list[str]]
@@ -70,7 +73,7 @@ class Family:
 
     name: str  # the analysis name, e.g. influence_pairs
     title: str  # how messages name the design, e.g. "cue-visibility"
-    clauses: tuple[str, ...]  # the design clauses it takes; any other is a located error
+    clauses: tuple[str, ...]  # the design clauses it takes (shared or its own); any other is a located error
     answers: tuple[Form, ...]  # the answer forms it takes (of the `answer` clause, or of each probe)
     conditions: tuple[Form, ...]  # the conditions it takes, by name
     analysis_options: tuple[Form, ...]  # the keys its `analysis NAME KEY VALUE, ...` clause takes
@@ -86,6 +89,7 @@ class Family:
     check_generator: CheckGenerator | None = None  # for a family whose data a `generator` block writes
     generate: Generate | None = None
     importers: tuple[Importer, ...] = ()  # `spec import` formats: published transcripts or tables of other harnesses
+    syntax: tuple[ClauseSpec[Any], ...] = ()  # its own clauses' keywords and argument shapes (compiler/clauses.py)
 
 
 def accepts_table(families: list[Family]) -> str:

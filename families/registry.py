@@ -21,10 +21,15 @@ from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import click
 
+from spec_audits.compiler.clauses import ClauseSpec, Syntax, conflicts
+from spec_audits.compiler.typed_design import SHARED
 from spec_audits.families.interface import Family, accepts_table
+
+SHARED_KEYWORDS = {spec.keyword for spec in SHARED}
 
 BUILTIN: dict[str, str] = {
     "influence_pairs": "spec_audits.families.influence",
@@ -75,6 +80,26 @@ def get(name: str) -> Family | None:
 
 def all_families() -> list[Family]:
     return [family for name in names() if (family := get(name)) is not None]
+
+
+def syntax() -> Syntax:
+    """Every design clause the parser knows: the shared ones and each family's own. A family that cannot be
+    loaded adds none (its error comes when a design names it); one keyword with two shapes is an error."""
+    declared: list[ClauseSpec[Any]] = list(SHARED)
+    owners: dict[str, list[str]] = {}
+    for name in names():
+        try:
+            family = get(name)
+        except RegistryError:
+            continue
+        for spec in family.syntax if family is not None else ():
+            declared.append(spec)
+            owners.setdefault(spec.keyword, []).append(name)
+    for keyword in conflicts(tuple(declared)):
+        who = ", ".join(owners.get(keyword, [])) + (" and the shared clauses" if keyword in SHARED_KEYWORDS else "")
+        raise RegistryError(f"the design clause {keyword!r} is declared with different argument shapes by {who}: "
+                            "give one of them another keyword")
+    return tuple(declared)
 
 
 def _origin(point: EntryPoint) -> str:

@@ -11,6 +11,7 @@ played with no user turn, a neutral one and a biased one. docs/cognitive-bias.md
 from __future__ import annotations
 
 from spec_audits.families.cognitive_bias.check import ANALYSIS, CLAUSES, CONDITIONS, resolve_bias
+from spec_audits.families.cognitive_bias.clauses import SYNTAX
 from spec_audits.families.cognitive_bias.expand import prepare_bias
 from spec_audits.families.cognitive_bias.generator import resolve_generator
 from spec_audits.families.interface import Family, Form, lazy
@@ -19,6 +20,7 @@ FAMILY = Family(
     name=ANALYSIS,
     title="conditional-bias",
     clauses=CLAUSES,
+    syntax=SYNTAX,
     answers=(Form("numbered", "numbered arm.options"), Form("lettered", "lettered arm.options")),
     conditions=tuple(Form(name, f"{name}(CONVERSATION, NAME = row.COLUMN, ...) [shared]") for name in CONDITIONS),
     analysis_options=(Form("params", "params COLUMN"), Form("target", "target COLUMN"), Form("human", "human COLUMN"),

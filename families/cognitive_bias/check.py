@@ -25,9 +25,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from spec_audits.compiler import nodes as n
-from spec_audits.compiler.check import decode_options
+from spec_audits.compiler.check import checked_decode
 from spec_audits.compiler.data_source import Row, read_rows
 from spec_audits.compiler.errors import ErrorCollector, did_you_mean
+from spec_audits.compiler.typed_design import TypedDesign
+from spec_audits.families.cognitive_bias.clauses import ARMS, OVER, PROTOCOL, REVERSE, UNIT
 from spec_audits.families.interface import DesignContext
 
 ANALYSIS = "bias_decomposition"
@@ -71,11 +73,11 @@ class BiasDesign:
     analysis: dict[str, Any]
 
 
-def resolve_bias(design: n.Design, context: DesignContext, errors: ErrorCollector) -> BiasDesign | None:
+def resolve_bias(design: TypedDesign, context: DesignContext, errors: ErrorCollector) -> BiasDesign | None:
     """Check every clause and read the bank; None after reporting every problem found."""
     before = len(errors.diagnostics)
     for keyword in ("over", "unit", "arms", "conditions", "answer", "protocol", "analysis"):
-        if design.get(keyword) is None:
+        if design.clause(keyword) is None:
             errors.add(design.span, f"conditional-bias design '{design.name}' has no '{keyword}' clause",
                        "see specs/cognitive_bias.spec")
     source = _source(design, context.spec, errors)
@@ -84,29 +86,23 @@ def resolve_bias(design: n.Design, context: DesignContext, errors: ErrorCollecto
     protocol, extract = _protocol(design, context, errors)
     reverse = _reverse(design, protocol, errors)
     analysis = _analysis(design, errors)
-    decode = decode_options(design, errors)
+    decode = design.decode
     if len(errors.diagnostics) > before or source is None or answer is None:
         return None
-    unit = _names(design, "unit")
-    arms = _names(design, "arms")
+    unit = tuple(ref.name for ref in design.get(UNIT) or ())
+    arms = tuple(ref.name for ref in design.get(ARMS) or ())
     required = (*unit, *{b for c in conditions for b in c.bindings.values()}, analysis["target"], analysis["human"])
     rows = read_rows(source, required, context.seed, errors)
     if rows is None or not _bank_ok(source, rows, arms, analysis, design, errors):
         return None
-    return BiasDesign(design, source, rows, unit, arms, conditions, dict(context.tables.texts), answer, protocol,
+    return BiasDesign(design.node, source, rows, unit, arms, conditions, dict(context.tables.texts), answer, protocol,
                       extract, reverse, decode, {**analysis, "arms": list(arms), "protocol": protocol})
 
 
-def _names(design: n.Design, keyword: str) -> tuple[str, ...]:
-    clause = design.get(keyword)
-    return tuple(ref.name for ref in clause.value) if clause is not None else ()  # type: ignore[attr-defined]
-
-
-def _source(design: n.Design, spec: n.Spec, errors: ErrorCollector) -> n.DataSource | None:
-    clause = design.get("over")
-    if clause is None:
+def _source(design: TypedDesign, spec: n.Spec, errors: ErrorCollector) -> n.DataSource | None:
+    clause, axes = design.clause(OVER.keyword), design.get(OVER)
+    if clause is None or axes is None:
         return None
-    axes: tuple[n.Axis, ...] = clause.value  # type: ignore[assignment]
     sources = {d.name: d for d in spec.data}
     if len(axes) != 1 or axes[0].name not in sources:
         errors.add(clause.span, "'over' must name the one data source of bank rows",
@@ -115,9 +111,8 @@ def _source(design: n.Design, spec: n.Spec, errors: ErrorCollector) -> n.DataSou
     return sources[axes[0].name]
 
 
-def _conditions(design: n.Design, context: DesignContext, errors: ErrorCollector) -> tuple[BiasCondition, ...]:
-    clause = design.get("conditions")
-    refs: tuple[n.ConditionRef, ...] = clause.value if clause is not None else ()  # type: ignore[assignment]
+def _conditions(design: TypedDesign, context: DesignContext, errors: ErrorCollector) -> tuple[BiasCondition, ...]:
+    refs = design.conditions or ()
     out, seen, checked = [], set(), set()
     for ref in refs:
         if ref.key in seen:
@@ -133,8 +128,9 @@ def _conditions(design: n.Design, context: DesignContext, errors: ErrorCollector
         if conversation is not None and conversation.name not in checked:
             checked.add(conversation.name)
             _check_turns(conversation, context, errors)
-        if conversation is not None and all(bindings.values()):
-            out.append(BiasCondition(ref.key, conversation, bindings, ref.shared, ref.span))  # type: ignore[arg-type]
+        columns = {name: column for name, column in bindings.items() if column is not None}
+        if conversation is not None and len(columns) == len(bindings):
+            out.append(BiasCondition(ref.key, conversation, columns, ref.shared, ref.span))
     return tuple(out)
 
 
@@ -154,20 +150,13 @@ def _check_turns(conversation: n.Conversation, context: DesignContext, errors: E
             context.tables.lookup(context.tables.texts, turn.template, "template", errors)
         if turn.generate and turn.role != "assistant":
             errors.add(turn.span, "only an assistant turn can be generated")
-        decode_options(_as_design(turn), errors)
+        checked_decode(turn.decode, errors)  # a turn's decode settings, checked as a design's are
 
 
-def _as_design(turn: n.Turn) -> n.Design:
-    """A turn's decode settings checked as a design's `decode` clause is."""
-    return n.Design(span=turn.span, name="turn", clauses=(n.Clause(span=turn.span, keyword="decode",
-                                                                   value=turn.decode),))
-
-
-def _answer(design: n.Design, errors: ErrorCollector) -> n.AnswerSpec | None:
-    clause = design.get("answer")
-    if clause is None:
+def _answer(design: TypedDesign, errors: ErrorCollector) -> n.AnswerSpec | None:
+    spec = design.answer
+    if spec is None:
         return None
-    spec: n.AnswerSpec = clause.value  # type: ignore[assignment]
     if spec.source is None:  # another form: reported by the shared checks from the family's declaration
         return None
     if spec.source.dotted != "arm.options":
@@ -176,12 +165,13 @@ def _answer(design: n.Design, errors: ErrorCollector) -> n.AnswerSpec | None:
     return spec
 
 
-def _protocol(design: n.Design, context: DesignContext, errors: ErrorCollector) -> tuple[str, n.TemplateDef | None]:
+def _protocol(design: TypedDesign, context: DesignContext,
+              errors: ErrorCollector) -> tuple[str, n.TemplateDef | None]:
     """`protocol authors extract TEMPLATE` or `protocol paper`; ("authors", None) after an error."""
-    clause = design.get("protocol")
-    if clause is None:
+    clause, value = design.clause(PROTOCOL.keyword), design.get(PROTOCOL)
+    if clause is None or value is None:
         return "authors", None
-    name, template = clause.value  # type: ignore[misc]
+    name, template = value
     if name.name not in PROTOCOLS:
         errors.add(name.span, f"unknown protocol '{name.name}'", did_you_mean(name.name, PROTOCOLS))
         return "authors", None
@@ -195,11 +185,11 @@ def _protocol(design: n.Design, context: DesignContext, errors: ErrorCollector) 
     return name.name, found if name.name == "authors" else None
 
 
-def _reverse(design: n.Design, protocol: str, errors: ErrorCollector) -> tuple[float, tuple[str, ...]]:
-    clause = design.get("reverse")
-    if clause is None:
+def _reverse(design: TypedDesign, protocol: str, errors: ErrorCollector) -> tuple[float, tuple[str, ...]]:
+    clause, value = design.clause(REVERSE.keyword), design.get(REVERSE)
+    if clause is None or value is None:
         return (PROTOCOLS[protocol], ("unit", "arm"))
-    probability, by = clause.value  # type: ignore[misc]
+    probability, by = value
     if not 0 <= probability <= 1:
         errors.add(clause.span, f"reverse takes a probability between 0 and 1, got {probability}")
     for ref in by:
@@ -208,11 +198,10 @@ def _reverse(design: n.Design, protocol: str, errors: ErrorCollector) -> tuple[f
     return (float(probability), tuple(ref.name for ref in by) or ("unit", "arm"))
 
 
-def _analysis(design: n.Design, errors: ErrorCollector) -> dict[str, Any]:
-    clause = design.get("analysis")
-    if clause is None:
+def _analysis(design: TypedDesign, errors: ErrorCollector) -> dict[str, Any]:
+    if design.analysis is None:
         return {}
-    ref, options = clause.value  # type: ignore[misc]
+    clause, options = design.analysis, design.analysis.options
     out: dict[str, Any] = {"family": ANALYSIS, "params": "metric_params", "target": "bias", "human": "human_bias",
                            "did": "abs"}
     for option in options:  # an unknown key is reported by the shared checks from the family's declaration
@@ -229,11 +218,12 @@ def _analysis(design: n.Design, errors: ErrorCollector) -> dict[str, Any]:
 
 
 def _bank_ok(source: n.DataSource, rows: list[Row], arms: tuple[str, ...], analysis: dict[str, Any],
-             design: n.Design, errors: ErrorCollector) -> bool:
+             design: TypedDesign, errors: ErrorCollector) -> bool:
     """Every bank row names known biases, carries its metric parameters, and parses its arms as test cases."""
     before = len(errors.diagnostics)
+    arms_clause = design.clause(ARMS.keyword)
     if len(arms) != 2:
-        errors.add(design.get("arms").span, "a design has two arms: control, treatment")  # type: ignore[union-attr]
+        errors.add(arms_clause.span if arms_clause else design.span, "a design has two arms: control, treatment")
     for column in (*arms, analysis["params"]):
         if column not in source.parse:
             fmt = "pydict" if column == analysis["params"] else "test_case"

@@ -12,6 +12,7 @@ with Z3 (Puzzled), against a Neutral baseline. docs/puzzles.md describes the puz
 from __future__ import annotations
 
 from spec_audits.families.cue.check import CLAUSES, resolve_cue
+from spec_audits.families.cue.clauses import SYNTAX
 from spec_audits.families.cue.expand import prepare_cue
 from spec_audits.families.interface import Family, Form, lazy
 
@@ -19,6 +20,7 @@ FAMILY = Family(
     name="cue_visibility",
     title="cue-visibility",
     clauses=CLAUSES,
+    syntax=SYNTAX,
     answers=(Form("yesno", "yesno"), Form("options", 'options "option1" | "option2"')),
     conditions=(Form("neutral", "neutral"), Form("direct", "direct"), Form("puzzled", "puzzled(PUZZLE, band, ...)")),
     analysis_options=(Form("restrict", "restrict solved | none"), Form("parse", "parse strict | tolerant"),

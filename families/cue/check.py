@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from spec_audits.compiler import nodes as n
-from spec_audits.compiler.check import decode_options
 from spec_audits.compiler.data_source import Row, first_key, read_rows
 from spec_audits.compiler.errors import ErrorCollector, Span, did_you_mean
 from spec_audits.compiler.template_shapes import Items, record
 from spec_audits.compiler.templates import check_attributes
+from spec_audits.compiler.typed_design import TypedDesign
+from spec_audits.families.cue import clauses
 from spec_audits.families.interface import DesignContext
 from spec_audits.puzzles import PropositionalConfig
 from spec_audits.puzzles.block import puzzle_config
@@ -79,7 +80,7 @@ class CueDesign:
     neutral_tokens: tuple[str, ...]
 
 
-def resolve_cue(design: n.Design, context: DesignContext, errors: ErrorCollector) -> CueDesign | None:
+def resolve_cue(design: TypedDesign, context: DesignContext, errors: ErrorCollector) -> CueDesign | None:
     """Check every clause and read the data; None after reporting every problem found."""
     spec, seed = context.spec, context.seed
     before = len(errors.diagnostics)
@@ -93,7 +94,7 @@ def resolve_cue(design: n.Design, context: DesignContext, errors: ErrorCollector
     formats = _format_templates(conditions, spec, errors)
     probe_texts = {p.name: _template(spec, p.name, p.span, f"probe '{p.name}'", errors) for p in probes}
     system = _system(design, spec, errors)
-    decode = decode_options(design, errors)
+    decode = design.decode
     analysis = _analysis(design, errors)
     _mode(design, errors)
     options = [p.answer.tokens for p in probes if p.answer.kind == "options"]
@@ -110,11 +111,11 @@ def resolve_cue(design: n.Design, context: DesignContext, errors: ErrorCollector
     if len(errors.diagnostics) > before or source is None or dilemmas is None or config is None:
         return None
     return CueDesign(
-        design=design, dilemmas=dilemmas, key=first_key(source), combinations=count, settings=settings,
+        design=design.node, dilemmas=dilemmas, key=first_key(source), combinations=count, settings=settings,
         formats={k: v for k, v in formats.items() if v is not None},
         puzzled=next((c for c in conditions if c.name == "puzzled"), None), bands=bands,
-        probes=tuple(CueProbe(p.name, _people(config, p), p.answer.tokens, probe_texts[p.name],  # type: ignore[arg-type]
-                              p.restating) for p in probes),
+        probes=tuple(CueProbe(p.name, _people(config, p), p.answer.tokens, text, p.restating)
+                     for p in probes if (text := probe_texts[p.name]) is not None),
         puzzle=config, system=system, decode=decode, analysis=analysis,
         neutral_tokens=options[0] if options else (),
     )
@@ -144,17 +145,17 @@ def _check_attribute_names(block: n.PuzzleDef | None, config: PropositionalConfi
                        f"{', '.join(sorted(taken))} and said_*)")
 
 
-def _check_required(design: n.Design, errors: ErrorCollector) -> None:
+def _check_required(design: TypedDesign, errors: ErrorCollector) -> None:
     for keyword in ("over", "conditions", "probes"):
-        if design.get(keyword) is None:
+        if design.clause(keyword) is None:
             errors.add(design.span, f"cue-visibility design '{design.name}' has no '{keyword}' clause",
                        "see specs/cue_visibility.spec")
 
 
-def _over(design: n.Design, spec: n.Spec,
+def _over(design: TypedDesign, spec: n.Spec,
           errors: ErrorCollector) -> tuple[n.DataSource | None, int, tuple[str, ...]]:
-    clause = design.get("over")
-    axes: tuple[n.Axis, ...] = clause.value if clause is not None else ()  # type: ignore[assignment]
+    clause = design.clause(clauses.OVER.keyword)
+    axes = design.get(clauses.OVER) or ()
     sources = {d.name: d for d in spec.data}
     source, count, settings = None, 0, SETTINGS
     for axis in axes:
@@ -190,21 +191,20 @@ def _over(design: n.Design, spec: n.Spec,
     return source, count, settings
 
 
-def _check_enough_combinations(design: n.Design, config: PropositionalConfig, count: int, dilemmas: int,
+def _check_enough_combinations(design: TypedDesign, config: PropositionalConfig, count: int, dilemmas: int,
                                errors: ErrorCollector) -> None:
     """A reuse group's dilemmas need count distinct combinations each, all different."""
     total = math.prod(math.perm(len(a.values), a.pick) for a in config.attributes)
     group = min(dilemmas, config.reuse.dilemmas)
     if config.reuse.distinct_combinations and group * count > total:
-        axis = next(a for a in design.get("over").value if a.name == "combinations")  # type: ignore[union-attr]
+        axis = next(a for a in design.get(clauses.OVER) or () if a.name == "combinations")
         errors.add(axis.span, f"{group} dilemmas per puzzle x {count} combinations need {group * count} distinct "
                    f"combinations, but puzzle '{config.name}' has only {total}",
                    "lower the count, reuse each puzzle for fewer dilemmas, or add attribute values")
 
 
-def _conditions(design: n.Design, errors: ErrorCollector) -> tuple[n.ConditionRef, ...]:
-    clause = design.get("conditions")
-    conditions: tuple[n.ConditionRef, ...] = clause.value if clause is not None else ()  # type: ignore[assignment]
+def _conditions(design: TypedDesign, errors: ErrorCollector) -> tuple[n.ConditionRef, ...]:
+    conditions = design.conditions or ()
     seen: set[str] = set()
     for cond in conditions:  # an unknown name is reported by the shared checks from the family's declaration
         if cond.name in FORMATS and cond.name != "puzzled" and cond.args:
@@ -252,7 +252,7 @@ def _only_puzzle(spec: n.Spec) -> n.PuzzleDef | None:
     return spec.puzzles[0] if len(spec.puzzles) == 1 else None
 
 
-def _config(design: n.Design, block: n.PuzzleDef | None, bands: tuple[str, ...], has_puzzled: bool,
+def _config(design: TypedDesign, block: n.PuzzleDef | None, bands: tuple[str, ...], has_puzzled: bool,
             errors: ErrorCollector) -> PropositionalConfig | None:
     """The puzzle config that fixes people, attributes and shape (for Direct too)."""
     if block is None:
@@ -270,10 +270,10 @@ def _config(design: n.Design, block: n.PuzzleDef | None, bands: tuple[str, ...],
     return config
 
 
-def _probe_nodes(design: n.Design, config: PropositionalConfig | None,
+def _probe_nodes(design: TypedDesign, config: PropositionalConfig | None,
                  errors: ErrorCollector) -> tuple[n.Probe, ...]:
-    clause = design.get("probes")
-    probes: tuple[n.Probe, ...] = clause.value if clause is not None else ()  # type: ignore[assignment]
+    clause = design.clause(clauses.PROBES.keyword)
+    probes = design.get(clauses.PROBES) or ()
     for probe in probes:
         if probe.name not in PROBES:
             errors.add(probe.span, f"unknown probe '{probe.name}'", did_you_mean(probe.name, PROBES))
@@ -289,10 +289,10 @@ def _probe_nodes(design: n.Design, config: PropositionalConfig | None,
         for name in probe.restating if config is not None else ():
             if name not in attributes:
                 errors.add(probe.span, f"probe '{probe.name}' restates '{name}', which is not an attribute of "
-                           f"puzzle '{config.name}'", did_you_mean(name, attributes))  # type: ignore[union-attr]
+                           f"puzzle '{config.name if config else ''}'", did_you_mean(name, attributes))
     names = [p.name for p in probes]
     if len(set(names)) != len(names):
-        errors.add(clause.span if clause else design.span, "a probe is listed twice")  # type: ignore[union-attr]
+        errors.add(clause.span if clause else design.span, "a probe is listed twice")
     return probes
 
 
@@ -315,11 +315,10 @@ def _format_templates(conditions: tuple[n.ConditionRef, ...], spec: n.Spec,
             for c in conditions if c.name in FORMATS}
 
 
-def _system(design: n.Design, spec: n.Spec, errors: ErrorCollector) -> n.TemplateDef | None:
-    clause = design.get("system")
-    if clause is None:
+def _system(design: TypedDesign, spec: n.Spec, errors: ErrorCollector) -> n.TemplateDef | None:
+    ref = design.system
+    if ref is None:
         return None
-    ref: n.Ref = clause.value  # type: ignore[assignment]
     text = next((t for t in spec.texts if t.name == ref.name and t.kind == "system"), None)
     if text is None:
         errors.add(ref.span, f"unknown system '{ref.name}'",
@@ -327,11 +326,10 @@ def _system(design: n.Design, spec: n.Spec, errors: ErrorCollector) -> n.Templat
     return text
 
 
-def _analysis(design: n.Design, errors: ErrorCollector) -> dict[str, Any]:
-    clause = design.get("analysis")
-    if clause is None:
+def _analysis(design: TypedDesign, errors: ErrorCollector) -> dict[str, Any]:
+    if design.analysis is None:
         return {"family": "cue_visibility"}
-    ref, options = clause.value  # type: ignore[misc]
+    ref, options = design.analysis.ref, design.analysis.options
     if ref.name != "cue_visibility":
         errors.add(ref.span, f"analysis '{ref.name}' does not fit a cue-visibility design", "use cue_visibility")
     takes = ", ".join(f"{name} {' | '.join(values)}" for name, values in ANALYSIS_OPTIONS.items())
@@ -343,12 +341,12 @@ def _analysis(design: n.Design, errors: ErrorCollector) -> dict[str, Any]:
         elif option.name in ANALYSIS_OPTIONS and option.value not in ANALYSIS_OPTIONS[option.name]:
             errors.add(option.span, f"unknown analysis option '{option.name} {option.value}'",
                        f"cue_visibility takes: {takes}, exclude_abstention RATE")
-    return {"family": "cue_visibility", **{o.name: o.value for o in options}}
+    return {"family": "cue_visibility", **design.analysis.values}
 
 
-def _mode(design: n.Design, errors: ErrorCollector) -> None:
-    clause = design.get("mode")
-    if clause is not None and clause.value.name != "sample":  # type: ignore[attr-defined]
+def _mode(design: TypedDesign, errors: ErrorCollector) -> None:
+    clause = design.clause("mode")
+    if clause is not None and design.mode is not None and design.mode.name != "sample":
         errors.add(clause.span, "cue-visibility answers are read from free text: only 'mode sample' applies")
 
 

@@ -18,15 +18,18 @@ from typing import Any
 
 from spec_audits.compiler.errors import ErrorCollector
 from spec_audits.compiler.family import CompiledDesign
+from spec_audits.compiler.typed_design import TypedDesign
 from spec_audits.families.influence import items
 from spec_audits.families.influence.check import CLAUSES, PairsDesign, resolve_pairs
+from spec_audits.families.influence.clauses import ITEMS, SYNTAX
 from spec_audits.families.influence.prepare import prepare
 from spec_audits.families.interface import DesignContext, Family, Form, Importer, lazy
 
 
-def _check(design: Any, context: DesignContext, errors: ErrorCollector) -> PairsDesign | items.ItemsDesign | None:
+def _check(design: TypedDesign, context: DesignContext,
+           errors: ErrorCollector) -> PairsDesign | items.ItemsDesign | None:
     """Size-pair designs, or item designs when the design draws its stimuli from data (`items DATA`)."""
-    resolve = items.resolve_items if design.get("items") is not None else resolve_pairs
+    resolve = items.resolve_items if design.get(ITEMS) is not None else resolve_pairs
     return resolve(design, context, errors)
 
 
@@ -38,6 +41,7 @@ def _prepare(design: Any, seed: int, errors: ErrorCollector) -> CompiledDesign |
 
 FAMILY = Family(
     name="influence_pairs",
+    syntax=SYNTAX,
     title="influence-pairs",
     clauses=tuple(dict.fromkeys(CLAUSES + items.CLAUSES)),
     answers=(Form("labels", 'labels "A" | "B"'), Form("options", 'options "yes" | "no"'),

@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from spec_audits.compiler import nodes as n
-from spec_audits.compiler.check import (
-    Domain,
-    Tables,
-    check_domains,
-    decode_options,
-    first_values,
-    is_number,
-    is_whole,
-)
+from spec_audits.compiler.check import Domain, Tables, check_domains, is_number, is_whole
+from spec_audits.compiler.clauses import ClauseSpec
 from spec_audits.compiler.errors import ErrorCollector, did_you_mean, report_repeats
 from spec_audits.compiler.templates import check_attributes
+from spec_audits.compiler.typed_design import TypedDesign
+from spec_audits.families.influence.clauses import CROSS, FACTORS, INFLUENCES, SAMPLE, SIZES, TRIALS, WHERE
 from spec_audits.families.interface import DesignContext
 
+T = TypeVar("T")
 ORDERS = {"both": ("AB", "BA"), "AB": ("AB",), "BA": ("BA",)}
 MODES = ("sample", "logprob")
 RESERVED_FORMS = ("name", "label", "n", "noun", "verb", "group", "option")  # set per slot by the expansion
@@ -88,46 +84,43 @@ class PairsDesign:
     trials: tuple[int, int | None] | None = None  # `trials N per cell [seed S]`: a seeded subset of trials
 
 
-def resolve_pairs(design: n.Design, context: DesignContext, errors: ErrorCollector) -> PairsDesign | None:
+def resolve_pairs(design: TypedDesign, context: DesignContext, errors: ErrorCollector) -> PairsDesign | None:
     """Check every clause of an influence design; None after reporting every problem found."""
     tables = context.tables
     start = len(errors.diagnostics)
-    factors = _select(design, "factors", tables.factors, "factor", errors)
-    influences = _select(design, "influences", tables.influences, "influence", errors)
+    factors = select(design, FACTORS, tables.factors, "factor", errors)
+    influences = select(design, INFLUENCES, tables.influences, "influence", errors)
     broken = any(factor.name in tables.broken_factors for factor in factors)  # reported by the shared checks
-    _check_levels(design, factors, tables.broken_factors, errors)
-    conditions = _conditions(design, errors)
-    system = _text_ref(design, "system", "system", tables, errors)
-    prompt = _text_ref(design, "prompt", "template", tables, errors)
-    if prompt is None and design.get("prompt") is None:
+    _check_levels(design.node, factors, tables.broken_factors, errors)
+    conditions = conditions_of(design, errors)
+    system = text_ref(design.system, "system", tables, errors)
+    prompt = text_ref(design.prompt, "template", tables, errors)
+    if prompt is None and design.prompt is None:
         prompt = tables.texts.get("question")
         if prompt is None:
             errors.add(design.span, f"design '{design.name}' names no prompt template",
                        "add 'prompt NAME' or declare a template named 'question'")
     sizes = _sizes(design, errors)
-    orders = _orders(design, errors)
-    samples = _samples(design, orders, errors)
-    answer = _answer(design, orders, errors)
-    decode = decode_options(design, errors)
-    mode = _mode(design, errors)
-    check_reading(design, decode, mode, errors)
-    analysis = _analysis(design, errors, answer)
-    followups = _followups(design, tables, errors)
+    orders = orders_of(design, errors)
+    samples = samples_of(design, orders, errors)
+    answer = answer_of(design, orders, errors)
+    mode = mode_of(design, errors)
+    check_reading(design, mode, errors)
+    analysis = analysis_of(design, errors, answer)
     _check_crossing(design, errors)
     if prompt is not None and len(errors.diagnostics) == start and not broken:
         _check_attributes(factors, prompt, system, influences, errors)
     if len(errors.diagnostics) > start or broken or prompt is None or answer is None:
         return None
-    where, sample, trials = design.get("where"), design.get("sample"), design.get("trials")
-    if not positive_count(trials, "trials", TRIALS_HINT, errors) or \
-            not positive_count(sample, "sample", "sample N keeps N unordered size pairs (with their mirrors)", errors):
+    sample, trials = design.get(SAMPLE), design.get(TRIALS)
+    if not positive_count(design, TRIALS, TRIALS_HINT, errors) or not positive_count(
+            design, SAMPLE, "sample N keeps N unordered size pairs (with their mirrors)", errors):
         return None
     return PairsDesign(
-        name=design.name, design=design, factors=factors, influences=influences, conditions=conditions,
+        name=design.name, design=design.node, factors=factors, influences=influences, conditions=conditions,
         system=system, prompt=prompt, sizes=sizes, orders=orders, samples_per_row=samples,
-        where=where.value if where else None, sample=sample.value if sample else None,
-        answer=answer, decode=decode, mode=mode, analysis=analysis, followups=followups,
-        trials=trials.value if trials else None,  # type: ignore[arg-type]
+        where=design.get(WHERE), sample=sample, answer=answer, decode=design.decode, mode=mode,
+        analysis=analysis, followups=design.followups, trials=trials,
     )
 
 
@@ -142,11 +135,13 @@ def _check_levels(design: n.Design, factors: tuple[n.Factor, ...], broken: set[s
         _check_reserved_forms(factor, errors)
 
 
-def positive_count(clause: n.Clause | None, keyword: str, hint: str, errors: ErrorCollector) -> bool:
+def positive_count(design: TypedDesign, spec: ClauseSpec[tuple[int, int | None]], hint: str,
+                   errors: ErrorCollector) -> bool:
     """A `trials N ...` / `sample N ...` clause's count is at least 1 (or the clause is absent)."""
-    if clause is None or clause.value[0] >= 1:  # type: ignore[index]
+    value, clause = design.get(spec), design.clause(spec.keyword)
+    if value is None or clause is None or value[0] >= 1:
         return True
-    errors.add(clause.span, f"{keyword} needs a count >= 1, got {clause.value[0]}", hint)  # type: ignore[index]
+    errors.add(clause.span, f"{spec.keyword} needs a count >= 1, got {value[0]}", hint)
     return False
 
 
@@ -172,34 +167,34 @@ def _check_reserved_forms(factor: n.Factor, errors: ErrorCollector) -> None:
                        "which the design fills in itself", f"reserved form names: {', '.join(RESERVED_FORMS)}")
 
 
-def _check_crossing(design: n.Design, errors: ErrorCollector) -> None:
+def _check_crossing(design: TypedDesign, errors: ErrorCollector) -> None:
     """`cross full` (the default) crosses every axis; `sample N` is the only alternative."""
-    cross = design.get("cross")
-    if cross is None:
+    ref, cross = design.get(CROSS), design.clause(CROSS.keyword)
+    if ref is None or cross is None:
         return
-    ref: n.Ref = cross.value  # type: ignore[assignment]
     if ref.name != "full":
         errors.add(ref.span, f"unknown crossing '{ref.name}'", "write 'cross full', or 'sample N' for a seeded subset")
-    elif design.get("sample") is not None:
+    elif design.get(SAMPLE) is not None:
         errors.add(cross.span, "'cross full' and 'sample' contradict each other", "keep one of them")
 
 
-def required_clause(design: n.Design, keyword: str, hint: str, errors: ErrorCollector) -> n.Clause | None:
-    """The design's `keyword` clause, or None after reporting that it is missing."""
-    clause = design.get(keyword)
-    if clause is None:
+def required(design: TypedDesign, keyword: str, value: T | None, hint: str, errors: ErrorCollector) -> T | None:
+    """The value of the design's `keyword` clause, or None after reporting that it is missing."""
+    if value is None:
         errors.add(design.span, f"design '{design.name}' has no '{keyword}' clause", hint)
-    return clause
+    return value
 
 
-def _select(design: n.Design, keyword: str, table: dict[str, Any], kind: str,
-            errors: ErrorCollector) -> tuple[Any, ...]:
-    clause = required_clause(design, keyword, f"add '{keyword} *' to use every {kind}", errors)
-    if clause is None:
+def select(design: TypedDesign, spec: ClauseSpec[n.Selection], table: dict[str, Any], kind: str,
+           errors: ErrorCollector) -> tuple[Any, ...]:
+    """The declarations a `factors`/`influences` selection names (every one for `*`)."""
+    keyword = spec.keyword
+    selection = required(design, keyword, design.get(spec), f"add '{keyword} *' to use every {kind}", errors)
+    if selection is None:
         return ()
-    selection: n.Selection = clause.value  # type: ignore[assignment]
     if selection.names is None:
-        if not table:
+        clause = design.clause(keyword)
+        if not table and clause is not None:
             errors.add(clause.span, f"'{keyword} *' selects nothing: the spec declares no {kind}")
         return tuple(table.values())
     report_repeats(((ref.name, ref.span) for ref in selection.names), kind, errors)
@@ -212,11 +207,11 @@ def _select(design: n.Design, keyword: str, table: dict[str, Any], kind: str,
     return tuple(found)
 
 
-def _conditions(design: n.Design, errors: ErrorCollector) -> tuple[n.ConditionRef, ...]:
-    clause = required_clause(design, "conditions", "add: conditions baseline, toward A, toward B", errors)
-    if clause is None:
+def conditions_of(design: TypedDesign, errors: ErrorCollector) -> tuple[n.ConditionRef, ...]:
+    conditions = required(design, "conditions", design.conditions, "add: conditions baseline, toward A, toward B",
+                          errors)
+    if conditions is None:
         return ()
-    conditions: tuple[n.ConditionRef, ...] = clause.value  # type: ignore[assignment]
     keys: set[str] = set()
     for cond in conditions:
         if cond.toward is not None and cond.toward not in ("A", "B"):
@@ -228,24 +223,23 @@ def _conditions(design: n.Design, errors: ErrorCollector) -> tuple[n.ConditionRe
     return conditions
 
 
-def _text_ref(design: n.Design, keyword: str, kind: str, tables: Tables,
-              errors: ErrorCollector) -> n.TemplateDef | None:
-    clause = design.get(keyword)
-    if clause is None:
+def text_ref(ref: n.Ref | None, kind: str, tables: Tables, errors: ErrorCollector) -> n.TemplateDef | None:
+    """The `system` or `prompt` text a clause names, of that kind."""
+    if ref is None:
         return None
-    text = tables.lookup(tables.texts, clause.value, kind, errors)  # type: ignore[arg-type]
+    text: n.TemplateDef | None = tables.lookup(tables.texts, ref, kind, errors)
     if text is not None and text.kind != kind:
-        errors.add(clause.value.span, f"'{text.name}' is a {text.kind}, not a {kind}",  # type: ignore[union-attr]
+        errors.add(ref.span, f"'{text.name}' is a {text.kind}, not a {kind}",
                    f"declare it with '{kind} {text.name} \"...\"'")
         return None
     return text
 
 
-def _sizes(design: n.Design, errors: ErrorCollector) -> tuple[n.SizeAxis, ...]:
-    clause = required_clause(design, "sizes", "add: sizes n_A in 1..10, n_B in 1..10", errors)
-    if clause is None:
+def _sizes(design: TypedDesign, errors: ErrorCollector) -> tuple[n.SizeAxis, ...]:
+    axes = required(design, "sizes", design.get(SIZES), "add: sizes n_A in 1..10, n_B in 1..10", errors)
+    clause = design.clause(SIZES.keyword)
+    if axes is None or clause is None:
         return ()
-    axes: tuple[n.SizeAxis, ...] = clause.value  # type: ignore[assignment]
     for axis in axes:
         if axis.name not in ("n_A", "n_B"):
             errors.add(axis.span, f"unknown size axis '{axis.name}'", did_you_mean(axis.name, ("n_A", "n_B")))
@@ -262,22 +256,20 @@ def _sizes(design: n.Design, errors: ErrorCollector) -> tuple[n.SizeAxis, ...]:
     return axes
 
 
-def _orders(design: n.Design, errors: ErrorCollector) -> tuple[str, ...]:
-    clause = design.get("order")
-    if clause is None:
+def orders_of(design: TypedDesign, errors: ErrorCollector) -> tuple[str, ...]:
+    ref = design.order
+    if ref is None:
         return ("AB",)
-    ref: n.Ref = clause.value  # type: ignore[assignment]
     if ref.name not in ORDERS:
         errors.add(ref.span, f"unknown display order '{ref.name}'", did_you_mean(ref.name, ORDERS))
         return ("AB",)
     return ORDERS[ref.name]
 
 
-def _samples(design: n.Design, orders: tuple[str, ...], errors: ErrorCollector) -> int:
-    clause = design.get("samples")
-    if clause is None:
+def samples_of(design: TypedDesign, orders: tuple[str, ...], errors: ErrorCollector) -> int:
+    samples = design.samples
+    if samples is None:
         return 1
-    samples: n.Samples = clause.value  # type: ignore[assignment]
     if samples.count < 1:
         errors.add(samples.span, f"samples must be >= 1, got {samples.count}")
         return 1
@@ -297,11 +289,10 @@ def _samples(design: n.Design, orders: tuple[str, ...], errors: ErrorCollector) 
 LABELS_HINT = 'display labels: answer labels "A" | "B"; meanings: answer options "yes" | "no" (first = group A)'
 
 
-def _answer(design: n.Design, orders: tuple[str, ...], errors: ErrorCollector) -> Answer | None:
-    clause = required_clause(design, "answer", 'add: answer labels "A" | "B"', errors)
-    if clause is None:
+def answer_of(design: TypedDesign, orders: tuple[str, ...], errors: ErrorCollector) -> Answer | None:
+    spec = required(design, "answer", design.answer, 'add: answer labels "A" | "B"', errors)
+    if spec is None:
         return None
-    spec: n.AnswerSpec = clause.value  # type: ignore[assignment]
     if spec.kind not in ("choice", "labels", "options"):  # another form: reported by the shared checks
         return None
     if len(spec.tokens) != 2:
@@ -320,40 +311,29 @@ def _answer(design: n.Design, orders: tuple[str, ...], errors: ErrorCollector) -
     return Answer("meanings" if spec.kind == "options" else "labels", (first, second))
 
 
-def _mode(design: n.Design, errors: ErrorCollector) -> str:
-    clause = design.get("mode")
-    if clause is None:
+def mode_of(design: TypedDesign, errors: ErrorCollector) -> str:
+    ref = design.mode
+    if ref is None:
         return "sample"
-    ref: n.Ref = clause.value  # type: ignore[assignment]
     if ref.name not in MODES:
         errors.add(ref.span, f"unknown mode '{ref.name}'", did_you_mean(ref.name, MODES))
     return ref.name
 
 
-def check_reading(design: n.Design, decode: dict[str, Any], mode: str, errors: ErrorCollector) -> None:
+def check_reading(design: TypedDesign, mode: str, errors: ErrorCollector) -> None:
     """An answer read off a reasoned reply's last line (`answer_line`) has no first-token probability."""
-    if mode == "logprob" and "answer_line" in decode:
-        errors.add(design.get("mode").span, "mode logprob reads the answer's first token, but 'decode answer_line' "  # type: ignore[union-attr]
+    clause = design.clause("mode")
+    if mode == "logprob" and "answer_line" in design.decode and clause is not None:
+        errors.add(clause.span, "mode logprob reads the answer's first token, but 'decode answer_line' "
                    "reads it off the last line of a reasoned reply", "use mode sample, or drop answer_line")
 
 
-def _analysis(design: n.Design, errors: ErrorCollector, answer: Answer | None) -> dict[str, Any]:
+def analysis_of(design: TypedDesign, errors: ErrorCollector, answer: Answer | None) -> dict[str, Any]:
     """The analysis options, and what the answer tokens name (the scorer reads it to find the option shown
     first)."""
-    clause = design.get("analysis")
+    analysis = design.analysis
     recorded = {"answer": answer.record()} if answer is not None else {}
-    if clause is None:
+    if analysis is None:
         return {"family": "influence_pairs", **recorded}
-    ref, options = clause.value  # type: ignore[misc]
-    result: dict[str, Any] = {"family": ref.name}
-    result.update(first_values(options))
-    report_repeats(((o.name, o.span) for o in options), "analysis option", errors)
-    check_domains(options, ANALYSIS_DOMAINS, errors)
-    return result | recorded
-
-
-def _followups(design: n.Design, tables: Tables, errors: ErrorCollector) -> tuple[n.FollowUpDef, ...]:
-    clause = design.get("followups")
-    refs: tuple[n.Ref, ...] = clause.value if clause is not None else ()  # type: ignore[assignment]
-    found = (tables.lookup(tables.followups, ref, "followup", errors) for ref in refs)
-    return tuple(f for f in found if f is not None)
+    check_domains(analysis.options, ANALYSIS_DOMAINS, errors)
+    return {"family": analysis.ref.name, **analysis.values} | recorded

@@ -24,7 +24,9 @@ from typing import Any
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.data_source import Row, first_key, read_rows
 from spec_audits.compiler.errors import ErrorCollector, did_you_mean
+from spec_audits.compiler.typed_design import TypedDesign
 from spec_audits.contract.seeding import item_rng
+from spec_audits.families.influence.clauses import EXAMPLES
 
 KINDS = ("unused", "block", "block_all", "others")
 BLOCKS = ("block", "block_all")
@@ -62,10 +64,13 @@ class Pool:
         return shown
 
 
-def resolve_pool(clause: n.Clause, source: n.DataSource, items: list[Row], required: tuple[str, ...], seed: int,
-                 factor_of: FactorOf, errors: ErrorCollector) -> Pool | None:
-    """The clause's pool; None after reporting an unknown kind or a pool too small to draw from."""
-    count, kind, own_seed = clause.value  # type: ignore[misc]
+def resolve_pool(design: TypedDesign, source: n.DataSource, items: list[Row], required: tuple[str, ...],
+                 seed: int, factor_of: FactorOf, errors: ErrorCollector) -> Pool | None:
+    """The `examples` clause's pool; None after reporting an unknown kind or a pool too small to draw from."""
+    value, clause = design.get(EXAMPLES), design.clause(EXAMPLES.keyword)
+    if value is None or clause is None:
+        return None
+    count, kind, own_seed = value
     if kind.name not in KINDS:
         errors.add(kind.span, f"unknown example pool '{kind.name}'", did_you_mean(kind.name, KINDS))
         return None
@@ -74,7 +79,7 @@ def resolve_pool(clause: n.Clause, source: n.DataSource, items: list[Row], requi
             errors.add(clause.span, f"'{kind.name}' examples are solved for the cued group, so they need factors "
                        "whose levels are grouped (A, B)", "give each level its group, or draw 'others'")
             return None
-        rows = _pool(source, items, required, seed, factor_of, count, clause, errors)
+        rows = _pool(source, items, required, seed, factor_of, (count, kind.name), clause, errors)
     else:
         rows = _others(items, count, clause, errors)
     if rows is None:
@@ -83,9 +88,9 @@ def resolve_pool(clause: n.Clause, source: n.DataSource, items: list[Row], requi
 
 
 def _pool(source: n.DataSource, items: list[Row], required: tuple[str, ...], seed: int, factor_of: FactorOf,
-          count: int, clause: n.Clause, errors: ErrorCollector) -> dict[str, list[Row]] | None:
+          asked: tuple[int, str], clause: n.Clause, errors: ErrorCollector) -> dict[str, list[Row]] | None:
     """The data rows the data clause leaves out (`unused`, `block`), or all of them (`block_all`), by factor."""
-    kind = clause.value[1].name  # type: ignore[index]
+    count, kind = asked
     if kind != "block_all" and source.sample is None and source.where is None:
         errors.add(clause.span, f"'examples {count} {kind}' draws from the rows the data clause leaves out, but "
                    f"data '{source.name}' keeps every row",

@@ -23,7 +23,9 @@ from spec_audits.compiler.errors import ErrorCollector
 from spec_audits.compiler.family import Plan, spread
 from spec_audits.compiler.template_shapes import Items, record
 from spec_audits.compiler.templates import CompiledText, check_attributes, check_render
+from spec_audits.compiler.typed_design import TypedDesign
 from spec_audits.families.influence import check as pairs
+from spec_audits.families.influence.clauses import EXAMPLES, FACTORS, INFLUENCES, ITEMS, TRIALS
 from spec_audits.families.influence.examples import Pool, resolve_pool
 from spec_audits.families.influence.expand import CompiledInfluence, cued, level_forms, messages
 from spec_audits.families.influence.followups import FollowUps, compile_followups
@@ -64,58 +66,58 @@ class ItemsDesign:
     trials: tuple[int, int | None] | None = None  # `trials N per cell [seed S]`: a seeded subset of trials
 
 
-def resolve_items(design: n.Design, context: DesignContext, errors: ErrorCollector) -> ItemsDesign | None:
+def resolve_items(design: TypedDesign, context: DesignContext, errors: ErrorCollector) -> ItemsDesign | None:
     """Check an items design; None after reporting every problem found."""
     tables, start = context.tables, len(errors.diagnostics)
     for keyword in PAIRS_ONLY:
-        clause = design.get(keyword)
+        clause = design.clause(keyword)
         if clause is not None:
             errors.add(clause.span, f"'{keyword}' does not apply to an items design: its stimuli are the data "
                        "rows", "remove it, or filter the rows in the data clause")
-    ref: n.Ref = design.get("items").value  # type: ignore[union-attr,assignment]
-    source = tables.lookup({d.name: d for d in context.spec.data}, ref, "data source", errors)
-    factors = pairs._select(design, "factors", tables.factors, "factor", errors)
-    if len(factors) > 1 and not all(lv.group for f in factors for lv in f.levels):
-        errors.add(design.get("factors").span,  # type: ignore[union-attr]
+    ref = design.get(ITEMS)
+    source = tables.lookup({d.name: d for d in context.spec.data}, ref, "data source", errors) if ref else None
+    factors = pairs.select(design, FACTORS, tables.factors, "factor", errors)
+    factors_clause = design.clause(FACTORS.keyword)
+    if len(factors) > 1 and not all(lv.group for f in factors for lv in f.levels) and factors_clause is not None:
+        errors.add(factors_clause.span,
                    f"an items design takes several factors only when their levels are grouped (A, B); "
                    f"got {len(factors)}", "give each level its group, or keep one factor")
-    influences = pairs._select(design, "influences", tables.influences, "influence", errors)
+    influences = pairs.select(design, INFLUENCES, tables.influences, "influence", errors)
     for inf in influences:
         if inf.position.kind == "turns":
             errors.add(inf.position.span, f"influence '{inf.name}' builds few-shot turns from size pairs, which "
                        f"an items design has not", "append a fixed examples block instead")
-    prompt = pairs._text_ref(design, "prompt", "template", tables, errors) or tables.texts.get("question")
+    prompt = pairs.text_ref(design.prompt, "template", tables, errors) or tables.texts.get("question")
     if prompt is None:
         errors.add(design.span, f"design '{design.name}' names no prompt template", "add 'prompt NAME'")
-    orders = pairs._orders(design, errors)
-    answer = pairs._answer(design, orders, errors)
-    fields = dict(conditions=pairs._conditions(design, errors), system=pairs._text_ref(design, "system", "system",
-                  tables, errors), orders=orders, samples_per_row=pairs._samples(design, orders, errors),
-                  answer=answer, decode=pairs.decode_options(design, errors),
-                  mode=pairs._mode(design, errors), analysis=pairs._analysis(design, errors, answer))
-    followups = pairs._followups(design, tables, errors)
-    pairs.check_reading(design, fields["decode"], fields["mode"], errors)  # type: ignore[arg-type]
-    trials = design.get("trials")
-    pairs.positive_count(trials, "trials", pairs.TRIALS_HINT, errors)
+    orders = pairs.orders_of(design, errors)
+    answer = pairs.answer_of(design, orders, errors)
+    conditions = pairs.conditions_of(design, errors)
+    system = pairs.text_ref(design.system, "system", tables, errors)
+    samples_per_row = pairs.samples_of(design, orders, errors)
+    mode = pairs.mode_of(design, errors)
+    analysis = pairs.analysis_of(design, errors, answer)
+    pairs.check_reading(design, mode, errors)
+    pairs.positive_count(design, TRIALS, pairs.TRIALS_HINT, errors)
     if source is None or len(errors.diagnostics) > start or not factors or answer is None:
         return None
     by_name = {f.name: f for f in factors}
     rows = read_rows(source, ITEM_COLUMNS + (("factor",) if len(factors) > 1 else ()), context.seed, errors)
     if rows is None or not _levels_known(source, rows, by_name, errors):
         return None
-    clause = design.get("examples")
     pool = None
-    if clause is not None:
+    if design.get(EXAMPLES) is not None:
         required = ITEM_COLUMNS + (("factor",) if len(factors) > 1 else ())
-        pool = resolve_pool(clause, source, rows, required, context.seed, lambda row: factor_of(row, by_name), errors)
+        pool = resolve_pool(design, source, rows, required, context.seed, lambda row: factor_of(row, by_name), errors)
         if pool is None:
             return None
-    _check_attributes(factors, rows[0], prompt, fields["system"], influences, errors)  # type: ignore[arg-type]
-    if len(errors.diagnostics) > start:
+    _check_attributes(factors, rows[0], prompt, system, influences, errors)
+    if len(errors.diagnostics) > start or prompt is None:
         return None
-    return ItemsDesign(design=design, factors=by_name, items=rows, key=first_key(source), influences=influences,
-                       prompt=prompt, followups=followups, pool=pool,
-                       trials=trials.value if trials else None, **fields)  # type: ignore[arg-type]
+    return ItemsDesign(design=design.node, factors=by_name, items=rows, key=first_key(source), influences=influences,
+                       conditions=conditions, system=system, prompt=prompt, orders=orders,
+                       samples_per_row=samples_per_row, answer=answer, decode=design.decode, mode=mode,
+                       analysis=analysis, followups=design.followups, pool=pool, trials=design.get(TRIALS))
 
 
 def _check_attributes(factors: tuple[n.Factor, ...], item: Row, prompt: n.TemplateDef, system: n.TemplateDef | None,

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from spec_audits.compiler.load import load_spec
+from spec_audits.compiler.build import read_spec_file
 from spec_audits.contract.reader import MANIFEST_FILE, ContractError, read_manifest
 from spec_audits.contract.writer import file_sha256
 
@@ -119,7 +119,7 @@ def source(path: Path, role: str, allow_unlicensed: bool, top: Path | None = Non
 
 def read_by(spec: Path) -> dict[Path, str]:
     """Every file compiling `spec` reads (resolved), with its role: the spec, its imports, its data files."""
-    parsed, texts = load_spec(spec)
+    parsed, texts = read_spec_file(spec)
     roles = {Path(shown).resolve(): "import" for shown in texts} | {spec.resolve(): "spec"}
     for data in parsed.data:
         roles.setdefault((Path(data.span.file).parent / data.path.value).resolve(), "data")

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from spec_audits.compiler.cli import check
 from spec_audits.compiler.parse import spec_parser
+from spec_audits.families import registry
 from tests.support import ROOT
 
 LOCATED = re.compile(r"^fuzz\.spec:\d+:\d+: error: ", re.MULTILINE)
@@ -19,7 +20,7 @@ SEEDS = [(ROOT / "specs" / name).read_text(encoding="utf-8") for name in ("triag
 MALFORMED = ROOT / "tests" / "fixtures" / "malformed"
 SMALL = [(MALFORMED / name).read_text(encoding="utf-8").split("\n", 2)[2].split(" ")
          for name in ("samples_zero.spec", "cue_unknown_axis.spec")]
-KEYWORDS = sorted({t.pattern.value for t in spec_parser().terminals if t.pattern.type == "str"})
+KEYWORDS = sorted({t.pattern.value for t in spec_parser(registry.syntax()).terminals if t.pattern.type == "str"})
 PIECES = [*KEYWORDS, "A", "B", "red", "x", "n_A", "0", "1", "-2", "1.5", "2.5", "999999999", "combinations",
           '"text {{ first.n }}"', '"""\n{{ target.plural }}\n"""', '"data/dilemmas.csv"', '"../outside.spec"',
           "\n", "  "]

@@ -21,6 +21,7 @@ import pytest
 from spec_audits.compiler.build import compile_file
 from spec_audits.compiler.load import load_spec
 from spec_audits.contract.suite_model import SuiteRow
+from spec_audits.families import registry
 from tests.support import ROOT, SUITE_FILES, shipped_suite
 
 FIXTURE_SPECS = ROOT / "tests" / "fixtures" / "specs"
@@ -74,7 +75,7 @@ def test_golden_fixtures_exist() -> None:
 
 
 def test_golden_positions_covers_every_position() -> None:
-    spec, _ = load_spec(FIXTURE_SPECS / "golden_positions.spec")
+    spec, _ = load_spec(FIXTURE_SPECS / "golden_positions.spec", registry.syntax())
     kinds = {inf.position.kind for inf in spec.influences}
     assert kinds == {"system", "prepend", "after_line", "append", "turns"}
     assert any(inf.brackets for inf in spec.influences)
@@ -133,7 +134,7 @@ def appendix_rows() -> list[dict[str, Any]]:
 @pytest.fixture(scope="module")
 def triage_forms() -> dict[tuple[str, str], dict[str, str]]:
     """(factor, level name) -> surface forms, from the spec itself."""
-    spec, _ = load_spec(TRIAGE)
+    spec, _ = load_spec(TRIAGE, registry.syntax())
     return {(f.name, lv.name): lv.forms for f in spec.factors for lv in f.levels}
 
 

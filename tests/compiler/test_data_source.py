@@ -9,6 +9,7 @@ import pytest
 from spec_audits.compiler.data_source import Row, read_rows
 from spec_audits.compiler.errors import ErrorCollector
 from spec_audits.compiler.load import load_spec
+from spec_audits.families import registry
 
 CSV = "id,polarity,topic\n" + "".join(
     f"r{i:02d},{'neg' if i % 3 else 'pos'},{'work' if i % 2 else 'home'}\n" for i in range(30)
@@ -19,7 +20,7 @@ def rows_for(tmp_path: Path, clauses: str, seed: int = 5, csv: str = CSV) -> tup
     (tmp_path / "rows.csv").write_text(csv, encoding="utf-8")
     spec_path = tmp_path / "data.spec"
     spec_path.write_text(f'data bank from "rows.csv" key id {clauses}\n', encoding="utf-8")
-    spec, _ = load_spec(spec_path)
+    spec, _ = load_spec(spec_path, registry.syntax())
     errors = ErrorCollector()
     rows = read_rows(spec.data[0], (), seed, errors)
     return rows, [f"{d.span.line}:{d.span.column}: {d.message}" for d in errors.diagnostics]

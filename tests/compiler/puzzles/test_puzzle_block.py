@@ -8,6 +8,7 @@ import pytest
 
 from spec_audits.compiler.errors import ErrorCollector
 from spec_audits.compiler.load import load_spec
+from spec_audits.families import registry
 from spec_audits.puzzles import PropositionalConfig, ZebraConfig
 from spec_audits.puzzles.block import puzzle_config
 from spec_audits.puzzles.presets import RELEASED
@@ -20,7 +21,7 @@ STYLE_HINT = ("style preset released styles the bands easy, intermediate and har
 def _block(tmp_path: Path, body: str, bands: tuple[str, ...] = ()) -> tuple[object, list[str]]:
     spec_file = tmp_path / "p.spec"
     spec_file.write_text(HEADER + body, encoding="utf-8")
-    spec, _ = load_spec(spec_file)
+    spec, _ = load_spec(spec_file, registry.syntax())
     errors = ErrorCollector()
     config = puzzle_config(spec.puzzles[0], errors, bands)
     return config, [f"{d.span.line}:{d.span.column}: {d.message} | {d.hint}" for d in errors.diagnostics]

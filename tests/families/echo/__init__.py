@@ -16,6 +16,7 @@ from typing import Any
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.errors import ErrorCollector, Span
 from spec_audits.compiler.templates import CompiledText, check_render, compile_text
+from spec_audits.compiler.typed_design import TypedDesign
 from spec_audits.contract.reader import read_results
 from spec_audits.families.interface import DesignContext, Family, Form
 from spec_audits.runner.report.document import Document, Heading, Table
@@ -50,15 +51,13 @@ class CompiledEcho:
                    "decode": {"max_tokens": 2}}
 
 
-def check(design: n.Design, context: DesignContext, errors: ErrorCollector) -> EchoDesign | None:
-    conditions = design.get("conditions")
-    prompt = design.get("prompt")
-    if conditions is None or prompt is None:
+def check(design: TypedDesign, context: DesignContext, errors: ErrorCollector) -> EchoDesign | None:
+    if design.conditions is None or design.prompt is None:
         errors.add(design.span, f"echo design '{design.name}' needs 'conditions' and 'prompt'")
         return None
-    text = context.tables.lookup(context.tables.texts, prompt.value, "template", errors)  # type: ignore[arg-type]
-    names = tuple(c.name for c in conditions.value)  # type: ignore[attr-defined]
-    return EchoDesign(design, names, text) if text is not None else None
+    text = context.tables.lookup(context.tables.texts, design.prompt, "template", errors)
+    names = tuple(c.name for c in design.conditions)
+    return EchoDesign(design.node, names, text) if text is not None else None
 
 
 def prepare(resolved: EchoDesign, seed: int, errors: ErrorCollector) -> CompiledEcho | None:

@@ -1,0 +1,35 @@
+"""The clauses influence designs take besides the shared ones: their keywords and argument shapes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lark import Token
+
+from spec_audits.compiler import clauses as c
+from spec_audits.compiler import nodes as n
+from spec_audits.compiler.errors import Span
+
+
+@dataclass(frozen=True)
+class ExamplesShape(c.Shape[tuple[int, n.Ref, int | None]]):
+    """`examples N KIND [seed S]`: (count, the pool kind, seed or None)."""
+
+    GRAMMAR = 'NUMBER NAME ("seed" NUMBER)?'
+    WRITTEN = "N unused | block | block_all | others [seed S]"
+
+    def build(self, at: c.Builder, span: Span, children: list[Token]) -> tuple[int, n.Ref, int | None]:
+        seed = at.whole(children[2]) if len(children) > 2 else None
+        return (at.whole(children[0]), at.ref(children[1]), seed)
+
+
+FACTORS = c.ClauseSpec("factors", c.Selection(), "the factors whose levels are compared")
+INFLUENCES = c.ClauseSpec("influences", c.Selection(), "the influences applied")
+SIZES = c.ClauseSpec("sizes", c.Ranges(), "group sizes: n_A in 1..10, n_B in 1..10")
+WHERE = c.ClauseSpec("where", c.Expression(), "a filter over the size pairs")
+CROSS = c.ClauseSpec("cross", c.Name(), "cross full: every combination")
+SAMPLE = c.ClauseSpec("sample", c.Counted(), "a seeded subset of size pairs")
+TRIALS = c.ClauseSpec("trials", c.Counted(("per", "cell")), "a seeded subset of trials per cell")
+ITEMS = c.ClauseSpec("items", c.Name(), "a data source whose rows are the items")
+EXAMPLES = c.ClauseSpec("examples", ExamplesShape(), "few-shot demonstrations drawn from the data")
+SYNTAX: c.Syntax = (FACTORS, INFLUENCES, SIZES, WHERE, CROSS, SAMPLE, TRIALS, ITEMS, EXAMPLES)
