@@ -7,10 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from spec_audits.contract.suite_model import TURN_SLOTS, TurnAnswer
+from spec_audits.contract.suite_model import TURN_SLOT, TURN_SLOTS, TurnAnswer
 from spec_audits.runner.answers import parse_answer, parse_answer_line
-
-TURN_SLOT = re.compile(r"\{\{\s*(\w+)\.(\w+)\s*\}\}")  # a turn's answer the runner fills in
 
 
 class ConversationStopped(Exception):

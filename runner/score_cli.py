@@ -75,6 +75,8 @@ CELLS_FAMILY = "bias_decomposition"  # published per-cell tables are conditional
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="With --parent: CSV item_id,sample,label of human-labelled probe replies, to check the judge against.",
 )
+@click.option("--turn", metavar="NAME",
+              help="Conversations: score the answers of answered turn NAME (e.g. first) instead of the rows' own.")
 @click.pass_context
 def score(ctx: click.Context, run_dirs: tuple[Path, ...], counts_file: Path | None, cells_file: Path | None,
           out: Path | None, **options: Any) -> None:

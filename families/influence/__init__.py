@@ -55,7 +55,7 @@ FAMILY = Family(
     score=lazy("spec_audits.families.influence.scoring", "score_run"),
     report=lazy("spec_audits.families.influence.report", "influence_report"),
     score_options=("alpha", "asym_variance", "unpooled", "bootstrap", "seed", "noise_dir", "noise_f0", "noise_flips",
-                   "parent", "human_labels"),
+                   "parent", "human_labels", "turn"),
     docs="docs/scoring.md",
     score_counts=lazy("spec_audits.families.influence.scoring", "score_table"),
     score_runs=lazy("spec_audits.families.influence.scoring", "score_runs"),

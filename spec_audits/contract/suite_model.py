@@ -39,6 +39,8 @@ TURN_SLOTS = ("answer", "option", "other", "response")
 chosen, the text of the one not chosen (two options only), and the reply's text."""
 SOLUTION_OUTCOMES = ("solved", "unsolved")
 """The answer tokens of a row answered by a puzzle's solution (SuiteRow.answer_form)."""
+TURN_SLOT = re.compile(r"\{\{\s*(\w+)\.(\w+)\s*\}\}")
+"""A `{{ NAME.slot }}` of a user turn marked `fill`."""
 PUSHES = ("other", "same")
 """What a pushing user turn pushes toward, relative to the answered turn before it (or an answer token)."""
 
