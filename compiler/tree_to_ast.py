@@ -244,6 +244,9 @@ class ToAst(GeneratorsAndDesigns):
     def pz_phrasing(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
         return self._clause(meta, "phrasing", c)
 
+    def pz_budget(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
+        return self._clause(meta, "budget", c)
+
     def pz_timeout(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
         return self._clause(meta, "timeout", c)
 

@@ -9,6 +9,7 @@ import click
 
 from spec_audits.families import registry
 from spec_audits.families.interface import Importer
+from spec_audits.terminal import echo
 
 
 def _importers() -> dict[str, Importer]:
@@ -61,4 +62,4 @@ def import_cmd(importer: Importer, files: tuple[Path, ...], suite: Path, out: Pa
       spec score runs/release-probe-triage --parent scores/release-triage
     """
     for line in importer.convert(list(files), out, {"suite": suite, "skip_unmatched": skip_unmatched}):
-        click.echo(line)
+        echo(line)

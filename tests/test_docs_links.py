@@ -107,6 +107,39 @@ def test_every_reference_in_the_docs_exists(path: Path) -> None:
     assert _problems(path) == []
 
 
+CITED_TEST = re.compile(r"(tests/[\w/]+\.py)::(\w+)(?:\[([^\]\s]+)\])?")
+
+
+def _missing_tests(text: str) -> list[str]:
+    """Each `tests/FILE.py::test[case]` in `text` that names no test of that file (or a case it has not: a
+    parameter written in the file or a fixture file of that name)."""
+    missing = []
+    for file, name, case in sorted(set(CITED_TEST.findall(text))):
+        path = ROOT / file
+        source = path.read_text(encoding="utf-8") if path.is_file() else ""
+        if not re.search(rf"^(?:async )?def {name}\(", source, re.MULTILINE):
+            missing.append(f"{file}::{name}")
+        elif case and case not in source and not any((ROOT / "tests").rglob(f"{case}.*")):
+            missing.append(f"{file}::{name}[{case}]")
+    return missing
+
+
+@pytest.mark.parametrize("path", DOCS, ids=lambda p: p.name)
+def test_every_test_a_doc_cites_exists(path: Path) -> None:
+    """docs/threat-model.md names the test of each promise: a renamed or removed test must not leave it
+    pointing at nothing."""
+    assert _missing_tests(path.read_text(encoding="utf-8")) == []
+
+
+def test_the_test_checker_finds_a_missing_test() -> None:
+    assert _missing_tests("tests/test_docs_links.py::test_every_test_a_doc_cites_exists[README.md]") == []
+    case = "no_such" + "_case"  # written apart, so that this file does not hold it
+    assert _missing_tests("tests/test_docs_links.py::test_no_such_test and "
+                          f"tests/test_docs_links.py::test_every_test_a_doc_cites_exists[{case}]") == [
+        f"tests/test_docs_links.py::test_every_test_a_doc_cites_exists[{case}]",
+        "tests/test_docs_links.py::test_no_such_test"]
+
+
 def test_every_section_the_code_cites_exists() -> None:
     problems = [f"{path.relative_to(ROOT)}: {p}" for path in CODE
                 for p in _sections(" ".join(path.read_text(encoding="utf-8").split()), path)]

@@ -31,6 +31,7 @@ import click
 from spec_audits.contract.reader import read_suite
 from spec_audits.contract.results_model import ResultRow
 from spec_audits.contract.suite_model import SuiteRow
+from spec_audits.runner.files_out import write_csv_rows, write_text
 from spec_audits.runner.imported import ImportedRun, ImportInputError, json_lines, write_runs
 
 FACTORS = {"age_group": "age"}  # the release's factor names that are not ours
@@ -228,12 +229,10 @@ def import_conditions(files: list[Path], out: Path, options: dict[str, Any]) -> 
             rows += [found] if found else []
             left_out += found is None
     out.mkdir(parents=True)
-    partial = out / "conditions.csv.partial"
-    with partial.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]) if rows else ["benchmark"], lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-    partial.replace(out / "conditions.csv")
+    if rows:  # formula-safe: the names are a stranger's
+        write_csv_rows(rows, out / "conditions.csv")
+    else:
+        write_text(out / "conditions.csv", "benchmark\n")
     skipped = [f"  note: {len(unmatched)} rows name other levels than the suite's and were left out (first: "
                f"{unmatched[0]})"] if unmatched else []
     return [f"{out / 'conditions.csv'}: {len(rows)} conditions of {index.benchmark}; {left_out} rows of factors the "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from spec_audits.runner.files_out import write_figure  # noqa: E402
-from spec_audits.runner.report.plotting import no_data_background, text_colour  # noqa: E402
+from spec_audits.runner.report.plotting import cannot_draw, no_data_background, text_colour  # noqa: E402
 
 SHIFT_LABELS = {
     "all": "all influences",
@@ -55,34 +56,56 @@ def _bars(ax: plt.Axes, x: np.ndarray, values: list[float], cis: list[list[float
     ax.update_datalim(np.column_stack([x, 1.08 * np.nan_to_num(tops)]))  # room for the labels below the title
 
 
+def _why_empty(entries: list[tuple[str, dict[str, Any]]], key: str) -> str | None:
+    """Why a panel has nothing to draw (each benchmark's recorded reason), or None when any entry has a value."""
+    if any(entry.get(key) is not None for _, entry in entries):
+        return None
+    reasons = dict.fromkeys(f"{bench}: {entry.get('absent') or 'no data'}" for bench, entry in entries)
+    return "\n".join(textwrap.fill(reason, 45) for reason in reasons)  # a third of the figure's width
+
+
 def headline_panels(summary: dict[str, Any], path: Path) -> Path:
-    """Shift (p, bootstrap CI), sig. asymmetry among baseline-neutral and backfire among sig. (%, Wilson)."""
+    """Shift (p, bootstrap CI), sig. asymmetry among baseline-neutral and backfire among sig. (%, Wilson); a
+    panel whose every figure is absent says why inside it."""
     benches = list(summary["benchmarks"])
+    headlines = {b: summary["benchmarks"][b]["headline"] for b in benches}
     x = np.arange(len(benches))
     fig, axes = plt.subplots(1, 3, figsize=(13, 4.5), layout="constrained")
-    for i, (name, label) in enumerate(SHIFT_LABELS.items()):
-        shifts = [summary["benchmarks"][b]["headline"]["mean_abs_shift"][name] for b in benches]
-        _bars(
-            axes[0],
-            x + (i - 1) * 0.27,
-            [s["mean_pp"] for s in shifts],
-            [s["ci_pp"] for s in shifts],
-            0.27,
-            label,
-        )
-    axes[0].set(title="Mean |choice-rate shift|", ylabel="percentage points")
-    for i, (key, label) in enumerate((("raw", "α = .05"), ("bh", "BH q = .05"))):
-        rates = [summary["benchmarks"][b]["headline"]["asymmetry_among_neutral"]["binomial"][key] for b in benches]
-        _bars(axes[1], x + (i - 0.5) * 0.4, *_percent(rates), 0.4, label)
-    axes[1].set(title="Sig. asymmetry among baseline-neutral", ylabel="% of neutral conditions")
-    rates = [summary["benchmarks"][b]["headline"]["backfire_among_significant"] for b in benches]
-    _bars(axes[2], x, *_percent(rates), 0.5, "backfire")
-    axes[2].set(title="Backfire among significant effects", ylabel="% of significant directed conditions")
-    for ax in axes:
+    panels = [
+        ("Mean |choice-rate shift|", "mean_pp", [(b, headlines[b]["mean_abs_shift"][name]) for name in SHIFT_LABELS
+                                                 for b in benches]),
+        ("Sig. asymmetry among baseline-neutral", "rate",
+         [(b, headlines[b]["asymmetry_among_neutral"]["binomial"][key]) for key in ("raw", "bh") for b in benches]),
+        ("Backfire among significant effects", "rate", [(b, headlines[b]["backfire_among_significant"])
+                                                        for b in benches]),
+    ]
+    drawn = []
+    for ax, (title, key, entries) in zip(axes, panels, strict=True):
+        why = _why_empty(entries, key)
+        if why is not None:
+            cannot_draw(ax, title, why)
+        else:
+            drawn.append(ax)
+    if axes[0] in drawn:
+        for i, (name, label) in enumerate(SHIFT_LABELS.items()):
+            shifts = [headlines[b]["mean_abs_shift"][name] for b in benches]
+            _bars(axes[0], x + (i - 1) * 0.27, [s["mean_pp"] for s in shifts], [s["ci_pp"] for s in shifts], 0.27,
+                  label)
+        axes[0].set(title=panels[0][0], ylabel="percentage points")
+    if axes[1] in drawn:
+        for i, (key, label) in enumerate((("raw", "α = .05"), ("bh", "BH q = .05"))):
+            rates = [headlines[b]["asymmetry_among_neutral"]["binomial"][key] for b in benches]
+            _bars(axes[1], x + (i - 0.5) * 0.4, *_percent(rates), 0.4, label)
+        axes[1].set(title=panels[1][0], ylabel="% of neutral conditions")
+    if axes[2] in drawn:
+        rates = [headlines[b]["backfire_among_significant"] for b in benches]
+        _bars(axes[2], x, *_percent(rates), 0.5, "backfire")
+        axes[2].set(title=panels[2][0], ylabel="% of significant directed conditions")
+    for ax in drawn:
         ax.set_xticks(x, benches)
         ax.set_ylim(bottom=0)
         ax.margins(y=0.15)
-    for ax in axes[:2]:
+    for ax in [a for a in axes[:2] if a in drawn]:
         ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=3, frameon=False)
     return _save(fig, path)
 

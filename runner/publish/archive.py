@@ -7,9 +7,10 @@ Reading inflates the gzip data as tarfile reads it, never the whole archive into
 checked from its header before a byte of it is read: a plain file or folder (no link, device or sparse
 file) below the one top folder, named once, within the caps on members and bytes, and no larger than
 SHA256SUMS promises (a member before SHA256SUMS, README.md, gets a small fixed allowance). It is then
-written into the target by this module (tarfile extracts nothing). Damaged compressed data is named by
-member: the member the inflating stopped in, or, when the data inflates but its CRC is wrong, the members
-whose bytes are not what the archive's SHA256SUMS says.
+written into the target by this module (tarfile extracts nothing). After the last member only zeros may
+follow (`tar -i` would read on past the end-of-archive blocks, into members this check never saw).
+Damaged compressed data is named by member: the member the inflating stopped in, or, when the data
+inflates but its CRC is wrong, the members whose bytes are not what the archive's SHA256SUMS says.
 """
 
 from __future__ import annotations
@@ -90,6 +91,7 @@ class _Inflating:
         self.raw, self.cap = raw, cap
         self.inflater = zlib.decompressobj(-zlib.MAX_WBITS)
         self.size = self.crc = 0
+        self.data_end = 0  # bytes up to and including the last that is not zero
         self.trailer: bytes | None = None
 
     def read(self, size: int = -1) -> bytes:
@@ -105,6 +107,8 @@ class _Inflating:
                 raise _Damaged(f"the compressed data is damaged ({err})") from None
             if self.inflater.eof:
                 self.trailer = self.inflater.unused_data + self.raw.read(max(0, 9 - len(self.inflater.unused_data)))
+        if out.strip(b"\0"):
+            self.data_end = self.size + len(out.rstrip(b"\0"))
         self.size += len(out)
         if self.size > self.cap:
             raise _Refused(f"inflates to more than {self.cap:,} bytes (--max-bytes)", unread=True, whole=True)
@@ -149,6 +153,7 @@ class _Extraction:
         self.hashes: dict[str, str] = {}
         self.top: str | None = None
         self.listing: Listing | None = None
+        self.end = 0  # where the tar data's end-of-archive blocks start
         self.current = ""
 
     def at(self) -> str:
@@ -232,6 +237,7 @@ def _read_members(path: Path, stream: _Inflating, extraction: _Extraction) -> No
         with tarfile.open(fileobj=stream, mode="r|", tarinfo=_Header) as tar:  # type: ignore[call-overload]
             for member in tar:
                 extraction.take(tar, member)
+            extraction.end = tar.offset
     except _Damaged as err:
         raise ContractError(path, f"{err}{extraction.at()}", fix=DAMAGED) from None
     except (_Refused, tarfile.TarError) as err:
@@ -265,6 +271,9 @@ def extract(path: Path, target: Path, caps: Caps = DEFAULT_CAPS) -> Path:
             _check_end(path, stream, extraction)
         except _Refused as err:
             raise _refusal(path, err, extraction) from None
+    if stream.data_end > extraction.end:  # what `tar -i` would read on: a member hidden from this check
+        raise ContractError(path, f"the archive holds data after the end of its tar data (byte {extraction.end:,})",
+                            fix=NOT_A_BUNDLE)
     if extraction.top is None:
         raise ContractError(path, "the archive holds no files", fix=DAMAGED)
     return target / extraction.top

@@ -15,9 +15,11 @@ from spec_audits.runner.publish.archive import is_archive, opened, removed_on_te
 from spec_audits.runner.publish.bundle import write_bundle
 from spec_audits.runner.publish.diff import by_content, diff_lines
 from spec_audits.runner.publish.export import EXPORTERS
-from spec_audits.runner.publish.members import DEFAULT_CAPS, Caps, Members, scan, visible
+from spec_audits.runner.publish.members import DEFAULT_CAPS, Caps, Members, scan
+from spec_audits.runner.publish.recompile import Diagnostics
 from spec_audits.runner.publish.sums import SUMS_FILE
 from spec_audits.runner.publish.verify import Options, capped, check_bundle, check_suite
+from spec_audits.terminal import visible
 
 
 @click.command("bundle")
@@ -42,7 +44,7 @@ def bundle(suite_dir: Path, out: Path, allow_unlicensed: bool) -> None:
       spec verify triage.tar.gz
     """
     info = write_bundle(suite_dir, out, allow_unlicensed)
-    click.echo(f"bundled {info['suite']} ({info['license']}, {len(info['sources'])} sources) -> {out}")
+    click.echo(f"bundled {visible(info['suite'])} ({info['license']}, {len(info['sources'])} sources) -> {out}")
 
 
 def _verify_rows(target: Path, options: Options) -> tuple[list[str], Counter[str]]:
@@ -54,7 +56,7 @@ def _verify_rows(target: Path, options: Options) -> tuple[list[str], Counter[str
     failures = [f"{target.name} (row {row.id}): id does not match the row's content, which hashes to {fresh}"
                 for row in rows if (fresh := content_id(row)) != row.id]
     failures += [f"{target.name} (row {row.id}): puzzle: {problem}"
-                 for row in puzzles for problem in reprove_row(row, options.timeout_ms)]
+                 for row in puzzles for problem in reprove_row(row, options.rlimit)]
     return failures, Counter(rows=len(rows), puzzles=len(puzzles))
 
 
@@ -86,7 +88,9 @@ def _verify(target: Path, options: Options) -> tuple[list[str], Counter[str]]:
 
 @click.command("verify")
 @click.argument("target", metavar="BUNDLE_OR_DIR", type=click.Path(exists=True, path_type=Path))
-@click.option("--timeout-ms", default=10_000, show_default=True, help="Z3 time limit per puzzle check.")
+@click.option("--rlimit", type=click.IntRange(min=1), default=None,
+              help="Z3 steps per puzzle check (rlimit: a count of work, not time, so a verdict never depends on "
+                   "load); default: the compiler's limit, docs/puzzles.md.")
 @click.option("--max-seconds", default=300.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
               help="Time budget of the bundled spec's recompile (wall clock, and CPU).")
 @click.option("--max-memory", default=2048, show_default=True, type=click.IntRange(min=1),
@@ -96,7 +100,7 @@ def _verify(target: Path, options: Options) -> tuple[list[str], Counter[str]]:
 @click.option("--max-files", default=DEFAULT_CAPS.files, show_default=True, type=click.IntRange(min=1),
               help="Most files and folders a bundle may hold.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
-def verify(target: Path, timeout_ms: int, max_seconds: float, max_memory: int, max_bytes: int, max_files: int,
+def verify(target: Path, rlimit: int | None, max_seconds: float, max_memory: int, max_bytes: int, max_files: int,
            quiet: bool) -> None:
     """Check a bundle (.tar.gz or folder) or a compiled suite; every failure named by file and row.
 
@@ -118,12 +122,12 @@ def verify(target: Path, timeout_ms: int, max_seconds: float, max_memory: int, m
       spec verify triage.tar.gz
       spec verify generated/cue_visibility --quiet
     """
-    say = (lambda line: None) if quiet else (lambda line: click.echo(f"verify: {line}", err=True))
-    options = Options(timeout_ms, max_seconds, max_memory, Caps(max_files, max_bytes), say, not quiet)
+    say = (lambda line: None) if quiet else (lambda line: click.echo(f"verify: {visible(line)}", err=True))
+    options = Options(rlimit, max_seconds, max_memory, Caps(max_files, max_bytes), say, not quiet)
     with removed_on_termination():
         failures, counts = _verify(target, options)
     for failure in capped(failures):
-        click.echo(f"FAIL {visible(failure)}", err=True)
+        click.echo(f"FAIL {visible(failure, keep_newlines=isinstance(failure, Diagnostics))}", err=True)
     verdict = f"{len(failures)} failures" if failures else "all sound"
     click.echo(f"verified {visible(str(target))}: {counts['rows']} rows, {counts['puzzles']} puzzles: {verdict}")
     if failures:
@@ -153,7 +157,7 @@ def export(suite_dir: Path, fmt: str, out: Path) -> None:
     suite = read_suite(suite_dir)
     out.parent.mkdir(parents=True, exist_ok=True)
     EXPORTERS[fmt](suite, out)
-    click.echo(f"exported {len(suite.rows)} rows of {suite.manifest.suite} for {fmt} -> {out}")
+    click.echo(f"exported {len(suite.rows)} rows of {visible(suite.manifest.suite)} for {fmt} -> {out}")
 
 
 @click.command("diff")
@@ -175,4 +179,4 @@ def diff(a: Path, b: Path) -> None:
         (old, named_a), (new, named_b) = by_content(read_suite(first.root)), by_content(read_suite(second.root))
     for line in [*named_a, *named_b]:
         click.echo(f"warning: {visible(line)}", err=True)
-    click.echo(visible("\n".join(diff_lines(old, new))))
+    click.echo("\n".join(map(visible, diff_lines(old, new))))

@@ -39,13 +39,6 @@ DEFAULT_CAPS = Caps()
 DEFAULT_CAPS_SMALL = DEFAULT_CAPS.unpromised
 
 
-def visible(text: str) -> str:
-    """`text` with its control and format characters (but newline) written as escapes: a stranger's
-    file name or message printed to a terminal cannot move the cursor, clear it or fake a verdict."""
-    return "".join(ch if ch == "\n" or unicodedata.category(ch) not in _HIDDEN else ch.encode("unicode_escape").decode()
-                   for ch in text)
-
-
 def name_problem(name: str) -> str | None:
     """Why `name` (a path relative to a bundle folder, / separated) cannot name one of its files."""
     path = PurePosixPath(name)

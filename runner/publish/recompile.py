@@ -40,6 +40,14 @@ class Limits:
     file_bytes: int
 
 
+class Diagnostics(str):
+    """A failure whose later lines are the compiler's diagnostics (which show a spec's control characters as
+    escapes): printed as lines, where every other failure, which may hold a stranger's newline, is one line."""
+
+
+DIAGNOSED = "does not compile:\n"
+
+
 @dataclass(frozen=True)
 class Recompiled:
     """What the child found: the files the spec reads (path below the bundle -> role), or why it failed."""
@@ -74,7 +82,9 @@ def recompile(folder: Path, compile_dir: Path, spec: Path, out: Path, limits: Li
     if report is None:
         return Recompiled(None, f"{shown}: the recompile stopped: {_ending(done, limits)}")
     if "error" in report:
-        return Recompiled(report.get("read"), f"{shown}: {report['error']}")
+        failure = f"{shown}: {report['error']}"
+        diagnosed = report["error"].startswith(DIAGNOSED)
+        return Recompiled(report.get("read"), Diagnostics(failure) if diagnosed else failure)
     return Recompiled(report["read"], None)
 
 
@@ -120,7 +130,7 @@ def _compile(request: dict[str, Any], limits: Limits) -> dict[str, Any]:
             read = {_below(folder, path): role for path, role in read_by(spec).items()}
             compile_file(spec, out, allowed=allowed, budget=budget)
     except SpecError as err:
-        return {"read": read or None, "error": f"does not compile:\n{err}"}
+        return {"read": read or None, "error": f"{DIAGNOSED}{err}"}
     except OSError as err:
         if err.errno != errno.EFBIG:
             raise

@@ -44,10 +44,11 @@ BAR_FROM = 10_000
 
 @dataclass(frozen=True)
 class Options:
-    """How `spec verify` checks: Z3's time per puzzle, the recompile's budget, the caps on what a bundle
-    may hold, and where progress goes (`say` takes a line; `bars` shows the row bar)."""
+    """How `spec verify` checks: Z3's steps per puzzle check (None: the compiler's limit), the recompile's
+    budget, the caps on what a bundle may hold, and where progress goes (`say` takes a line; `bars` shows
+    the row bar)."""
 
-    timeout_ms: int = 10_000
+    rlimit: int | None = None
     seconds: float = 300.0
     memory_mib: int = 2048
     caps: Caps = DEFAULT_CAPS
@@ -129,7 +130,7 @@ def _row_problems(suite: Suite, options: Options) -> Iterator[str]:
             path = "/".join(str(p) for p in error.absolute_path)
             yield f"{where}: schema: {error.message}" + (f" at {path}" if path else "")
         if row.puzzle:
-            yield from (f"{where}: puzzle: {problem}" for problem in reprove_row(row, options.timeout_ms))
+            yield from (f"{where}: puzzle: {problem}" for problem in reprove_row(row, options.rlimit))
         bar.update()
     bar.close()
 

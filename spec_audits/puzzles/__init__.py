@@ -9,7 +9,7 @@ block resolved to a config) and by `spec verify`, which re-proves every bundled 
   generate_puzzle(config, band, seed, coords, selection)   -> puzzle dict (the two steps at once)
   generate_zebra(config, band, seed, coords)               -> puzzle dict (certified)
   expect_of(puzzle)                                        -> the row's `expect` field
-  reprove(puzzle, timeout_ms)                              -> list of problems (empty: sound)
+  reprove(puzzle, rlimit)                                  -> list of problems (empty: sound)
 See docs/puzzles.md for the JSON shape.
 """
 

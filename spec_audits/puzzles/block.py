@@ -28,14 +28,13 @@ from spec_audits.puzzles.presets import PRESETS
 from spec_audits.puzzles.render import PHRASING_NAMES
 
 KINDS = ("propositional", "zebra")
-CLAUSES = ("kind", "people", "attribute", "shape", "clues", "bands", "reuse", "phrasing", "timeout", "minimal",
+CLAUSES = ("kind", "people", "attribute", "shape", "clues", "bands", "reuse", "phrasing", "budget", "minimal",
            "style")
 _STYLES = ("articles", "redundancy", "preset")
 _ZEBRA_ONLY_NOT = ("shape", "reuse")
 # Words of a PuzzleError message -> the clause it is about (first match wins).
 _BLAME = (("style", "style"), ("shape", "shape"), ("band", "bands"), ("clue", "clues"), ("phrasing", "phrasing"),
-          ("protect", "people"), ("people", "people"), ("attribute", "attribute"), ("domain", "attribute"),
-          ("time limit", "timeout"))
+          ("protect", "people"), ("people", "people"), ("attribute", "attribute"), ("domain", "attribute"))
 
 
 class _BadClause(Exception):
@@ -218,11 +217,21 @@ def _check_phrasing(name: str, text: str) -> None:
         raise _BadClause(f"phrasing of '{name}' uses unknown name '{unknown[0]}'", hint)
 
 
+def _budget(args: tuple[Any, ...], fields: dict[str, Any], kind: str) -> None:
+    """`budget N`: attempts (candidate clue sets) per puzzle; work, never time."""
+    attempts = args[0]
+    if not isinstance(attempts, int) or attempts < 1:
+        raise _BadClause(f"budget needs a whole number of attempts >= 1, got {attempts!r}",
+                         "a budget counts the candidate clue sets tried per puzzle, e.g. budget 800")
+    fields["budget"] = attempts
+
+
 def _timeout(args: tuple[Any, ...], fields: dict[str, Any], kind: str) -> None:
-    seconds = args[0]
-    if not isinstance(seconds, int | float) or seconds <= 0:
-        raise _BadClause(f"timeout needs a number of seconds > 0, got {seconds!r}")
-    fields["time_limit_ms"] = max(1, round(seconds * 1000))
+    """The retired wall-clock limit: read so an old spec gets told what to write instead."""
+    default = (ZebraConfig if kind == "zebra" else PropositionalConfig).model_fields["budget"].default
+    raise _BadClause("'timeout' is retired: a time limit made whether a spec compiles depend on the machine's load",
+                     f"limit the work instead: 'budget N' tries up to N candidate clue sets per puzzle (default "
+                     f"{default}); or delete the clause")
 
 
 def _minimal(args: tuple[Any, ...], fields: dict[str, Any], kind: str) -> None:
@@ -253,5 +262,6 @@ def _style(args: tuple[Any, ...], fields: dict[str, Any], kind: str) -> None:
 
 _HANDLERS: dict[str, Callable[[tuple[Any, ...], dict[str, Any], str], None]] = {
     "people": _people, "attribute": _attribute, "shape": _shape, "clues": _clues, "style": _style,
-    "bands": _bands, "reuse": _reuse, "phrasing": _phrasing, "timeout": _timeout, "minimal": _minimal,
+    "bands": _bands, "reuse": _reuse, "phrasing": _phrasing, "budget": _budget, "timeout": _timeout,
+    "minimal": _minimal,
 }

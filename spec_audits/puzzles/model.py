@@ -28,6 +28,10 @@ PropositionalKind = Literal[
 ZebraKind = Literal["at", "not_at", "same", "not_same", "left_of", "directly_left", "next_to"]
 
 
+BUDGET = ("Attempts per puzzle: seeded candidate clue sets drawn, checked and scored before generation gives up. "
+          "A count of work, never of time, so whether a puzzle is found is the same on every machine.")
+
+
 class PuzzleError(ValueError):
     """A puzzle configuration or generation request that cannot be satisfied; the message says why."""
 
@@ -160,12 +164,24 @@ def _default_bands() -> list[Band]:
     ]
 
 
-class PropositionalConfig(BaseModel):
-    """The seed-003 family: people with attribute values, propositional clues, mean-weight bands."""
+class GeneratorConfig(BaseModel):
+    """What both families share: the puzzle's name and its generation budget."""
 
     model_config = ConfigDict(extra="forbid")
 
     name: str
+    budget: int = Field(ge=1, description=BUDGET)
+
+    def spent(self) -> str:
+        """The end of the message of a generator that ran out of attempts: the budget, and what to write."""
+        attempts = "1 attempt" if self.budget == 1 else f"{self.budget} attempts"
+        return (f"{attempts}, the budget of puzzle '{self.name}' (raise it, e.g. 'budget {2 * self.budget}' in the "
+                "puzzle block)")
+
+
+class PropositionalConfig(GeneratorConfig):
+    """The seed-003 family: people with attribute values, propositional clues, mean-weight bands."""
+
     family: Literal["propositional"] = "propositional"
     people: list[str] = Field(default_factory=lambda: ["A", "B", "C", "D"])
     attributes: list[AttributeConfig] = Field(default_factory=_default_attributes)
@@ -193,7 +209,7 @@ class PropositionalConfig(BaseModel):
     protect: list[str] | None = Field(
         default=None, description="People no single clue may fully identify; all people when absent."
     )
-    time_limit_ms: int = Field(default=5000, ge=1, description="Budget to generate and certify one puzzle.")
+    budget: int = Field(default=400, ge=1, description=BUDGET)
 
 
 def _default_zebra_bands() -> list[Band]:
@@ -226,16 +242,13 @@ class ZebraTarget(BaseModel):
     value: str
 
 
-class ZebraConfig(BaseModel):
+class ZebraConfig(GeneratorConfig):
     """Zebra-style position puzzles: N people in a row, each attribute a permutation of N values.
 
     Difficulty is the deduction depth: 1 = forward chaining and singles, 2 = full arc consistency,
     3 = one level of trial-and-contradiction on top, 4 = search.
     """
 
-    model_config = ConfigDict(extra="forbid")
-
-    name: str
     family: Literal["zebra"] = "zebra"
     positions: int = Field(default=4, ge=2)
     attributes: list[AttributeConfig]
@@ -243,7 +256,7 @@ class ZebraConfig(BaseModel):
     bands: list[Band] = Field(default_factory=_default_zebra_bands)
     target: ZebraTarget | None = None
     minimal: bool = True
-    time_limit_ms: int = Field(default=5000, ge=1)
+    budget: int = Field(default=200, ge=1, description=BUDGET)
 
 
 PuzzleConfig = PropositionalConfig | ZebraConfig

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations, permutations, product
@@ -25,7 +24,6 @@ from spec_audits.puzzles.solve import certify
 from spec_audits.puzzles.styled import styled_attempt
 from spec_audits.puzzles.validate import parse_cell, validate_config
 
-MAX_ATTEMPTS = 400
 Selection = dict[str, list[str]]  # attribute -> its picked values, in symbol order (G1, G2, ...)
 
 
@@ -120,7 +118,6 @@ def generate_skeleton(config: PropositionalConfig, band: str, seed: int, coords:
     """A clue set whose only model over the declared domain is the shape, with its band = `band`."""
     validate_config(config, [band])
     low, high = band_interval(config.bands, band)
-    deadline = time.monotonic() + config.time_limit_ms / 1000
     rng = item_rng(seed, *coords)
     cells = _shape_cells(config, rng)
     if band in config.styles:
@@ -131,7 +128,7 @@ def generate_skeleton(config: PropositionalConfig, band: str, seed: int, coords:
     affinity = {kind: _affinity(c.weight, low, high) for kind, c in config.clues.items()}
     weights = {kind: c.weight for kind, c in config.clues.items()}
     best = math.nan
-    for _ in range(MAX_ATTEMPTS):
+    for _ in range(config.budget):
         order = type_balanced_order(rng, pools, affinity)
         clues = grow(order, masks, target)
         if clues is None:
@@ -146,24 +143,22 @@ def generate_skeleton(config: PropositionalConfig, band: str, seed: int, coords:
         if band_of(config.bands, score) == band:
             return Skeleton(tuple(clues), _symbol_solution(config, cells), band, score, config.redundancy)
         best = score if math.isnan(best) or abs(score - high) < abs(best - high) else best
-        if time.monotonic() > deadline:
-            break
     raise PuzzleError(
         f"no clue set reached difficulty band {band!r} (mean weight in ({low:g}, {high:g}]) within "
-        f"{MAX_ATTEMPTS} attempts or {config.time_limit_ms} ms; closest mean was {best:.2f}"
+        f"{config.spent()}; closest mean was {best:.2f}"
     )
 
 
 def _styled_skeleton(config: PropositionalConfig, band: str, rng: random.Random,
                      cells: dict[str, dict[str, int]]) -> Skeleton:
-    """A skeleton in the band's style (spec_audits/puzzles/styled.py), up to MAX_ATTEMPTS draws."""
+    """A skeleton in the band's style (spec_audits/puzzles/styled.py), up to `config.budget` draws."""
     style = config.styles[band]
     protect = () if style.identities else tuple(_protected(config))
     domain = mask_domain(config)
     target = 1 << domain.index(cells)
     pools, masks = _candidates(config.model_dump_json(), _freeze(cells), protect)
     weights = {kind: c.weight for kind, c in config.clues.items()}
-    for _ in range(MAX_ATTEMPTS):
+    for _ in range(config.budget):
         found = styled_attempt(style, rng, pools, masks, domain.full, target, weights)
         if found is not None:
             clues, redundant = found
@@ -172,7 +167,7 @@ def _styled_skeleton(config: PropositionalConfig, band: str, rng: random.Random,
     low, high = style.score
     raise PuzzleError(
         f"no clue set in the style of band {band!r} ({style.clues[0]}-{style.clues[1]} clues, mean weight in "
-        f"[{low:g}, {high:g}]) within {MAX_ATTEMPTS} attempts; check the clue weights and the band's families"
+        f"[{low:g}, {high:g}]) within {config.spent()}, or check the clue weights and the band's families"
     )
 
 
@@ -354,7 +349,7 @@ def instantiate(config: PropositionalConfig, skeleton: Skeleton, selection: Sele
             "bands": [b.model_dump() for b in config.bands],
         },
     }
-    puzzle["certificate"] = certify(puzzle, config.time_limit_ms)
+    puzzle["certificate"] = certify(puzzle)
     return puzzle
 
 

@@ -1,7 +1,9 @@
 """Z3 certificates: a stored puzzle's clues have exactly one model over its declared domain.
 
 The check is the brief's: sat, read the model, compare it with the stored solution, block it, unsat.
-Every call carries a timeout; running out of time is a PuzzleError, never a silent pass.
+Every check carries a resource limit (Z3's `rlimit`, which counts solver steps, not time), so whether
+a puzzle certifies is the same on a busy machine as on an idle one; running out is a PuzzleError
+naming the puzzle, never a silent pass.
 
 Values are encoded by their index in the declared domain, so puzzles of the same shape (people,
 attributes, values per attribute) share one encoding and one solver, used under push/pop.
@@ -20,6 +22,10 @@ from spec_audits.puzzles.clues import At, Binary, Clue, Count, Item, Lit, Pair, 
 from spec_audits.puzzles.model import PuzzleError
 
 SOLVER = f"z3 {z3.get_version_string()}"
+# Z3 steps one check may take (the limit is per check, not cumulative). The shipped cue-visibility
+# suite's heaviest check takes about 900, an 8x6 zebra grid's about 1,000,000; 50,000,000 is some
+# seconds of one core, a bound on a runaway check rather than a setting a spec should need.
+RLIMIT = 50_000_000
 Shape = tuple[str, tuple[str, ...], tuple[tuple[str, int], ...]]  # (family, people, (attribute, size))
 IndexSolution = dict[str, dict[str, int]]
 
@@ -116,32 +122,36 @@ class Certifier:
             self._formulas[clue] = self.encoding.formula(clue)
         return self._formulas[clue]
 
-    def unique(self, clues: list[Clue], solution: IndexSolution, timeout_ms: int) -> None:
+    def limited(self, rlimit: int | None) -> tuple[z3.Solver, int]:
+        """The shape's solver with each check limited to `rlimit` steps (None: RLIMIT), and the limit."""
+        limit = RLIMIT if rlimit is None else rlimit
+        self.solver.set("rlimit", limit)
+        return self.solver, limit
+
+    def unique(self, clues: list[Clue], solution: IndexSolution, rlimit: int | None) -> None:
         """sat, model == solution, block it, unsat; a PuzzleError (in index terms) otherwise."""
-        solver = self.solver
-        solver.set("timeout", timeout_ms)
+        solver, rlimit = self.limited(rlimit)
         solver.push()
         try:
             solver.add([self.formula(c) for c in clues])
-            if _check(solver, "find a model", timeout_ms) == z3.unsat:
+            if _check(solver, "find a model", rlimit) == z3.unsat:
                 raise PuzzleError("the clues are contradictory: no assignment in the domain satisfies them all")
             model = self.encoding.decode(solver.model())
             if model != solution:
                 raise _Divergent(model)
             solver.add(z3.Not(self.encoding.is_solution(model)))
-            if _check(solver, "prove uniqueness", timeout_ms) == z3.sat:
+            if _check(solver, "prove uniqueness", rlimit) == z3.sat:
                 raise _Divergent(self.encoding.decode(solver.model()))
         finally:
             solver.pop()
 
-    def entails(self, clue: Clue, facts: IndexSolution, timeout_ms: int) -> bool:
+    def entails(self, clue: Clue, facts: IndexSolution, rlimit: int | None) -> bool:
         """Whether the clue alone (with the domain) forces the partial assignment `facts`."""
-        solver = self.solver
-        solver.set("timeout", timeout_ms)
+        solver, rlimit = self.limited(rlimit)
         solver.push()
         try:
             solver.add(self.formula(clue), z3.Not(self.encoding.is_solution(facts)))
-            return _check(solver, "check what one clue entails", timeout_ms) == z3.unsat
+            return _check(solver, "check what one clue entails", rlimit) == z3.unsat
         finally:
             solver.pop()
 
@@ -156,10 +166,17 @@ def certifier_for(shape: Shape) -> Certifier:
     return Certifier(shape)
 
 
-def _check(solver: z3.Solver, what: str, timeout_ms: int) -> z3.CheckSatResult:
+class _OutOfSteps(PuzzleError):
+    """A Z3 check that ran out of its resource limit."""
+
+
+def _check(solver: z3.Solver, what: str, rlimit: int) -> z3.CheckSatResult:
     result = solver.check()
     if result == z3.unknown:
-        raise PuzzleError(f"Z3 could not {what} within {timeout_ms} ms ({solver.reason_unknown()})")
+        reason = solver.reason_unknown()  # "canceled" when the step limit is reached
+        said = "" if reason == "canceled" else f"; Z3 says {reason!r}"
+        raise _OutOfSteps(f"Z3 could not {what} within its step limit (rlimit {rlimit:,}: a count of solver work, "
+                          f"not of time{said})")
     return result
 
 
@@ -179,14 +196,17 @@ def indexed(puzzle: Mapping[str, Any]) -> tuple[list[Clue], IndexSolution]:
     return clues, solution
 
 
-def certify(puzzle: Mapping[str, Any], timeout_ms: int) -> dict[str, Any]:
-    """Prove the stored clues have exactly one model over the domain, equal to the stored solution.
+def certify(puzzle: Mapping[str, Any], rlimit: int | None = None) -> dict[str, Any]:
+    """Prove the stored clues have exactly one model over the domain, equal to the stored solution,
+    each Z3 check within `rlimit` solver steps (None: RLIMIT).
 
     Returns the certificate facts; raises PuzzleError naming what failed."""
     clues, solution = indexed(puzzle)
     certifier = certifier_for(shape_of(puzzle))
     try:
-        certifier.unique(clues, solution, timeout_ms)
+        certifier.unique(clues, solution, rlimit)
+    except _OutOfSteps as err:
+        raise PuzzleError(f"puzzle {puzzle.get('config')!r}: {err}") from None
     except _Divergent as other:
         domain = puzzle["domain"]
         named = {p: {a: domain[a][i] for a, i in row.items()} for p, row in other.model.items()}

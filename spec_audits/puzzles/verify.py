@@ -13,8 +13,9 @@ from spec_audits.puzzles.solve import certifier_for, certify, indexed, shape_of
 from spec_audits.puzzles.zebra import depth_of
 
 
-def reprove(puzzle: Mapping[str, Any], timeout_ms: int = 10_000) -> list[str]:
-    """Every problem found with the puzzle; an empty list means it is sound.
+def reprove(puzzle: Mapping[str, Any], rlimit: int | None = None) -> list[str]:
+    """Every problem found with the puzzle; an empty list means it is sound. Each Z3 check may take
+    `rlimit` solver steps (None: the compiler's limit, solve.RLIMIT), a count of work, not time.
 
     Checks: each clue is true of the stored solution; Z3 finds exactly one model, equal to it; no
     single clue gives away a protected identity (or the zebra target's position); the stored
@@ -27,10 +28,10 @@ def reprove(puzzle: Mapping[str, Any], timeout_ms: int = 10_000) -> list[str]:
             if not from_json(c).holds(puzzle["solution"])
         ]
         try:
-            certify(puzzle, timeout_ms)
+            certify(puzzle, rlimit)
         except PuzzleError as exc:
             problems.append(str(exc))
-        problems += _giveaways(puzzle, clues, solution, timeout_ms)
+        problems += _giveaways(puzzle, clues, solution, rlimit)
         problems += _difficulty(puzzle)
     except (PuzzleError, KeyError, TypeError, ValueError) as exc:
         return [f"malformed puzzle: {exc}"]
@@ -39,10 +40,10 @@ def reprove(puzzle: Mapping[str, Any], timeout_ms: int = 10_000) -> list[str]:
     return problems
 
 
-def reprove_row(row: SuiteRow, timeout_ms: int = 10_000) -> list[str]:
+def reprove_row(row: SuiteRow, rlimit: int | None = None) -> list[str]:
     """Every problem with a suite row's puzzle, and whether its expect.solution is the puzzle's."""
     puzzle = row.puzzle or {}
-    problems = reprove(puzzle, timeout_ms)
+    problems = reprove(puzzle, rlimit)
     expected = (row.expect or {}).get("solution")
     if expected is not None and expected != puzzle.get("solution"):
         problems.append("expect.solution differs from the puzzle's solution")
@@ -54,7 +55,8 @@ def _text(puzzle: Mapping[str, Any], number: int) -> str:
     return text[number - 1] if number <= len(text) else f"clue #{number}"
 
 
-def _giveaways(puzzle: Mapping[str, Any], clues: list[Any], solution: dict[str, dict[str, int]], ms: int) -> list[str]:
+def _giveaways(puzzle: Mapping[str, Any], clues: list[Any], solution: dict[str, dict[str, int]],
+               rlimit: int | None) -> list[str]:
     certifier = certifier_for(shape_of(puzzle))
     secrets = [(f"the full identity of {p}", {p: solution[p]}) for p in puzzle.get("protect", [])]
     target = puzzle.get("target")
@@ -64,12 +66,15 @@ def _giveaways(puzzle: Mapping[str, Any], clues: list[Any], solution: dict[str, 
         secrets.append(
             (f"the position of {target['attribute']}={target['value']}", {holder: {target["attribute"]: index}})
         )
-    return [
-        f"clue {number} ({_text(puzzle, number)!r}) alone gives away {what}"
-        for number, clue in enumerate(clues, start=1)
-        for what, facts in secrets
-        if certifier.entails(clue, facts, ms)
-    ]
+    try:
+        return [
+            f"clue {number} ({_text(puzzle, number)!r}) alone gives away {what}"
+            for number, clue in enumerate(clues, start=1)
+            for what, facts in secrets
+            if certifier.entails(clue, facts, rlimit)
+        ]
+    except PuzzleError as err:  # a check out of solver steps
+        return [f"puzzle {puzzle.get('config')!r}: cannot tell what each clue gives away alone: {err}"]
 
 
 def _difficulty(puzzle: Mapping[str, Any]) -> list[str]:

@@ -132,6 +132,15 @@ def test_terminal_lines_show_control_characters_and_cannot_fake_a_line(tmp_path:
     assert "order=gen\\x1b[2J\\x1b[Hder" in shown
 
 
+def test_exporting_a_strangers_suite_shows_its_name_with_escapes(tmp_path: Path) -> None:
+    suite = _hostile_suite(tmp_path / "suite")
+    manifest = json.loads((suite / "manifest.json").read_text(encoding="utf-8"))
+    manifest["suite"] = "x\x1b[2J\x1b[Hverified: all sound\r"  # the manifest is not hashed: anyone may edit it
+    (suite / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    printed = _invoke("export", suite, "--to", "csv", "-o", tmp_path / "rows.csv")
+    assert printed == f"exported 2 rows of x\\x1b[2J\\x1b[Hverified: all sound\\r for csv -> {tmp_path / 'rows.csv'}\n"
+
+
 def test_a_strangers_spec_cannot_reach_the_terminal_through_its_diagnostics(tmp_path: Path) -> None:
     spec = tmp_path / "hostile.spec"
     spec.write_text('suite tiny "T"\nseed 1\nfactor co\x1b[2Jlor:\n  A red "r" / "r"\n', encoding="utf-8")

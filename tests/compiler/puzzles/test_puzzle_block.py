@@ -16,6 +16,8 @@ from spec_audits.puzzles.presets import RELEASED
 HEADER = 'suite p "P"\nseed 1\n'
 STYLE_HINT = ("style preset released styles the bands easy, intermediate and hard with the eight seed-003 clue types "
               "(spec_audits/puzzles/presets.py); style preset minimal styles none")
+TIMEOUT = "'timeout' is retired: a time limit made whether a spec compiles depend on the machine's load"
+BUDGET_HINT = "a budget counts the candidate clue sets tried per puzzle, e.g. budget 800"
 
 
 def _block(tmp_path: Path, body: str, bands: tuple[str, ...] = ()) -> tuple[object, list[str]]:
@@ -45,7 +47,7 @@ def test_the_seed_003_block_maps_onto_the_default_config(tmp_path: Path) -> None
     assert config == PropositionalConfig(name="identity")
 
 
-def test_phrasings_timeout_and_random_shape(tmp_path: Path) -> None:
+def test_phrasings_budget_and_random_shape(tmp_path: Path) -> None:
     config, problems = _block(
         tmp_path,
         """puzzle p:
@@ -54,12 +56,12 @@ def test_phrasings_timeout_and_random_shape(tmp_path: Path) -> None:
   clues direct 1, disjunction 2
   phrasing disjunction "{{ x }} or {{ y }}."
   phrasing literal "{{ person }} = {{ value }}"
-  timeout 2.5
+  budget 50
   reuse 3 dilemmas
 """,
     )
     assert problems == [] and isinstance(config, PropositionalConfig)
-    assert config.shape.kind == "random" and config.time_limit_ms == 2500
+    assert config.shape.kind == "random" and config.budget == 50
     assert (
         config.clues["disjunction"].phrasing == "{{ x }} or {{ y }}." and config.literal == "{{ person }} = {{ value }}"
     )
@@ -168,6 +170,24 @@ def test_style_preset_released_styles_every_band_and_minimal_none(tmp_path: Path
         (
             "puzzle p:\n  attribute race from Asian pick 2\n",
             "4:3: puzzle 'p': attribute 'race' picks 2 of only 1 values | None",
+        ),
+        (
+            "puzzle p:\n  timeout 2.5\n",
+            f"4:3: puzzle 'p': {TIMEOUT} | limit the work instead: 'budget N' tries up to N candidate clue sets per "
+            "puzzle (default 400); or delete the clause",
+        ),
+        (
+            "puzzle p:\n  kind zebra\n  timeout 5\n",
+            f"5:3: puzzle 'p': {TIMEOUT} | limit the work instead: 'budget N' tries up to N candidate clue sets per "
+            "puzzle (default 200); or delete the clause",
+        ),
+        (
+            "puzzle p:\n  budget 2.5\n",
+            f"4:3: puzzle 'p': budget needs a whole number of attempts >= 1, got 2.5 | {BUDGET_HINT}",
+        ),
+        (
+            "puzzle p:\n  budget 0\n",
+            f"4:3: puzzle 'p': budget needs a whole number of attempts >= 1, got 0 | {BUDGET_HINT}",
         ),
     ],
 )

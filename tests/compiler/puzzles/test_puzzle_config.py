@@ -110,16 +110,28 @@ def test_too_many_combinations() -> None:
         draw_selections(BASE, 1, ("x",), 121)
 
 
-def test_zebra_too_large_for_its_time_limit() -> None:
-    pool = [f"v{i}" for i in range(8)]
-    config = ZebraConfig(
-        name="big",
-        positions=8,
-        attributes=[AttributeConfig(name=f"a{k}", values=pool, symbol=f"S{k}") for k in range(6)],
-        time_limit_ms=1,
-    )
-    with pytest.raises(PuzzleError, match="within 1 ms"):
+def test_a_spent_budget_names_it_and_what_to_write() -> None:
+    """The budget counts attempts, not time: it decides whether a puzzle is found, never which one
+    (one more attempt finds the very skeleton the default budget finds)."""
+    with pytest.raises(PuzzleError) as raised:
+        generate_skeleton(_with(budget=1), "easy", 1, ("x",))
+    assert str(raised.value) == (
+        "no clue set reached difficulty band 'easy' (mean weight in (-inf, 2]) within 1 attempt, the budget of puzzle "
+        "'identity' (raise it, e.g. 'budget 2' in the puzzle block); closest mean was 3.00")
+    assert generate_skeleton(_with(budget=2), "easy", 1, ("x",)) == generate_skeleton(BASE, "easy", 1, ("x",))
+
+
+def test_a_zebra_budget_counts_attempts() -> None:
+    attributes = [AttributeConfig(name=name, values=list(pool)) for name, pool in (("race", "abcd"), ("job", "wxyz"))]
+    config = ZebraConfig(name="z", positions=4, budget=2, attributes=attributes)
+    with pytest.raises(PuzzleError) as raised:
         generate_zebra(config, "hard", 1, ("x",))
+    assert str(raised.value) == (
+        "no 4x2 clue set reached difficulty band 'hard' (deduction depth in (2, inf]) within 2 attempts, the budget "
+        "of puzzle 'z' (raise it, e.g. 'budget 4' in the puzzle block)")
+    assert config.model_copy(update={"budget": 200}).budget == ZebraConfig.model_fields["budget"].default
+    found = generate_zebra(config.model_copy(update={"budget": 3}), "hard", 1, ("x",))
+    assert found == generate_zebra(config.model_copy(update={"budget": 200}), "hard", 1, ("x",))
 
 
 def test_zebra_bad_configs() -> None:

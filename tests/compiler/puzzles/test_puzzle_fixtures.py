@@ -94,3 +94,15 @@ def test_value_outside_the_domain_is_malformed() -> None:
     clues = [{"type": "direct", **lit("A", "race", "White")}]
     problems = reprove(fixture(clues, "easy", 1))
     assert len(problems) == 1 and problems[0].startswith("malformed puzzle")
+
+
+def test_a_check_out_of_solver_steps_is_a_problem_naming_the_puzzle_never_a_pass() -> None:
+    """Z3's limit counts solver steps (rlimit), not time: the verdict is the same under any load."""
+    puzzle = fixture(HARD, "hard", 4.3) | {"config": "identity", "protect": ["A"]}
+    limit = "within its step limit (rlimit 1: a count of solver work, not of time)"
+    assert reprove(puzzle, rlimit=1) == [
+        f"puzzle 'identity': Z3 could not find a model {limit}",
+        f"puzzle 'identity': cannot tell what each clue gives away alone: Z3 could not check what one clue entails "
+        f"{limit}",
+    ]
+    assert reprove(puzzle) == []  # the shape's shared solver is sound again after a check that ran out

@@ -185,3 +185,16 @@ def test_the_released_preset_gives_seeded_padded_puzzles_of_the_bands_style(band
         puzzle = instantiate(config, skeleton, draw_selections(config, 11, ("sel", item), 1)[0])
         assert puzzle["protect"] == ([] if style.identities else config.people)
         assert reprove(puzzle) == [] and [p for p in audit(puzzle) if "redundant" not in p] == []
+
+
+def test_a_styled_band_out_of_budget_says_what_to_raise() -> None:
+    config = CONFIG.model_copy(update={"styles": RELEASED, "budget": 1})
+    with pytest.raises(ValueError) as raised:  # a PuzzleError
+        generate_skeleton(config, "hard", 1, ("x",))
+    assert str(raised.value) == (
+        "no clue set in the style of band 'hard' (6-12 clues, mean weight in [4.29, 5.12]) within 1 attempt, the "
+        "budget of puzzle 'identity' (raise it, e.g. 'budget 2' in the puzzle block), or check the clue weights and "
+        "the band's families")
+    styled = CONFIG.model_copy(update={"styles": RELEASED})
+    assert generate_skeleton(config.model_copy(update={"budget": 2}), "hard", 1, ("x",)) == generate_skeleton(
+        styled, "hard", 1, ("x",))

