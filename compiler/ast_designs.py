@@ -1,4 +1,4 @@
-"""Stage 2, continued: the generator and design statements of the parse tree -> typed AST.
+"""Stage 2, continued: the design statements and declared blocks of the parse tree -> typed AST.
 
 The base of compiler/tree_to_ast.py:ToAst, with the readings of tokens both use. A design clause is built
 by the shape its declaration gives (compiler/clauses.py).
@@ -37,14 +37,14 @@ class Leaves:
 
 @v_args(meta=True)
 class GeneratorsAndDesigns(Transformer):
-    """Transformer methods of the `generator` and `design` rules."""
+    """Transformer methods of the declared clauses and blocks, and of the design rules' building blocks."""
 
     def __init__(self, file: str, errors: ErrorCollector, syntax: Syntax) -> None:
         super().__init__()
         self.file = file
         self.errors = errors
         self._leaves = Leaves(file, errors)
-        self._clauses = {spec.keyword: spec for spec in syntax}
+        self._clauses = {(spec.block, spec.keyword): spec for spec in syntax}
 
     def _span(self, meta: Any) -> Span:
         if getattr(meta, "empty", True):
@@ -57,60 +57,23 @@ class GeneratorsAndDesigns(Transformer):
     def _whole(self, token: Token) -> int:
         return self._leaves.whole(token)
 
-    # ---- generators ----------------------------------------------------------------
-    def generator_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
-        node = n.GeneratorDef(span=self._span(meta), name=str(children[0]), clauses=tuple(children[1:]))
-        return ("generator", node)
-
-    def _generator_clause(self, meta: Any, keyword: str, value: object) -> n.Clause:
-        return n.Clause(span=self._span(meta), keyword=keyword, value=value)
-
-    def g_from(self, meta: Any, c: list[Token]) -> n.Clause:
-        return self._generator_clause(meta, "from", self._ref(c[0]))
-
-    def g_analysis(self, meta: Any, c: list[Token]) -> n.Clause:
-        return self._generator_clause(meta, "analysis", self._ref(c[0]))
-
-    def g_humans(self, meta: Any, c: list[n.Text]) -> n.Clause:
-        return self._generator_clause(meta, "humans", c[0])
-
-    def g_model(self, meta: Any, c: list[n.Text]) -> n.Clause:
-        return self._generator_clause(meta, "model", c[0])
-
-    def g_prompt(self, meta: Any, c: list[Token]) -> n.Clause:
-        return self._generator_clause(meta, "prompt", self._ref(c[0]))
-
-    def g_neutral(self, meta: Any, c: list[Token]) -> n.Clause:
-        return self._generator_clause(meta, "neutral", self._ref(c[0]))
-
-    def g_persona(self, meta: Any, c: list[n.Option]) -> n.Clause:
-        return self._generator_clause(meta, "persona", tuple(c))
-
-    def g_decode(self, meta: Any, c: list[n.Option]) -> n.Clause:
-        return self._generator_clause(meta, "decode", tuple(c))
-
-    def g_jury(self, meta: Any, c: list[n.Text]) -> n.Clause:
-        return self._generator_clause(meta, "jury", tuple(c))
-
-    def g_accept(self, meta: Any, c: list[tuple[n.Scalar, ...]]) -> n.Clause:
-        return self._generator_clause(meta, "accept", tuple(c))
-
-    def g_retries(self, meta: Any, c: list[Token]) -> n.Clause:
-        feedback = self._ref(c[1]) if len(c) > 1 else None
-        return self._generator_clause(meta, "retries", (self._whole(c[0]), feedback))
-
-    def g_write(self, meta: Any, c: list[n.Text]) -> n.Clause:
-        return self._generator_clause(meta, "write", c[0])
-
     # ---- designs -----------------------------------------------------------------
     def design_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
         return ("design", n.Design(span=self._span(meta), name=str(children[0]), clauses=tuple(children[1:])))
 
     def __default__(self, data: Any, children: list[Any], meta: Any) -> Any:
-        """A declared clause's rule (`clause_KEYWORD`): its shape builds the typed value."""
-        if isinstance(data, str) and data.startswith("clause_"):
-            spec = self._clauses[data.removeprefix("clause_")]
-            return spec.build(self._leaves, self._span(meta), children)
+        """The rules of declared clauses and blocks (compiler/clauses.py clause_rules): a clause's shape
+        builds its typed value; a block is (its keyword, a Block)."""
+        rule = str(data)
+        if rule.startswith("clause_"):
+            return self._clauses["design", rule.removeprefix("clause_")].build(self._leaves, self._span(meta), children)
+        if rule.startswith("bclause_"):
+            block, keyword = rule.removeprefix("bclause_").split("__")
+            return self._clauses[block, keyword].build(self._leaves, self._span(meta), children)
+        if rule.startswith("block_"):
+            keyword = rule.removeprefix("block_")
+            return (keyword, n.Block(span=self._span(meta), keyword=keyword, name=str(children[0]),
+                                     clauses=tuple(children[1:])))
         return super().__default__(data, children, meta)
 
     def select_all(self, meta: Any, c: list[Any]) -> n.Selection:

@@ -184,10 +184,6 @@ def check_repeated_clauses(design: n.Design, errors: ErrorCollector) -> None:
         seen.setdefault(clause.keyword, clause)
 
 
-def _options(clause: n.Clause | None) -> tuple[n.Option, ...]:
-    return clause.value if clause is not None else ()  # type: ignore[return-value]
-
-
 def is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
@@ -216,10 +212,6 @@ def first_values(options: Iterable[n.Option]) -> dict[str, Any]:
     for option in options:
         values.setdefault(option.name, option.value)
     return values
-
-
-def decode_options(design: n.Design, errors: ErrorCollector) -> dict[str, Any]:
-    return checked_decode(_options(design.get("decode")), errors)
 
 
 def checked_decode(options: Sequence[n.Option], errors: ErrorCollector) -> dict[str, Any]:

@@ -19,10 +19,16 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 from lark import Token
 
 from spec_audits.compiler import nodes as n
-from spec_audits.compiler.ast_values import number
+from spec_audits.compiler.ast_values import number, scalar
 from spec_audits.compiler.errors import Span
 
 T = TypeVar("T")
+
+
+class HasClauses(Protocol):
+    """A design or a block: its clauses by keyword."""
+
+    def get(self, keyword: str) -> n.Clause | None: ...
 
 
 class Builder(Protocol):
@@ -102,6 +108,17 @@ class Number(Shape[int | float]):
 
     def build(self, at: Builder, span: Span, children: list[Any]) -> int | float:
         return number(children[0])
+
+
+@dataclass(frozen=True)
+class Text(Shape[n.Text]):
+    """`KEYWORD "text"`."""
+
+    GRAMMAR: ClassVar[str] = "text"
+    WRITTEN: ClassVar[str] = '"TEXT"'
+
+    def build(self, at: Builder, span: Span, children: list[Any]) -> n.Text:
+        return cast(n.Text, children[0])
 
 
 @dataclass(frozen=True)
@@ -204,6 +221,35 @@ class Probes(Shape[tuple[n.Probe, ...]]):
 
 
 @dataclass(frozen=True)
+class Bands(Shape[tuple[tuple[str, str, int | float], ...]]):
+    """`KEYWORD name >= 0.5, other <= 3`: (name, comparison, number) each."""
+
+    GRAMMAR: ClassVar[str] = 'band ("," band)*'
+    WRITTEN: ClassVar[str] = "NAME >= X, ..."
+
+    def build(self, at: Builder, span: Span, children: list[Any]) -> tuple[tuple[str, str, int | float], ...]:
+        return tuple(cast(tuple[str, str, int | float], child) for child in children)
+
+
+@dataclass(frozen=True)
+class Args(Shape[tuple[Any, ...]]):
+    """Any grammar, its arguments kept as plain values (names and texts as strings, numbers as numbers,
+    lists as tuples) for a block whose owner reads them itself (the puzzle block)."""
+
+    grammar_text: str = ""
+    written_text: str = ""
+
+    def grammar(self) -> str:
+        return self.grammar_text
+
+    def written(self) -> str:
+        return self.written_text
+
+    def build(self, at: Builder, span: Span, children: list[Any]) -> tuple[Any, ...]:
+        return tuple(scalar(child) for child in children)
+
+
+@dataclass(frozen=True)
 class Counted(Shape[tuple[int, int | None]]):
     """`KEYWORD N [WORDS...] [seed S]`: a count, then fixed words (e.g. `per cell`), then a seed:
     (count, seed or None)."""
@@ -265,19 +311,23 @@ class NameOptions(Shape[tuple[n.Ref, tuple[n.Option, ...]]]):
 
 @dataclass(frozen=True)
 class ClauseSpec(Generic[T]):
-    """One design clause: its keyword, its argument shape, and what it is for (the docs' words)."""
+    """One clause: its keyword, its argument shape, what it is for (the docs' words), and the block it
+    belongs to: a design (the default) or a top-level block `BLOCK NAME: clause...` (puzzle, generator,
+    or one a family declares)."""
 
     keyword: str
     shape: Shape[T]
     summary: str = ""
+    block: str = "design"
 
     def __post_init__(self) -> None:
-        if not self.keyword.isidentifier() or not self.keyword.islower():
-            raise ValueError(f"a clause keyword is a lower-case name, not {self.keyword!r}")
+        for word in (self.keyword, self.block):
+            if not word.isidentifier() or not word.islower() or "__" in word:
+                raise ValueError(f"a clause keyword or block is a lower-case name, not {word!r}")
 
-    def value(self, design: n.Design) -> T | None:
-        """The clause's typed value in `design`, or None when the design does not give it."""
-        clause = design.get(self.keyword)
+    def value(self, holder: HasClauses) -> T | None:
+        """The clause's typed value in a design or block, or None when it does not give the clause."""
+        clause = holder.get(self.keyword)
         return None if clause is None else cast(T, clause.value)
 
     def build(self, at: Builder, span: Span, children: list[Any]) -> n.Clause:
@@ -289,20 +339,35 @@ Syntax = tuple[ClauseSpec[Any], ...]
 
 
 def clause_rules(syntax: Syntax) -> str:
-    """The grammar rules of the declared clauses, appended to compiler/spec.lark by the parser."""
-    ordered = sorted({spec.keyword: spec for spec in syntax}.values(), key=lambda spec: spec.keyword)
-    lines = ["?design_clause: " + "\n              | ".join(f"clause_{spec.keyword}" for spec in ordered)]
-    lines.extend(f'clause_{spec.keyword}: "{spec.keyword}" {spec.shape.grammar()}' for spec in ordered)
+    """The grammar rules of the declared clauses and blocks, appended to compiler/spec.lark by the parser:
+    `clause_KEYWORD` for a design clause, `block_BLOCK` and `bclause_BLOCK__KEYWORD` for a block's."""
+    specs = {(spec.block, spec.keyword): spec for spec in syntax}
+    blocks = sorted({block for block, _ in specs if block != "design"})
+    assert blocks, "the puzzle block is always declared (spec_audits/puzzles/syntax.py)"
+    lines = [_alternatives("?design_clause", [f"clause_{k}" for b, k in sorted(specs) if b == "design"]),
+             _alternatives("?owned_block", [f"block_{block}" for block in blocks])]
+    for (block, keyword), spec in sorted(specs.items()):
+        rule = f"clause_{keyword}" if block == "design" else f"bclause_{block}__{keyword}"
+        lines.append(f'{rule}: "{keyword}" {spec.shape.grammar()}')
+    for block in blocks:
+        lines.append(f'block_{block}: "{block}" NAME ":" bclauses_{block}+')
+        own = [f"bclause_{block}__{keyword}" for b, keyword in sorted(specs) if b == block]
+        lines.append(_alternatives(f"?bclauses_{block}", own))
     return "\n".join(lines) + "\n"
 
 
+def _alternatives(rule: str, names: list[str]) -> str:
+    return f"{rule}: " + "\n    | ".join(names)
+
+
 def conflicts(syntax: Syntax) -> list[str]:
-    """Keywords declared twice with different shapes (the same shape twice is one clause)."""
+    """Clauses declared twice with different shapes (the same shape twice is one clause): `keyword`, or
+    `block keyword` for a block's clause."""
     shapes: dict[str, str] = {}
     bad = []
     for spec in syntax:
-        known = shapes.setdefault(spec.keyword, spec.shape.grammar())
-        if known != spec.shape.grammar() and spec.keyword not in bad:
-            bad.append(spec.keyword)
+        name = spec.keyword if spec.block == "design" else f"{spec.block} {spec.keyword}"
+        known = shapes.setdefault(name, spec.shape.grammar())
+        if known != spec.shape.grammar() and name not in bad:
+            bad.append(name)
     return bad
-

@@ -17,12 +17,18 @@ from spec_audits.compiler.check import check_repeated_clauses
 from spec_audits.compiler.conversations import TURN_FORMS, CompiledConversation, PlayedDesign, resolve_conversation
 from spec_audits.compiler.errors import ErrorCollector, Span, did_you_mean
 from spec_audits.compiler.family import CompiledDesign
-from spec_audits.compiler.typed_design import ANALYSIS, CONDITIONS, CONVERSATION, TypedDesign, resolve_design
+from spec_audits.compiler.typed_design import (
+    ANALYSIS,
+    CONDITIONS,
+    EVERY_DESIGN,
+    GENERATOR_ANALYSIS,
+    TypedDesign,
+    resolve_design,
+)
 from spec_audits.families import registry
 from spec_audits.families.interface import DesignContext, Family, Form
 
 ANY = "*"  # a condition form of this name takes any condition name (the family checks them itself)
-EVERY_DESIGN = (CONVERSATION.keyword,)  # clauses every family's designs take, played by a shared stage
 
 
 def prepare_designs(spec: n.Spec, context: DesignContext, errors: ErrorCollector) -> list[CompiledDesign]:
@@ -70,12 +76,10 @@ def prepare_generators(spec: n.Spec, context: DesignContext, errors: ErrorCollec
     """Every generator block resolved by the family its `analysis` clause names: name -> (family, resolved)."""
     out = {}
     for block in spec.generators:
-        clause = block.get("analysis")
-        if clause is None:
+        ref = GENERATOR_ANALYSIS.value(block)
+        if ref is None:
             errors.add(block.span, f"generator '{block.name}' names no analysis", "add: analysis bias_decomposition")
             continue
-        ref = clause.value
-        assert isinstance(ref, n.Ref)  # the grammar's `analysis NAME`
         family = registry.get(ref.name)
         if family is None or family.check_generator is None:
             writers = [f.name for f in registry.all_families() if f.check_generator is not None]

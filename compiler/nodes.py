@@ -156,6 +156,17 @@ class PuzzleDef(Node):
     clauses: tuple[PuzzleClause, ...]
 
 
+class Block(Node):
+    """A top-level block a package declares, `KEYWORD NAME: clause...` (compiler/clauses.py)."""
+
+    keyword: str
+    name: str
+    clauses: tuple[Clause, ...]
+
+    def get(self, keyword: str) -> Clause | None:
+        return next((c for c in self.clauses if c.keyword == keyword), None)
+
+
 class GeneratorDef(Node):
     """A `generator` block; its clauses keep their spans, and the family that runs it checks them."""
 
@@ -264,7 +275,8 @@ class Spec(Node):
     puzzles: tuple[PuzzleDef, ...] = ()
     generators: tuple[GeneratorDef, ...] = ()
     designs: tuple[Design, ...] = ()
+    blocks: tuple[Block, ...] = ()  # blocks of other keywords a family declares; its checks read them
 
 
-for _model in (Compare, BoolOp, Not, Position, DataSource, Turn, GeneratorDef):
+for _model in (Compare, BoolOp, Not, Position, DataSource, Turn, Block, GeneratorDef):
     _model.model_rebuild()

@@ -212,50 +212,7 @@ class ToAst(GeneratorsAndDesigns):
     def judge_reply(self, meta: Any, children: list[Any]) -> dict[str, Any]:
         return {"reply": self._ref(children[0])}
 
-    # ---- puzzles ---------------------------------------------------------------
-    def puzzle_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
-        node = n.PuzzleDef(span=self._span(meta), name=str(children[0]), clauses=tuple(children[1:]))
-        return ("puzzle", node)
-
-    def _clause(self, meta: Any, keyword: str, args: list[Any]) -> n.PuzzleClause:
-        return n.PuzzleClause(span=self._span(meta), keyword=keyword, args=tuple(scalar(a) for a in args))
-
-    def pz_kind(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
-        return self._clause(meta, "kind", c)
-
-    def pz_people(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
-        return self._clause(meta, "people", c)
-
-    def pz_attribute(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
-        return self._clause(meta, "attribute", c)
-
-    def pz_shape(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
-        return self._clause(meta, "shape", c)
-
-    def pz_clues(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
-        return self._clause(meta, "clues", c)
-
-    def pz_bands(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
-        return self._clause(meta, "bands", c)
-
-    def pz_reuse(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
-        return self._clause(meta, "reuse", c)
-
-    def pz_phrasing(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
-        return self._clause(meta, "phrasing", c)
-
-    def pz_budget(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
-        return self._clause(meta, "budget", c)
-
-    def pz_timeout(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
-        return self._clause(meta, "timeout", c)
-
-    def pz_minimal(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
-        return self._clause(meta, "minimal", c)
-
-    def pz_style(self, meta: Any, c: list[Any]) -> n.PuzzleClause:
-        return self._clause(meta, "style", c)
-
+    # ---- building blocks of the puzzle and generator blocks' clauses -------------------
     def assignment(self, meta: Any, c: list[Any]) -> tuple[n.Scalar, ...]:
         return tuple(scalar(x) for x in c)
 
@@ -311,6 +268,8 @@ def build_spec(tree: Tree, file: str, errors: ErrorCollector, syntax: Syntax) ->
     seen: dict[str, Span] = {}
     lists: dict[str, list[Any]] = {k: [] for k in _LIST_FIELDS.values()}
     for kind, value in statements:
+        if isinstance(value, n.Block):
+            kind, value = _owned(value)
         if kind in _LIST_FIELDS:
             lists[_LIST_FIELDS[kind]].append(value)
             continue
@@ -325,8 +284,19 @@ def build_spec(tree: Tree, file: str, errors: ErrorCollector, syntax: Syntax) ->
     return n.Spec(span=Span(file, 1, 1), **fields)
 
 
+def _owned(block: n.Block) -> tuple[str, n.Node]:
+    """A declared block as the AST keeps it: the puzzle and generator blocks in their own nodes (which
+    spec_audits/puzzles and the generator's family read), any other in Spec.blocks."""
+    if block.keyword == "puzzle":
+        clauses = tuple(n.PuzzleClause(span=c.span, keyword=c.keyword, args=c.value) for c in block.clauses)
+        return "puzzle", n.PuzzleDef(span=block.span, name=block.name, clauses=clauses)
+    if block.keyword == "generator":
+        return "generator", n.GeneratorDef(span=block.span, name=block.name, clauses=block.clauses)
+    return "block", block
+
+
 _LIST_FIELDS = {
-    "import": "imports", "factor": "factors", "text": "texts", "influence": "influences",
+    "block": "blocks", "import": "imports", "factor": "factors", "text": "texts", "influence": "influences",
     "data": "data", "conversation": "conversations", "followup": "followups",
     "puzzle": "puzzles", "generator": "generators", "design": "designs",
 }

@@ -13,12 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import click
+
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.check import Tables
 from spec_audits.compiler.clauses import ClauseSpec
 from spec_audits.compiler.errors import ErrorCollector
 from spec_audits.compiler.family import CompiledDesign
-from spec_audits.compiler.typed_design import TypedDesign
+from spec_audits.compiler.typed_design import EVERY_DESIGN, SHARED, TypedDesign
 from spec_audits.runner.report.document import Document
 
 
@@ -60,6 +62,17 @@ class Importer:
 
 
 @dataclass(frozen=True)
+class TableKind:
+    """A published table `spec score --NAME FILE` scores instead of a run folder, offered by the family whose
+    statistics it holds."""
+
+    name: str  # the option, --NAME (e.g. counts)
+    what: str  # how messages name it, e.g. "a counts table"
+    help: str  # the option's help in `spec score --help`
+    score: Score  # (file, out, options) -> lines; a located ScoreInputError for a bad row
+
+
+@dataclass(frozen=True)
 class Form:
     """One thing a design may write: the name the checks match it by, and how the docs show it written."""
 
@@ -81,26 +94,50 @@ class Family:
     prepare: Prepare
     score: Score
     report: Report
-    score_options: tuple[str, ...] = ()  # `spec score` options it reads (click parameter names)
+    score_options: tuple[str, ...] = ()  # `spec score` options it reads that another family declares (parameter names)
+    score_flags: tuple[click.Option, ...] = ()  # `spec score` options it adds (and reads)
     docs: str = ""  # its documentation page, relative to the repository root
-    score_counts: Score | None = None  # `spec score --counts FILE`, for a family with published counts tables
     score_runs: ScoreRuns | None = None  # several runs (a study) together, for a family that pools them
-    score_cells: Score | None = None  # `spec score --cells FILE`, for a family with published per-cell tables
+    tables: tuple[TableKind, ...] = ()  # published tables it scores: `spec score --NAME FILE`
     check_generator: CheckGenerator | None = None  # for a family whose data a `generator` block writes
     generate: Generate | None = None
     importers: tuple[Importer, ...] = ()  # `spec import` formats: published transcripts or tables of other harnesses
     syntax: tuple[ClauseSpec[Any], ...] = ()  # its own clauses' keywords and argument shapes (compiler/clauses.py)
 
+    def reads(self) -> set[str]:
+        """The `spec score` options (parameter names) its scorers read; any other given is refused."""
+        return {*self.score_options, *(str(flag.name) for flag in self.score_flags)}
+
 
 def accepts_table(families: list[Family]) -> str:
-    """docs/language.md's table of what each family's designs accept, from the declarations above."""
+    """docs/language.md's tables of what each family's designs accept and of every design clause's
+    arguments, from the declarations above; each family links its documentation page (Family.docs)."""
     lines = ["| design family | clauses | answer forms | conditions | analysis options |", "|---|---|---|---|---|"]
     for family in families:
-        cells = [f"`analysis {family.name}` ({family.title})", _written(family.clauses),
+        cells = [f"[`analysis {family.name}`]({_docs_link(family.docs)}) ({family.title})", _written(family.clauses),
                  _written(f.written for f in family.answers), _written(f.written for f in family.conditions),
                  _written(f.written for f in family.analysis_options)]
         lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n\n" + _clauses_table(families)
+
+
+def _clauses_table(families: list[Family]) -> str:
+    """Every design clause: its keyword and arguments (its declared shape), what it is for, who takes it."""
+    declared = (*SHARED, *(spec for family in families for spec in family.syntax))
+    specs = {spec.keyword: spec for spec in declared if spec.block == "design"}
+    lines = ["| clause | what it gives | taken by |", "|---|---|---|"]
+    for keyword in sorted(specs):
+        spec = specs[keyword]
+        takers = "every design" if keyword in EVERY_DESIGN else \
+            ", ".join(f"`{f.name}`" for f in families if keyword in f.clauses) or "no family yet"
+        summary = spec.summary.replace("|", "\\|")
+        lines.append(f"| {_written([f'{keyword} {spec.shape.written()}'])} | {summary} | {takers} |")
     return "\n".join(lines) + "\n"
+
+
+def _docs_link(docs: str) -> str:
+    """A family's page as linked from docs/language.md."""
+    return docs.removeprefix("docs/") if docs.startswith("docs/") else f"../{docs}"
 
 
 def _written(forms: Iterable[str]) -> str:

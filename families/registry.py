@@ -26,10 +26,12 @@ from typing import Any
 import click
 
 from spec_audits.compiler.clauses import ClauseSpec, Syntax, conflicts
-from spec_audits.compiler.typed_design import SHARED
+from spec_audits.compiler.typed_design import GENERATOR_ANALYSIS, SHARED
 from spec_audits.families.interface import Family, accepts_table
+from spec_audits.puzzles.syntax import SYNTAX as PUZZLE_SYNTAX
 
-SHARED_KEYWORDS = {spec.keyword for spec in SHARED}
+SHARED_KEYWORDS = {spec.keyword for spec in SHARED} | {"generator analysis"} | {
+    f"puzzle {spec.keyword}" for spec in PUZZLE_SYNTAX}
 
 BUILTIN: dict[str, str] = {
     "influence_pairs": "spec_audits.families.influence",
@@ -83,22 +85,35 @@ def all_families() -> list[Family]:
     return [family for name in names() if (family := get(name)) is not None]
 
 
-def syntax() -> Syntax:
-    """Every design clause the parser knows: the shared ones and each family's own. A family that cannot be
-    loaded adds none (its error comes when a design names it); one keyword with two shapes is an error."""
-    declared: list[ClauseSpec[Any]] = list(SHARED)
-    owners: dict[str, list[str]] = {}
-    for name in names():
+def loadable() -> list[Family]:
+    """Every family that loads, the built-in ones first in BUILTIN's order (so that what they add to a
+    command keeps its place), then the others by name; one that cannot be loaded is left out here (its
+    error comes when a design, run or table names it)."""
+    found = []
+    for name in [*BUILTIN, *(name for name in names() if name not in BUILTIN)]:
         try:
             family = get(name)
-        except RegistryError:
-            continue
-        for spec in family.syntax if family is not None else ():
+        except RegistryError:  # a built-in family clashing with an installed one is still itself
+            family = importlib.import_module(BUILTIN[name]).FAMILY if name in BUILTIN else None
+        if family is not None:
+            found.append(family)
+    return found
+
+
+def syntax() -> Syntax:
+    """Every clause the parser knows: the shared design clauses, the puzzle block's, and each family's own.
+    A family that cannot be loaded adds none (its error comes when a design names it); one keyword with two
+    shapes is an error."""
+    declared: list[ClauseSpec[Any]] = [*SHARED, GENERATOR_ANALYSIS, *PUZZLE_SYNTAX]
+    owners: dict[str, list[str]] = {}
+    for family in loadable():
+        for spec in family.syntax:
             declared.append(spec)
-            owners.setdefault(spec.keyword, []).append(name)
-    for keyword in conflicts(tuple(declared)):
-        who = ", ".join(owners.get(keyword, [])) + (" and the shared clauses" if keyword in SHARED_KEYWORDS else "")
-        raise RegistryError(f"the design clause {keyword!r} is declared with different argument shapes by {who}: "
+            clause = spec.keyword if spec.block == "design" else f"{spec.block} {spec.keyword}"
+            owners.setdefault(clause, []).append(family.name)
+    for name in conflicts(tuple(declared)):
+        who = ", ".join(owners.get(name, [])) + (" and the shared clauses" if name in SHARED_KEYWORDS else "")
+        raise RegistryError(f"the clause {name!r} is declared with different argument shapes by {who}: "
                             "give one of them another keyword")
     return tuple(declared)
 

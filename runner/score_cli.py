@@ -1,4 +1,7 @@
-"""`spec score` and `spec report`: dispatch a run, a counts table or a score folder to its design family."""
+"""`spec score` and `spec report`: dispatch a run, a published table or a score folder to its design family.
+
+`spec score` knows no family: its table options (`--counts FILE`, ...) are the table kinds the families
+declare (Family.tables) and its other options the ones they add (Family.score_flags)."""
 
 from __future__ import annotations
 
@@ -9,111 +12,74 @@ import click
 from click.core import ParameterSource
 
 from spec_audits.families import registry
-from spec_audits.families.interface import Family
+from spec_audits.families.interface import Family, TableKind
 from spec_audits.runner.score_input import ScoreInputError, require_answers, run_family
 from spec_audits.runner.study import expand_runs
 from spec_audits.terminal import echo
 
-COUNTS_FAMILY = "influence_pairs"  # published counts tables (docs/suite-format.md) are influence tables
-CELLS_FAMILY = "bias_decomposition"  # published per-cell tables are conditional-bias tables (docs/cognitive-bias.md)
-
-
-@click.command("score")
-@click.argument("run_dirs", nargs=-1, type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option(
-    "--counts",
-    "counts_file",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Score a counts table (docs/suite-format.md, \"Counts tables\") instead of a run folder.",
-)
-@click.option(
-    "--cells",
-    "cells_file",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Re-score a published per-cell table of a conditional-bias audit (docs/cognitive-bias.md): what cell "
-    "moments determine; DiD, SCM, matched PSM and the mixed model need per-row data.",
-)
-@click.option(
-    "-o",
-    "--out",
+OUT = click.Option(
+    ["-o", "--out"],
     type=click.Path(file_okay=False, path_type=Path),
     help="Output folder [default: RUN_DIR/score (a study's too), or FILE's folder/<stem>-score; "
     "required for several folders].",
 )
-@click.option("--alpha", type=float, default=None, help="Significance level [manifest analysis.alpha or 0.05].")
-@click.option(
-    "--asym-variance",
-    type=click.Choice(["2v0", "4v0"]),
-    default="2v0",
-    show_default=True,
-    help="Var(Asym) = V_A + V_B + 2V_0 (paper's repository) or + 4V_0 (exact delta method).",
-)
-@click.option("--unpooled", is_flag=True, help="Unpooled SE in the two-proportion z test (default pooled).")
-@click.option("--bootstrap", type=int, default=None, help="Cluster-bootstrap resamples [manifest or 5000].")
-@click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
-@click.option(
-    "--noise",
-    "noise_dir",
-    multiple=True,
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
-    help="Baseline-replicate run or study folders (spec run --replicate 1 --only condition=baseline), each "
-    "paired with the scored run of its model: adds the noise floor (App. N). Repeatable.",
-)
-@click.option("--noise-f0", type=click.Choice(["paper", "release"]), default=None,
-              help="Noise drift of f0 = share choosing group B (paper, default) or the second option of each "
-              "comparison's key (release).")
-@click.option("--noise-flips", type=click.Choice(["prompt", "comparison"]), default=None,
-              help="Modal flips per prompt (comparison x display order, default) or per comparison pooled over "
-              "display orders (release).")
-@click.option(
-    "--parent",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
-    help="Follow-up probe runs: the main run's score folder, whose conditions give each probed trial its kind.",
-)
-@click.option(
-    "--human-labels",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="With --parent: CSV item_id,sample,label of human-labelled probe replies, to check the judge against.",
-)
-@click.option("--turn", metavar="NAME",
-              help="Conversations: score the answers of answered turn NAME (e.g. first) instead of the rows' own.")
-@click.pass_context
-def score(ctx: click.Context, run_dirs: tuple[Path, ...], counts_file: Path | None, cells_file: Path | None,
-          out: Path | None, **options: Any) -> None:
-    """Score RUN_DIR... (suite + results), a counts table with --counts, or a per-cell table with --cells.
 
-    Several run folders, or a study folder (spec run with several --model), are scored together: one
-    conditions table keyed by benchmark, model and reasoning setting, BH-FDR across all of them.
-    The runs' suites name their analysis family; options the family does not read are refused.
 
-    \b
-    Examples:
-      spec score runs/triage-local
-      spec score runs/triage-study
-      spec score runs/triage-gpt-4o-mini runs/bbq-gpt-4o-mini -o scores/gpt-4o-mini
-      spec score runs/triage-study --noise runs/triage-replicates --noise-f0 release
-      spec score --counts published_counts.csv -o scores/published
-      spec score --cells cells_content.csv
+def score_command() -> click.Command:
+    """`spec score`, with the table kinds and the options of every family that loads (registry.loadable)."""
+    families = registry.loadable()
+    kinds = [(family, kind) for family in families for kind in family.tables]
+    flags = {str(flag.name): flag for family in families for flag in family.score_flags}
 
-    Exit status: 0 scored; 5 the runs hold no answered item (nothing to
-    score); 1 and 2 as for every command (docs/running.md, "Exit status").
-    """
-    if sum((bool(run_dirs), counts_file is not None, cells_file is not None)) != 1:
-        raise click.UsageError("give one of RUN_DIR..., --counts FILE.csv or --cells FILE.csv")
-    if run_dirs:
-        if out is None and len(run_dirs) > 1:
-            raise click.UsageError("scoring several folders together needs -o OUT")
-        lines = _score_runs(ctx, expand_runs(run_dirs), out or run_dirs[0] / "score", options)
-    else:
-        table = counts_file or cells_file
-        assert table is not None
-        family = _family(COUNTS_FAMILY if counts_file else CELLS_FAMILY, table)
-        scorer = family.score_counts if counts_file else family.score_cells
-        assert scorer is not None
-        _refuse_options(ctx, family, "a counts table" if counts_file else "a per-cell table")
-        lines = scorer(table, out or table.parent / f"{table.stem}-score", options)
-    for line in lines:
-        echo(line)
+    @click.command("score")
+    @click.argument("run_dirs", nargs=-1, type=click.Path(exists=True, file_okay=False, path_type=Path))
+    @click.pass_context
+    def score(ctx: click.Context, run_dirs: tuple[Path, ...], out: Path | None, **options: Any) -> None:
+        """Score RUN_DIR... (suite + results), a counts table with --counts, or a per-cell table with --cells.
+
+        Several run folders, or a study folder (spec run with several --model), are scored together: one
+        conditions table keyed by benchmark, model and reasoning setting, BH-FDR across all of them.
+        The runs' suites name their analysis family; options the family does not read are refused.
+
+        \b
+        Examples:
+          spec score runs/triage-local
+          spec score runs/triage-study
+          spec score runs/triage-gpt-4o-mini runs/bbq-gpt-4o-mini -o scores/gpt-4o-mini
+          spec score runs/triage-study --noise runs/triage-replicates --noise-f0 release
+          spec score --counts published_counts.csv -o scores/published
+          spec score --cells cells_content.csv
+
+        Exit status: 0 scored; 5 the runs hold no answered item (nothing to
+        score); 1 and 2 as for every command (docs/running.md, "Exit status").
+        """
+        tables = {kind.name: (family, kind, options.pop(_dest(kind))) for family, kind in kinds}
+        given = [(family, kind, file) for family, kind, file in tables.values() if file is not None]
+        if len(given) + bool(run_dirs) != 1:
+            choices = ["RUN_DIR...", *(f"--{kind.name} FILE.csv" for _, kind in kinds)]
+            raise click.UsageError(f"give one of {', '.join(choices[:-1])} or {choices[-1]}")
+        if run_dirs:
+            if out is None and len(run_dirs) > 1:
+                raise click.UsageError("scoring several folders together needs -o OUT")
+            lines = _score_runs(ctx, expand_runs(run_dirs), out or run_dirs[0] / "score", options)
+        else:
+            family, kind, table = given[0]
+            _refuse_options(ctx, family, kind.what)
+            lines = kind.score(table, out or table.parent / f"{table.stem}-score", options)
+        for line in lines:
+            echo(line)
+
+    score.params.extend([*(_table_option(kind) for _, kind in kinds), OUT, *flags.values()])
+    return score
+
+
+def _dest(kind: TableKind) -> str:
+    return f"{kind.name}_file"
+
+
+def _table_option(kind: TableKind) -> click.Option:
+    return click.Option([f"--{kind.name}", _dest(kind)], type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                        help=kind.help)
 
 
 def _score_runs(ctx: click.Context, runs: list[Path], out: Path, options: dict[str, Any]) -> list[str]:
@@ -144,19 +110,27 @@ def _family(name: str, source: Path) -> Family:
 
 def _refuse_options(ctx: click.Context, family: Family, what: str) -> None:
     """Say which given options the family does not read, instead of ignoring them."""
+    tables = {_dest(kind) for family in registry.loadable() for kind in family.tables}
     options = [p for p in ctx.command.params
-               if isinstance(p, click.Option) and p.name not in ("out", "counts_file", "cells_file")]
-    given = [p for p in options if p.name not in family.score_options
+               if isinstance(p, click.Option) and p.name != "out" and p.name not in tables]
+    given = [p for p in options if p.name not in family.reads()
              and ctx.get_parameter_source(str(p.name)) is not ParameterSource.DEFAULT]
     if given:
         verb = "does" if len(given) == 1 else "do"
-        takes = ", ".join(_flag(p) for p in options if p.name in family.score_options) or "no options"
+        takes = ", ".join(_flag(p) for p in options if p.name in family.reads()) or "no options"
         raise click.UsageError(f"{', '.join(_flag(p) for p in given)} {verb} not apply to {what}: "
                                f"{family.name} scoring takes {takes}")
 
 
 def _flag(option: click.Option) -> str:
     return next(o for o in option.opts if o.startswith("--"))
+
+
+def __getattr__(name: str) -> click.Command:
+    """`score` is built when the command line asks for it, so that it shows every family registered by then."""
+    if name == "score":
+        return score_command()
+    raise AttributeError(name)
 
 
 @click.command("report")

@@ -14,7 +14,7 @@ from spec_audits.families.cognitive_bias.check import ANALYSIS, CLAUSES, CONDITI
 from spec_audits.families.cognitive_bias.clauses import SYNTAX
 from spec_audits.families.cognitive_bias.expand import prepare_bias
 from spec_audits.families.cognitive_bias.generator import resolve_generator
-from spec_audits.families.interface import Family, Form, lazy
+from spec_audits.families.interface import Family, Form, TableKind, lazy
 
 FAMILY = Family(
     name=ANALYSIS,
@@ -31,7 +31,10 @@ FAMILY = Family(
     score=lazy("spec_audits.families.cognitive_bias.score.outputs", "score"),
     report=lazy("spec_audits.families.cognitive_bias.report", "bias_report"),
     docs="docs/cognitive-bias.md",
-    score_cells=lazy("spec_audits.families.cognitive_bias.score.cells", "score_cells"),
+    tables=(TableKind("cells", "a per-cell table",
+                      "Re-score a published per-cell table of a conditional-bias audit (docs/cognitive-bias.md): what "
+                      "cell moments determine; DiD, SCM, matched PSM and the mixed model need per-row data.",
+                      lazy("spec_audits.families.cognitive_bias.score.cells", "score_cells")),),
     check_generator=resolve_generator,
     generate=lazy("spec_audits.families.cognitive_bias.generate", "generate"),
 )

@@ -24,10 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from spec_audits.compiler import nodes as n
-from spec_audits.compiler.check import decode_options
+from spec_audits.compiler.check import checked_decode
 from spec_audits.compiler.data_source import Row, read_rows
 from spec_audits.compiler.errors import ErrorCollector, did_you_mean
 from spec_audits.compiler.templates import CompiledText, compile_text
+from spec_audits.families.cognitive_bias import clauses as gc
 from spec_audits.families.interface import DesignContext
 
 CRITERIA = ("target", "purity", "naturalness", "blind")
@@ -63,40 +64,37 @@ def resolve_generator(block: n.GeneratorDef, context: DesignContext, errors: Err
         if block.get(keyword) is None:
             errors.add(block.span, f"generator '{block.name}' has no '{keyword}' clause",
                        "see the generator block of specs/cognitive_bias.spec")
-    if len(errors.diagnostics) > before:
+    humans, model, jury, write = (spec.value(block) for spec in (gc.HUMANS, gc.MODEL, gc.JURY, gc.WRITE))
+    prompt, neutral, source_ref = (spec.value(block) for spec in (gc.PROMPT, gc.NEUTRAL, gc.FROM))
+    if len(errors.diagnostics) > before or None in (humans, model, jury, write, prompt, neutral, source_ref):
         return None
-    texts = {k: _template(block, k, context, errors) for k in ("prompt", "neutral")}
-    retries, feedback_ref = block.get("retries").value if block.get("retries") else (0, None)  # type: ignore[misc]
+    assert humans and model and jury is not None and write and prompt and neutral and source_ref  # just checked
+    texts = {"prompt": _compiled(prompt, "prompt", context, errors), "neutral": _compiled(neutral, "neutral", context,
+                                                                                          errors)}
+    retries, feedback_ref = gc.RETRIES.value(block) or (0, None)
     feedback = _compiled(feedback_ref, "feedback", context, errors) if feedback_ref is not None else None
-    accept = _accept(block.get("accept"), errors)  # type: ignore[arg-type]
-    persona = _persona(block.get("persona"), errors)
-    decode = decode_options(n.Design(span=block.span, name=block.name, clauses=block.clauses), errors)
-    humans = tuple(block.get("humans").value.value.split("|"))  # type: ignore[union-attr]
-    jury = tuple(t.value for t in block.get("jury").value)  # type: ignore[union-attr]
-    if len(jury) < 1:
-        errors.add(block.get("jury").span, "the jury needs at least one model")  # type: ignore[union-attr]
-    source = _source(block, context.spec, errors)
+    accept = _accept(block, errors)
+    persona = _persona(gc.PERSONA.value(block) or (), errors)
+    decode = checked_decode(gc.DECODE.value(block) or (), errors)
+    jury_clause = block.get(gc.JURY.keyword)
+    if len(jury) < 1 and jury_clause is not None:
+        errors.add(jury_clause.span, "the jury needs at least one model")
+    source = _source(source_ref, context.spec, errors)
     rows = read_rows(source, ("bias",), context.seed, errors) if source is not None else None
-    if len(errors.diagnostics) > before or rows is None or None in texts.values():
+    prompt_text, neutral_text = texts["prompt"], texts["neutral"]
+    if len(errors.diagnostics) > before or rows is None or prompt_text is None or neutral_text is None:
         return None
-    write: n.Text = block.get("write").value  # type: ignore[union-attr, assignment]
-    return Generator(block.name, rows, humans, block.get("model").value.value, texts["prompt"],  # type: ignore[union-attr, arg-type]
-                     texts["neutral"], feedback, persona, decode, jury, accept, retries,  # type: ignore[arg-type]
+    return Generator(block.name, rows, tuple(humans.value.split("|")), model.value, prompt_text, neutral_text,
+                     feedback, persona, decode, tuple(t.value for t in jury), accept, retries,
                      Path(block.span.file).parent / write.value, context.seed)
 
 
-def _source(block: n.GeneratorDef, spec: n.Spec, errors: ErrorCollector) -> n.DataSource | None:
-    ref: n.Ref = block.get("from").value  # type: ignore[union-attr, assignment]
+def _source(ref: n.Ref, spec: n.Spec, errors: ErrorCollector) -> n.DataSource | None:
     sources = {d.name: d for d in spec.data}
     if ref.name not in sources:
         errors.add(ref.span, f"unknown data source '{ref.name}'", did_you_mean(ref.name, sources))
         return None
     return sources[ref.name]
-
-
-def _template(block: n.GeneratorDef, keyword: str, context: DesignContext,
-              errors: ErrorCollector) -> CompiledText | None:
-    return _compiled(block.get(keyword).value, keyword, context, errors)  # type: ignore[union-attr, arg-type]
 
 
 def _compiled(ref: n.Ref, role: str, context: DesignContext, errors: ErrorCollector) -> CompiledText | None:
@@ -106,9 +104,12 @@ def _compiled(ref: n.Ref, role: str, context: DesignContext, errors: ErrorCollec
     return compile_text(text.text, f"template '{ref.name}'", TEMPLATE_NAMES[role], errors)
 
 
-def _accept(clause: n.Clause, errors: ErrorCollector) -> dict[str, float]:
-    thresholds = {}
-    for name, op, value in clause.value:  # type: ignore[attr-defined]
+def _accept(block: n.GeneratorDef, errors: ErrorCollector) -> dict[str, float]:
+    thresholds: dict[str, float] = {}
+    clause, bands = block.get(gc.ACCEPT.keyword), gc.ACCEPT.value(block)
+    if clause is None or bands is None:
+        return thresholds
+    for name, op, value in bands:
         if name not in CRITERIA:
             errors.add(clause.span, f"unknown acceptance criterion '{name}'", did_you_mean(str(name), CRITERIA))
         elif op != ">=":
@@ -117,9 +118,9 @@ def _accept(clause: n.Clause, errors: ErrorCollector) -> dict[str, float]:
     return thresholds
 
 
-def _persona(clause: n.Clause | None, errors: ErrorCollector) -> dict[str, Any]:
+def _persona(options: tuple[n.Option, ...], errors: ErrorCollector) -> dict[str, Any]:
     persona: dict[str, Any] = {"intensity": 0.7, "turns": 1}
-    for option in clause.value if clause is not None else ():  # type: ignore[attr-defined]
+    for option in options:
         if option.name not in PERSONA:
             errors.add(option.span, f"unknown persona setting '{option.name}'", did_you_mean(option.name, PERSONA))
         persona[option.name] = option.value

@@ -23,7 +23,8 @@ from spec_audits.families.influence import items
 from spec_audits.families.influence.check import CLAUSES, PairsDesign, resolve_pairs
 from spec_audits.families.influence.clauses import ITEMS, SYNTAX
 from spec_audits.families.influence.prepare import prepare
-from spec_audits.families.interface import DesignContext, Family, Form, Importer, lazy
+from spec_audits.families.influence.score_options import SCORE_FLAGS
+from spec_audits.families.interface import DesignContext, Family, Form, Importer, TableKind, lazy
 
 
 def _check(design: TypedDesign, context: DesignContext,
@@ -54,10 +55,11 @@ FAMILY = Family(
     prepare=_prepare,
     score=lazy("spec_audits.families.influence.scoring", "score_run"),
     report=lazy("spec_audits.families.influence.report", "influence_report"),
-    score_options=("alpha", "asym_variance", "unpooled", "bootstrap", "seed", "noise_dir", "noise_f0", "noise_flips",
-                   "parent", "human_labels", "turn"),
+    score_flags=SCORE_FLAGS,
     docs="docs/scoring.md",
-    score_counts=lazy("spec_audits.families.influence.scoring", "score_table"),
+    tables=(TableKind("counts", "a counts table",
+                      "Score a counts table (docs/suite-format.md, \"Counts tables\") instead of a run folder.",
+                      lazy("spec_audits.families.influence.scoring", "score_table")),),
     score_runs=lazy("spec_audits.families.influence.scoring", "score_runs"),
     importers=(
         Importer("choices-probe", "seed 000's released follow-up-probe transcripts (JSON lines) -> a probe run",

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from spec_audits.compiler import nodes as n
-from spec_audits.compiler.errors import ErrorCollector, did_you_mean
+from spec_audits.compiler.errors import ErrorCollector, Span, did_you_mean
 from spec_audits.compiler.expr import evaluate, names, resolves
 from spec_audits.compiler.templates import CompiledText, check_render, compile_text
 from spec_audits.contract.seeding import item_rng
@@ -92,6 +92,12 @@ def _hint(missing: str, name: n.Name, context: dict[str, Any]) -> str | None:
     return did_you_mean(missing, scope)
 
 
+def _span_of(design: PairsDesign, keyword: str) -> Span:
+    """Where the design writes a clause it has (the design itself, should it not)."""
+    clause = design.design.get(keyword)
+    return clause.span if clause is not None else design.design.span
+
+
 def _comparisons(design: PairsDesign, factor: n.Factor, seed: int,
                  errors: ErrorCollector) -> list[tuple[int, int]]:
     ranges = {axis.name: range(axis.low, axis.high + 1) for axis in design.sizes}
@@ -99,14 +105,14 @@ def _comparisons(design: PairsDesign, factor: n.Factor, seed: int,
         pairs = [(a, b) for a in ranges["n_A"] for b in ranges["n_B"]
                  if design.where is None or evaluate(design.where, {"n_A": a, "n_B": b, "factor": factor.name})]
     except TypeError as err:
-        errors.add(design.design.get("where").span,  # type: ignore[union-attr]
+        errors.add(_span_of(design, "where"),
                    f"the design filter compares values of different kinds ({err})",
                    "compare sizes with numbers and 'factor' with a quoted string")
         return []
     if design.sample is not None:
         unordered = len({tuple(sorted(p)) for p in pairs})
         if design.sample[0] > unordered:
-            errors.add(design.design.get("sample").span,  # type: ignore[union-attr]
+            errors.add(_span_of(design, "sample"),
                        f"sample {design.sample[0]} asks for more size pairs than factor '{factor.name}' has "
                        f"({unordered} unordered pairs)", f"sample at most {unordered}, or drop 'sample'")
             return []

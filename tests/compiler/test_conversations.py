@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from spec_audits.compiler.build import compile_file
+from spec_audits.compiler.build import check_file, compile_file
 from spec_audits.compiler.errors import SpecError
-from tests.support import suite_rows
+from tests.support import ROOT, shipped_spec, suite_rows
 
 SPEC = '''suite tiny "Tiny"
 seed 1
@@ -106,3 +106,14 @@ def test_each_mistake_is_located_at_its_turn(tmp_path: Path, old: str, new: str,
                                              expected: list[tuple[int, int, str, str | None]]) -> None:
     assert old in SPEC
     assert _errors(tmp_path, SPEC.replace(old, new, 1)) == expected
+
+
+def test_a_conditions_conversation_refuses_the_turns_only_a_played_conversation_takes(tmp_path: Path) -> None:
+    path = shipped_spec("cognitive_bias.spec")(tmp_path)
+    path.write_text(path.read_text(encoding="utf-8").replace("  assistant generate\n", "  assistant answer first\n", 1),
+                    encoding="utf-8")
+    with pytest.raises(SpecError) as caught:
+        check_file(path, allowed=(ROOT / "specs",))
+    assert [(d.span.line, d.message) for d in caught.value.diagnostics] == [
+        (30, "turn 3 of conversation 'with_turn' is for a conversation a design plays (`conversation NAME`), "
+             "not a condition's")]
