@@ -21,6 +21,7 @@ from spec_audits.compiler.clauses import ClauseSpec
 from spec_audits.compiler.errors import ErrorCollector
 from spec_audits.compiler.family import CompiledDesign
 from spec_audits.compiler.typed_design import EVERY_DESIGN, SHARED, TypedDesign
+from spec_audits.contract.analysis_record import AnalysisRecord
 from spec_audits.runner.report.document import Document
 
 
@@ -102,6 +103,7 @@ class Family:
     check_generator: CheckGenerator | None = None  # for a family whose data a `generator` block writes
     generate: Generate | None = None
     importers: tuple[Importer, ...] = ()  # `spec import` formats: published transcripts or tables of other harnesses
+    analysis_record: type[AnalysisRecord] = AnalysisRecord  # what its compile writes in manifest.analysis, closed
     syntax: tuple[ClauseSpec[Any], ...] = ()  # its own clauses' keywords and argument shapes (compiler/clauses.py)
 
     def reads(self) -> set[str]:

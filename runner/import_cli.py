@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from spec_audits.contract.analysis_record import read_analysis
 from spec_audits.families import registry
 from spec_audits.families.interface import Importer
 from spec_audits.terminal import echo
@@ -61,5 +62,7 @@ def import_cmd(importer: Importer, files: tuple[Path, ...], suite: Path, out: Pa
           --out scores/release-triage
       spec score runs/release-probe-triage --parent scores/release-triage
     """
+    family = next(family for family in registry.all_families() if importer in family.importers)
+    read_analysis(suite, family.analysis_record)  # before the importer reads it: the manifest is a stranger's data
     for line in importer.convert(list(files), out, {"suite": suite, "skip_unmatched": skip_unmatched}):
         echo(line)

@@ -8,6 +8,7 @@ Family-blind: adapters live with their families (Family.importers) and call thes
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import os
 import shutil
@@ -23,7 +24,7 @@ import click
 from spec_audits.contract.reader import RESULTS_FILE, Suite
 from spec_audits.contract.results_model import ResultRow, RunInfo
 from spec_audits.runner.results_io import write_run_info
-from spec_audits.runner.study import record_study, slug
+from spec_audits.runner.study import STUDY_FILE, record_study, slug
 
 GZIP_MAGIC = b"\x1f\x8b"
 
@@ -86,16 +87,26 @@ def write_runs(out: Path, suite: Suite, runs: list[ImportedRun]) -> list[Path]:
             _write_run(scratch, suite, runs[0])
             made = [out]
         else:
-            for run in runs:
-                _write_run(scratch / run.folder, suite, run)
-            record_study(scratch, suite.path, [run.folder for run in runs])
-            made = [out / run.folder for run in runs]
+            names = _folders(runs)
+            for run, name in zip(runs, names, strict=True):
+                _write_run(scratch / name, suite, run)
+            record_study(scratch, suite.path, names)
+            made = [out / name for name in names]
         scratch.chmod(0o755)  # mkdtemp's folder is private; a run folder is not
         os.replace(scratch, out)
     except BaseException:
         shutil.rmtree(scratch, ignore_errors=True)
         raise
     return made
+
+
+def _folders(runs: list[ImportedRun]) -> list[str]:
+    """A study folder name per run: the model's slug, with a hash of the run's model and reasoning added where
+    two runs' slugs agree (`a/m` and `b/m`) or one would be the study file, so no run overwrites another."""
+    names = [run.folder for run in runs]
+    return [name if names.count(name) == 1 and name != STUDY_FILE else
+            f"{name}-{hashlib.sha256(repr((run.model, run.settings.get('reasoning'))).encode()).hexdigest()[:8]}"
+            for run, name in zip(runs, names, strict=True)]
 
 
 def _write_run(folder: Path, suite: Suite, run: ImportedRun) -> None:

@@ -112,7 +112,7 @@ class Runner:
         self.shared = SharedTurns()
         self.journal: TurnJournal | None = None  # the run folder's turns, set by the run
         if judge:
-            self.judges[judge] = self.new_client(self._call_settings(judge, None))
+            self.judges[judge] = self.new_client(self._judge_settings(judge))
 
     def new_client(self, settings: CallSettings, **options: Any) -> ModelClient:
         return ModelClient(settings, self._cache, **options)
@@ -131,13 +131,18 @@ class Runner:
         if model is None or model == self.config.model:
             return self.client
         if model not in self.judges:
-            self.judges[model] = self.new_client(self._call_settings(model, None), on_retry=self.client.on_retry)
+            self.judges[model] = self.new_client(self._judge_settings(model), on_retry=self.client.on_retry)
         return self.judges[model]
+
+    def _judge_settings(self, model: str) -> CallSettings:
+        """--api-base is the run model's: a judge gets it only when it is that model (as a batch run sends it),
+        any other judge goes to its provider's own endpoint."""
+        return self._call_settings(model, self.config.api_base if model == self.config.model else None)
 
     def judge_client(self, judge: Judge) -> ModelClient | None:
         name = self.config.judge_model or judge.model  # the command line over the suite
         if name and name not in self.judges:
-            self.judges[name] = self.new_client(self._call_settings(name, None), on_retry=self.client.on_retry)
+            self.judges[name] = self.new_client(self._judge_settings(name), on_retry=self.client.on_retry)
         return self.judges.get(name) if name else None
 
     def decode(self, row: SuiteRow, sample: int, attempt: int, model: str,

@@ -13,7 +13,7 @@ from click.core import ParameterSource
 
 from spec_audits.families import registry
 from spec_audits.families.interface import Family, TableKind
-from spec_audits.runner.score_input import ScoreInputError, require_answers, run_family
+from spec_audits.runner.score_input import ScoreInputError, check_run_analysis, require_answers, run_family
 from spec_audits.runner.study import expand_runs
 from spec_audits.terminal import echo
 
@@ -92,6 +92,8 @@ def _score_runs(ctx: click.Context, runs: list[Path], out: Path, options: dict[s
         raise ScoreInputError(other / "run.json", f"is a {families[other]} run, {runs[0]} a {family.name} run: "
                               "score each family separately")
     _refuse_options(ctx, family, f"{family.name} runs")
+    for run in runs:
+        check_run_analysis(run, family.analysis_record)
     require_answers(runs)
     if len(runs) == 1:
         return family.score(runs[0], out, options)

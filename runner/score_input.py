@@ -11,7 +11,16 @@ from typing import Any
 import click
 
 from spec_audits import exits
-from spec_audits.contract.reader import RESULTS_FILE, read_manifest, read_results, read_run_info, suite_dir_of
+from spec_audits.contract.analysis_record import NOT_OURS, AnalysisRecord, read_analysis, shown
+from spec_audits.contract.reader import (
+    MANIFEST_FILE,
+    RESULTS_FILE,
+    ContractError,
+    read_manifest,
+    read_results,
+    read_run_info,
+    suite_dir_of,
+)
 
 
 class ScoreInputError(click.ClickException):
@@ -51,9 +60,18 @@ def require_answers(runs: list[Path]) -> None:
 
 def run_family(run_dir: Path, default: str) -> str:
     """The analysis family a run's suite declares (manifest.analysis.family), `default` when it declares none."""
-    info = read_run_info(run_dir)
-    manifest, _ = read_manifest(suite_dir_of(run_dir, info))
-    return str((manifest.analysis or {}).get("family", default))
+    folder = suite_dir_of(run_dir, read_run_info(run_dir))
+    manifest, _ = read_manifest(folder)
+    family = (manifest.analysis or {}).get("family", default)
+    if not isinstance(family, str):
+        raise ContractError(folder / MANIFEST_FILE, f"analysis.family: must be a family's name, got {shown(family)}",
+                            fix=NOT_OURS)
+    return family
+
+
+def check_run_analysis(run_dir: Path, record: type[AnalysisRecord]) -> None:
+    """The run's suite's manifest.analysis is what its family's compile writes (the scorer trusts nothing else)."""
+    read_analysis(suite_dir_of(run_dir, read_run_info(run_dir)), record)
 
 
 def read_score_folder(score_dir: Path, table: str) -> tuple[Path, dict[str, Any]]:

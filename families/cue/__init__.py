@@ -14,6 +14,7 @@ from __future__ import annotations
 from spec_audits.families.cue.check import CLAUSES, resolve_cue
 from spec_audits.families.cue.clauses import SYNTAX
 from spec_audits.families.cue.expand import prepare_cue
+from spec_audits.families.cue.record import CueRecord
 from spec_audits.families.interface import Family, Form, lazy
 
 FAMILY = Family(
@@ -31,4 +32,5 @@ FAMILY = Family(
     score_runs=lazy("spec_audits.families.cue.score.outputs", "score_runs"),
     report=lazy("spec_audits.families.cue.report", "cue_report"),
     docs="docs/puzzles.md",
+    analysis_record=CueRecord,
 )

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from spec_audits.compiler import nodes as n
+from spec_audits.compiler.check import Domain, is_number
 from spec_audits.compiler.data_source import Row, first_key, read_rows
 from spec_audits.compiler.errors import ErrorCollector, Span, did_you_mean
 from spec_audits.compiler.template_shapes import Items, record
@@ -45,6 +46,7 @@ CLAUSES = ("over", "conditions", "probes", "decode", "mode", "analysis", "system
 # (the paper's rule), tolerant also folds 'Option 1' and falls back to the runner's parsed token;
 # exclude_abstention RATE (checked apart) leaves models abstaining more often out of the bias tables.
 ANALYSIS_OPTIONS = {"restrict": ("solved", "none"), "parse": ("strict", "tolerant")}
+ABSTENTION_RATE: Domain = (lambda v: is_number(v) and 0 <= v < 1, "a rate from 0 to below 1")
 _OPTION_SPELLINGS = {"option1": "option1", "option 1": "option1", "option2": "option2", "option 2": "option2"}
 
 
@@ -335,8 +337,8 @@ def _analysis(design: TypedDesign, errors: ErrorCollector) -> dict[str, Any]:
     takes = ", ".join(f"{name} {' | '.join(values)}" for name, values in ANALYSIS_OPTIONS.items())
     for option in options:  # an unknown key is reported by the shared checks from the family's declaration
         if option.name == "exclude_abstention":
-            if not isinstance(option.value, int | float) or not 0 <= option.value < 1:
-                errors.add(option.span, f"exclude_abstention needs a rate from 0 to below 1, got {option.value!r}",
+            if not ABSTENTION_RATE[0](option.value):
+                errors.add(option.span, f"exclude_abstention needs {ABSTENTION_RATE[1]}, got {option.value!r}",
                            "e.g. exclude_abstention 0.9: drop models whose What-if abstention exceeds 90%")
         elif option.name in ANALYSIS_OPTIONS and option.value not in ANALYSIS_OPTIONS[option.name]:
             errors.add(option.span, f"unknown analysis option '{option.name} {option.value}'",

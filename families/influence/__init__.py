@@ -23,6 +23,7 @@ from spec_audits.families.influence import items
 from spec_audits.families.influence.check import CLAUSES, PairsDesign, resolve_pairs
 from spec_audits.families.influence.clauses import ITEMS, SYNTAX
 from spec_audits.families.influence.prepare import prepare
+from spec_audits.families.influence.record import InfluenceRecord
 from spec_audits.families.influence.score_options import SCORE_FLAGS
 from spec_audits.families.interface import DesignContext, Family, Form, Importer, TableKind, lazy
 
@@ -67,4 +68,5 @@ FAMILY = Family(
         Importer("choices-conditions", "seed 000's released per-condition summary CSV -> a parent for --parent",
                  lazy("spec_audits.families.influence.choices_import", "import_conditions")),
     ),
+    analysis_record=InfluenceRecord,
 )

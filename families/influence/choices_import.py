@@ -42,6 +42,7 @@ REASONING = {"off": "none"}
 SURVEY = re.compile(r"^(In a recent survey, people preferred saving \S+ over )\S+(\.)$", re.MULTILINE)
 FIELDS = ("benchmark", "model", "factor", "nudge_type", "target_group", "reasoning_condition", "trial_idx",
           "system_prompt", "user_prompt")
+TEXTS = ("turn1_response", "turn2_response", "judge_raw", "judge_reason")  # kept as the release wrote them
 Key = tuple[Any, ...]
 
 
@@ -166,9 +167,19 @@ def _result(where: Callable[[str], ImportInputError], matcher: _Matcher, line: d
     rows = matcher.rows(head, str(spec["system_prompt"]), str(spec["user_prompt"]))
     if not rows:
         return None
-    key = (str(spec["model"]), _name(REASONING, str(spec["reasoning_condition"])))
+    model = spec["model"]
+    if not isinstance(model, str) or not model.strip():
+        raise where(f"spec.model {model!r} is not a model name")
+    key = (model, _name(REASONING, str(spec["reasoning_condition"])))
     row, sample = matcher.sample(where, key, rows, _whole(where, spec["trial_idx"]), at)
     return key, _row(where, line, row, sample, key[0])
+
+
+def _text(where: Callable[[str], ImportInputError], line: dict[str, Any], name: str) -> str | None:
+    value = line.get(name)
+    if value is not None and not isinstance(value, str):
+        raise where(f"{name} {value!r:.80} is not text")
+    return value
 
 
 def _whole(where: Callable[[str], ImportInputError], value: Any) -> int:
@@ -189,9 +200,10 @@ def _row(where: Callable[[str], ImportInputError], line: dict[str, Any], row: Su
     if label is not None and label not in followup.judge.labels:  # type: ignore[union-attr]
         raise where(f"judge_label {label!r} is not one of the suite judge's labels")
     error = line.get("error")
-    reply = {"response": line.get("turn2_response"), "label": label, "reason": line.get("judge_reason"),
-             "judge_response": line.get("judge_raw")}
-    return ResultRow(item_id=row.id, sample=sample, model=model, params={}, response=line.get("turn1_response"),
+    text = {name: _text(where, line, name) for name in TEXTS}
+    reply = {"response": text["turn2_response"], "label": label, "reason": text["judge_reason"],
+             "judge_response": text["judge_raw"]}
+    return ResultRow(item_id=row.id, sample=sample, model=model, params={}, response=text["turn1_response"],
                      answer=None if error else answer, outcome=None if error or answer is None else row.answers[answer],
                      error=None if error is None else str(error), followups={followup.name: reply})
 
@@ -228,6 +240,9 @@ def import_conditions(files: list[Path], out: Path, options: dict[str, Any]) -> 
                 continue
             rows += [found] if found else []
             left_out += found is None
+    if not rows:
+        raise click.ClickException(f"no row of {', '.join(map(str, files))} is a condition of the suite's factors: "
+                                   "nothing to import")
     out.mkdir(parents=True)
     if rows:  # formula-safe: the names are a stranger's
         write_csv_rows(rows, out / "conditions.csv")

@@ -8,6 +8,7 @@ from typing import Any
 import click
 import pandas as pd
 
+from spec_audits.families.influence.record import InfluenceRecord
 from spec_audits.families.influence.score import position
 from spec_audits.families.influence.score.counts import CountsTable, counts_from_trials, read_counts_csv
 from spec_audits.families.influence.score.flips import flip_rates, totals
@@ -26,6 +27,7 @@ from spec_audits.families.influence.score.probe import (
 from spec_audits.families.influence.score.runs import Run, load_run, pool_runs
 from spec_audits.families.influence.score.turns import turn_flip_lines, turn_flips
 from spec_audits.runner.files_out import score_folder, write_csv
+from spec_audits.runner.score_input import check_run_analysis
 from spec_audits.runner.study import expand_runs
 
 
@@ -76,7 +78,10 @@ def _noise(runs: list[Run], options: dict[str, Any]) -> dict[str, Any] | None:
             raise click.UsageError("--noise-f0 and --noise-flips define the noise floor: give the replicate "
                                    "runs with --noise")
         return None
-    replicates = [load_run(path) for path in expand_runs(tuple(replicate_dirs))]
+    paths = expand_runs(tuple(replicate_dirs))
+    for path in paths:  # read here, not by the dispatch, so checked here as the dispatch checks the scored runs
+        check_run_analysis(path, InfluenceRecord)
+    replicates = [load_run(path) for path in paths]
     settings = NoiseOptions(f0=options.get("noise_f0") or "paper", flips=options.get("noise_flips") or "prompt")
     return noise_floor(pair_replicates(runs, replicates), settings)
 

@@ -23,8 +23,8 @@ SYNTAX: c.Syntax = (
     _clause("reuse", 'NUMBER NAME ("with" NAME NAME)?', "N dilemmas [with distinct combinations]",
             "how many dilemmas share a puzzle"),
     _clause("phrasing", "NAME text", 'NAME "TEXT"', "how a clue kind is worded"),
-    _clause("budget", "NUMBER", "N", "attempts (candidate clue sets) per puzzle: work, never time"),
-    _clause("timeout", "NUMBER", "MS", "retired: refused with the budget to use instead"),
+    _clause("budget", "NUMBER", "N", "attempts per puzzle: work, not time"),
+    _clause("timeout", "NUMBER", "MS", "the solver's time limit"),
     _clause("minimal", "", "", "1-minimal clue sets"),
     _clause("style", "NAME value", "NAME VALUE", "a named puzzle style"),
 )

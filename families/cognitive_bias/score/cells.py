@@ -8,8 +8,8 @@ The same for the diagonal (target = human) and the off-diagonal cells, with Stud
 
 The file is a stranger's data: names are read as text (a model called `NaNo-7B` or `NA` stays so), a
 cell with n = 0 or a blank mean (no scored rows) is valid and skipped (counted and listed), a negative or
-non-finite number is refused with its row and column, and a statistic the cells cannot support (one
-row, zero variance) is absent with its reason, never NaN or Infinity.
+non-finite number is refused with its row and column, so is a cell given twice, and a statistic the cells
+cannot support (one row, zero variance) is absent with its reason, never NaN or Infinity.
 """
 
 from __future__ import annotations
@@ -103,6 +103,7 @@ def read_cells(path: Path) -> pd.DataFrame:
         text = text.assign(model=path.stem)
     for column in ("model", *NAMES):
         _check_names(path, text[column], column)
+    _check_unique(path, text)
     return pd.DataFrame({"model": text["model"], "target_bias": text["target_bias"],
                          "human_bias": text["human_bias"], "n": _numbers(path, text["n"], "n", whole=True),
                          "mean_delta": _numbers(path, text["mean_delta"], "mean_delta", signed=True),
@@ -113,6 +114,17 @@ def _check_names(path: Path, names: pd.Series, column: str) -> None:
     blank = names.str.strip() == ""
     if blank.any():
         raise ScoreInputError(path, "empty name", row=_row(blank), column=column)
+
+
+def _check_unique(path: Path, text: pd.DataFrame) -> None:
+    """One line per (model, target, human) cell: a second would be pooled twice, or contradict the first."""
+    keys = text[["model", *NAMES]]
+    again = keys.duplicated()
+    if again.any():
+        row = _row(again)
+        first = _row((keys == keys.iloc[row - 2]).all(axis=1))
+        raise ScoreInputError(path, f"repeats the cell ({', '.join(keys.iloc[row - 2])}) of row {first}: one line "
+                              "per model, target bias and human bias", row=row)
 
 
 def _numbers(path: Path, text: pd.Series, column: str, *, whole: bool = False, signed: bool = False) -> pd.Series:

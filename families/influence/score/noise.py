@@ -58,6 +58,10 @@ def pair_replicates(originals: list[Run], replicates: list[Run]) -> list[tuple[R
                                   f"(reasoning {reasoning}), but no run given to score answers that: score the "
                                   "original run with it, e.g. spec score ORIGINAL --noise REPLICATE")
         original = match[0]
+        if original.run_dir.resolve() == rep.run_dir.resolve():
+            raise ScoreInputError(rep.run_dir / RUN_FILE, "is the scored run itself, not a replicate of it: its "
+                                  "drift would be zero by construction; give the replicate's folder, made with "
+                                  "spec run --replicate 1 --only condition=baseline")
         if original.info.suite_manifest_sha256 != rep.info.suite_manifest_sha256:
             raise ScoreInputError(rep.run_dir / RUN_FILE, f"was run on another suite than {original.run_dir}: a "
                                   "replicate re-issues the original's prompts, so run it on the same suite")

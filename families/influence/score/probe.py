@@ -70,11 +70,25 @@ def _parents(score_dir: Path, keys: list[str], alpha: float) -> pd.DataFrame:
     absent = [c for c in keys + wanted + ["steerability_A", "steerability_B"] if c not in frame.columns]
     if absent:
         raise ScoreInputError(path, f"is not an influence conditions table (no column {absent[0]!r})")
+    again = frame.duplicated(keys)
+    if again.any():
+        raise ScoreInputError(path, "repeats a condition (the same key columns as an earlier row): its probed trials "
+                              "would be counted twice", row=int(np.flatnonzero(again.to_numpy())[0]) + 1)
     for d in "AB":
-        frame[f"steerability_{d}"] = frame[f"steerability_{d}"].astype(float)
-        frame[f"sig_{d}"] = frame[f"p_effect_{d}"].astype(float) < alpha if tested else \
+        frame[f"steerability_{d}"] = _numbers(path, frame, f"steerability_{d}")
+        frame[f"sig_{d}"] = _numbers(path, frame, f"p_effect_{d}") < alpha if tested else \
             _flags(path, frame, f"significant_{d}")
     return frame[keys + ["sig_A", "sig_B", "steerability_A", "steerability_B"]]
+
+
+def _numbers(path: Path, frame: pd.DataFrame, column: str) -> pd.Series:
+    """A column of numbers, blank where a statistic is absent; text or an infinite number names its row."""
+    values = pd.to_numeric(frame[column], errors="coerce")
+    bad = (frame[column].notna() & values.isna()) | values.isin([np.inf, -np.inf])
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        raise ScoreInputError(path, f"{frame[column].iloc[row]!r} is not a finite number", row=row + 1, column=column)
+    return values
 
 
 def _flags(path: Path, frame: pd.DataFrame, column: str) -> pd.Series:

@@ -96,8 +96,7 @@ def _read_items(path: Path, suite_rows: list[SuiteRow], manifest: Manifest) -> t
             raise ScoreInputError(path, "an influence suite row needs cell." + column, row=row, column="cell")
     if "influence" not in items.columns:
         items["influence"] = None
-    ignored = ITEM_KEYS | set((manifest.analysis or {}).get("item_keys", []))
-    extra = [c for c in items.columns if c not in {"item_id", "samples", "answers", *CELL_FIELDS, *ignored}]
+    extra = [c for c in items.columns if c not in {"item_id", "samples", "answers", *CELL_FIELDS, *ITEM_KEYS}]
     items[extra] = items[extra].astype(object).where(items[extra].notna(), None).astype(str)
     coordinates = [c for c in ITEM_COLUMNS if c in items.columns]  # kept for per-item flip rates, never keys
     items["first"] = _first_shown(items, (manifest.analysis or {}).get("answer"))

@@ -142,3 +142,15 @@ def test_a_negative_sd_is_refused_with_its_row(tmp_path: Path) -> None:
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
     assert result.output == (f"Error: {table}, row 3, column 'std_delta': '-0.2' is negative (a standard "
                              "deviation cannot be)\n")
+
+
+def test_a_cell_given_twice_is_refused_with_both_rows(tmp_path: Path) -> None:
+    """Two lines for one (model, target, human) cell would be pooled twice (or contradict each other)."""
+    table = tmp_path / "cells.csv"
+    table.write_text("model,target_bias,human_bias,n,mean_delta,std_delta\nm1,A,A,3,0.1,0.2\nm2,A,A,3,0.1,0.2\n"
+                     "m1,A,B,3,0.1,0.2\nm1,A,A,3,0.3,0.2\n")
+    result = CliRunner().invoke(main, ["score", "--cells", str(table), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert result.output == (f"Error: {table}, row 5: repeats the cell (m1, A, A) of row 2: one line per model, "
+                             "target bias and human bias\n")
+    assert not (tmp_path / "out").exists()

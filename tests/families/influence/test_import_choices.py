@@ -163,6 +163,9 @@ def test_an_unmatched_line_is_refused_with_file_and_line(suite: Path, tmp_path: 
     (lambda line: line["spec"].update(trial_idx=4), "trial_idx 4 is not a sample of its suite row (4 per row)"),
     (lambda line: line.update(turn1_parsed="C"), "turn1_parsed 'C' is not one of the row's answers (A, B)"),
     (lambda line: line.update(judge_label="MAYBE"), "judge_label 'MAYBE' is not one of the suite judge's labels"),
+    (lambda line: line.update(turn1_response=12), "turn1_response 12 is not text"),
+    (lambda line: line.update(judge_reason={"why": 1}), "judge_reason {'why': 1} is not text"),
+    (lambda line: line["spec"].update(model=7), "spec.model 7 is not a model name"),
 ])
 def test_bad_lines_are_located(suite: Path, tmp_path: Path, change: Any, message: str) -> None:
     line = _line(suite, TRIALS[0])
@@ -203,3 +206,45 @@ def test_the_imported_conditions_table_is_formula_safe(suite: Path, tmp_path: Pa
     written = pd.read_csv(tmp_path / "parent" / "conditions.csv", dtype=str)
     assert set(written["model"]) == {"'" + formula}
     assert set(read_csv(tmp_path / "parent" / "conditions.csv", dtype=str)["model"]) == {formula}
+
+
+def test_models_whose_folder_names_agree_each_keep_their_trials(suite: Path, tmp_path: Path) -> None:
+    """`a/m` and `b/m` (and a model named like the study file) would share a folder: each gets its own."""
+    lines = [_line(suite, trial) for trial in TRIALS[:3]]
+    for line, model in zip(lines, ("a/m", "b/m", "study.json"), strict=True):
+        line["spec"]["model"] = model
+    result = spec("import", "choices-probe", _write(tmp_path / "t.jsonl", lines), "--suite", suite, "--out",
+                  tmp_path / "run")
+    assert result.exit_code == 0, result.output
+    study = json.loads((tmp_path / "run" / "study.json").read_text())["runs"]
+    assert len(set(study)) == 3 and "study.json" not in study
+    assert sorted(len(read_results(tmp_path / "run" / name / "results.jsonl")) for name in study) == [1, 1, 1]
+
+
+def test_a_summary_without_conditions_is_refused(suite: Path, tmp_path: Path) -> None:
+    path = tmp_path / "summary.csv"
+    path.write_text(SUMMARY.splitlines()[0] + "\n", encoding="utf-8")
+    result = spec("import", "choices-conditions", path, "--suite", suite, "--out", tmp_path / "parent")
+    assert result.exit_code == 1 and not (tmp_path / "parent").exists()
+    assert result.output == f"Error: no row of {path} is a condition of the suite's factors: nothing to import\n"
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (lambda text: text.replace(",-0.8,", ",abc,"), "row 1, column 'steerability_A': 'abc' is not a finite number"),
+    (lambda text: text.replace(",-0.8,", ",inf,"), "row 1, column 'steerability_A': 'inf' is not a finite number"),
+    (lambda text: text + text.splitlines()[1] + "\n", "row 3: repeats a condition (the same key columns as an "
+                                                      "earlier row): its probed trials would be counted twice"),
+])
+def test_a_parent_table_that_cannot_be_read_as_numbers_or_repeats_a_condition_is_located(
+        suite: Path, tmp_path: Path, edit: Any, message: str) -> None:
+    """A parent conditions.csv is a stranger's table too: text in a number is no traceback, and a repeated
+    condition would count its probed trials twice."""
+    transcripts = _write(tmp_path / "t.jsonl", [_line(suite, t) for t in TRIALS])
+    assert spec("import", "choices-probe", transcripts, "--suite", suite, "--out", tmp_path / "run").exit_code == 0
+    assert spec("import", "choices-conditions", _summary(tmp_path), "--suite", suite, "--out",
+                tmp_path / "parent").exit_code == 0
+    table = tmp_path / "parent" / "conditions.csv"
+    table.write_text(edit(table.read_text(encoding="utf-8")), encoding="utf-8")
+    result = spec("score", tmp_path / "run", "--parent", tmp_path / "parent", "-o", tmp_path / "score")
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert result.output == f"Error: {table}, {message}\n"

@@ -115,6 +115,14 @@ def test_a_replicate_answered_from_the_cache_is_refused(tmp_path: Path) -> None:
         pair_replicates([load_run(originals[0])], [load_run(replicates[0])])
 
 
+def test_the_scored_run_given_as_its_own_replicate_is_refused(tmp_path: Path) -> None:
+    """Fresh answers (no cache) but the original's own: a zero noise floor by construction, never reported."""
+    originals, _ = _study(tmp_path)
+    result = CliRunner().invoke(main, ["score", str(originals[0]), "--noise", str(originals[0])])
+    assert result.exit_code == 1 and result.output.startswith(f"Error: {originals[0] / 'run.json'}: is the scored "
+                                                              "run itself, not a replicate of it")
+
+
 def test_noise_options_need_replicates(tmp_path: Path) -> None:
     originals, _ = _study(tmp_path)
     result = CliRunner().invoke(main, ["score", str(originals[0]), "--noise-f0", "release"])

@@ -78,3 +78,25 @@ def test_a_rerun_of_a_finished_batch_run_calls_nothing(tmp_path: Path, stub: Stu
     first = run(suite, tmp_path / "run", stub)
     again = run(suite, tmp_path / "run", stub)
     assert (first.done, again.resumed, again.calls, stub.batches.calls["create"]) == (12, 12, 0, 1)
+
+
+@pytest.mark.parametrize("stub", [StubConfig(record=True, replies=(("JUDGE", JUDGE),))], indirect=True)
+def test_a_judge_that_is_the_run_model_goes_to_api_base_live_and_in_batches(
+    tmp_path: Path, stub: StubServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--api-base is the run model's, the judge's too when the judge is that model: a live run and a batch run
+    send its calls to the same server, so both give the same rows and cache them under the same key (a batch
+    run used to send them to --api-base but key them as calls to the provider's own endpoint)."""
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_API_BASE", raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    rows = [row.model_copy(update={"followups": [f.model_copy(update={"judge": f.judge.model_copy(
+        update={"model": "openai/stub"})}) for f in row.followups]}) for row in _rows() if row.followups][:2]
+    suite = write_suite(tmp_path / "suite", rows)
+    live = run(suite, tmp_path / "live", stub, batch=False, cache_path=tmp_path / "live.sqlite")
+    assert (live.done, live.failed) == (4, 0)
+    assert any("JUDGE" in json.dumps(body) for body in stub.stats.bodies)  # the judge reached the stub
+    batch = run(suite, tmp_path / "batch", stub, cache_path=tmp_path / "live.sqlite")
+    assert (batch.done, batch.calls) == (4, 0)  # every call, the judge's included, found under the live key
+    assert answers(tmp_path / "batch") == answers(tmp_path / "live")
+    assert all(row["followups"]["why"]["label"] == "DENIED" for row in answers(tmp_path / "live").values())

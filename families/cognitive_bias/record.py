@@ -1,0 +1,29 @@
+"""What a conditional-bias design's compile writes into manifest.analysis (check.py `_analysis`, with the
+design's arms and protocol), as a closed record: `spec score` reads a suite's analysis through it
+(spec_audits/contract/analysis_record.py)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+from spec_audits.contract.analysis_record import AnalysisRecord, one_of
+from spec_audits.families.cognitive_bias.check import ANALYSIS, DID_VARIANTS, PROTOCOLS
+
+Names = Annotated[list[str], Field(min_length=1)]
+
+
+class BiasRecord(AnalysisRecord):
+    """`analysis bias_decomposition params C, target C, human C, matrix_order "A|B", ...` as compiled."""
+
+    family: Annotated[str, one_of((ANALYSIS,))]
+    params: str
+    target: str
+    human: str
+    did: Annotated[str, one_of(DID_VARIANTS)]
+    matrix_order: Names
+    psm_covariates: list[str] | None = None
+    scm_covariates: list[str] | None = None
+    arms: Annotated[list[str], Field(min_length=2, max_length=2)]
+    protocol: Annotated[str, one_of(tuple(PROTOCOLS))]
