@@ -14,9 +14,17 @@ from typing import Any
 
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.check import check_repeated_clauses
+from spec_audits.compiler.conversations import TURN_FORMS, CompiledConversation, PlayedDesign, resolve_conversation
 from spec_audits.compiler.errors import ErrorCollector, Span, did_you_mean
 from spec_audits.compiler.family import CompiledDesign
-from spec_audits.compiler.typed_design import ANALYSIS, CONDITIONS, GENERATOR_ANALYSIS, resolve_design
+from spec_audits.compiler.typed_design import (
+    ANALYSIS,
+    CONDITIONS,
+    EVERY_DESIGN,
+    GENERATOR_ANALYSIS,
+    TypedDesign,
+    resolve_design,
+)
 from spec_audits.families import registry
 from spec_audits.families.interface import DesignContext, Family, Form
 
@@ -44,10 +52,24 @@ def _prepare_one(design: n.Design, context: DesignContext, errors: ErrorCollecto
     if errors.diagnostics:  # a clause the family does not take: its checks would only add noise
         return None
     check_declared(design, family, errors)
-    resolved = family.check(resolve_design(design, context.tables, errors), context, errors)
+    typed = resolve_design(design, context.tables, errors)
+    conversation = _conversation(typed, context, errors)
+    resolved = family.check(typed, context, errors)
     if resolved is None or errors.diagnostics:
         return None
-    return family.prepare(resolved, context.seed, errors)
+    compiled = family.prepare(resolved, context.seed, errors)
+    if compiled is None or conversation is None:
+        return compiled
+    return PlayedDesign(compiled, conversation)  # type: ignore[return-value]  # delegates the protocol
+
+
+def _conversation(typed: TypedDesign, context: DesignContext, errors: ErrorCollector) -> CompiledConversation | None:
+    """The design's `conversation NAME` resolved (every design takes one; compiler/conversations.py)."""
+    if typed.conversation is None:
+        return None
+    node = context.tables.lookup(context.tables.conversations, typed.conversation, "conversation", errors)
+    tokens = typed.answer.tokens if typed.answer is not None and typed.answer.kind in TURN_FORMS else None
+    return resolve_conversation(node, tokens, errors) if node is not None else None
 
 
 def prepare_generators(spec: n.Spec, context: DesignContext, errors: ErrorCollector) -> dict[str, tuple[Family, Any]]:
@@ -85,7 +107,7 @@ def check_clauses(design: n.Design, family: Family, errors: ErrorCollector) -> N
     """A clause the family does not take is an error at the clause, naming the family and what it takes."""
     others = [f for f in registry.all_families() if f.name != family.name]
     for clause in design.clauses:
-        if clause.keyword in family.clauses:
+        if clause.keyword in family.clauses or clause.keyword in EVERY_DESIGN:
             continue
         owners = [f for f in others if clause.keyword in f.clauses]
         if not owners:

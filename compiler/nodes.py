@@ -119,6 +119,10 @@ class Turn(Node):
     template: Ref | None = None
     generate: bool = False
     decode: tuple[Option, ...] = ()  # decode settings of a generated turn, over the design's
+    prompt: bool = False  # `user prompt`: the design's own prompt goes here
+    answer: Ref | None = None  # `assistant answer NAME [FORM]`: a generated turn whose reply is an answer
+    answer_form: AnswerSpec | None = None  # its own answer form (the design's when absent)
+    push: str | int | float | None = None  # `user "..." push other | same | "TOKEN"`: the option the turn pushes toward
 
 
 class Conversation(Node):

@@ -169,7 +169,16 @@ class ToAst(GeneratorsAndDesigns):
         return n.Turn(span=self._span(meta), role=str(children[0]), **children[1])
 
     def turn_text(self, meta: Any, children: list[Any]) -> dict[str, Any]:
-        return {"text": children[0]}
+        push = scalar(children[1]) if len(children) > 1 else None
+        return {"text": children[0], **({"push": push} if push is not None else {})}
+
+    def turn_prompt(self, meta: Any, children: list[Any]) -> dict[str, Any]:
+        return {"prompt": True}
+
+    def turn_answer(self, meta: Any, children: list[Any]) -> dict[str, Any]:
+        form = next((c for c in children[1:] if isinstance(c, n.AnswerSpec)), None)
+        decode = tuple(c for c in children[1:] if isinstance(c, n.Option))
+        return {"generate": True, "answer": self._ref(children[0]), "answer_form": form, "decode": decode}
 
     def turn_template(self, meta: Any, children: list[Any]) -> dict[str, Any]:
         return {"template": self._ref(children[0])}

@@ -45,10 +45,12 @@ SAMPLES = c.ClauseSpec("samples", SamplesShape(), "replies per row")
 DECODE = c.ClauseSpec("decode", c.Options(), "decode settings")
 FOLLOWUPS = c.ClauseSpec("followups", c.Names(), "follow-up turns after the answer")
 CONDITIONS = c.ClauseSpec("conditions", c.Conditions(), "the conditions compared")
-CONVERSATION = c.ClauseSpec("conversation", c.Name(), "a conversation before the prompt")
+CONVERSATION = c.ClauseSpec("conversation", c.Name(), "the conversation the design's rows are played through")
 SHARED: c.Syntax = (ANALYSIS, MODE, SYSTEM, PROMPT, ANSWER, ORDER, SAMPLES, DECODE, FOLLOWUPS, CONDITIONS,
                     CONVERSATION)
 """The shared clauses: in the grammar whichever families are registered."""
+EVERY_DESIGN = (CONVERSATION.keyword,)
+"""Clauses every family's designs take, played by a shared stage (compiler/conversations.py)."""
 GENERATOR_ANALYSIS = c.ClauseSpec("analysis", c.Name(), "the family that runs the generator", block="generator")
 """A `generator` block's `analysis NAME`: the family whose generator declarations read the rest of the block."""
 

@@ -20,7 +20,7 @@ from spec_audits.compiler.check import Tables
 from spec_audits.compiler.clauses import ClauseSpec
 from spec_audits.compiler.errors import ErrorCollector
 from spec_audits.compiler.family import CompiledDesign
-from spec_audits.compiler.typed_design import SHARED, TypedDesign
+from spec_audits.compiler.typed_design import EVERY_DESIGN, SHARED, TypedDesign
 from spec_audits.contract.analysis_record import AnalysisRecord
 from spec_audits.runner.report.document import Document
 
@@ -130,7 +130,8 @@ def _clauses_table(families: list[Family]) -> str:
     lines = ["| clause | what it gives | taken by |", "|---|---|---|"]
     for keyword in sorted(specs):
         spec = specs[keyword]
-        takers = ", ".join(f"`{f.name}`" for f in families if keyword in f.clauses) or "no family yet"
+        takers = "every design" if keyword in EVERY_DESIGN else \
+            ", ".join(f"`{f.name}`" for f in families if keyword in f.clauses) or "no family yet"
         summary = spec.summary.replace("|", "\\|")
         lines.append(f"| {_written([f'{keyword} {spec.shape.written()}'])} | {summary} | {takers} |")
     return "\n".join(lines) + "\n"

@@ -38,6 +38,7 @@ BUILTIN: dict[str, str] = {
     "cue_visibility": "spec_audits.families.cue",
     "bias_decomposition": "spec_audits.families.cognitive_bias",
     "effects": "spec_audits.families.effects",
+    "puzzle_solving": "spec_audits.families.puzzle_solving",
 }
 DEFAULT = "influence_pairs"  # the family of a design that declares no analysis
 ENTRY_POINTS = "spec_audits.families"  # the entry-point group of families installed from other distributions

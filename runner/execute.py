@@ -35,6 +35,7 @@ from spec_audits.runner.results_io import (
 )
 from spec_audits.runner.run_config import RunConfig, RunError, RunSummary, check_api_base
 from spec_audits.runner.run_lock import locked
+from spec_audits.runner.turn_journal import TurnJournal
 
 
 def _check_out_dir(config: RunConfig, suite: Suite, requested_mode: str) -> RunInfo | None:
@@ -126,6 +127,9 @@ async def _run(config: RunConfig) -> RunSummary:
     if requested == "logprob" and any(ANSWER_LINE in row.decode for row in suite.rows):
         raise RunError("logprob mode reads the answer's first token, but this suite's rows answer on the last line "
                        "of a reasoned reply (decode answer_line): run it in sample mode")
+    if requested == "logprob" and any(row.answer_form for row in suite.rows):
+        raise RunError("logprob mode reads the answer's first token, but this suite's rows are answered by a puzzle's "
+                       "solution, written out in full: run it in sample mode")
     items = _plan(suite, config, requested)
     if config.only and not items:  # before the folder is made: a refused run leaves nothing behind
         raise RunError(f"--only {' '.join(f'{k}={v}' for k, v in config.only)} keeps no row of {config.suite_dir}")
@@ -151,7 +155,8 @@ async def _run_locked(config: RunConfig, suite: Suite, requested: str, items: li
     todo = [work for work in items if work.key not in state.rows]
     if is_local(config.model):  # answers do not depend on the order; the speed does
         todo = prefix_order(todo)
-    runner.shared.seed(suite.rows, list(state.rows.values()))
+    runner.journal = TurnJournal(config.out)
+    runner.shared.seed(suite.rows, list(state.rows.values()), runner.journal.shared)
     info = RunInfo(
         suite_dir=str(suite.path),
         suite_manifest_sha256=suite.manifest_sha256,
@@ -173,6 +178,7 @@ async def _run_locked(config: RunConfig, suite: Suite, requested: str, items: li
     finally:
         bar.close()
         writer.close()
+        runner.journal.close()
         cache.close()
         _record_counts(config.out, info, {work.key for work in items})
     calls = runner.client.calls + sum(j.calls for j in runner.judges.values())

@@ -18,22 +18,26 @@ from spec_audits.contract.suite_model import (
     DecodeSettings,
     FollowUp,
     Judge,
+    Message,
     SuiteRow,
+    TurnAnswer,
 )
 from spec_audits.local.names import is_local
+from spec_audits.puzzles.answers import outcome_of, read_solution
 from spec_audits.runner.answers import (
     EXTRACTION_FORMS,
     EXTRACTION_PARSERS,
     parse_answer,
-    parse_answer_line,
     parse_judge_json,
 )
 from spec_audits.runner.cache import NoCache, ResponseCache
 from spec_audits.runner.call import CallSettings, ModelClient, Reply
+from spec_audits.runner.conversation import ConversationStopped, answered_turn, fill_turn, read_answer
 from spec_audits.runner.plan import JUDGE_MAX_TOKENS, WorkItem
 from spec_audits.runner.provider_errors import CallFailed
 from spec_audits.runner.run_config import RunConfig
 from spec_audits.runner.shared_turns import SharedTurns
+from spec_audits.runner.turn_journal import TurnJournal
 
 TOP_LOGPROBS = 20
 # Seeds of successive re-asks of one sample are this far apart, so they never meet another sample's seed;
@@ -81,6 +85,7 @@ class _Item:
     replies: int = 0
     hits: int = 0
     turns: list[dict[str, Any]] = field(default_factory=list)
+    answered: dict[str, tuple[TurnAnswer, dict[str, Any]]] = field(default_factory=dict)
 
     def take(self, reply: Reply) -> Reply:
         self.usage.update(reply.usage)
@@ -106,6 +111,7 @@ class Runner:
         judge = config.judge_model
         self.judges: dict[str, ModelClient] = {}
         self.shared = SharedTurns()
+        self.journal: TurnJournal | None = None  # the run folder's turns, set by the run
         if judge:
             self.judges[judge] = self.new_client(self._judge_settings(judge))
 
@@ -120,6 +126,14 @@ class Runner:
     def _call_settings(self, model: str, api_base: str | None) -> CallSettings:
         c = self.config
         return CallSettings(model, api_base, c.timeout_s, c.max_retries, c.retry_base_s, rpm=c.rpm, tpm=c.tpm)
+
+    def turn_client(self, model: str | None) -> ModelClient:
+        """The client of a generated turn: the audited model's, or the named model's (`Message.model`)."""
+        if model is None or model == self.config.model:
+            return self.client
+        if model not in self.judges:
+            self.judges[model] = self.new_client(self._judge_settings(model), on_retry=self.client.on_retry)
+        return self.judges[model]
 
     def _judge_settings(self, model: str) -> CallSettings:
         """--api-base is the run model's: a judge gets it only when it is that model (as a batch run sends it),
@@ -167,8 +181,12 @@ class Runner:
             if row.followups:
                 result["followups"] = await self._followups(item, result, row.followups)
             error = None
+        except ConversationStopped as stop:
+            error, result = None, {"stopped": str(stop)}
         except CallFailed as err:
             error = str(err) or "failed"
+        if item.answered:
+            result["turn_answers"] = {name: turn for name, (_, turn) in item.answered.items()}
         return ResultRow(
             item_id=row.id,
             sample=work.sample,
@@ -183,28 +201,50 @@ class Runner:
         )
 
     async def _prefix(self, item: _Item) -> None:
-        """Fill the conversation up to the answer, generating assistant turns in order."""
+        """Fill the conversation up to the answer, generating assistant turns in order (a turn the run's journal
+        holds is taken from it), parsing answered turns and filling user turns from their answers."""
         work = item.work
         messages = work.row.messages
         if messages[-1].generate:
             messages = messages[:-1]  # a trailing generate turn is the answer itself
         for index, message in enumerate(messages):
             if not message.generate:
-                item.messages.append({"role": message.role, "content": message.content or ""})
+                content = message.content or ""
+                item.messages.append({"role": message.role,
+                                      "content": fill_turn(content, item.answered, index) if message.fill else content})
                 continue
-            params = self.decode(work.row, work.sample, 0, self.config.model, message.decode)
-            # a shared turn's cache slot is its share key: turns with the same text but their own keys (the
-            # authors' acknowledgment, one per arm) stay separate calls, with or without the cache
-            slot = f"{work.sample}/turn{index}" if message.share is None else f"{work.sample}/{message.share}"
-            reply = item.take(await self._generate(item, message.share, params, slot))
+            reply = item.take(await self._turn(item, index, message))
             item.messages.append({"role": "assistant", "content": reply.text or ""})
             item.turns.append({"turn": index, "content": reply.text})
+            if message.answer is not None:
+                line = {**work.row.decode, **(message.decode or {})}.get(ANSWER_LINE)
+                turn = answered_turn(message.answer, index, reply.text, None if line is None else str(line))
+                item.answered[message.answer.name] = (message.answer, turn)
 
-    async def _generate(self, item: _Item, share: str | None, params: dict[str, Any], slot: str) -> Reply:
+    async def _turn(self, item: _Item, index: int, message: Message) -> Reply:
+        """A generated turn: from the journal, else the shared turn or a call, then journalled."""
+        work = item.work
+        key = (work.row.id, work.sample, index)
+        found, text = self.journal.get(key) if self.journal is not None else (False, None)
+        if found:
+            return Reply(text, {}, None, True, 0.0)
+        client = self.turn_client(message.model)
+        params = self.decode(work.row, work.sample, 0, client.settings.model, message.decode)
+        # a shared turn's cache slot is its share key: turns with the same text but their own keys (the
+        # authors' acknowledgment, one per arm) stay separate calls, with or without the cache
+        slot = f"{work.sample}/turn{index}" if message.share is None else f"{work.sample}/{message.share}"
+        extras = {}
+        if message.answer is not None:
+            extras = self.choice_extras(list(message.answer.answers), client.settings.model, work.row)
+
         def call() -> Awaitable[Reply]:
-            return self.client.call(item.messages, params, slot, {})
+            return client.call(item.messages, params, slot, extras)
 
-        return await (call() if share is None else self.shared.get((share, item.work.sample), call, item.work.key))
+        share = message.share
+        reply = await (call() if share is None else self.shared.get((share, work.sample), call, work.key))
+        if self.journal is not None:
+            self.journal.add(key, share, reply.text)
+        return reply
 
     async def _sample(self, item: _Item) -> tuple[dict[str, Any], dict[str, Any]]:
         """Draw the answer; re-ask an invalid one up to `reasks` times."""
@@ -214,11 +254,12 @@ class Runner:
         extracted: dict[str, Any] = {}
         for attempt in range(self.config.reasks + 1):
             params = self.decode(work.row, work.sample, attempt, self.config.model)
-            extras = {} if work.row.extract else self.choice_extras(list(tokens), self.config.model, work.row)
+            free = work.row.extract is not None or work.row.answer_form is not None
+            extras = {} if free else self.choice_extras(list(tokens), self.config.model, work.row)
             slot = f"{work.sample}/answer{attempt}"
             reply = item.take(await self.client.call(item.messages, params, slot, extras))
             if work.row.extract is None:
-                answer = self._parsed(reply.text, tokens, work.row)
+                answer, extracted = self._parsed(reply.text, tokens, work.row)
             else:
                 answer, extracted = await self._extract(item, reply.text or "", params, attempt)
             if attempt == 0:
@@ -237,10 +278,14 @@ class Runner:
         return params, result
 
     @staticmethod
-    def _parsed(text: str | None, tokens: tuple[str, ...], row: SuiteRow) -> str | None:
-        """The reply's answer: from its last line where the row says so (`answer_line`), else the reply itself."""
+    def _parsed(text: str | None, tokens: tuple[str, ...], row: SuiteRow) -> tuple[str | None, dict[str, Any]]:
+        """The reply's answer: a puzzle's solution read and judged where the row is answered by one; else from
+        its last line where the row says so (`answer_line`), else the reply itself."""
+        if row.answer_form == "solution":
+            read = read_solution(text, row.puzzle or {})
+            return outcome_of(read, (row.expect or {})["solution"]), {"solution": read or None}
         prefix = row.decode.get(ANSWER_LINE)
-        return parse_answer(text, tokens) if prefix is None else parse_answer_line(text, tokens, str(prefix))
+        return read_answer(text, tokens, None if prefix is None else str(prefix)), {}
 
     async def _extract(self, item: _Item, decision: str, params: dict[str, Any],
                        attempt: int) -> tuple[str | None, dict[str, Any]]:

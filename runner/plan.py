@@ -176,8 +176,9 @@ def _turn_tokens(row: SuiteRow, decode: DecodeSettings | None) -> int:
 
 
 def _add_item(main: Estimate, judges: Callable[[Judge], Estimate | None], work: WorkItem, mode: str,
-              made: set[tuple[str, int]]) -> None:
-    """Add one item's calls; a shared generated turn (`made` holds those counted) is counted once per sample."""
+              made: set[tuple[str, int]], named: Callable[[str], Estimate]) -> None:
+    """Add one item's calls; a shared generated turn (`made` holds those counted) is counted once per sample, and
+    a turn a named model writes (`Message.model`) is that model's call."""
     row = work.row
     max_tokens = 1 if mode == "logprob" else int(row.decode.get("max_tokens") or 256)
     context = 0
@@ -188,10 +189,11 @@ def _add_item(main: Estimate, judges: Callable[[Judge], Estimate | None], work: 
             step += 1
             turn_tokens = _turn_tokens(row, message.decode)
             if message.share is None or (message.share, work.sample) not in made:
-                main.calls += 1
-                main.rounds[step] += 1
-                main.prompt_tokens += context
-                main.completion_tokens += turn_tokens
+                writer = main if message.model is None else named(message.model)
+                writer.calls += 1
+                writer.rounds[step] += 1
+                writer.prompt_tokens += context
+                writer.completion_tokens += turn_tokens
             if message.share is not None:
                 made.add((message.share, work.sample))
             context += turn_tokens
@@ -253,9 +255,12 @@ def estimate(items: list[WorkItem], *, mode: str, model: str, judge_model: str |
         name = judge_model or judge.model
         return judges.setdefault(name, Estimate(name)) if name else None
 
+    def named(name: str) -> Estimate:
+        return main if name == model else judges.setdefault(name, Estimate(name))
+
     made: set[tuple[str, int]] = set()
     for work in items:
-        _add_item(main, judge_of, work, mode, made)
+        _add_item(main, judge_of, work, mode, made, named)
     estimates = [main] + [judge for judge in judges.values() if judge.calls]
     for entry in estimates:
         entry.cost_usd = _cost(entry)

@@ -56,6 +56,8 @@ def _dry_run(config: RunConfig) -> None:
             f"  {entry.model}: {entry.calls} calls, ~{entry.prompt_tokens:,} prompt tokens, "
             f"<= {entry.completion_tokens:,} completion tokens, cost {cost}"
         )
+        if len(entry.rounds) > 1:  # a conversation: how many of the calls each turn of a row makes
+            echo("    calls per turn: " + ", ".join(f"{turn}: {n:,}" for turn, n in sorted(entry.rounds.items())))
     for line in dry_run_lines(estimates, config.batch_size) if config.batch else []:
         echo(line)
 

@@ -22,20 +22,25 @@ class SharedTurns:
         self._replies: dict[Key, asyncio.Future[Reply]] = {}
         self._makers: dict[Key, Hashable] = {}
 
-    def seed(self, rows: list[SuiteRow], done: list[ResultRow]) -> None:
-        """Keep the shared turns of answers already written, so the rows still to come get the same text."""
+    def seed(self, rows: list[SuiteRow], done: list[ResultRow], journal: dict[Key, str | None] | None = None) -> None:
+        """Keep the shared turns of answers already written and of the run's turn journal, so the rows still to
+        come get the same text."""
         by_id = {row.id: row for row in rows}
-        loop = asyncio.get_running_loop()
+        made = dict(journal or {})
         for result in done:
             row = by_id.get(result.item_id)
             if row is None or result.error is not None:
                 continue
             for turn in result.turns or []:
                 share = row.messages[turn["turn"]].share
-                if share is not None and (share, result.sample) not in self._replies:
-                    future: asyncio.Future[Reply] = loop.create_future()
-                    future.set_result(Reply(turn["content"], {}, None, True, 0.0))
-                    self._replies[(share, result.sample)] = future
+                if share is not None:
+                    made.setdefault((share, result.sample), turn["content"])
+        loop = asyncio.get_running_loop()
+        for key, text in made.items():
+            if key not in self._replies:
+                future: asyncio.Future[Reply] = loop.create_future()
+                future.set_result(Reply(text, {}, None, True, 0.0))
+                self._replies[key] = future
 
     def forget(self, error: type[BaseException]) -> None:
         """Drop the turns whose call raised `error`, so that the next row to reach them asks again."""

@@ -223,6 +223,10 @@ def _compile_turns(condition: BiasCondition, bias: BiasDesign, errors: ErrorColl
     for index, turn in enumerate(conversation.turns):
         text = turn.text if turn.template is None else bias.templates[turn.template.name].text
         label = f"turn {index + 1} of conversation '{conversation.name}'"
+        if turn.prompt or turn.answer is not None or turn.push is not None:
+            errors.add(turn.span, f"{label} is for a conversation a design plays (`conversation NAME`), not a "
+                       "condition's", "a condition's conversation holds texts, templates and generate turns")
+            continue
         compiled = None if text is None else compile_text(text, label, provided, errors)
         if text is not None and compiled is not None:
             check_attributes(text, label, schema, errors)

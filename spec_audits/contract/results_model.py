@@ -38,6 +38,17 @@ class ResultRow(BaseModel):
         description="Follow-up name -> {response, label, judge_response}: the reply, the judge's label (null when "
         "its reply gives no valid one) and the judge's raw reply; a `reply json` judge adds its reason.",
     )
+    solution: dict[str, dict[str, str]] | None = Field(
+        default=None, description="Rows answered by a solution: the cells read from the reply, person -> attribute "
+        "-> value (a cell stated ambiguously is left out).")
+    turn_answers: dict[str, dict[str, Any]] | None = Field(
+        default=None,
+        description="Conversations: answered turn name -> {turn, response, answer, outcome}, in the order played; "
+        "`answer` is null for an abstention.",
+    )
+    stopped: str | None = Field(
+        default=None, description="Conversations: why the conversation stopped before its last turn (a later turn "
+        "reads an answered turn that gave no valid answer); the later answers are then null.")
     cached: bool = Field(default=False, description="True when the item was answered and every call came from the "
                          "response cache; a failed item is never cached.")
 

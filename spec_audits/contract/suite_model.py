@@ -21,6 +21,7 @@ from pydantic import (
     ValidationError,
     ValidatorFunctionWrapHandler,
     WrapValidator,
+    model_validator,
 )
 from pydantic_core import PydanticCustomError
 from typing_extensions import TypedDict
@@ -32,6 +33,16 @@ the answer token of the first reply (its text when it gave none)."""
 JUDGE_SLOTS = ("reply", "conversation")
 """Names a judge prompt may hold as `{{ name }}`, filled in by the runner: the reply to the follow-up, and
 the whole conversation before the judge, one `Role: text` paragraph per turn."""
+TURN_SLOTS = ("answer", "option", "other", "response")
+"""What a conversation's user turn marked `fill` may read of an earlier answered turn NAME, as
+`{{ NAME.slot }}`, filled in by the runner when it sends the turn: the answer token, the text of the option
+chosen, the text of the one not chosen (two options only), and the reply's text."""
+SOLUTION_OUTCOMES = ("solved", "unsolved")
+"""The answer tokens of a row answered by a puzzle's solution (SuiteRow.answer_form)."""
+TURN_SLOT = re.compile(r"\{\{\s*(\w+)\.(\w+)\s*\}\}")
+"""A `{{ NAME.slot }}` of a user turn marked `fill`."""
+PUSHES = ("other", "same")
+"""What a pushing user turn pushes toward, relative to the answered turn before it (or an answer token)."""
 
 
 class DecodeSettings(TypedDict, total=False):
@@ -110,6 +121,22 @@ ModelName = Annotated[str, AfterValidator(_model_name), Field(json_schema_extra=
 EXTRACTION_SLOT = "{{ answer }}"  # where an extraction prompt takes the decision it reads (Extraction.prompt)
 
 
+TurnName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+
+
+class TurnAnswer(BaseModel):
+    """A generated assistant turn inside a conversation whose reply is parsed into an answer, like the
+    row's own (the reply to the last message) is: its own valid tokens, outcomes and option texts."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: TurnName = Field(description="The answered turn's name: results key its answer by it, and later user "
+                           "turns read it as {{ NAME.answer }}, {{ NAME.option }}, {{ NAME.other }}.")
+    answers: dict[str, str] = Field(description="Valid answer tokens mapped to analysis outcomes.")
+    options: dict[str, str] | None = Field(
+        default=None, description="Answer token -> the option's text, for {{ NAME.option }} and {{ NAME.other }}.")
+
+
 class Message(BaseModel):
     """One chat turn. An assistant turn with `generate: true` is produced by the model at run time."""
 
@@ -128,6 +155,15 @@ class Message(BaseModel):
         description="Generate turns: rows whose turn has the same share key get one generated text per "
         "sample, made once per run (e.g. the acknowledgment both arms of a unit see).",
     )
+    model: ModelName | None = Field(
+        default=None, description="Generate turns: the model that writes this turn, when not the one audited.")
+    answer: TurnAnswer | None = Field(
+        default=None, description="Generate turns: the reply is an answer, parsed like the row's own.")
+    fill: bool | None = Field(
+        default=None, description="User turns: {{ NAME.slot }} (TURN_SLOTS) filled in from earlier answered turns.")
+    push: str | None = Field(
+        default=None, description="User turns: the option this turn pushes toward: other (the one the answered "
+        "turn before it did not choose), same, or an answer token; flip statistics read it.")
 
 
 class Judge(BaseModel):
@@ -192,6 +228,18 @@ class SuiteRow(BaseModel):
     unit: str | None = Field(
         default=None, description="Rows of one unit are planned together: --limit counts units, never splits one."
     )
+    answer_form: Literal["solution"] | None = Field(
+        default=None, description="solution: the reply is read as an assignment of the row's `puzzle` and its "
+        "answer is `solved` (every cell equal to expect.solution) or `unsolved`; `answers` maps those two.")
+
+    @model_validator(mode="after")
+    def _solution_answers(self) -> SuiteRow:
+        if self.answer_form == "solution":
+            if self.puzzle is None or not isinstance((self.expect or {}).get("solution"), dict):
+                raise ValueError("a row answered by a solution needs a `puzzle` and `expect.solution`")
+            if set(self.answers) != set(SOLUTION_OUTCOMES):
+                raise ValueError(f"a row answered by a solution has the answers {', '.join(SOLUTION_OUTCOMES)}")
+        return self
 
 
 class Balance(BaseModel):

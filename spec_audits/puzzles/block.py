@@ -162,7 +162,10 @@ def _clues(args: tuple[Any, ...], fields: dict[str, Any], kind: str) -> None:
     clues: dict[str, ClueTypeConfig] = {}
     for name, weight in args:
         if name not in kinds:
-            raise _BadClause(f"unknown clue type '{name}'", did_you_mean(str(name), kinds))
+            close = did_you_mean(str(name), kinds)
+            listed = f"{kind} clue types: {', '.join(kinds)}"
+            raise _BadClause(f"unknown clue type '{name}' for {kind} puzzles",
+                             f"{close} {listed}" if close and close.startswith("did you mean") else listed)
         if not isinstance(weight, int | float) or weight <= 0:
             raise _BadClause(f"clue weight of '{name}' must be a number > 0, got {weight!r}")
         clues[str(name)] = ClueTypeConfig(weight=weight)

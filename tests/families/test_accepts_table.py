@@ -34,7 +34,7 @@ def _example(family: Family) -> Example:
     return example
 
 
-TAKEN_BY_NONE = ("solution identity",)
+TAKEN_BY_NONE: tuple[str, ...] = ()
 
 
 def test_the_docs_table_is_generated_from_the_declarations() -> None:

@@ -113,8 +113,13 @@ def test_style_preset_released_styles_every_band_and_minimal_none(tmp_path: Path
         ),
         (
             "puzzle p:\n  clues nextto 1\n",
-            "4:3: puzzle 'p': unknown clue type 'nextto' | valid names: 'biconditional', "
-            "'conjunction', 'count', 'direct', 'disjunction', 'implication', 'negation', 'same'",
+            "4:3: puzzle 'p': unknown clue type 'nextto' for propositional puzzles | propositional clue types: "
+            "direct, negation, conjunction, disjunction, implication, biconditional, same, count",
+        ),
+        (
+            "puzzle p:\n  kind zebra\n  clues nextto 1\n",
+            "5:3: puzzle 'p': unknown clue type 'nextto' for zebra puzzles | did you mean 'next_to'? zebra clue "
+            "types: at, not_at, same, not_same, left_of, directly_left, next_to",
         ),
         (
             'puzzle p:\n  phrasing same "x"\n',

@@ -1,0 +1,71 @@
+"""Puzzle-solving designs: certified puzzles of both kinds per band, answered by their solution; a planted
+solver that solves some bands is scored as solving exactly those; mistakes are located."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from spec_audits.cli import main
+from spec_audits.compiler.build import compile_file
+from spec_audits.compiler.errors import SpecError
+from spec_audits.contract.reader import read_suite
+from spec_audits.puzzles import reprove
+from tests.families.puzzle_solving import TINY, tiny
+from tests.runner.test_puzzle_answers import Solver
+from tests.runner.test_run_conversations import _run
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("solving")
+    compile_file(tiny(folder), folder / "suite")
+    return folder / "suite"
+
+
+def test_every_band_of_both_kinds_gets_certified_puzzles(suite: Path) -> None:
+    rows = read_suite(suite).rows
+    cells = sorted((r.cell["family"], r.cell["band"]) for r in rows)
+    assert cells == sorted([("propositional", "easy")] * 2 + [("propositional", "hard")] * 2 +
+                           [("zebra", "easy")] * 2 + [("zebra", "intermediate")] * 2)
+    for row in rows:
+        assert row.answer_form == "solution" and row.answers == {"solved": "solved", "unsolved": "unsolved"}
+        assert row.puzzle is not None and reprove(row.puzzle) == []
+        assert row.expect == {"solution": row.puzzle["solution"]}
+        assert "Give the solution as one line per person" in (row.messages[-1].content or "")
+
+
+def test_a_planted_solver_scores_exactly_its_bands(suite: Path, tmp_path: Path) -> None:
+    rows = read_suite(suite).rows
+    by_prompt = {r.messages[-1].content or "": r.puzzle or {} for r in rows}
+    _run(suite, tmp_path / "run", Solver(by_prompt, {"hard", "intermediate"}))
+    result = CliRunner().invoke(main, ["score", str(tmp_path / "run"), "--out", str(tmp_path / "score")])
+    assert result.exit_code == 0 and result.exception is None, result.output
+    summary = json.loads((tmp_path / "score" / "summary.json").read_text(encoding="utf-8"))
+    solved = {(b["family"], b["band"]): b["accuracy"] for b in summary["bands"]}
+    assert solved == {("propositional", "easy"): 0.0, ("propositional", "hard"): 1.0,
+                      ("zebra", "easy"): 0.0, ("zebra", "intermediate"): 1.0}
+    assert "  openai/stub zebra intermediate: solved 100.0% (2/2; 0 abstained)" in result.output
+    report = CliRunner().invoke(main, ["report", str(tmp_path / "score"), "--out", str(tmp_path / "report")])
+    assert report.exit_code == 0 and report.exception is None, report.output
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    ("  count 2 per band\n  prompt solve\n  decode temperature 0, max_tokens 60\ndesign rows",
+     "  prompt solve\n  decode temperature 0, max_tokens 60\ndesign rows",
+     ("puzzle-solving design 'logic' has no 'count' clause", "add: count 10 per band")),
+    ("answer solution row", "answer solution rows", ("unknown puzzle 'rows'", "did you mean 'row'?")),
+    ("  bands easy <= 1, intermediate > 1\n", "  bands easy <= 1, intermediate > 1\n  clues nextto 1\n",
+     ("puzzle 'row': unknown clue type 'nextto' for zebra puzzles",
+      "did you mean 'next_to'? zebra clue types: at, not_at, same, not_same, left_of, directly_left, next_to")),
+])
+def test_mistakes_are_located(tmp_path: Path, old: str, new: str, expected: tuple[str, str]) -> None:
+    assert old in TINY
+    path = tmp_path / "tiny.spec"
+    path.write_text(TINY.replace(old, new, 1), encoding="utf-8")
+    with pytest.raises(SpecError) as caught:
+        compile_file(path, tmp_path / "out")
+    assert [(d.message, d.hint) for d in caught.value.diagnostics] == [expected]
