@@ -60,7 +60,7 @@ def _prepare_one(design: n.Design, context: DesignContext, errors: ErrorCollecto
     compiled = family.prepare(resolved, context.seed, errors)
     if compiled is None or conversation is None:
         return compiled
-    return PlayedDesign(compiled, conversation)  # type: ignore[return-value]  # delegates the protocol
+    return PlayedDesign(compiled, conversation)
 
 
 def _conversation(typed: TypedDesign, context: DesignContext, errors: ErrorCollector) -> CompiledConversation | None:

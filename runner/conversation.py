@@ -44,7 +44,7 @@ def fill_turn(text: str, answered: dict[str, tuple[TurnAnswer, dict[str, Any]]],
         if slot == "answer":
             return str(token)
         if slot == "option":
-            return options.get(token, token)
+            return str(options.get(token, token))
         others = [text for other, text in options.items() if other != token]
         if len(others) != 1:
             raise ConversationStopped(f"turn {index} reads {name}.other, but '{name}' has {len(options)} options")

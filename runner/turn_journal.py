@@ -18,7 +18,8 @@ from spec_audits.runner.run_config import RunError
 
 JOURNAL_FILE = "turns.jsonl"
 TurnKey = tuple[str, int, int]  # (item_id, sample, turn)
-_FIELDS = {"item_id": str, "sample": int, "turn": int, "share": (str, type(None)), "content": (str, type(None))}
+_FIELDS: dict[str, type | tuple[type, ...]] = {"item_id": str, "sample": int, "turn": int, "share": (str, type(None)),
+                                               "content": (str, type(None))}
 
 
 def _entry(line: str, path: Path, number: int) -> dict[str, Any]:

@@ -93,9 +93,9 @@ def prove(runs: list[Run], sizes: tuple[int, ...], names: tuple[str, ...]) -> di
         per_level[names[f]] = _uniform([counts.get(level, 0) for level in range(size)], names[f])
     per_pair: dict[str, int] = {}
     for f, g in itertools.combinations(range(len(sizes)), 2):
-        counts = Counter((run[f], run[g]) for run in runs)
+        pairs = Counter((run[f], run[g]) for run in runs)
         label = f"{names[f]} x {names[g]}"
-        found = [counts.get(pair, 0) for pair in itertools.product(range(sizes[f]), range(sizes[g]))]
+        found = [pairs.get(pair, 0) for pair in itertools.product(range(sizes[f]), range(sizes[g]))]
         per_pair[label] = _uniform(found, label)
     return {"factors": list(names), "levels": list(sizes), "runs": len(runs), "per_level": per_level,
             "per_pair": per_pair}

@@ -70,7 +70,7 @@ def heatmap(scenarios: pd.DataFrame, title: str, path: Path) -> Path:
         for (i, j), v in np.ndenumerate(values):
             if np.isfinite(v):
                 ax.text(j, i, f"{v:+.2f}", ha="center", va="center", fontsize=5,
-                        color=text_colour(image.cmap(image.norm(v))))
+                        color=text_colour(tuple(map(float, image.cmap(image.norm(v))))))
     fig.colorbar(image, ax=ax, shrink=0.8, label="shift against the reference")
     ax.set_title(f"{title} ({NO_DATA})")
     return _save(fig, path)

@@ -104,9 +104,9 @@ def resolve(design: TypedDesign, context: DesignContext, errors: ErrorCollector)
         return None
     block = context.tables.lookup(context.tables.puzzles, answer.puzzle, "puzzle", errors)
     text = context.tables.lookup(context.tables.texts, prompt, "template", errors)
-    clause = design.clause(COUNT.keyword)
-    if count[0] < 1 and clause is not None:
-        errors.add(clause.span, f"count must be a whole number >= 1, got {count[0]}")
+    at = design.clause(COUNT.keyword)
+    if count[0] < 1 and at is not None:
+        errors.add(at.span, f"count must be a whole number >= 1, got {count[0]}")
     if block is None or text is None or errors.diagnostics:
         return None
     config = puzzle_config(block, errors)

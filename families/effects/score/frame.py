@@ -87,12 +87,12 @@ def _values(outcome: str | None, logprobs: dict[str, float] | None, answers: dic
             mass[answers[token]] += p
         if wanted == [None]:
             return {"y": float(sum(float(value) * p for value, p in mass.items()))}
-        return {column(t): mass.get(t, 0.0) for t in wanted}  # type: ignore[arg-type]
+        return {column(t): mass.get(t, 0.0) for t in wanted if t is not None}
     if outcome is None:
         return None
     if wanted == [None]:
         return {"y": float(outcome)}
-    return {column(t): float(outcome == t) for t in wanted}  # type: ignore[arg-type]
+    return {column(t): float(outcome == t) for t in wanted if t is not None}
 
 
 def values_array(frame: pd.DataFrame, target: str | None) -> np.ndarray:
