@@ -17,6 +17,7 @@ from __future__ import annotations
 from spec_audits.families.effects.check import CLAUSES, resolve
 from spec_audits.families.effects.clauses import SYNTAX
 from spec_audits.families.effects.prepare import prepare
+from spec_audits.families.effects.record import EffectsRecord
 from spec_audits.families.interface import Family, Form, lazy
 
 FAMILY = Family(
@@ -34,4 +35,5 @@ FAMILY = Family(
     score_runs=lazy("spec_audits.families.effects.score.pipeline", "score_runs"),
     docs="docs/scoring.md",
     syntax=SYNTAX,
+    analysis_record=EffectsRecord,
 )

@@ -84,5 +84,7 @@ def _problem(error: Any, record: type[AnalysisRecord]) -> str:
         return f"{where}: missing"
     if error["type"] == "domain":
         return f"{where}: {error['msg']}"
+    if error["type"] == "value_error":  # a record's own check across its fields: its words, not the input
+        return f"{where}: {error['ctx']['error']}"
     message = str(error["msg"])
     return f"{where}: {message[:1].lower()}{message[1:]}, got {shown(error['input'])}"

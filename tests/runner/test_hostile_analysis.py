@@ -77,6 +77,17 @@ HOSTILE: list[tuple[str, dict[str, Any], str]] = [
      "puzzle_bands)"),
     ("cue_huge_nested_value", {**_compiled("cue_visibility"), "restrict": [[["x" * 100] * 100] * 100]},
      f"analysis.restrict: must be solved or none, got {repr([[['x' * 100] * 100] * 100])[:60]}..."),
+    ("effects_reference_not_a_level",
+     {**_compiled("demographic_decisions"), "factors": [
+         {**_compiled("demographic_decisions")["factors"][0], "reference": "a61"},
+         *_compiled("demographic_decisions")["factors"][1:]]},
+     "analysis.factors.0: reference 'a61' is not a level of factor 'age'"),
+    ("effects_interaction_over_a_stranger", {**_compiled("demographic_decisions"), "interactions": [["age", "x"]]},
+     "analysis: interactions name x, which the design does not cross"),
+    ("effects_scenario_effect_and_answer", {**_compiled("demographic_decisions"), "scenario_effect": "mixed",
+                                            "answer": {"kind": "free", "tokens": ["yes", "no"]}},
+     "analysis.scenario_effect: must be random or cluster, got 'mixed'; analysis.answer.kind: input should be "
+     "'yesno', 'options', 'scale' or 'number', got 'free'"),
     ("bias_unknown_key", {**_compiled("cognitive_bias"), "reverse": 0.5},
      "analysis.reverse: not a key its family's compile writes (family, params, target, human, did, matrix_order, "
      "psm_covariates, scm_covariates, arms, protocol)"),

@@ -1,0 +1,81 @@
+"""What an effects design's compile writes into manifest.analysis (expand.py, with prepare.py's crossing
+record), as a closed record: `spec score` reads a suite's analysis through it
+(spec_audits/contract/analysis_record.py), so a stranger's manifest cannot hand the scorer a reference level
+its factor lacks or an interaction over a factor it does not cross."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field, model_validator
+
+from spec_audits.contract.analysis_record import CLOSED, AnalysisRecord, domain, one_of
+from spec_audits.families.effects.check import ANALYSIS_DOMAINS, SCENARIO_EFFECTS
+from spec_audits.families.effects.design import AnswerKind
+
+Names = Annotated[list[str], Field(min_length=1)]
+Count = Annotated[int, Field(ge=0)]
+
+
+class AnswerRecord(BaseModel):
+    """design.py AnswerForm.record: the answer's kind and its tokens."""
+
+    model_config = CLOSED
+
+    kind: AnswerKind
+    tokens: Annotated[list[str], Field(min_length=2)]
+
+
+class FactorRecord(BaseModel):
+    """One crossed factor: its levels in order and the level the others are compared with."""
+
+    model_config = CLOSED
+
+    name: str
+    levels: Names
+    reference: str
+
+    @model_validator(mode="after")
+    def _reference_is_a_level(self) -> FactorRecord:
+        if self.reference not in self.levels:
+            raise ValueError(f"reference {self.reference!r} is not a level of factor {self.name!r}")
+        return self
+
+
+class CrossingRecord(BaseModel):
+    """prepare.py's record of the crossing and its balance, counted at compile time."""
+
+    model_config = CLOSED
+
+    kind: Literal["full", "fraction"]
+    factors: Names
+    levels: list[Annotated[int, Field(ge=1)]]
+    runs: Annotated[int, Field(ge=1)]
+    per_level: dict[str, Count]
+    per_pair: dict[str, Count]
+    seed: int | None = None
+
+
+class EffectsRecord(AnalysisRecord):
+    """`analysis effects scenarios random | cluster, alpha X` as compiled, with the design's factors,
+    conditions, answer and crossing."""
+
+    family: Annotated[str, one_of(("effects",))]
+    alpha: Annotated[float, domain(*ANALYSIS_DOMAINS["alpha"])]
+    scenario_effect: Annotated[str, one_of(SCENARIO_EFFECTS)]
+    answer: AnswerRecord
+    correct: bool
+    conditions: Names
+    factors: Annotated[list[FactorRecord], Field(min_length=1)]
+    crossing: CrossingRecord
+    interactions: list[Annotated[list[str], Field(min_length=2, max_length=2)]]
+
+    @model_validator(mode="after")
+    def _factors_agree(self) -> EffectsRecord:
+        names = [factor.name for factor in self.factors]
+        if self.crossing.factors != names:
+            raise ValueError(f"the crossing's factors {self.crossing.factors} are not the design's {names}")
+        stray = sorted({name for pair in self.interactions for name in pair} - set(names))
+        if stray:
+            raise ValueError(f"interactions name {', '.join(stray)}, which the design does not cross")
+        return self
