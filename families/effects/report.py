@@ -1,5 +1,6 @@
 """`spec report` for an effects score: per model and target outcome, the contrasts against the reference
-(shift in P and in logit, BH-FDR), the regression, a forest plot and the per-scenario heatmap."""
+(shift in P and in logit, BH-FDR), the regression, a forest plot and the per-scenario heatmap; for several
+models, their paired differences as a table and a forest plot."""
 
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ def effects_report(score_dir: Path, plots_dir: Path) -> Document:
                                 f"{found['abstained']:,} abstentions and {found['failed']:,} failed calls left out."))
         for target, result in found["targets"].items():
             blocks += _target_blocks(model, target, result, summary, scenarios, plots_dir)
+    if "comparisons" in summary:
+        blocks += _comparison_blocks(summary["comparisons"], plots_dir)
     return Document("Effects", blocks)
 
 
@@ -80,6 +83,25 @@ def _contrast_table(result: dict[str, Any], probability: bool) -> Table:
                     _interval(c.get("logit_low"), c.get("logit_high"))]
         rows.append(row)
     return Table(header, rows)
+
+
+def _comparison_blocks(found: dict[str, Any], plots_dir: Path) -> list[Block]:
+    """Each pair of models' paired difference on every contrast (score/compare.py): a table and a forest plot."""
+    rows = found["rows"]
+    table = Table(["statistic", "model A", "model B", "A - B", "interval", "q (BH)", "tied"],
+                  [[r["statistic"], r["model_a"], r["model_b"], fmt.num(r["difference"], 3),
+                    _interval(r["low"], r["high"]), fmt.num(r["q"], 3) + (" *" if r.get("significant") else ""),
+                    {True: "tied", False: "differ", None: "untested"}[r["tied"]]] for r in rows])
+    drawn = [{"term": r["statistic"], "level": r["model_a"], "reference": r["model_b"], "shift": r["difference"],
+              "low": r["low"], "high": r["high"], "significant": r.get("significant")} for r in rows]
+    plot = plots.forest(drawn, "Paired differences between models", "A - B", plots_dir / "model_comparisons.png")
+    level = f"{100 * (1 - found['alpha']):.0f}%"
+    return [Heading("Paired model comparisons"),
+            Paragraph(f"Each pair of models' difference on every contrast, paired by the scenarios both answered, "
+                      f"with {level} intervals clustered by scenario and BH-FDR across all comparisons; tied: "
+                      "not significantly different."), table,
+            Image(plot, f"Model A minus model B on each contrast with {level} paired intervals; red: significant "
+                        "after BH-FDR.")]
 
 
 def _regression_blocks(regression: dict[str, Any]) -> list[Block]:

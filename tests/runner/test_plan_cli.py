@@ -1,0 +1,77 @@
+"""`spec plan`: the minimum detectable effects of a spec or suite (golden values from the formula), the
+options for a target effect with their calls, and located errors for what it cannot plan."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from pathlib import Path
+
+from click.testing import CliRunner
+from scipy import stats
+
+from spec_audits.cli import main
+from spec_audits.families import registry
+from tests.families.effects import write_tiny
+
+
+def _plan(*args: str) -> str:
+    result = CliRunner().invoke(main, ["plan", *args])
+    assert result.exit_code == 0 and result.exception is None, result.output
+    return result.output
+
+
+def _golden_mde(n: int, clusters: int, icc: float, tests: int) -> float:
+    """(t_{1-a/2} + t_{power}) * SE, SE^2 = 1/4 * (1 + (m - 1) icc) * 2/n, m = n / clusters per arm."""
+    level, df = 0.05 / tests, clusters - 1
+    se = math.sqrt(0.25 * (1 + (n / clusters - 1) * icc) * 2 / n)
+    return (stats.t.ppf(1 - level / 2, df) + stats.t.ppf(0.8, df)) * se
+
+
+def test_plan_of_a_spec_gives_each_statistics_mde(tmp_path: Path) -> None:
+    output = _plan(str(write_tiny(tmp_path)))
+    assert "4 statistics, each tested at 0.0125 (BH at 0.05), power 0.8" in output
+    assert "variances: assumed: answer variance at its largest, icc 0.1" in output
+    # 3 scenarios x 2 genders x 2 conditions answers at age=old and at the reference, one sample each
+    assert (f"P(yes): age=old vs middle: n 12 vs 12 in 3 clusters, icc 0.100, design effect 1.30, "
+            f"SE {math.sqrt(0.25 * 1.3 / 6):.4f}, MDE {_golden_mde(12, 3, 0.1, 4):.4f}") in output
+
+
+def test_plan_for_an_effect_lists_the_options_and_their_calls(tmp_path: Path) -> None:
+    compiled = CliRunner().invoke(main, ["compile", str(write_tiny(tmp_path)), "-o", str(tmp_path / "suite")])
+    assert compiled.exit_code == 0 and compiled.exception is None, compiled.output
+    output = _plan(str(tmp_path / "suite"), "--effect", "0.3", "--icc", "0")
+    assert "To find a shift of 0.3 in every statistic with power 0.8:" in output
+    assert "more scenarios: x" in output and "more samples per cell: x" in output
+    assert "logprob mode (answer variance bounded by the sampled one)" in output
+    assert "36 calls" in output  # the suite's 36 rows, one sample each, now
+
+
+def test_more_samples_out_of_reach_says_to_add_scenarios(tmp_path: Path) -> None:
+    output = _plan(str(write_tiny(tmp_path)), "--effect", "0.05", "--icc", "0.5")
+    assert "more samples per cell: out of reach (the clustering sets a floor): add scenarios" in output
+
+
+def test_a_family_that_declares_no_variances_is_a_located_error(tmp_path: Path) -> None:
+    family = registry.get("effects")
+    assert family is not None and family.variances is not None
+    registry.register(replace(family, variances=None))  # a registered family stands in for the built-in one
+    try:
+        result = CliRunner().invoke(main, ["plan", str(write_tiny(tmp_path))])
+    finally:
+        registry.unregister("effects")
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert "tiny.spec: its design's analysis family 'effects' declares no variances (Family.variances), " \
+           "so spec plan cannot size it" in result.output
+
+
+def test_a_pilot_that_is_not_a_run_is_a_located_error(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    result = CliRunner().invoke(main, ["plan", str(write_tiny(tmp_path)), "--pilot", str(tmp_path / "empty")])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert str(tmp_path / "empty") in result.output and "Traceback" not in result.output
+
+
+def test_plan_help_has_an_example() -> None:
+    output = _plan("--help")
+    assert "spec plan specs/demographic_decisions.spec" in output and "--pilot" in output
