@@ -64,10 +64,14 @@ def _suite(target: Path) -> Iterator[Suite]:
 def _price(suite: Suite, model: str) -> Price:
     mode = suite.manifest.mode
     found = estimate(plan(suite.rows, mode=mode), mode=mode, model=model, judge_model=None)
-    cost = sum(e.cost_usd for e in found) if all(e.cost_usd is not None for e in found) else None
-    batch = [_batch(e) for e in found]
-    total = None if any(b is None for b in batch) else sum(b or 0.0 for b in batch)
-    return Price(found[0].calls, len(suite.rows), cost, total)
+    return Price(found[0].calls, len(suite.rows), _total([e.cost_usd for e in found]),
+                 _total([_batch(e) for e in found]))
+
+
+def _total(prices: list[float | None]) -> float | None:
+    """The sum, or None when any price is unknown."""
+    known = [price for price in prices if price is not None]
+    return sum(known) if len(known) == len(prices) else None
 
 
 def _batch(entry: Estimate) -> float | None:

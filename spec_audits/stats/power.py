@@ -6,8 +6,9 @@ variance is
 
     Var = unit_var * DEFF * (1 / n1 + 1 / n0),   DEFF = 1 + (m - 1) * icc,
 
-with n1 and n0 the answers in the two arms, m the answers per arm and cluster (n1 + n0) / (2 G) over G
-clusters, unit_var the variance of one answer and icc the intra-cluster correlation. A pilot run gives
+with n1 and n0 the answers in the two arms, m the answers per arm and cluster (n1 + n0) / (a G) over G
+clusters each holding answers of a arms (2: a scenario asked at the level and at the reference; 1: a
+prompt, whose samples are all in one arm), unit_var the variance of one answer and icc the intra-cluster correlation. A pilot run gives
 unit_var and icc (`from_pilot`: the design effect is the clustered variance over the independent one);
 without one they are stated assumptions. The minimum detectable effect is (t_{1-a/2} + t_{power}) * SE with
 G - 1 degrees of freedom (the clustered interval's), at the level BH holds a single effect to among the
@@ -38,10 +39,11 @@ class Variance:
     unit_var: float
     icc: float
     source: str
+    arms_per_cluster: int = 2  # 2: every cluster holds answers of both arms; 1: of one arm only
 
     def per_cluster(self) -> float:
         """m: answers per arm and cluster."""
-        return (self.n1 + self.n0) / (2 * max(self.clusters, 1))
+        return (self.n1 + self.n0) / (self.arms_per_cluster * max(self.clusters, 1))
 
     def design_effect(self) -> float:
         return 1 + max(self.per_cluster() - 1, 0.0) * self.icc
@@ -114,7 +116,7 @@ class Pilot:
 def from_pilot(y: np.ndarray, at_level: np.ndarray, clusters: np.ndarray) -> Pilot | None:
     """unit_var (pooled within arms) and icc of a difference of arm means, from answers `y` of either arm
     (`at_level` says which) in integer-coded `clusters`: DEFF = clustered variance / independent variance,
-    icc = (DEFF - 1) / (m - 1), kept within [0, 1]. None when the pilot cannot tell (an arm with fewer than
+    icc = (DEFF - 1) / (m - 1) with m the answers per (cluster, arm) that holds any, kept within [0, 1]. None when the pilot cannot tell (an arm with fewer than
     two answers, fewer than two clusters, or no variation)."""
     n1, n0 = int(at_level.sum()), int((~at_level).sum())
     groups = int(np.unique(clusters).size)
@@ -125,6 +127,7 @@ def from_pilot(y: np.ndarray, at_level: np.ndarray, clusters: np.ndarray) -> Pil
         return None
     independent = unit_var * (1 / n1 + 1 / n0)
     deff = clustered_se(contrast_influence(y, at_level, ~at_level, clusters).psi) ** 2 / independent
-    m = (n1 + n0) / (2 * groups)
+    cells = np.unique(np.stack([clusters, at_level.astype(np.int64)]), axis=1).shape[1]
+    m = (n1 + n0) / cells
     icc = float(np.clip((deff - 1) / (m - 1), 0.0, 1.0)) if m > 1 else 0.0
     return Pilot(unit_var, icc, float(deff))

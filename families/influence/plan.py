@@ -1,0 +1,73 @@
+"""`spec plan` for influence designs: how each condition's effects' variances are computed
+(spec_audits/stats/power.py).
+
+Each condition (factor x influence) has two effects: P(group A chosen | toward A) - P(group A chosen |
+baseline), and the same for B (docs/scoring.md, "Definitions"), each a difference of two arms' mean answers.
+The baseline arm is the factor's baseline prompts (shared by its influences, or the influence's own). An
+arm's answers are a prompt's samples in sampled mode, one expected choice per prompt in logprob mode; the
+clusters are the prompts, whose samples share their wording. A pilot run gives each effect's answer variance
+and the correlation between a prompt's samples; without one (or where it cannot tell) the variance is its
+largest, 1/4, and the correlation the assumed one. BH runs within the benchmark over both effects of every
+condition, so every effect counts as one test.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from spec_audits.contract.reader import Suite
+from spec_audits.families.influence.score.runs import load_run
+from spec_audits.stats.power import Variance, from_pilot
+
+
+def variances(suite: Suite, pilot: Path | None, icc: float) -> list[Variance]:
+    logprob = suite.manifest.mode == "logprob"
+    rows = pd.DataFrame([{"influence": None, **row.cell, "answers": 1 if logprob else row.samples}
+                         for row in suite.rows])
+    answers = _pilot_answers(pilot) if pilot is not None else None
+    found = []
+    for (factor, influence), _ in rows[rows["condition"] != "baseline"].groupby(["factor", "influence"]):
+        base = (rows["condition"] == "baseline") & (rows["factor"] == factor) & \
+            (rows["influence"].isna() | (rows["influence"] == influence))
+        for side in "AB":
+            arm = (rows["condition"] == f"toward_{side}") & (rows["factor"] == factor) & \
+                (rows["influence"] == influence)
+            name = f"effect toward {side}: {factor} / {influence}"
+            unit_var, rho, source = _spread(answers, pilot, (factor, influence, side), icc)
+            found.append(Variance(name, int(rows["answers"][arm].sum()), int(rows["answers"][base].sum()),
+                                  int((arm | base).sum()), unit_var, rho, source, arms_per_cluster=1))
+    return found
+
+
+def _pilot_answers(pilot: Path) -> pd.DataFrame:
+    """One row per answer of the pilot (a sampled prompt's choices spread out; a logprob prompt's expected
+    choice as one answer): its prompt, cell and y (1: group A chosen)."""
+    run = load_run(pilot)
+    trials = run.trials
+    total = (trials["w_A"] + trials["w_B"]).to_numpy(float)
+    if run.source == "expected":
+        return trials.assign(y=trials["w_A"] / total.clip(min=1e-12))
+    counts = np.rint(trials[["w_A", "w_B"]].to_numpy(float)).astype(np.int64)
+    spread = trials.loc[trials.index.repeat(counts.sum(axis=1))].reset_index(drop=True)
+    spread["y"] = np.concatenate([np.repeat([1.0, 0.0], pair) for pair in counts]) if len(counts) else []
+    return spread
+
+
+def _spread(answers: pd.DataFrame | None, pilot: Path | None, key: tuple[str, str, str],
+            icc: float) -> tuple[float, float, str]:
+    """(unit variance, icc, where they come from) of one effect."""
+    assumed = f"assumed: answer variance at its largest (1/4), icc {icc:g} between a prompt's samples"
+    if answers is None:
+        return 0.25, icc, assumed
+    factor, influence, side = key
+    own = answers[(answers["factor"] == factor)]
+    own = own[(own["condition"] == f"toward_{side}") & (own["influence"] == influence) |
+              (own["condition"] == "baseline") & (own["influence"].isna() | (own["influence"] == influence))]
+    clusters = np.unique(own["item_id"].to_numpy(str), return_inverse=True)[1].astype(np.int64)
+    estimate = from_pilot(own["y"].to_numpy(float), (own["condition"] != "baseline").to_numpy(), clusters)
+    if estimate is None:
+        return 0.25, icc, f"{assumed} (the pilot {pilot} cannot tell)"
+    return estimate.unit_var, estimate.icc, f"pilot {pilot} ({len(answers):,} answers)"
