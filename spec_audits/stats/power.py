@@ -8,8 +8,8 @@ variance is
 
 with n1 and n0 the answers in the two arms, m the answers per arm and cluster (n1 + n0) / (a G) over G
 clusters each holding answers of a arms (2: a scenario asked at the level and at the reference; 1: a
-prompt, whose samples are all in one arm), unit_var the variance of one answer and icc the intra-cluster correlation. A pilot run gives
-unit_var and icc (`from_pilot`: the design effect is the clustered variance over the independent one);
+prompt, whose samples are all in one arm), unit_var the variance of one answer and icc the intra-cluster
+correlation. A pilot run gives unit_var and icc (`from_pilot`: the design effect is the clustered variance over the independent one);
 without one they are stated assumptions. The minimum detectable effect is (t_{1-a/2} + t_{power}) * SE with
 G - 1 degrees of freedom (the clustered interval's), at the level BH holds a single effect to among the
 statistics tested together (`bh_level`).
@@ -116,8 +116,9 @@ class Pilot:
 def from_pilot(y: np.ndarray, at_level: np.ndarray, clusters: np.ndarray) -> Pilot | None:
     """unit_var (pooled within arms) and icc of a difference of arm means, from answers `y` of either arm
     (`at_level` says which) in integer-coded `clusters`: DEFF = clustered variance / independent variance,
-    icc = (DEFF - 1) / (m - 1) with m the answers per (cluster, arm) that holds any, kept within [0, 1]. None when the pilot cannot tell (an arm with fewer than
-    two answers, fewer than two clusters, or no variation)."""
+    icc = (DEFF - 1) / (m - 1) with m the answers per (cluster, arm) that holds any, kept within [0, 1].
+    None when the pilot cannot tell (an arm with fewer than two answers, fewer than two clusters, or no
+    variation)."""
     n1, n0 = int(at_level.sum()), int((~at_level).sum())
     groups = int(np.unique(clusters).size)
     if n1 < 2 or n0 < 2 or groups < 2:
