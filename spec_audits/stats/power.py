@@ -9,10 +9,10 @@ variance is
 with n1 and n0 the answers in the two arms, m the answers per arm and cluster (n1 + n0) / (a G) over G
 clusters each holding answers of a arms (2: a scenario asked at the level and at the reference; 1: a
 prompt, whose samples are all in one arm), unit_var the variance of one answer and icc the intra-cluster
-correlation. A pilot run gives unit_var and icc (`from_pilot`: the design effect is the clustered variance over the independent one);
-without one they are stated assumptions. The minimum detectable effect is (t_{1-a/2} + t_{power}) * SE with
-G - 1 degrees of freedom (the clustered interval's), at the level BH holds a single effect to among the
-statistics tested together (`bh_level`).
+correlation. A pilot run gives unit_var and icc (`from_pilot`: the design effect is the clustered
+variance over the independent one); without one they are stated assumptions. The minimum detectable
+effect is (t_{1-a/2} + t_{power}) * SE with G - 1 degrees of freedom (the clustered interval's), at the
+level BH holds a single effect to among the statistics tested together (`bh_level`).
 """
 
 from __future__ import annotations
