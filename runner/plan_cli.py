@@ -25,7 +25,7 @@ from spec_audits.runner.batch.cli import batch_cost
 from spec_audits.runner.plan import Estimate, estimate, plan
 from spec_audits.runner.run_config import DEFAULT_MODEL
 from spec_audits.runner.score_input import check_run_analysis, run_family
-from spec_audits.stats.power import Variance, bh_level, mde, needed
+from spec_audits.stats.power import Variance, bh_level, mde, needed, pool_icc
 from spec_audits.terminal import echo
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # prices from the installed map, as spec run's
@@ -96,7 +96,7 @@ def _variances(suite: Suite, target: Path, pilot: Path | None, icc: float) -> li
             raise ContractError(pilot / "run.json", f"is not a run of a {family.name} design",
                                 fix="give --pilot a run of this suite (spec run SUITE --limit N)")
         check_run_analysis(pilot, family.analysis_record)
-    found = family.variances(suite, pilot, icc)
+    found = pool_icc(family.variances(suite, pilot, icc))
     if not found:
         raise ContractError(target, "its design has no statistic to plan (one level per factor, no intervention)")
     return found

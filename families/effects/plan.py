@@ -21,7 +21,7 @@ from spec_audits.contract.reader import Suite
 from spec_audits.families.effects.score.compare import statistic_name
 from spec_audits.families.effects.score.frame import Loaded, load, targets, values_array
 from spec_audits.families.effects.score.pipeline import comparisons
-from spec_audits.stats.power import Variance, from_pilot
+from spec_audits.stats.power import PILOT, Variance, from_pilot
 
 
 def variances(suite: Suite, pilot: Path | None, icc: float) -> list[Variance]:
@@ -37,7 +37,7 @@ def variances(suite: Suite, pilot: Path | None, icc: float) -> list[Variance]:
             name = statistic_name(target, column, level, reference)
             unit_var, rho, source = _spread(loaded, pilot, target, (column, level, reference), analysis, icc)
             found.append(Variance(name, int(n[level]), int(n[reference]), int(arms["scenario"].nunique()),
-                                  unit_var, rho, source))
+                                  unit_var, rho, source, measured=source.startswith(PILOT)))
     return found
 
 
@@ -56,7 +56,7 @@ def _spread(loaded: Loaded | None, pilot: Path | None, target: str | None, pair:
     estimate = from_pilot(values_array(frame, target)[keep], at_level, clusters)
     if estimate is None:
         return _largest(target, analysis), icc, f"{assumed} (the pilot {pilot} cannot tell)"
-    return estimate.unit_var, estimate.icc, f"pilot {pilot} ({len(frame):,} answers)"
+    return estimate.unit_var, estimate.icc, f"{PILOT} {pilot} ({len(frame):,} answers)"
 
 
 def _largest(target: str | None, analysis: dict[str, Any]) -> float:

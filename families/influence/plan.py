@@ -20,7 +20,7 @@ import pandas as pd
 
 from spec_audits.contract.reader import Suite
 from spec_audits.families.influence.score.runs import load_run
-from spec_audits.stats.power import Variance, from_pilot
+from spec_audits.stats.power import PILOT, Variance, from_pilot
 
 
 def variances(suite: Suite, pilot: Path | None, icc: float) -> list[Variance]:
@@ -36,9 +36,10 @@ def variances(suite: Suite, pilot: Path | None, icc: float) -> list[Variance]:
             arm = (rows["condition"] == f"toward_{side}") & (rows["factor"] == factor) & \
                 (rows["influence"] == influence)
             name = f"effect toward {side}: {factor} / {influence}"
-            unit_var, rho, source = _spread(answers, pilot, (factor, influence, side), icc)
+            unit_var, rho, source = _spread(answers, pilot, (str(factor), str(influence), side), icc)
             found.append(Variance(name, int(rows["answers"][arm].sum()), int(rows["answers"][base].sum()),
-                                  int((arm | base).sum()), unit_var, rho, source, arms_per_cluster=1))
+                                  int((arm | base).sum()), unit_var, rho, source, arms_per_cluster=1,
+                                  measured=source.startswith(PILOT)))
     return found
 
 
@@ -70,4 +71,4 @@ def _spread(answers: pd.DataFrame | None, pilot: Path | None, key: tuple[str, st
     estimate = from_pilot(own["y"].to_numpy(float), (own["condition"] != "baseline").to_numpy(), clusters)
     if estimate is None:
         return 0.25, icc, f"{assumed} (the pilot {pilot} cannot tell)"
-    return estimate.unit_var, estimate.icc, f"pilot {pilot} ({len(answers):,} answers)"
+    return estimate.unit_var, estimate.icc, f"{PILOT} {pilot} ({len(answers):,} answers)"

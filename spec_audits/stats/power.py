@@ -12,7 +12,8 @@ prompt, whose samples are all in one arm), unit_var the variance of one answer a
 correlation. A pilot run gives unit_var and icc (`from_pilot`: the design effect is the clustered
 variance over the independent one); without one they are stated assumptions. The minimum detectable
 effect is (t_{1-a/2} + t_{power}) * SE with G - 1 degrees of freedom (the clustered interval's), at the
-level BH holds a single effect to among the statistics tested together (`bh_level`).
+level BH holds a single effect to among the statistics tested together (`bh_level`). The icc a pilot
+measures is pooled over the statistics (`pool_icc`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from scipy import stats
 
 from spec_audits.stats.paired import clustered_se, contrast_influence
 
+PILOT = "pilot"  # how a Variance's source starts when a pilot run measured it
 REACH = 1 << 16  # the largest multiple of the current size a plan considers
 
 
@@ -40,6 +42,7 @@ class Variance:
     icc: float
     source: str
     arms_per_cluster: int = 2  # 2: every cluster holds answers of both arms; 1: of one arm only
+    measured: bool = False  # icc estimated from a pilot (pool_icc pools these)
 
     def per_cluster(self) -> float:
         """m: answers per arm and cluster."""
@@ -96,6 +99,16 @@ def needed(variance: Variance, effect: float, alpha: float, power: float, by: st
         middle = (low + high) // 2
         low, high = (low, middle) if reaches(middle) else (middle, high)
     return high
+
+
+def pool_icc(variances: list[Variance]) -> list[Variance]:
+    """Every statistic whose icc a pilot measured gets the mean of those estimates: the clustering is the
+    design's, and each statistic's own estimate from a pilot of a few hundred answers is noisy."""
+    measured = [v.icc for v in variances if v.measured]
+    if not measured:
+        return variances
+    pooled = float(np.mean(measured))
+    return [replace(v, icc=pooled) if v.measured else v for v in variances]
 
 
 def bh_level(alpha: float, tests: int) -> float:

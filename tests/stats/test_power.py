@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from spec_audits.stats.paired import clustered_se, contrast_influence
-from spec_audits.stats.power import Variance, bh_level, from_pilot, mde, needed, power_at
+from spec_audits.stats.power import Variance, bh_level, from_pilot, mde, needed, pool_icc, power_at
 from tests.stats.simulate import draw, layout
 
 RUNS = 1000
@@ -83,3 +83,10 @@ def test_pilot_that_cannot_tell_says_so() -> None:
     assert from_pilot(np.arange(10.0), at_level, clusters) is None
     clusters, at_level = layout(3, 5)
     assert from_pilot(np.ones(30), at_level, clusters) is None
+
+
+def test_pool_icc_averages_what_a_pilot_measured_only() -> None:
+    measured = [Variance(name, 10, 10, 5, 0.2, icc, "pilot", measured=True) for name, icc in (("a", 0.1), ("b", 0.3))]
+    assumed = Variance("c", 10, 10, 5, 0.25, 0.05, "assumed")
+    assert [v.icc for v in pool_icc([*measured, assumed])] == pytest.approx([0.2, 0.2, 0.05])
+    assert pool_icc([assumed]) == [assumed]
