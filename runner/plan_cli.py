@@ -19,7 +19,7 @@ from pathlib import Path
 import click
 
 from spec_audits.compiler.build import compile_file
-from spec_audits.contract.reader import ContractError, Suite, check_suite_integrity, read_suite
+from spec_audits.contract.reader import ContractError, Suite, check_suite_integrity, read_run, read_suite
 from spec_audits.families import registry
 from spec_audits.runner.batch.cli import batch_cost
 from spec_audits.runner.plan import Estimate, estimate, plan
@@ -96,6 +96,10 @@ def _variances(suite: Suite, target: Path, pilot: Path | None, icc: float) -> li
             raise ContractError(pilot / "run.json", f"is not a run of a {family.name} design",
                                 fix="give --pilot a run of this suite (spec run SUITE --limit N)")
         check_run_analysis(pilot, family.analysis_record)
+        _, piloted = read_run(pilot)
+        if piloted.manifest.analysis != suite.manifest.analysis:
+            raise ContractError(pilot / "run.json", f"is a run of {piloted.path}, whose design's analysis differs "
+                                f"from {target}'s", fix="give --pilot a run of the suite you plan")
     found = pool_icc(family.variances(suite, pilot, icc))
     if not found:
         raise ContractError(target, "its design has no statistic to plan (one level per factor, no intervention)")

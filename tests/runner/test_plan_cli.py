@@ -11,8 +11,10 @@ from click.testing import CliRunner
 from scipy import stats
 
 from spec_audits.cli import main
+from spec_audits.contract.reader import read_suite
+from spec_audits.contract.results_model import RunInfo
 from spec_audits.families import registry
-from tests.families.effects import write_tiny
+from tests.families.effects import SPEC, write_tiny
 
 
 def _plan(*args: str) -> str:
@@ -75,3 +77,20 @@ def test_a_pilot_that_is_not_a_run_is_a_located_error(tmp_path: Path) -> None:
 def test_plan_help_has_an_example() -> None:
     output = _plan("--help")
     assert "spec plan specs/demographic_decisions.spec" in output and "--pilot" in output
+
+
+def test_a_pilot_of_another_design_is_a_located_error(tmp_path: Path) -> None:
+    """A pilot of a design with other factors cannot give this design's variances: refused, naming it."""
+    other = write_tiny(tmp_path / "other", SPEC.replace('old "old"', 'old "old"   ancient "ancient"'))
+    compiled = CliRunner().invoke(main, ["compile", str(other), "-o", str(tmp_path / "other-suite")])
+    assert compiled.exit_code == 0, compiled.output
+    (tmp_path / "pilot").mkdir()
+    (tmp_path / "pilot" / "results.jsonl").write_text("", encoding="utf-8")
+    info = RunInfo(suite_dir=str(tmp_path / "other-suite"), model="synthetic/model", mode="sample", settings={},
+                   suite_manifest_sha256=read_suite(tmp_path / "other-suite").manifest_sha256,
+                   started="2026-01-01T00:00:00Z", planned=0, done=0, failed=0)
+    (tmp_path / "pilot" / "run.json").write_text(info.model_dump_json(), encoding="utf-8")
+    result = CliRunner().invoke(main, ["plan", str(write_tiny(tmp_path / "mine")), "--pilot", str(tmp_path / "pilot")])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert f"{tmp_path / 'pilot' / 'run.json'}: is a run of {tmp_path / 'other-suite'}, whose design's analysis " \
+           "differs from" in result.output
