@@ -12,6 +12,7 @@ import pandas as pd
 from spec_audits.families.effects import plots
 from spec_audits.runner.files_out import read_csv
 from spec_audits.runner.report import fmt
+from spec_audits.runner.report.comparisons import comparison_blocks
 from spec_audits.runner.report.document import Block, Document, Heading, Image, Paragraph, Table
 from spec_audits.runner.score_input import read_score_folder
 
@@ -27,7 +28,7 @@ def effects_report(score_dir: Path, plots_dir: Path) -> Document:
         for target, result in found["targets"].items():
             blocks += _target_blocks(model, target, result, summary, scenarios, plots_dir)
     if "comparisons" in summary:
-        blocks += _comparison_blocks(summary["comparisons"], plots_dir)
+        blocks += comparison_blocks(summary["comparisons"], plots_dir)
     return Document("Effects", blocks)
 
 
@@ -83,25 +84,6 @@ def _contrast_table(result: dict[str, Any], probability: bool) -> Table:
                     _interval(c.get("logit_low"), c.get("logit_high"))]
         rows.append(row)
     return Table(header, rows)
-
-
-def _comparison_blocks(found: dict[str, Any], plots_dir: Path) -> list[Block]:
-    """Each pair of models' paired difference on every contrast (score/compare.py): a table and a forest plot."""
-    rows = found["rows"]
-    table = Table(["statistic", "model A", "model B", "A - B", "interval", "q (BH)", "tied"],
-                  [[r["statistic"], r["model_a"], r["model_b"], fmt.num(r["difference"], 3),
-                    _interval(r["low"], r["high"]), fmt.num(r["q"], 3) + (" *" if r.get("significant") else ""),
-                    {True: "tied", False: "differ", None: "untested"}[r["tied"]]] for r in rows])
-    drawn = [{"term": r["statistic"], "level": r["model_a"], "reference": r["model_b"], "shift": r["difference"],
-              "low": r["low"], "high": r["high"], "significant": r.get("significant")} for r in rows]
-    plot = plots.forest(drawn, "Paired differences between models", "A - B", plots_dir / "model_comparisons.png")
-    level = f"{100 * (1 - found['alpha']):.0f}%"
-    return [Heading("Paired model comparisons"),
-            Paragraph(f"Each pair of models' difference on every contrast, paired by the scenarios both answered, "
-                      f"with {level} intervals clustered by scenario and BH-FDR across all comparisons; tied: "
-                      "not significantly different."), table,
-            Image(plot, f"Model A minus model B on each contrast with {level} paired intervals; red: significant "
-                        "after BH-FDR.")]
 
 
 def _regression_blocks(regression: dict[str, Any]) -> list[Block]:

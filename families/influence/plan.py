@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from spec_audits.contract.reader import Suite
+from spec_audits.families.influence.score.compare import effect_arms, spread_answers
 from spec_audits.families.influence.score.runs import load_run
 from spec_audits.stats.power import PILOT, Variance, from_pilot
 
@@ -44,17 +45,9 @@ def variances(suite: Suite, pilot: Path | None, icc: float) -> list[Variance]:
 
 
 def _pilot_answers(pilot: Path) -> pd.DataFrame:
-    """One row per answer of the pilot (a sampled prompt's choices spread out; a logprob prompt's expected
-    choice as one answer): its prompt, cell and y (1: group A chosen)."""
+    """One row per answer of the pilot, with y: 1 when group A was chosen."""
     run = load_run(pilot)
-    trials = run.trials
-    total = (trials["w_A"] + trials["w_B"]).to_numpy(float)
-    if run.source == "expected":
-        return trials.assign(y=trials["w_A"] / total.clip(min=1e-12))
-    counts = np.rint(trials[["w_A", "w_B"]].to_numpy(float)).astype(np.int64)
-    spread = trials.loc[trials.index.repeat(counts.sum(axis=1))].reset_index(drop=True)
-    spread["y"] = np.concatenate([np.repeat([1.0, 0.0], pair) for pair in counts]) if len(counts) else []
-    return spread
+    return spread_answers(run.trials, run.source)
 
 
 def _spread(answers: pd.DataFrame | None, pilot: Path | None, key: tuple[str, str, str],
@@ -63,12 +56,10 @@ def _spread(answers: pd.DataFrame | None, pilot: Path | None, key: tuple[str, st
     assumed = f"assumed: answer variance at its largest (1/4), icc {icc:g} between a prompt's samples"
     if answers is None:
         return 0.25, icc, assumed
-    factor, influence, side = key
-    own = answers[(answers["factor"] == factor)]
-    own = own[(own["condition"] == f"toward_{side}") & (own["influence"] == influence) |
-              (own["condition"] == "baseline") & (own["influence"].isna() | (own["influence"] == influence))]
+    arm, base = effect_arms(answers, *key)
+    own = answers[arm | base]
     clusters = np.unique(own["item_id"].to_numpy(str), return_inverse=True)[1].astype(np.int64)
-    estimate = from_pilot(own["y"].to_numpy(float), (own["condition"] != "baseline").to_numpy(), clusters)
+    estimate = from_pilot(own["y"].to_numpy(float), arm[arm | base], clusters)
     if estimate is None:
         return 0.25, icc, f"{assumed} (the pilot {pilot} cannot tell)"
     return estimate.unit_var, estimate.icc, f"{PILOT} {pilot} ({len(answers):,} answers)"
