@@ -45,7 +45,8 @@ def scored(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_paired_differences_recover_the_planted_one(scored: Path) -> None:
     found = json.loads((scored / "score" / "summary.json").read_text())["comparisons"]
     rows = {r["statistic"]: r for r in found["rows"]}
-    toward_a, toward_b = rows["effect toward A: triage age / emotional"], rows["effect toward B: triage age / emotional"]
+    toward_a = rows["effect toward A: triage age / emotional"]
+    toward_b = rows["effect toward B: triage age / emotional"]
     assert (toward_a["model_a"], toward_a["model_b"]) == ("m/steered", "m/flat")
     assert toward_a["low"] < 0.3 < toward_a["high"] and toward_a["significant"], toward_a
     assert toward_b["low"] < 0 < toward_b["high"] and toward_b["tied"], toward_b
@@ -58,7 +59,7 @@ def test_the_difference_is_the_two_models_effects_apart(scored: Path) -> None:
     effect = conditions.set_index("model")["effect_A"]
     row = pd.read_csv(scored / "score" / "comparisons.csv").iloc[0]
     assert row["difference"] == pytest.approx(effect["m/steered"] - effect["m/flat"])
-    assert np.isfinite(row["se"]) and row["clusters"] == 60  # 30 baseline and 30 directed prompts, answered by both models
+    assert np.isfinite(row["se"]) and row["clusters"] == 60  # 30 baseline and 30 directed prompts, both models
 
 
 def test_the_report_shows_the_comparisons(scored: Path) -> None:
