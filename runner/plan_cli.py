@@ -125,6 +125,8 @@ def _options(variances: list[Variance], effect: float, level: float, power: floa
     sizes = _sizes(variances, effect, level, power)
     clusters = max(v.clusters for v in variances)
     lines = [f"To find a shift of {effect:g} in every statistic with power {power:g}:"]
+    if sizes["scenarios"] == 1:
+        return [*lines, f"  the suite as it stands: {price.of(price.calls)}"]
     k = sizes["scenarios"]
     lines.append(f"  more scenarios: x{k} ({clusters * k:,} clusters): {price.of(price.calls * k)}" if k else
                  "  more scenarios: out of reach")
@@ -169,7 +171,7 @@ def plan_cmd(target: Path, pilot: Path | None, effect: float | None, power: floa
     \b
     Examples:
       spec plan specs/demographic_decisions.spec --model openai/gpt-4o-mini
-      spec run generated/demographic_decisions --limit 300 --mode sampled --out runs/pilot
+      spec run generated/demographic_decisions --limit 300 --out runs/pilot
       spec plan generated/demographic_decisions --pilot runs/pilot --effect 0.05 --model openai/gpt-4o-mini
 
     The minimum detectable effect (MDE) is found with probability --power at the level BH holds one

@@ -94,3 +94,9 @@ def test_a_pilot_of_another_design_is_a_located_error(tmp_path: Path) -> None:
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
     assert f"{tmp_path / 'pilot' / 'run.json'}: is a run of {tmp_path / 'other-suite'}, whose design's analysis " \
            "differs from" in result.output
+
+
+def test_an_effect_the_suite_already_finds_needs_nothing_more(tmp_path: Path) -> None:
+    output = _plan(str(write_tiny(tmp_path)), "--effect", "0.9", "--icc", "0", "--alpha", "0.5", "--power", "0.5")
+    assert "To find a shift of 0.9 in every statistic with power 0.5:\n  the suite as it stands: 36 calls" in output
+    assert "more scenarios" not in output
