@@ -110,3 +110,14 @@ def test_a_statistic_absent_from_one_model_has_no_test() -> None:
     b = contrast_influence(y, at_level & False, ~at_level, clusters)
     rows = compare_models({"A": {"s": a}, "B": {"s": b}}, 0.05)
     assert rows[0]["p"] is None and rows[0]["q"] is None and rows[0]["tied"] is None
+
+
+def test_the_effects_scorers_clustered_interval_keeps_coverage_too() -> None:
+    """The interval `spec score` reports for an effects contrast (families/effects/score/stats.py) on the same
+    correlated answers (icc 0.5, 30 scenarios): 93-97% coverage."""
+    from spec_audits.families.effects.score.stats import contrast
+
+    rng = np.random.default_rng(5)
+    clusters, at_level = layout(30, 8)
+    found = [contrast(y, at_level, clusters, 0.05, probability=False) for y in draw(rng, RUNS, 30, 8, 0.2, 0.5)]
+    assert 0.93 <= np.mean([c["low"] <= 0.2 <= c["high"] for c in found]) <= 0.97
