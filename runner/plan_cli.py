@@ -106,9 +106,13 @@ def _variances(suite: Suite, target: Path, pilot: Path | None, icc: float) -> li
     return found
 
 
-def _row(v: Variance, level: float, power: float) -> str:
-    return (f"  {v.statistic}: n {v.n1:,} vs {v.n0:,} in {v.clusters:,} clusters, icc {v.icc:.3f}, "
+def _row(v: Variance, level: float, power: float, effect: float | None) -> str:
+    line = (f"  {v.statistic}: n {v.n1:,} vs {v.n0:,} in {v.clusters:,} clusters, icc {v.icc:.3f}, "
             f"design effect {v.design_effect():.2f}, SE {v.se():.4f}, MDE {mde(v, level, power):.4f}")
+    if effect is None:
+        return line
+    k = needed(v, effect, level, power, "scenarios")
+    return line + (f"; {effect:g} needs x{k} scenarios" if k else f"; {effect:g} out of reach")
 
 
 def _sizes(variances: list[Variance], effect: float, level: float, power: float) -> dict[str, int | None]:
@@ -186,6 +190,6 @@ def plan_cmd(target: Path, pilot: Path | None, effect: float | None, power: floa
         for source in dict.fromkeys(v.source for v in variances):
             echo(f"  variances: {source}")
         for v in variances:
-            echo(_row(v, level, power))
+            echo(_row(v, level, power, effect))
         for line in _options(variances, effect, level, power, price, suite.manifest.mode) if effect else []:
             echo(line)

@@ -45,6 +45,7 @@ def test_plan_for_an_effect_lists_the_options_and_their_calls(tmp_path: Path) ->
     output = _plan(str(tmp_path / "suite"), "--effect", "0.3", "--icc", "0")
     assert "To find a shift of 0.3 in every statistic with power 0.8:" in output
     assert "more scenarios: x" in output and "more samples per cell: x" in output
+    assert output.count("; 0.3 needs x") == 4  # each statistic's own multiple of the scenarios
     assert "logprob mode (answer variance bounded by the sampled one)" in output
     assert "36 calls" in output  # the suite's 36 rows, one sample each, now
 
