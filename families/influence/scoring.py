@@ -43,7 +43,7 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
 
     The first run's analysis supplies alpha and bootstrap unless given."""
     runs = [load_run(run_dir, options.get("turn")) for run_dir in run_dirs]
-    if options.get("human_labels") is not None and options.get("parent") is None:
+    if options.get("human_labels") is not None and not options.get("parent"):
         raise click.UsageError("--human-labels checks the probe's judge: give the main run's score folder "
                                "with --parent too")
     noise = _noise(runs, options)
@@ -53,7 +53,7 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
     turns = turn_flips(runs)
     if turns is not None:
         tables["turn_flips.csv"] = turns
-    probe = _probe(runs, keys, options, settings.alpha, tables) if options.get("parent") is not None else None
+    probe = _probe(runs, keys, options, settings.alpha, tables) if options.get("parent") else None
     paired = model_comparisons(trials, keys, source, settings.alpha) if len(runs) > 1 else None
     if paired is not None:
         tables["comparisons.csv"] = pd.DataFrame(paired["rows"])
