@@ -19,6 +19,7 @@ from pathlib import Path
 import click
 
 from spec_audits.compiler.build import compile_file
+from spec_audits.compiler.errors import SpecError
 from spec_audits.contract.reader import ContractError, Suite, check_suite_integrity, read_run, read_suite
 from spec_audits.families import registry
 from spec_audits.runner.batch.cli import batch_cost
@@ -57,7 +58,10 @@ def _suite(target: Path) -> Iterator[Suite]:
         yield suite
         return
     with tempfile.TemporaryDirectory(prefix="spec-plan-") as folder:
-        _, out = compile_file(target, Path(folder) / "suite")
+        try:
+            _, out = compile_file(target, Path(folder) / "suite")
+        except SpecError as err:  # every mistake, located in the spec, as `spec compile` shows them
+            raise click.ClickException(err.render()) from None
         yield read_suite(out)
 
 

@@ -101,3 +101,10 @@ def test_an_effect_the_suite_already_finds_needs_nothing_more(tmp_path: Path) ->
     output = _plan(str(write_tiny(tmp_path)), "--effect", "0.9", "--icc", "0", "--alpha", "0.5", "--power", "0.5")
     assert "To find a shift of 0.9 in every statistic with power 0.5:\n  the suite as it stands: 36 calls" in output
     assert "more scenarios" not in output
+
+
+def test_a_spec_with_mistakes_is_located(tmp_path: Path) -> None:
+    spec = write_tiny(tmp_path, SPEC.replace("  answer yesno\n", "  answer yesnoo\n"))
+    result = CliRunner().invoke(main, ["plan", str(spec)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert f"{spec}:16:15: error: unexpected 'o'" in result.output and "1 error found." in result.output
