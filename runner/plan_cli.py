@@ -46,7 +46,7 @@ class Price:
         if self.live is None or self.batch is None or self.calls == 0:
             return f"{calls:,} calls, price unknown (not in litellm's cost map)"
         share = calls / self.calls
-        return f"{calls:,} calls, ${self.live * share:,.2f} live, ${self.batch * share:,.2f} in batches"
+        return f"{calls:,} calls, ${self.live * share:,.4f} live, ${self.batch * share:,.4f} in batches"
 
 
 @contextmanager

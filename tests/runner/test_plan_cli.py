@@ -4,9 +4,11 @@ options for a target effect with their calls, and located errors for what it can
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from scipy import stats
 
@@ -108,3 +110,19 @@ def test_a_spec_with_mistakes_is_located(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["plan", str(spec)])
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
     assert f"{spec}:16:15: error: unexpected 'o'" in result.output and "1 error found." in result.output
+
+
+def test_prices_are_the_dry_runs_scaled_by_each_option(tmp_path: Path) -> None:
+    """The suite's price now is what `spec run --dry-run` says; an option's is that times its multiple."""
+    compiled = CliRunner().invoke(main, ["compile", str(write_tiny(tmp_path)), "-o", str(tmp_path / "suite")])
+    assert compiled.exit_code == 0, compiled.output
+    dry = CliRunner().invoke(main, ["run", str(tmp_path / "suite"), "--model", "openai/gpt-4o-mini", "--dry-run"])
+    assert dry.exit_code == 0 and dry.exception is None, dry.output
+    live = float(re.search(r"cost \$([0-9.]+)", dry.output).group(1))  # type: ignore[union-attr]
+    output = _plan(str(tmp_path / "suite"), "--model", "openai/gpt-4o-mini", "--effect", "0.3", "--icc", "0")
+    now = re.search(r"36 calls, \$([0-9.]+) live, \$([0-9.]+) in batches now", output)
+    assert now is not None and float(now.group(1)) == pytest.approx(live, abs=1e-4) and live > 0
+    k, calls, option = re.search(r"more scenarios: x(\d+) \(\d+ clusters\): ([0-9,]+) calls, \$([0-9.]+) live",
+                                 output).groups()  # type: ignore[union-attr]
+    assert int(calls.replace(",", "")) == 36 * int(k)
+    assert float(option) == pytest.approx(live * int(k), abs=1e-4 * int(k))  # each price printed to $0.0001
