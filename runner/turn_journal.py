@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from spec_audits.runner.run_config import RunError
+from spec_audits.safe_files import present, read_text_capped
 
 JOURNAL_FILE = "turns.jsonl"
 TurnKey = tuple[str, int, int]  # (item_id, sample, turn)
@@ -42,8 +43,8 @@ class TurnJournal:
         self.turns: dict[TurnKey, str | None] = {}
         self._entries: list[dict[str, Any]] = []
         self.shared: dict[tuple[str, int], str | None] = {}
-        if self.path.is_file():
-            lines = self.path.read_text(encoding="utf-8").split("\n")
+        if present(self.path):
+            lines = read_text_capped(self.path).split("\n")
             torn = lines.pop() if lines else ""  # what follows the last newline: empty, or a torn line
             for number, line in enumerate(lines, 1):
                 self._keep(_entry(line, self.path, number))
