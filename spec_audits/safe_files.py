@@ -11,7 +11,7 @@ opened safely: never through a link, only a regular file, and read within a size
 - `present(path)`: whether anything, a dangling link included, is at `path` (so a link or a folder where a
   file belongs is an error naming it, never taken for a missing file).
 
-Every refusal is an UnsafeFile (exit status 1) naming the file; docs/running.md ("Files spec reads") lists
+Every refusal is an UnsafeFile (exit status 1) naming the file; docs/running.md ("Files spec reads from a folder someone else may have written") lists
 the caps and the messages, docs/threat-model.md the tests.
 """
 
