@@ -11,8 +11,8 @@ opened safely: never through a link, only a regular file, and read within a size
 - `present(path)`: whether anything, a dangling link included, is at `path` (so a link or a folder where a
   file belongs is an error naming it, never taken for a missing file).
 
-Every refusal is an UnsafeFile (exit status 1) naming the file; docs/running.md ("Files spec reads from a folder someone else may have written") lists
-the caps and the messages, docs/threat-model.md the tests.
+Every refusal is an UnsafeFile (exit status 1) naming the file; docs/running.md ("Files spec reads from a
+folder someone else may have written") lists the caps and the messages, docs/threat-model.md the tests.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 import click
 
@@ -33,6 +33,12 @@ DOCUMENT_BYTES = 64 * 1024**2  # a JSON document (run.json, manifest.json, a led
 MAX_LINE_BYTES = 64 * 1024**2  # one line of a JSON-lines file (a row, a transcript record)
 _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
           (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+class Readable(Protocol):
+    """A binary stream read by lines: an open file, a gzip stream."""
+
+    def readline(self, size: int, /) -> bytes: ...
 
 
 class UnsafeFile(click.ClickException):
@@ -104,7 +110,7 @@ def read_text_capped(path: Path | str, max_bytes: int = MAX_FILE_BYTES, encoding
         raise UnsafeFile(path, f"is not {encoding} text (byte {err.start:,})") from None
 
 
-def iter_lines_capped(handle: BinaryIO, path: Path | str, max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[bytes]:
+def iter_lines_capped(handle: Readable, path: Path | str, max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[bytes]:
     """The lines of `handle` (newline kept); UnsafeFile naming the line as soon as one exceeds the cap."""
     number = 0
     while line := handle.readline(max_line_bytes + 1):
