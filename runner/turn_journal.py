@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from spec_audits.runner.run_config import RunError
-from spec_audits.safe_files import present, read_text_capped
+from spec_audits.safe_files import open_append, present, read_text_capped
 
 JOURNAL_FILE = "turns.jsonl"
 TurnKey = tuple[str, int, int]  # (item_id, sample, turn)
@@ -77,7 +77,7 @@ class TurnJournal:
         self._entries.append(entry)
         if self._fd is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            self._fd = open_append(self.path)
         line = json.dumps(entry).encode() + b"\n"
         while line:
             line = line[os.write(self._fd, line):]

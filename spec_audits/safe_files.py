@@ -8,6 +8,9 @@ opened safely: never through a link, only a regular file, and read within a size
 - `iter_lines_capped`: the lines of an open binary handle, each refused past `max_line_bytes` at once (a
   400 MB line costs at most the cap in memory).
 - `open_lock(path)`: a lock file opened for writing without following a link or truncating anything first.
+- `open_append(path)`: a file appended to (results.jsonl, a turn journal), never through a link.
+- `fresh_opener`: an opener for `open()` that makes the file anew, so that a link planted at a `.partial`
+  name is dropped, never written through.
 - `present(path)`: whether anything, a dangling link included, is at `path` (so a link or a folder where a
   file belongs is an error naming it, never taken for a missing file).
 
@@ -17,6 +20,7 @@ folder someone else may have written") lists the caps and the messages, docs/thr
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -86,6 +90,19 @@ def open_lock(path: Path | str) -> int:
         raise UnsafeFile(path, "has another name (a hard link); spec writes its pid only into a lock file of its "
                                "own: remove it")
     return fd
+
+
+def open_append(path: Path | str) -> int:
+    """A descriptor appending to the regular file at `path`, created if missing; never a link's target."""
+    return _opened(Path(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+
+
+def fresh_opener(path: str, flags: int) -> int:
+    """For `open(path, "w", opener=fresh_opener)`: whatever is at `path` is unlinked first (a planted link
+    goes, its target untouched), then the file is made anew (O_EXCL, O_NOFOLLOW)."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+    return os.open(path, flags | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
 
 
 def present(path: Path | str) -> bool:

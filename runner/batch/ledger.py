@@ -21,7 +21,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from spec_audits.runner.run_config import RunError
-from spec_audits.safe_files import DOCUMENT_BYTES, present, read_bytes_capped, read_text_capped
+from spec_audits.safe_files import DOCUMENT_BYTES, fresh_opener, present, read_bytes_capped, read_text_capped
 
 BATCH_DIR = "batches"
 LEDGER_FILE = "ledger.json"
@@ -98,7 +98,8 @@ def keys_path(run_dir: Path, part: Part) -> Path:
 def write_atomic(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
-    partial.write_bytes(data)
+    with open(partial, "wb", opener=fresh_opener) as handle:  # never through a link planted at that name
+        handle.write(data)
     os.replace(partial, path)
 
 

@@ -9,13 +9,16 @@ import os
 import threading
 import tracemalloc
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from spec_audits.contract.reader import ContractError, find_run_info, read_results_file
-from spec_audits.runner.batch.ledger import Part, read_keys, read_ledger
+from spec_audits.runner.batch.ledger import Part, read_keys, read_ledger, write_atomic
+from spec_audits.runner.files_out import write_text
 from spec_audits.runner.imported import json_lines
+from spec_audits.runner.results_io import ResultsWriter
 from spec_audits.runner.run_lock import LOCK_FILE, locked, reading
 from spec_audits.runner.score_cli import score
 from spec_audits.runner.study import STUDY_FILE, expand_runs
@@ -25,6 +28,7 @@ from spec_audits.safe_files import (
     UnsafeFile,
     iter_lines_capped,
     open_regular,
+    present,
     read_bytes_capped,
 )
 from tests.runner.batch.support import run
@@ -166,3 +170,25 @@ def test_a_study_whose_runs_are_links_elsewhere_is_refused(tmp_path: Path) -> No
     with pytest.raises(ContractError, match=rf"^{study / 'a'}: is a symbolic link; a study's runs are folders "
                                             r"inside it, never links to runs elsewhere"):
         expand_runs((study,))
+
+
+@pytest.mark.parametrize("writer", [write_text, lambda path, text: write_atomic(path, text.encode())])
+def test_a_link_planted_at_a_partial_name_is_dropped_never_written_through(tmp_path: Path, writer: Any) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "run.json.partial").symlink_to(victim)
+    writer(out / "run.json", '{"ours": true}\n')
+    assert victim.read_text() == "precious\n"
+    assert (out / "run.json").read_text() == '{"ours": true}\n' and not (out / "run.json").is_symlink()
+    assert not present(out / "run.json.partial")
+
+
+def test_results_appended_through_a_link_are_refused(tmp_path: Path) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    (tmp_path / "results.jsonl").symlink_to(victim)
+    with pytest.raises(UnsafeFile, match=rf"^{tmp_path / 'results.jsonl'}: {LINKED}$"):
+        ResultsWriter(tmp_path / "results.jsonl")
+    assert victim.read_text() == "precious\n"
