@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from spec_audits.runner.files_out import write_text
 from spec_audits.runner.run_config import RunError
 from spec_audits.safe_files import open_append, present, read_text_capped
 
@@ -61,7 +62,7 @@ class TurnJournal:
 
     def _rewrite(self) -> None:
         body = "".join(json.dumps(entry) + "\n" for entry in self._entries)
-        self.path.write_text(body, encoding="utf-8")
+        write_text(self.path, body)  # replaced whole, never through a link
 
     def get(self, key: TurnKey) -> tuple[bool, str | None]:
         """(found, content) of a turn an earlier run made (this run's own turns are its cache's and shared
