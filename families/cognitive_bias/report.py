@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from spec_audits.runner.files_out import read_csv
+from spec_audits.runner.files_out import read_csv, write_bytes
 from spec_audits.runner.report import fmt
 from spec_audits.runner.report.document import Block, Document, Heading, Image, Paragraph, Table
 from spec_audits.runner.score_input import read_score_folder
@@ -34,7 +33,7 @@ def bias_report(score_dir: Path, plots_dir: Path) -> Document:
     for name, caption in PLOTS:
         if (score_dir / name).is_file():
             if plots_dir.resolve() != score_dir.resolve():
-                shutil.copy(score_dir / name, plots_dir / name)
+                write_bytes(plots_dir / name, read_bytes_capped(score_dir / name, DOCUMENT_BYTES))  # no link
             doc.blocks.append(Image(plots_dir / name, caption))
     effects = _read(effects_path, dtype={"stars": str}).fillna({"stars": ""})
     doc.blocks += [Heading("Table 1: mean |m| per condition and the effects"),

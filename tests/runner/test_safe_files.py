@@ -18,6 +18,8 @@ from spec_audits.contract.reader import ContractError, find_run_info, read_resul
 from spec_audits.runner.batch.ledger import Part, read_keys, read_ledger, write_atomic
 from spec_audits.runner.files_out import write_text
 from spec_audits.runner.imported import json_lines
+from spec_audits.runner.report.document import Document, Image
+from spec_audits.runner.report.html import render_html
 from spec_audits.runner.results_io import ResultsWriter
 from spec_audits.runner.run_lock import LOCK_FILE, locked, reading
 from spec_audits.runner.score_cli import score
@@ -192,3 +194,13 @@ def test_results_appended_through_a_link_are_refused(tmp_path: Path) -> None:
     with pytest.raises(UnsafeFile, match=rf"^{tmp_path / 'results.jsonl'}: {LINKED}$"):
         ResultsWriter(tmp_path / "results.jsonl")
     assert victim.read_text() == "precious\n"
+
+
+def test_a_plot_linked_to_a_private_file_is_never_embedded_in_a_report(tmp_path: Path) -> None:
+    secret = tmp_path / "id_rsa"
+    secret.write_text("PRIVATE KEY\n")
+    plot = tmp_path / "scored" / "forest.png"
+    plot.parent.mkdir()
+    plot.symlink_to(secret)
+    with pytest.raises(UnsafeFile, match=rf"^{plot}: {LINKED}$"):
+        render_html(Document("report", [Image(plot, "a plot")]))
