@@ -7,10 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
+from spec_audits import exits
 from spec_audits.contract.reader import read_results
 from spec_audits.runner.batch.collect import TWICE
 from spec_audits.runner.batch.ledger import read_ledger
@@ -20,6 +22,7 @@ from spec_audits.runner.provider_errors import FatalError
 from spec_audits.runner.run_cli import run as run_command
 from spec_audits.runner.run_config import RunError
 from tests.runner.batch.support import answers, run
+from tests.stub_batches import BatchEndpoints
 from tests.stub_server import StubServer
 from tests.support import forced_choice_rows, write_suite
 
@@ -158,3 +161,22 @@ def test_request_counts_that_are_not_counts_are_a_located_error(value: object) -
                                          r"request_counts\.total = .*, not a count; spec does not use that "
                                          r"batch's reply$"):
         update(part, batch)
+
+
+def test_text_in_a_providers_request_counts_stops_the_run_naming_the_field(tmp_path: Path, stub: StubServer,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    advance = BatchEndpoints._advance
+
+    def texts(self: BatchEndpoints, batch: dict[str, Any]) -> None:
+        advance(self, batch)
+        batch["request_counts"]["total"] = "many"
+
+    monkeypatch.setattr(BatchEndpoints, "_advance", texts)
+    suite = write_suite(tmp_path / "suite", forced_choice_rows(2, 1))
+    result = CliRunner().invoke(run_command, [str(suite), "--out", str(tmp_path / "run"), "--model", "openai/stub",
+                                              "--api-base", f"http://127.0.0.1:{stub.port}/v1", "--batch", "--poll",
+                                              "0.01", "--no-progress", "--no-cache"])
+    assert (result.exit_code, type(result.exception)) == (exits.STOPPED, SystemExit)
+    assert ("run stopped: openai/stub: batch status failed: the provider's reply is not one litellm can read "
+            "(request_counts.total: Input should be a valid integer, unable to parse string as an integer, got "
+            "'many'); spec does not use it") in result.output
