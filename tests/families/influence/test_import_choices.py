@@ -166,6 +166,13 @@ def test_an_unmatched_line_is_refused_with_file_and_line(suite: Path, tmp_path: 
     (lambda line: line.update(turn1_response=12), "turn1_response 12 is not text"),
     (lambda line: line.update(judge_reason={"why": 1}), "judge_reason {'why': 1} is not text"),
     (lambda line: line["spec"].update(model=7), "spec.model 7 is not a model name"),
+    (lambda line: line["spec"].update(system_prompt=["You are", "a judge"]),
+     "spec.system_prompt ['You are', 'a judge'] is a list, not text"),
+    (lambda line: line["spec"].update(target_group={"group": "young"}),
+     "spec.target_group {'group': 'young'} is an object, not text"),
+    (lambda line: line.update(turn1_parsed=["A"]), "turn1_parsed ['A'] is not text"),
+    (lambda line: line.update(judge_label={"label": "DENIED"}), "judge_label {'label': 'DENIED'} is not text"),
+    (lambda line: line.update(error={"code": 500}), "error {'code': 500} is an object, not text"),
 ])
 def test_bad_lines_are_located(suite: Path, tmp_path: Path, change: Any, message: str) -> None:
     line = _line(suite, TRIALS[0])

@@ -9,6 +9,7 @@ import hashlib
 import json
 import os
 import re
+import resource
 import signal
 import subprocess
 import sys
@@ -355,9 +356,31 @@ def test_a_write_past_the_file_size_limit_fails_instead_of_killing_the_child(tmp
     assert (tmp_path / "big").stat().st_size <= 1000
 
 
+LOWER_MEMORY = 1536 * 1024**2  # below --max-memory's default of 2048 MiB
+
+
+def _inherit_a_lower_memory_limit() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (LOWER_MEMORY, LOWER_MEMORY))
+
+
+def test_the_recompile_keeps_a_lower_memory_limit_it_inherited(folder: Path, tmp_path: Path) -> None:
+    code = ("import resource\nfrom spec_audits.runner.publish.recompile import Limits, _limit\n"
+            "_limit(Limits(seconds=60, memory_mib=2048, rows=1, trials=1, file_bytes=1000))\n"
+            "print(resource.getrlimit(resource.RLIMIT_AS))\n")
+    limited = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
+                             preexec_fn=_inherit_a_lower_memory_limit, check=False)
+    assert (limited.returncode, limited.stdout) == (0, f"({LOWER_MEMORY}, {LOWER_MEMORY})\n"), limited.stderr
+    write_archive(folder, tmp_path / "tiny.tar.gz")
+    done = subprocess.run([sys.executable, "-c", CLI, "verify", "--quiet", "tiny.tar.gz"], capture_output=True,
+                          text=True, timeout=600, cwd=tmp_path, preexec_fn=_inherit_a_lower_memory_limit, check=False)
+    assert (done.returncode, done.stdout) == (0, f"verified tiny.tar.gz: {ROWS} rows, 0 puzzles: all sound\n"), \
+        done.stderr
+
+
 # temporary files on a signal
 
 STOPPED = """import os, signal, sys, time
+signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C as in a terminal, whatever the test inherited
 import spec_audits.runner.publish.verify as checks
 def stopped(*args, **kwargs):
     os.kill(os.getpid(), signal.{signal})
