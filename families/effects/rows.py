@@ -1,0 +1,65 @@
+"""An effects suite's rows checked against its analysis record before anything is scored.
+
+manifest.analysis (record.py) says which factors, levels, conditions and answer the rows carry; a stranger
+may make the two disagree. Every row's cell must name its scenario, a condition of the record and a level
+of every factor; its answers must be the record's tokens, meaning themselves, or (a design that names the
+correct answer) correct for one token and incorrect for the others. The first row that does not is a
+located error (`suite.jsonl:LINE: row ID: ...`), never a traceback or a mean of 0.0.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from spec_audits.contract.analysis_record import NOT_OURS, shown
+from spec_audits.contract.reader import SUITE_FILE, ContractError, Suite
+from spec_audits.contract.suite_model import SuiteRow
+from spec_audits.families.effects.design import CORRECT, INCORRECT
+from spec_audits.families.effects.record import EffectsRecord
+
+
+def check_rows(analysis: dict[str, Any], suite: Suite) -> None:
+    """Refuse the first row of `suite` that contradicts its (already validated) analysis record."""
+    record = EffectsRecord.model_validate(analysis)
+    domains = {"condition": record.conditions, **{f.name: f.levels for f in record.factors}}
+    tokens = set(record.answer.tokens)
+    for index, row in enumerate(suite.rows):
+        problem = _cell_problem(row, domains) or _answers_problem(row, tokens, record.correct)
+        if problem is not None:
+            path = suite.path / SUITE_FILE
+            raise ContractError(path, f"row {row.id}: {problem}", line=_line(path, index), fix=NOT_OURS)
+
+
+def _cell_problem(row: SuiteRow, domains: dict[str, list[str]]) -> str | None:
+    if "scenario" not in row.cell:
+        return "its cell names no scenario"
+    for key, values in domains.items():
+        if key not in row.cell:
+            return f"its cell has no key {key!r}, which manifest.json's analysis lists"
+        if row.cell[key] not in values:
+            return f"{key} {shown(row.cell[key])} is not one of manifest.json's analysis ({', '.join(values)})"
+    return None
+
+
+def _answers_problem(row: SuiteRow, tokens: set[str], correct: bool) -> str | None:
+    if set(row.answers) != tokens:
+        return f"its answers {shown(sorted(row.answers))} are not the analysis's tokens {shown(sorted(tokens))}"
+    meanings = list(row.answers.values())
+    if not correct and any(token != meaning for token, meaning in row.answers.items()):
+        return f"its answers mean {shown(row.answers)}, but manifest.json's analysis says each token means itself"
+    if correct and (meanings.count(CORRECT) != 1 or set(meanings) - {CORRECT, INCORRECT}):
+        return (f"its answers mean {shown(row.answers)}, but manifest.json's analysis says one token is "
+                f"{CORRECT} and the others {INCORRECT}")
+    return None
+
+
+def _line(path: Path, index: int) -> int:
+    """The line of suite.jsonl holding its `index`th row (blank lines hold none)."""
+    with path.open("rb") as lines:
+        seen = -1
+        for number, line in enumerate(lines, start=1):
+            seen += bool(line.strip())
+            if seen == index:
+                return number
+    return index + 1
