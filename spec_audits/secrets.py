@@ -11,7 +11,7 @@ unless its last part says it holds no secret but where one is (..._FILE, ..._URL
   word of its own;
 * what follows an Authorization, Proxy-Authorization, api-key or x-api-key header name, and a Bearer token
   (a word holding a digit or a symbol), whatever the key;
-* a URL's user name and password, path parameters (`;token=...`) and query.
+* a URL's user name and password, path parameters (`;token=...`), query and fragment.
 
 `scrub_text` leaves a short value where it stands as a word: a placeholder key `test` must not eat the
 word from every answer, path and message. A server echoing the Authorization header is still caught by the
@@ -38,6 +38,7 @@ _TOKEN = re.compile(r"\b(Bearer|BEARER|bearer)\s+(?=[A-Za-z0-9._~+/=-]*[0-9._~+/
 _USERINFO = re.compile(r"(?<=://)[^/\s@]+@")
 _PARAMS = re.compile(r"(://[^\s;?#]*);[^\s?#'\"]*")
 _QUERY = re.compile(r"(://[^\s?#]*)\?[^\s#'\"]*")
+_FRAGMENT = re.compile(r"(://[^\s#]*)#[^\s'\"]*")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -72,7 +73,8 @@ def scrub(text: str, *, words: bool = True) -> str:
     if words and short is not None:
         text = short.sub(MASK, text)
     text = _TOKEN.sub(rf"\1 {MASK}", _HEADER.sub(_header, text))
-    return _QUERY.sub(rf"\1?{MASK}", _PARAMS.sub(rf"\1;{MASK}", _USERINFO.sub(f"{MASK}@", text)))
+    text = _QUERY.sub(rf"\1?{MASK}", _PARAMS.sub(rf"\1;{MASK}", _USERINFO.sub(f"{MASK}@", text)))
+    return _FRAGMENT.sub(rf"\1#{MASK}", text)
 
 
 def _header(match: re.Match[str]) -> str:
