@@ -9,17 +9,12 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from spec_audits.contract.analysis_record import CLOSED, AnalysisRecord, domain, one_of, shown
+from spec_audits.contract.analysis_record import CLOSED, AnalysisRecord, domain, listed_twice, one_of, shown
 from spec_audits.families.effects.check import ANALYSIS_DOMAINS, SCENARIO_EFFECTS
 from spec_audits.families.effects.design import SCORER_COLUMNS, AnswerKind, scorer_column
 
 Names = Annotated[list[str], Field(min_length=1)]
 Count = Annotated[int, Field(ge=0)]
-
-
-def _twice(values: list[str]) -> list[str]:
-    """The values listed more than once, in order."""
-    return sorted({value for value in values if values.count(value) > 1})
 
 
 class AnswerRecord(BaseModel):
@@ -32,8 +27,8 @@ class AnswerRecord(BaseModel):
 
     @model_validator(mode="after")
     def _tokens_fit_the_kind(self) -> AnswerRecord:
-        if _twice(self.tokens):
-            raise ValueError(f"answer token {shown(_twice(self.tokens)[0])} is listed twice")
+        if listed_twice(self.tokens):
+            raise ValueError(f"answer token {shown(listed_twice(self.tokens)[0])} is listed twice")
         if self.kind == "yesno" and self.tokens != ["yes", "no"]:
             raise ValueError(f"a yesno answer's tokens are yes and no, not {shown(self.tokens)}")
         if self.kind in ("scale", "number") and not all(_whole(token) for token in self.tokens):
@@ -59,8 +54,8 @@ class FactorRecord(BaseModel):
         if scorer_column(self.name):
             raise ValueError(f"factor {shown(self.name)} has the name of a column the scorer keeps "
                              f"({', '.join(SCORER_COLUMNS)}, y_OUTCOME)")
-        if _twice(self.levels):
-            raise ValueError(f"level {shown(_twice(self.levels)[0])} of factor {self.name!r} is listed twice")
+        if listed_twice(self.levels):
+            raise ValueError(f"level {shown(listed_twice(self.levels)[0])} of factor {self.name!r} is listed twice")
         if self.reference not in self.levels:
             raise ValueError(f"reference {self.reference!r} is not a level of factor {self.name!r}")
         return self
@@ -98,8 +93,8 @@ class EffectsRecord(AnalysisRecord):
     def _factors_agree(self) -> EffectsRecord:
         names = [factor.name for factor in self.factors]
         for what, listed in (("factor", names), ("condition", self.conditions)):
-            if _twice(listed):
-                raise ValueError(f"{what} {shown(_twice(listed)[0])} is listed twice")
+            if listed_twice(listed):
+                raise ValueError(f"{what} {shown(listed_twice(listed)[0])} is listed twice")
         if any(first == second for first, second in self.interactions):
             raise ValueError("an interaction pairs a factor with itself")
         if self.crossing.factors != names:

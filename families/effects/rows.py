@@ -9,11 +9,10 @@ located error (`suite.jsonl:LINE: row ID: ...`), never a traceback or a mean of 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-from spec_audits.contract.analysis_record import NOT_OURS, shown
-from spec_audits.contract.reader import SUITE_FILE, ContractError, Suite
+from spec_audits.contract.analysis_record import cell_problem, row_contradicts, shown
+from spec_audits.contract.reader import Suite
 from spec_audits.contract.suite_model import SuiteRow
 from spec_audits.families.effects.design import CORRECT, INCORRECT
 from spec_audits.families.effects.record import EffectsRecord
@@ -27,19 +26,13 @@ def check_rows(analysis: dict[str, Any], suite: Suite) -> None:
     for index, row in enumerate(suite.rows):
         problem = _cell_problem(row, domains) or _answers_problem(row, tokens, record.correct)
         if problem is not None:
-            path = suite.path / SUITE_FILE
-            raise ContractError(path, f"row {row.id}: {problem}", line=_line(path, index), fix=NOT_OURS)
+            raise row_contradicts(suite, index, problem)
 
 
 def _cell_problem(row: SuiteRow, domains: dict[str, list[str]]) -> str | None:
     if "scenario" not in row.cell:
         return "its cell names no scenario"
-    for key, values in domains.items():
-        if key not in row.cell:
-            return f"its cell has no key {key!r}, which manifest.json's analysis lists"
-        if row.cell[key] not in values:
-            return f"{key} {shown(row.cell[key])} is not one of manifest.json's analysis ({', '.join(values)})"
-    return None
+    return cell_problem(row.cell, dict(domains))
 
 
 def _answers_problem(row: SuiteRow, tokens: set[str], correct: bool) -> str | None:
@@ -52,14 +45,3 @@ def _answers_problem(row: SuiteRow, tokens: set[str], correct: bool) -> str | No
         return (f"its answers mean {shown(row.answers)}, but manifest.json's analysis says one token is "
                 f"{CORRECT} and the others {INCORRECT}")
     return None
-
-
-def _line(path: Path, index: int) -> int:
-    """The line of suite.jsonl holding its `index`th row (blank lines hold none)."""
-    with path.open("rb") as lines:
-        seen = -1
-        for number, line in enumerate(lines, start=1):
-            seen += bool(line.strip())
-            if seen == index:
-                return number
-    return index + 1

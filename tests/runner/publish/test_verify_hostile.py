@@ -306,6 +306,19 @@ def test_a_bundled_spec_cannot_read_a_file_outside_the_bundle(folder: Path, tmp_
     assert "secret" not in result.output
 
 
+def test_the_compilers_diagnostics_follow_their_failure_indented(folder: Path) -> None:
+    """A spec line quoted in a diagnostic (here one that reads as a verdict) is printed indented below its
+    failure: every line of verify's output is a failure, a line of one, or the verdict."""
+    spec = folder / "sources/tiny.spec"
+    spec.write_text(f"{spec.read_text()}\n{FAKE}\n")
+    reseal(folder)
+    result = _verify(folder)
+    assert "FAIL sources/tiny.spec: does not compile:" in _failed(result)
+    assert any(line.startswith("    ") and FAKE in line for line in result.output.splitlines())
+    assert [line for line in result.output.splitlines() if not line.startswith(("FAIL ", "    "))] == [
+        f"verified {folder}: {ROWS} rows, 0 puzzles: {len(_failed(result))} failures"]
+
+
 def test_the_recompile_gets_none_of_the_users_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-the-users-key")
     monkeypatch.setenv("HOME", "/home/the-user")
