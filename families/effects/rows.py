@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from spec_audits.contract.analysis_record import cell_problem, row_contradicts, shown
+from spec_audits.contract.analysis_record import cell_problem, row_contradicts, shown, tokens_problem
 from spec_audits.contract.reader import Suite
 from spec_audits.contract.suite_model import SuiteRow
 from spec_audits.families.effects.design import CORRECT, INCORRECT
@@ -36,8 +36,9 @@ def _cell_problem(row: SuiteRow, domains: dict[str, list[str]]) -> str | None:
 
 
 def _answers_problem(row: SuiteRow, tokens: set[str], correct: bool) -> str | None:
-    if set(row.answers) != tokens:
-        return f"its answers {shown(sorted(row.answers))} are not the analysis's tokens {shown(sorted(tokens))}"
+    wrong = tokens_problem(row.answers, tokens)
+    if wrong is not None:
+        return wrong
     meanings = list(row.answers.values())
     if not correct and any(token != meaning for token, meaning in row.answers.items()):
         return f"its answers mean {shown(row.answers)}, but manifest.json's analysis says each token means itself"

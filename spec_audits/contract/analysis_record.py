@@ -93,6 +93,13 @@ def cell_problem(cell: dict[str, Any], domains: dict[str, Collection[Any] | None
     return None
 
 
+def tokens_problem(answers: dict[str, str], tokens: Collection[str]) -> str | None:
+    """What is wrong with a row's answers against the record's answer tokens: other tokens; None when nothing."""
+    if set(answers) == set(tokens):
+        return None
+    return f"its answers {shown(sorted(answers))} are not the analysis's tokens {shown(sorted(tokens))}"
+
+
 def row_contradicts(suite: Suite, index: int, problem: str) -> ContractError:
     """The located error for the suite's `index`th row, which contradicts its analysis record (a family's loader
     checks its rows against the record before scoring): `suite.jsonl:LINE: row ID: problem`."""
