@@ -32,7 +32,7 @@ def check_rows(analysis: dict[str, Any], suite: Suite) -> None:
 def _cell_problem(row: SuiteRow, domains: dict[str, list[str]]) -> str | None:
     if "scenario" not in row.cell:
         return "its cell names no scenario"
-    return cell_problem(row.cell, dict(domains))
+    return cell_problem(row.cell, domains)
 
 
 def _answers_problem(row: SuiteRow, tokens: set[str], correct: bool) -> str | None:

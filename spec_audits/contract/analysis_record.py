@@ -11,7 +11,7 @@ that contradicts it is `row_contradicts`'s located error.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -81,7 +81,7 @@ def checked_analysis(analysis: dict[str, Any] | None, record: type[R], path: Pat
         raise ContractError(path, "; ".join([*problems[:LISTED], *more]), fix=NOT_OURS) from None
 
 
-def cell_problem(cell: dict[str, Any], domains: dict[str, Collection[Any] | None]) -> str | None:
+def cell_problem(cell: dict[str, Any], domains: Mapping[str, Collection[Any] | None]) -> str | None:
     """What is wrong with a row's cell against its record: a key the record lists that the cell lacks, or a
     value outside the record's (None: any value); None when nothing is."""
     for key, values in domains.items():
