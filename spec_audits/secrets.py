@@ -24,6 +24,7 @@ import functools
 import json
 import os
 import re
+from collections.abc import Mapping
 from typing import Any
 
 MASK = "***"
@@ -48,10 +49,24 @@ def is_credential(name: str) -> bool:
     return bool(_SECRET_PARTS.intersection(parts)) and parts[-1] not in _NO_SECRET_TAILS
 
 
-def credential_values(environ: dict[str, str] | None = None) -> frozenset[str]:
-    """The values of every credential variable of the environment, blank ones left out."""
-    found = os.environ if environ is None else environ
-    return frozenset(value for name, value in found.items() if value.strip() and is_credential(name))
+def credential_values(environ: Mapping[str, str] | None = None) -> frozenset[str]:
+    """The values of every credential variable of the environment (os.environ by default), blank ones left out."""
+    if environ is not None:
+        return _values(environ)
+    encoded = getattr(os.environ, "_data", None)  # os._Environ's encoded copy: compared at C speed, not decoded
+    if encoded is None:
+        return _values(os.environ)
+    if _seen.get("encoded") != encoded:
+        _seen.update(encoded=dict(encoded), values=_values(os.environ))
+    values: frozenset[str] = _seen["values"]
+    return values
+
+
+_seen: dict[str, Any] = {}  # the environment last read and its credential values (a scrub per written row)
+
+
+def _values(environ: Mapping[str, str]) -> frozenset[str]:
+    return frozenset(value for name, value in environ.items() if value.strip() and is_credential(name))
 
 
 @functools.lru_cache(maxsize=16)
@@ -72,9 +87,15 @@ def scrub(text: str, *, words: bool = True) -> str:
         text = anywhere.sub(MASK, text)
     if words and short is not None:
         text = short.sub(MASK, text)
-    text = _TOKEN.sub(rf"\1 {MASK}", _HEADER.sub(_header, text))
-    text = _QUERY.sub(rf"\1?{MASK}", _PARAMS.sub(rf"\1;{MASK}", _USERINFO.sub(f"{MASK}@", text)))
-    return _FRAGMENT.sub(rf"\1#{MASK}", text)
+    lowered = text.lower()  # the patterns run only where their words are (a scrub per written row)
+    if "authoriz" in lowered or "api-key" in lowered:
+        text = _HEADER.sub(_header, text)
+    if "bearer" in lowered:
+        text = _TOKEN.sub(rf"\1 {MASK}", text)
+    if "://" in text:
+        text = _QUERY.sub(rf"\1?{MASK}", _PARAMS.sub(rf"\1;{MASK}", _USERINFO.sub(f"{MASK}@", text)))
+        text = _FRAGMENT.sub(rf"\1#{MASK}", text)
+    return text
 
 
 def _header(match: re.Match[str]) -> str:
