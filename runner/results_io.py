@@ -28,7 +28,7 @@ def result_line(row: ResultRow) -> bytes:
         row = row.model_copy(update={"error": scrub(row.error)})
     text = row.model_dump_json()
     if scrub_text(text) != text:  # rare: a reply from an old cache, a URL's query, a key in a reply
-        text = ResultRow.model_validate(scrubbed(row.model_dump(mode="json"), words=False)).model_dump_json()
+        text = ResultRow.model_validate(scrubbed(row.model_dump(mode="json"))).model_dump_json()
     return text.encode() + b"\n"
 
 
@@ -101,5 +101,5 @@ class ResultsWriter:
 
 def write_run_info(run_dir: Path, info: RunInfo) -> None:
     """Write run.json atomically, with no key in it (its settings and notes scrubbed as text)."""
-    clean = RunInfo.model_validate(scrubbed(info.model_dump(mode="json"), words=False))
+    clean = RunInfo.model_validate(scrubbed(info.model_dump(mode="json")))
     write_text(run_dir / RUN_FILE, clean.model_dump_json(indent=2) + "\n")

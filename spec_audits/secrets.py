@@ -11,11 +11,12 @@ unless its last part says it holds no secret but where one is (..._FILE, ..._URL
   word of its own;
 * what follows an Authorization, Proxy-Authorization, api-key or x-api-key header name, and a Bearer token
   (a word holding a digit or a symbol), whatever the key;
-* a URL's user name and password, path parameters (`;token=...`), query and fragment.
+* a URL's user name and password; in an error message also its path parameters (`;token=...`), query and
+  fragment.
 
-`scrub_text` leaves a short value where it stands as a word: a placeholder key `test` must not eat the
-word from every answer, path and message. A server echoing the Authorization header is still caught by the
-header forms, so the key is never stored, whatever its length.
+`scrub_text` leaves a short value where it stands as a word (a placeholder key `test` must not eat the word
+from every answer, path and message) and a URL's query (a model's answer may cite one). A server echoing the
+Authorization header is still caught by the header forms, so the key is never stored, whatever its length.
 """
 
 from __future__ import annotations
@@ -80,12 +81,24 @@ def _patterns(values: frozenset[str]) -> tuple[re.Pattern[str] | None, re.Patter
     return anywhere, words
 
 
-def scrub(text: str, *, words: bool = True) -> str:
-    """`text` with every credential, header value and URL secret replaced by ***."""
+def scrub(text: str) -> str:
+    """A provider's error message (or a URL we show) with every credential, header value and URL secret
+    replaced by ***."""
+    return _scrubbed(text, message=True)
+
+
+def scrub_text(text: str) -> str:
+    """Text we write or print that is no provider's error message (a reply, a setting, a line): every long
+    credential value, header value and URL user info replaced by ***; a short value left where it stands as a
+    word, and a URL's query kept (a reply may cite one), see the module's doc."""
+    return _scrubbed(text, message=False)
+
+
+def _scrubbed(text: str, *, message: bool) -> str:
     anywhere, short = _patterns(credential_values())
     if anywhere is not None:
         text = anywhere.sub(MASK, text)
-    if words and short is not None:
+    if message and short is not None:
         text = short.sub(MASK, text)
     lowered = text.lower()  # the patterns run only where their words are (a scrub per written row)
     if "authoriz" in lowered or "api-key" in lowered:
@@ -93,7 +106,9 @@ def scrub(text: str, *, words: bool = True) -> str:
     if "bearer" in lowered:
         text = _TOKEN.sub(rf"\1 {MASK}", text)
     if "://" in text:
-        text = _QUERY.sub(rf"\1?{MASK}", _PARAMS.sub(rf"\1;{MASK}", _USERINFO.sub(f"{MASK}@", text)))
+        text = _USERINFO.sub(f"{MASK}@", text)
+    if "://" in text and message:
+        text = _QUERY.sub(rf"\1?{MASK}", _PARAMS.sub(rf"\1;{MASK}", text))
         text = _FRAGMENT.sub(rf"\1#{MASK}", text)
     return text
 
@@ -103,18 +118,12 @@ def _header(match: re.Match[str]) -> str:
     return f"{match.group(1)}{match.group(2)}{scheme}{MASK}"
 
 
-def scrub_text(text: str) -> str:
-    """Text we write or print that is no provider's error message (a reply, a setting, a line): scrubbed, short
-    values left where they stand as words (see the module's doc)."""
-    return scrub(text, words=False)
-
-
-def scrubbed(value: Any, *, words: bool = True) -> Any:
-    """A JSON value with every string inside it scrubbed (object keys kept)."""
+def scrubbed(value: Any) -> Any:
+    """A JSON value with every string inside it scrubbed as text (object keys kept)."""
     if isinstance(value, str):
-        return scrub(value, words=words)
+        return scrub_text(value)
     if isinstance(value, dict):
-        return {key: scrubbed(item, words=words) for key, item in value.items()}
+        return {key: scrubbed(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return [scrubbed(item, words=words) for item in value]
+        return [scrubbed(item) for item in value]
     return value
