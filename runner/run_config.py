@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from spec_audits.runner.plan import Shard
-from spec_audits.secrets import scrub
+from spec_audits.secrets import scrub_text
 
 DEFAULT_MODEL = "local/gemma-3-270m"
 
@@ -19,11 +19,11 @@ class RunError(ValueError):
 
 
 def redact_url(url: str) -> str:
-    """`url` without user name, password, path parameters (`;token=...`), query or fragment, and scrubbed of
-    every credential of the environment: what may be written down or shown."""
+    """`url` without user name, password, path parameters (`;token=...`), query or fragment, and scrubbed as
+    text (a key of the environment in its path): what may be written down or shown."""
     parts = urlsplit(url)
     host = parts.netloc.rpartition("@")[2]
-    return scrub(urlunsplit((parts.scheme, host, re.sub(r";[^/]*", "", parts.path), "", "")))
+    return scrub_text(urlunsplit((parts.scheme, host, re.sub(r";[^/]*", "", parts.path), "", "")))
 
 
 def check_api_base(api_base: str | None) -> None:
