@@ -50,7 +50,8 @@ def _target_blocks(model: str, target: str, result: dict[str, Any], summary: dic
     probability = target != "value"
     what = f"P({target})" if probability else "the mean value"
     unit = "probability" if probability else "value"
-    blocks: list[Block] = [Heading(f"Shifts in {what} against the reference", 3), _contrast_table(result, probability)]
+    blocks: list[Block] = [Heading(f"Shifts in {what} against the reference", 3),
+                           *_contrast_table(result, probability)]
     stem = plots.slug(f"{model}_{target}")
     forest = plots.forest(result["contrasts"], f"{model}: shifts in {what}", unit, plots_dir / f"forest_{stem}.png")
     blocks.append(Image(forest, f"Shift in {what} of each level against its reference, with "
@@ -63,23 +64,30 @@ def _target_blocks(model: str, target: str, result: dict[str, Any], summary: dic
     return blocks
 
 
-def _contrast_table(result: dict[str, Any], probability: bool) -> Table:
+def _contrast_table(result: dict[str, Any], probability: bool) -> list[Block]:
+    """The contrasts, an absent interval as "—" with a numbered footnote that gives its reason."""
     header = ["term", "level", "reference", "n", "mean", "shift", "interval", "q (BH)"]
     if probability:
         header += ["logit shift", "logit interval"]
-    rows = []
+    rows, notes = [], []
     for c in result["contrasts"]:
         if "shift" not in c:
             rows.append([c["term"], c["level"], c["reference"], "—", "—", "—", c["absent"], "—"]
                         + (["—", "—"] if probability else []))
             continue
+        interval = _interval(c["low"], c["high"])
+        if c.get("interval_absent"):
+            reason = c["interval_absent"]
+            notes += [] if reason in notes else [reason]
+            interval = f"— ({notes.index(reason) + 1})"
         row = [c["term"], c["level"], c["reference"], f"{c['n']:,}", fmt.num(c["mean"], 3), fmt.num(c["shift"], 3),
-               _interval(c["low"], c["high"]), fmt.num(c.get("q"), 3) + (" *" if c.get("significant") else "")]
+               interval, fmt.num(c.get("q"), 3) + (" *" if c.get("significant") else "")]
         if probability:
             row += [fmt.num(c.get("logit_shift"), 3) if c.get("logit_shift") is not None else c.get("absent", "—"),
                     _interval(c.get("logit_low"), c.get("logit_high"))]
         rows.append(row)
-    return Table(header, rows)
+    footnotes = [Paragraph(f"({i}) {reason}.") for i, reason in enumerate(notes, 1)]
+    return [Table(header, rows), *footnotes]
 
 
 def _regression_blocks(regression: dict[str, Any]) -> list[Block]:

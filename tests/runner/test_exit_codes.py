@@ -74,6 +74,37 @@ def test_score_of_runs_with_no_answered_item_exits_5(
     assert not (run / "score").exists()
 
 
+@pytest.mark.parametrize("stub", [StubConfig(invalid_rate=1.0)], indirect=True)
+def test_a_run_whose_every_reply_is_unreadable_exits_4_and_its_score_exits_5_writing_nothing(
+    make_suite: Callable[..., Path], tmp_path: Path, stub: StubServer
+) -> None:
+    """Every call succeeds, but no reply holds a valid answer: not a success, and nothing to score."""
+    run = tmp_path / "run"
+    ran = _spec("run", str(make_suite(n=3, samples=1)), "--model", "openai/stub", "--api-base",
+                f"http://127.0.0.1:{stub.port}/v1", "--out", str(run), "--no-progress")
+    assert ran.exit_code == exits.PARTIAL, ran.output
+    unread = '3 replies gave no valid answer (the most common, 3 times: "I cannot choose.")'
+    assert f"{run}: 3 answered, 0 failed of 3" in ran.output and f"{run}: {unread}" in ran.output
+    assert f"spec run: {run}: no reply of 3 could be read, so nothing can be scored." in ran.output
+    scored = _spec("score", str(run))
+    assert scored.exit_code == exits.NO_DATA, scored.output
+    assert scored.output == (f"Error: {run}: no scorable answer: {unread}, so nothing to score. Read the replies "
+                             "in results.jsonl: the answer form, the prompt's instructions or max_tokens may not fit "
+                             "this model\n")
+    assert not (run / "score").exists()
+
+
+@pytest.mark.parametrize("stub", [StubConfig(invalid_rate=0.5, seed=3)], indirect=True)
+def test_a_run_with_some_unreadable_replies_counts_them_and_succeeds(
+    make_suite: Callable[..., Path], tmp_path: Path, stub: StubServer
+) -> None:
+    run = tmp_path / "run"
+    ran = _spec("run", str(make_suite(n=8, samples=1)), "--model", "openai/stub", "--api-base",
+                f"http://127.0.0.1:{stub.port}/v1", "--out", str(run), "--no-progress")
+    assert ran.exit_code == exits.OK, ran.output
+    assert "gave no valid answer (the most common" in ran.output and "nothing can be scored" not in ran.output
+
+
 def test_refused_input_exits_1_and_usage_2(tmp_path: Path) -> None:
     bad = tmp_path / "bad.spec"
     bad.write_text("suite x\nfactor\n", encoding="utf-8")

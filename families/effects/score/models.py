@@ -4,7 +4,7 @@ Treatment coding against each factor's reference (and the baseline), declared in
 
 * binary, sampled: logistic, errors clustered by scenario (statsmodels GLM); with `scenarios random`, a
   random intercept per scenario (statsmodels BinomialBayesMixedGLM, variational Bayes).
-* binary, logprob: linear on logit P, clustered (stats.ols_cluster); `random`: statsmodels MixedLM.
+* binary, logprob: linear on logit P, clustered (spec_audits.stats.intervals.ols_cluster); `random`: statsmodels MixedLM.
 * scale, sampled: ordinal logistic (statsmodels OrderedModel), clustered (statsmodels has no mixed ordinal
   model, so `random` fits the same, and the table says which model it is).
 * scale in logprob mode (the expected rating), or a number: linear, clustered; `random`: MixedLM.
@@ -23,7 +23,8 @@ import numpy as np
 import pandas as pd
 
 from spec_audits.families.effects.design import BASELINE
-from spec_audits.families.effects.score.stats import interval, logit, ols_cluster
+from spec_audits.families.effects.score.stats import interval, logit
+from spec_audits.stats.intervals import ols_cluster
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.multitest import multipletests
 
 from spec_audits.families.effects.design import BASELINE
 from spec_audits.families.effects.score import models
@@ -18,6 +17,7 @@ from spec_audits.families.effects.score.frame import Loaded, load, targets, valu
 from spec_audits.families.effects.score.stats import contrast
 from spec_audits.runner.files_out import score_folder, write_csv_rows, write_json
 from spec_audits.runner.score_input import ScoreInputError, require_answers
+from spec_audits.stats.multiple import bh_adjust
 
 
 def score_run(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:
@@ -108,9 +108,9 @@ def _fdr(found: list[dict[str, Any]], alpha: float) -> None:
     tested = [c for c in found if c.get("p") is not None and np.isfinite(c["p"])]
     if not tested:
         return
-    rejected, q, _, _ = multipletests([c["p"] for c in tested], alpha=alpha, method="fdr_bh")
-    for c, q_value, reject in zip(tested, q, rejected, strict=True):
-        c["q"], c["significant"] = float(q_value), bool(reject)
+    q = bh_adjust(np.array([c["p"] for c in tested]))
+    for c, q_value in zip(tested, q, strict=True):
+        c["q"], c["significant"] = float(q_value), bool(q_value <= alpha)
 
 
 def per_scenario(frame: pd.DataFrame, y: np.ndarray, analysis: dict[str, Any]) -> list[dict[str, Any]]:

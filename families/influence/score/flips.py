@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from spec_audits.families.influence.score.counts import LABELS
-from spec_audits.families.influence.score.stattests import wilson
+from spec_audits.stats.intervals import wilson
 from spec_audits.families.influence.score.summary import rate
 
 ITEM_COLUMNS = ("n_A", "n_B", "edge", "item")

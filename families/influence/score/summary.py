@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from spec_audits.families.influence.score import stattests
+from spec_audits.stats import intervals
 from spec_audits.families.influence.score.bootstrap import cluster_bootstrap_mean
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ ASYMMETRY_ABSENT = "no condition has baseline, toward_A and toward_B trials"
 def rate(k: float, n: float, alpha: float = 0.05, absent: str | None = None) -> dict[str, Any]:
     """k of n (whole numbers, often numpy's) as a fraction with its Wilson interval (rate None when n = 0, with
     why when `absent` says)."""
-    low, high = stattests.wilson(k, n, alpha)
+    low, high = intervals.wilson(k, n, alpha)
     found: dict[str, Any] = {
         "k": int(k),
         "n": int(n),

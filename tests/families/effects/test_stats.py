@@ -11,7 +11,8 @@ from scipy import stats
 from spec_audits.families.effects.score import models
 from spec_audits.families.effects.score.frame import Loaded
 from spec_audits.families.effects.score.pipeline import analyse
-from spec_audits.families.effects.score.stats import contrast, logit, ols_cluster
+from spec_audits.families.effects.score.stats import contrast, logit
+from spec_audits.stats.intervals import ols_cluster
 
 AGES = ["a20", "a40", "a60", "a80"]
 PLANTED = {"a20": 0.15, "a40": 0.05, "a60": 0.0, "a80": -0.2}  # shift in P(yes) against a60
