@@ -203,11 +203,12 @@ def _record_counts(out: Path, info: RunInfo, planned: set[Any]) -> Unread:
 
 def check_judges(suite: Suite, rows: list[SuiteRow], judge_model: str | None) -> None:
     """Refuse, before any call, a follow-up whose judge has no model when the run names none either: its
-    labels would all be null (what to write instead is in the message)."""
+    labels would all be null (what to write instead is in the message). The first such row of the suite is named."""
     if judge_model:
         return
-    row, name = next(((row, f.name) for row in rows for f in row.followups or [] if f.judge and not f.judge.model),
-                     (None, None))
+    planned = {row.id for row in rows}
+    row, name = next(((row, f.name) for row in suite.rows if row.id in planned for f in row.followups or []
+                      if f.judge and not f.judge.model), (None, None))
     if row is not None:
         raise RunError(f"{suite.path / SUITE_FILE}, row {row.id}: follow-up '{name}' has a judge with no model, so "
                        "every label would be null. Give the run one with --judge-model provider/model, or write "

@@ -168,8 +168,9 @@ def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, verbos
 
     Exit status: 0 every item answered; 3 stopped at once (no key, refused
     key, unknown model, no server, the same error on item after item);
-    4 finished with failed items (rerun with --retry-failed); 1 and 2 as
-    for every command (docs/running.md, "Exit status").
+    4 finished with failed items (rerun with --retry-failed), or with not
+    one readable reply; 1 and 2 as for every command (docs/running.md,
+    "Exit status").
     """
     if verbose:
         os.environ[VERBOSE_ENV] = "1"

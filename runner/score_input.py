@@ -42,10 +42,11 @@ class NoUsableData(click.ClickException):
     exit_code = exits.NO_DATA
 
 
-def require_answers(runs: list[Path]) -> None:
+def require_answers(runs: list[Path], replies: bool = False) -> None:
     """Refuse runs none of which holds a scorable answer (every call failed, or every reply was unreadable),
-    before any statistics file is written. A run's first scorable row ends the look at once."""
-    if any(has_scorable(run / RESULTS_FILE) for run in runs):
+    before any statistics file is written. A run's first scorable row ends the look at once. With `replies`
+    (a family whose scorer reads each reply itself) a successful reply counts though the runner read none."""
+    if any(has_scorable(run / RESULTS_FILE, replies) for run in runs):
         return
     rows = [row for run in runs for row in read_results(run / RESULTS_FILE)]
     failed = [row.error for row in rows if row.error is not None]

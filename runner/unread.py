@@ -31,14 +31,17 @@ def _answered(error: Any, answer: Any, logprobs: Any, solution: Any, turns: Any)
                               or any(t.get("answer") is not None for t in (turns or {}).values()))
 
 
-def has_scorable(results: Path) -> bool:
-    """Whether a results.jsonl holds one scorable row; stops at the first (a torn last line is skipped)."""
+def has_scorable(results: Path, replies: bool = False) -> bool:
+    """Whether a results.jsonl holds one scorable row (with `replies`, one successful non-empty reply); stops at
+    the first (a torn last line is skipped)."""
     if not results.is_file():
         return False
     with results.open("rb") as lines:
         for line in lines:
             try:
                 row = json.loads(line)
+                if replies and row.get("error") is None and (row.get("response") or "").strip():
+                    return True
                 if _answered(*(row.get(name) for name in ("error", "answer", "logprobs", "solution", "turn_answers"))):
                     return True
             except (ValueError, AttributeError):

@@ -1,5 +1,6 @@
-"""`spec report` for an effects score: per model and target outcome, the contrasts against the reference
-(shift in P and in logit, BH-FDR), the regression, a forest plot and the per-scenario heatmap."""
+"""`spec report` for an effects score: per model its position bias, and per target outcome the contrasts
+against the reference (shift in P and in logit, BH-FDR), the regression, a forest plot and the per-scenario
+heatmap."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ def effects_report(score_dir: Path, plots_dir: Path) -> Document:
         blocks.append(Heading(f"Model {model}"))
         blocks.append(Paragraph(f"{found['answered']:,} answers scored ({found['mode']} mode); "
                                 f"{found['abstained']:,} abstentions and {found['failed']:,} failed calls left out."))
+        blocks.append(_position(found.get("position")))
         for target, result in found["targets"].items():
             blocks += _target_blocks(model, target, result, summary, scenarios, plots_dir)
     return Document("Effects", blocks)
@@ -88,6 +90,19 @@ def _contrast_table(result: dict[str, Any], probability: bool) -> list[Block]:
         rows.append(row)
     footnotes = [Paragraph(f"({i}) {reason}.") for i, reason in enumerate(notes, 1)]
     return [Table(header, rows), *footnotes]
+
+
+def _position(position: dict[str, Any] | None) -> Paragraph:
+    """Position bias (positions.csv, summary.json `position`): the position share with its interval and p."""
+    if position is None or "absent" in position:
+        return Paragraph(f"Position bias: absent ({(position or {}).get('absent', 'not scored by this version')}).")
+    first, other = position["shown_first"], position["shown_elsewhere"]
+    return Paragraph(
+        f"Position bias: position share {fmt.num(position['position'], 3)} {_interval(*position['ci'])}, "
+        f"p = {fmt.num(position['p'], 4)} (½: answers follow the meaning, 1: always the first slot). The first slot "
+        f"took {fmt.num(first['first_share'], 3)} of {first['n']:,} answers with '{position['meaning']}' shown first "
+        f"and {fmt.num(other['first_share'], 3)} of {other['n']:,} with it elsewhere, where "
+        f"'{position['meaning']}' took {fmt.num(other['share'], 3)}.")
 
 
 def _regression_blocks(regression: dict[str, Any]) -> list[Block]:

@@ -1,4 +1,4 @@
-"""Position bias: does the answer follow the option's meaning or the slot it is shown in?
+"""Position bias: whether the answer follows the option's meaning or the slot it is shown in.
 
 A design that shows two options in both display orders can tell a preference for an option from a preference
 for a slot: with option A shown first the first-shown share is f(A | A first), with B first it is
