@@ -55,8 +55,9 @@ def require_answers(runs: list[Path], replies: bool = False) -> None:
     found = unread(rows)
     if found.count:
         also = f"; {len(failed)} failed" if failed else ""
-        raise NoUsableData(f"{names}: no scorable answer: {found.describe()}{also}, so nothing to score. Read the replies in results.jsonl: the answer form, the prompt's "
-                           "instructions or max_tokens may not fit this model")
+        raise NoUsableData(f"{names}: no scorable answer: {found.describe()}{also}, so nothing to score. Read the "
+                           "replies in results.jsonl: the answer form, the prompt's instructions or max_tokens may "
+                           "not fit this model")
     raise NoUsableData(f"{names}: no answered item ({len(failed)} failed{example}), so nothing to score. Fix the "
                        "cause, then rerun `spec run` with --retry-failed")
 

@@ -160,8 +160,8 @@ def test_a_judge_with_no_model_is_refused_before_any_call(tmp_path: Path) -> Non
     finally:
         server.stop()
     assert str(err.value) == (
-        f"{suite / 'suite.jsonl'}, row {read_suite(suite).rows[0].id}: follow-up 'probe' has a judge with no model, so every "
-        "label would be null. Give the run one with --judge-model provider/model, or write model "
+        f"{suite / 'suite.jsonl'}, row {read_suite(suite).rows[0].id}: follow-up 'probe' has a judge with no model, "
+        "so every label would be null. Give the run one with --judge-model provider/model, or write model "
         "\"provider/model\" in the judge clause of followup probe and compile again")
     assert server.stats.requests == 0 and not (tmp_path / "run").exists()
     dry = CliRunner().invoke(main, ["run", str(suite), "--model", "openai/stub", "--dry-run"])

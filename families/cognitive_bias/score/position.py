@@ -4,17 +4,18 @@ A reversed row (`cell.reversed`, `reverse P` in the spec) shows its options last
 shown is the original last. With both orders in a run, a model that ignores the order picks the original
 first option as often in either order; the test compares those two frequencies (two-proportion z), and
 the position share is the mean of the first-shown shares of the two orders (½ for two options when the
-order does not matter): spec_audits.stats.position, the statistics every family reports. Answers are counted by meaning: `answers` maps each displayed label to the
-option's original index. A run whose option lists are all shown one way (`reverse 0`, the released runs)
-has no position statistics, only the first-shown share of that order.
+order does not matter): spec_audits.stats.position, the statistics every family reports. Answers are
+counted by meaning: `answers` maps each displayed label to the option's original index. A run whose option
+lists are all shown one way (`reverse 0`, the released runs) has no position statistics, only the
+first-shown share of that order.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
 import numpy as np
+import pandas as pd
 
 from spec_audits.contract.suite_model import SuiteRow
 from spec_audits.stats.intervals import wilson_one

@@ -15,7 +15,6 @@ def sign_tests(gaps: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
     rows = []
     for key, part in gaps.groupby(keys, dropna=False):
         adverse, favourable = int((part["gap"] > 0).sum()), int((part["gap"] < 0).sum())
-        moved = adverse + favourable
         p_value = sign_test(adverse, favourable)
         rows.append(dict(zip(keys, key, strict=True)) | {"adverse": adverse, "favourable": favourable, "p": p_value})
     return pd.DataFrame(rows)

@@ -4,7 +4,8 @@ Treatment coding against each factor's reference (and the baseline), declared in
 
 * binary, sampled: logistic, errors clustered by scenario (statsmodels GLM); with `scenarios random`, a
   random intercept per scenario (statsmodels BinomialBayesMixedGLM, variational Bayes).
-* binary, logprob: linear on logit P, clustered (spec_audits.stats.intervals.ols_cluster); `random`: statsmodels MixedLM.
+* binary, logprob: linear on logit P, clustered (spec_audits.stats.intervals.ols_cluster); `random`:
+  statsmodels MixedLM.
 * scale, sampled: ordinal logistic (statsmodels OrderedModel), clustered (statsmodels has no mixed ordinal
   model, so `random` fits the same, and the table says which model it is).
 * scale in logprob mode (the expected rating), or a number: linear, clustered; `random`: MixedLM.

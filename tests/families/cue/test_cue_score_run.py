@@ -252,7 +252,8 @@ def test_spec_report_writes_the_cue_report_with_its_plot(tiny_suite: Path, tmp_p
                                      str(report / "plots" / "net_by_group.png")]
     markdown = (report / "report.md").read_text()
     assert markdown.startswith("# Cue-visibility audit: cue_visibility\n")
-    assert "![Net bias per group" in markdown and "## Cue gap: Direct Net − Puzzled Net (> 0: less favourable without the label)" in markdown
+    assert "![Net bias per group" in markdown
+    assert "## Cue gap: Direct Net − Puzzled Net (> 0: less favourable without the label)" in markdown
     assert "| view | model | format | difficulty | consequences | net |" in markdown
     assert "## Solved check: Puzzled Could-be replies correct, wrong or unparsable (Table 6)" in markdown
     assert "| model | format | difficulty | consequences | correct | unparsable | wrong |" in markdown

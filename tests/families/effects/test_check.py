@@ -95,6 +95,7 @@ def test_a_balanced_fraction_compiles_with_its_proof(tmp_path: Path) -> None:
                          'factor tone:\n  calm "calm"   curt "curt"   warm "warm"\n'
                          'factor place:\n  city "city"   town "town"   farm "farm"')
             .replace("cross age x gender", "cross age x gender x tone x place")
+            .replace("{{ gender.plural }}.", "{{ gender.plural }} from a {{ place }}, {{ tone }}.")
             .replace("  items scenarios\n", "  items scenarios\n  fraction 9 seed 4\n"))
     suite = tmp_path / "suite"
     compile_file(write_tiny(tmp_path, spec), suite)

@@ -10,10 +10,10 @@ import pytest
 import statsmodels.api as sm
 from scipy import stats
 
+from spec_audits.families.effects.report import effects_report
 from spec_audits.families.effects.score import models
 from spec_audits.families.effects.score.frame import Loaded
 from spec_audits.families.effects.score.pipeline import analyse
-from spec_audits.families.effects.report import effects_report
 from spec_audits.families.effects.score.stats import ONE_SCENARIO, SAME_SHIFT, contrast, logit
 from spec_audits.runner.files_out import write_csv_rows, write_json
 from spec_audits.runner.report.markdown import render_markdown

@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 from scipy import stats
 from statsmodels.stats import proportion as smp
 
-from spec_audits.stats import hypothesis, intervals
 from spec_audits.families.influence.score.counts import BASE_KEYS, CountsTable
 from spec_audits.families.influence.score.influence import condition_statistics
 from spec_audits.families.influence.score.options import Options
+from spec_audits.stats import hypothesis, intervals
 
 
 def one_condition(c0a: float, c0b: float, caa: float, cab: float, cba: float, cbb: float) -> pd.Series:
