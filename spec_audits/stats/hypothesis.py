@@ -30,7 +30,7 @@ def binomial_two_sided_half(k: ArrayLike, n: ArrayLike) -> np.ndarray:
 
 def normal_two_sided(z: ArrayLike) -> np.ndarray:
     """Two-sided p-value of a standard-normal statistic."""
-    return 2.0 * stats.norm.sf(np.abs(np.asarray(z, float)))
+    return np.asarray(2.0 * stats.norm.sf(np.abs(np.asarray(z, float))), float)
 
 
 def two_proportion_z(

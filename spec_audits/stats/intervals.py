@@ -94,7 +94,7 @@ class Fit:
     groups: int  # clusters: the degrees of freedom of the t intervals are groups - 1
 
     def se(self) -> np.ndarray:
-        return np.sqrt(np.clip(np.diag(self.cov), 0, None))
+        return np.asarray(np.sqrt(np.clip(np.diag(self.cov), 0, None)), float)
 
 
 def ols_cluster(x: np.ndarray, y: np.ndarray, clusters: np.ndarray, counts: np.ndarray | None = None) -> Fit:

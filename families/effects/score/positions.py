@@ -63,13 +63,14 @@ def summary(frame: pd.DataFrame, moved: str | None, mode: str, alpha: float) -> 
     first, other = frame[frame["m_first"].astype(bool)], frame[~frame["m_first"].astype(bool)]
     if first.empty or other.empty:
         return {"absent": f"no scored answer with '{moved}' shown {'first' if first.empty else 'elsewhere'}"}
-    sums = [np.array([float(v)]) for v in (first["w_first"].sum(), len(first), other["w_first"].sum(), len(other))]
+    k_a, n_a, k_b, n_b = (np.array([float(v)]) for v in (first["w_first"].sum(), len(first), other["w_first"].sum(),
+                                                          len(other)))
     moments = None
     if mode == "logprob":
         moments = {f"{k}_{g}": np.array([float(v)]) for g, part, w in (("A", first, "w_first"), ("B", other, "w_m"))
                    for k, v in (("items", len(part)), ("m2", len(part)), ("A2", (part[w] ** 2).sum()),
                                 ("Am", part[w].sum()))}
-    found = {k: float(v[0]) for k, v in position_bias(*sums, alpha, moments,
+    found = {k: float(v[0]) for k, v in position_bias(k_a, n_a, k_b, n_b, alpha, moments,
                                                       same_b=np.array([float(other["w_m"].sum())])).items()}
     return {"meaning": moved, "shown_first": {"n": len(first), "first_share": found["firstA"]},
             "shown_elsewhere": {"n": len(other), "first_share": found["firstB"],
@@ -83,6 +84,6 @@ def table(frame: pd.DataFrame, model: str) -> list[dict[str, Any]]:
     if frame.empty or "m_first" not in frame.columns:
         return []
     grouped = frame.groupby(["scenario", "m_first"], observed=True, sort=True)["w_first"].agg(["size", "sum"])
-    return [{"model": model, "scenario": scenario, "moved_first": bool(m_first), "n": int(row["size"]),
+    return [{"model": model, "scenario": row["scenario"], "moved_first": bool(row["m_first"]), "n": int(row["size"]),
              "first": float(row["sum"]), "first_share": float(row["sum"]) / int(row["size"])}
-            for (scenario, m_first), row in grouped.iterrows()]
+            for row in grouped.reset_index().to_dict("records")]
