@@ -1,4 +1,4 @@
-"""Intervals every family and the runner share (docs/scoring.md, "The statistics and the rows they need"):
+"""Intervals every family and the runner share (docs/scoring.md, "The shared statistics and the rows they need"):
 Wilson's for a proportion, Newcombe's for a difference of two, the between-item interval of a logprob run's
 share, and least squares with errors clustered by scenario.
 

@@ -12,6 +12,7 @@ from click.testing import CliRunner, Result
 
 from spec_audits import exits
 from spec_audits.cli import main
+from spec_audits.contract.reader import read_results
 from tests.stub_server import StubConfig, StubServer, serving
 from tests.support import ROOT
 
@@ -30,6 +31,11 @@ def _spec(*args: str) -> Result:
     result = CliRunner().invoke(main, list(args))
     assert isinstance(result.exception, SystemExit) or result.exception is None, result.exception
     return result
+
+
+def _run_on(stub: StubServer, suite: Path, run: Path) -> Result:
+    return _spec("run", str(suite), "--model", "openai/stub", "--api-base", f"http://127.0.0.1:{stub.port}/v1",
+                 "--out", str(run), "--no-progress")
 
 
 def test_generate_without_a_key_stops_at_once_writing_nothing(
@@ -63,8 +69,7 @@ def test_score_of_runs_with_no_answered_item_exits_5(
     make_suite: Callable[..., Path], tmp_path: Path, stub: StubServer
 ) -> None:
     run = tmp_path / "run"
-    ran = _spec("run", str(make_suite(n=3, samples=1)), "--model", "openai/stub", "--api-base",
-                f"http://127.0.0.1:{stub.port}/v1", "--out", str(run), "--no-progress")
+    ran = _run_on(stub, make_suite(n=3, samples=1), run)
     assert ran.exit_code == exits.PARTIAL, ran.output
     scored = _spec("score", str(run))
     assert scored.exit_code == exits.NO_DATA, scored.output
@@ -80,8 +85,7 @@ def test_a_run_whose_every_reply_is_unreadable_exits_4_and_its_score_exits_5_wri
 ) -> None:
     """Every call succeeds, but no reply holds a valid answer: not a success, and nothing to score."""
     run = tmp_path / "run"
-    ran = _spec("run", str(make_suite(n=3, samples=1)), "--model", "openai/stub", "--api-base",
-                f"http://127.0.0.1:{stub.port}/v1", "--out", str(run), "--no-progress")
+    ran = _run_on(stub, make_suite(n=3, samples=1), run)
     assert ran.exit_code == exits.PARTIAL, ran.output
     unread = '3 replies gave no valid answer (the most common, 3 times: "I cannot choose.")'
     assert f"{run}: 3 answered, 0 failed of 3" in ran.output and f"{run}: {unread}" in ran.output
@@ -99,10 +103,12 @@ def test_a_run_with_some_unreadable_replies_counts_them_and_succeeds(
     make_suite: Callable[..., Path], tmp_path: Path, stub: StubServer
 ) -> None:
     run = tmp_path / "run"
-    ran = _spec("run", str(make_suite(n=8, samples=1)), "--model", "openai/stub", "--api-base",
-                f"http://127.0.0.1:{stub.port}/v1", "--out", str(run), "--no-progress")
+    ran = _run_on(stub, make_suite(n=8, samples=1), run)
     assert ran.exit_code == exits.OK, ran.output
-    assert "gave no valid answer (the most common" in ran.output and "nothing can be scored" not in ran.output
+    unread = sum(row.answer is None for row in read_results(run / "results.jsonl"))
+    assert 0 < unread < 8, "the stub's seed should leave some replies unreadable and some not"
+    assert f"{run}: {unread} repl" in ran.output and "gave no valid answer (the most common" in ran.output
+    assert "nothing can be scored" not in ran.output
 
 
 def test_refused_input_exits_1_and_usage_2(tmp_path: Path) -> None:
