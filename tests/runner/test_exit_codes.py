@@ -64,37 +64,32 @@ def test_generate_whose_call_fails_exits_6_writing_nothing(
     assert stub.stats.requests == 1 and not out.exists()
 
 
-@pytest.mark.parametrize("stub", [StubConfig(reject_all=400)], indirect=True)
-def test_score_of_runs_with_no_answered_item_exits_5(
-    make_suite: Callable[..., Path], tmp_path: Path, stub: StubServer
+UNREAD = '3 replies gave no valid answer (the most common, 3 times: "I cannot choose.")'
+NOTHING = {  # why the run has nothing to score: what `spec run` says, then `spec score`'s error after "Error: RUN: "
+    "failed": (StubConfig(reject_all=400), ["spec run: 3 item(s) failed"],
+               "no answered item (3 failed; the first failed with: BadRequestError: OpenAIException - rejected by "
+               "the stub), so nothing to score. Fix the cause, then rerun `spec run` with --retry-failed\n"),
+    "unreadable": (StubConfig(invalid_rate=1.0), ["{run}: 3 answered, 0 failed of 3", "{run}: " + UNREAD,
+                                                  "spec run: {run}: no reply of 3 could be read, so nothing can be "
+                                                  "scored."],
+                   f"no scorable answer: {UNREAD}, so nothing to score. Read the replies in results.jsonl: the answer "
+                   "form, the prompt's instructions or max_tokens may not fit this model\n"),
+}
+
+
+@pytest.mark.parametrize(("stub", "why"), [(c, why) for why, (c, _, _) in NOTHING.items()], indirect=["stub"])
+def test_a_run_with_nothing_to_score_exits_4_and_its_score_exits_5_writing_nothing(
+    make_suite: Callable[..., Path], tmp_path: Path, stub: StubServer, why: str
 ) -> None:
+    """Every call failed, or every call succeeded but no reply holds a valid answer: neither is a success."""
+    _, said, error = NOTHING[why]
     run = tmp_path / "run"
     ran = _run_on(stub, make_suite(n=3, samples=1), run)
     assert ran.exit_code == exits.PARTIAL, ran.output
+    assert all(line.format(run=run) in ran.output for line in said), ran.output
     scored = _spec("score", str(run))
     assert scored.exit_code == exits.NO_DATA, scored.output
-    assert scored.output == (f"Error: {run}: no answered item (3 failed; the first failed with: BadRequestError: "
-                             "OpenAIException - rejected by the stub), so nothing to score. Fix the cause, then "
-                             "rerun `spec run` with --retry-failed\n")
-    assert not (run / "score").exists()
-
-
-@pytest.mark.parametrize("stub", [StubConfig(invalid_rate=1.0)], indirect=True)
-def test_a_run_whose_every_reply_is_unreadable_exits_4_and_its_score_exits_5_writing_nothing(
-    make_suite: Callable[..., Path], tmp_path: Path, stub: StubServer
-) -> None:
-    """Every call succeeds, but no reply holds a valid answer: not a success, and nothing to score."""
-    run = tmp_path / "run"
-    ran = _run_on(stub, make_suite(n=3, samples=1), run)
-    assert ran.exit_code == exits.PARTIAL, ran.output
-    unread = '3 replies gave no valid answer (the most common, 3 times: "I cannot choose.")'
-    assert f"{run}: 3 answered, 0 failed of 3" in ran.output and f"{run}: {unread}" in ran.output
-    assert f"spec run: {run}: no reply of 3 could be read, so nothing can be scored." in ran.output
-    scored = _spec("score", str(run))
-    assert scored.exit_code == exits.NO_DATA, scored.output
-    assert scored.output == (f"Error: {run}: no scorable answer: {unread}, so nothing to score. Read the replies "
-                             "in results.jsonl: the answer form, the prompt's instructions or max_tokens may not fit "
-                             "this model\n")
+    assert scored.output == f"Error: {run}: {error}"
     assert not (run / "score").exists()
 
 
