@@ -77,19 +77,26 @@ def _contrast_table(result: dict[str, Any], probability: bool) -> list[Block]:
             rows.append([c["term"], c["level"], c["reference"], "—", "—", "—", c["absent"], "—"]
                         + (["—", "—"] if probability else []))
             continue
-        interval = _interval(c["low"], c["high"])
-        if c.get("interval_absent"):
-            reason = c["interval_absent"]
-            notes += [] if reason in notes else [reason]
-            interval = f"— ({notes.index(reason) + 1})"
         row = [c["term"], c["level"], c["reference"], f"{c['n']:,}", fmt.num(c["mean"], 3), fmt.num(c["shift"], 3),
-               interval, fmt.num(c.get("q"), 3) + (" *" if c.get("significant") else "")]
+               _noted_interval(c, notes), fmt.num(c.get("q"), 3) + (" *" if c.get("significant") else "")]
         if probability:
             row += [fmt.num(c.get("logit_shift"), 3) if c.get("logit_shift") is not None else c.get("absent", "—"),
                     _interval(c.get("logit_low"), c.get("logit_high"))]
         rows.append(row)
-    footnotes = [Paragraph(f"({i}) {reason}.") for i, reason in enumerate(notes, 1)]
-    return [Table(header, rows), *footnotes]
+    return [Table(header, rows), *_footnotes(notes)]
+
+
+def _noted_interval(found: dict[str, Any], notes: list[str]) -> str:
+    """The interval, or "—" with the number of the footnote that says why it is absent (added to `notes`)."""
+    reason = found.get("interval_absent")
+    if not reason:
+        return _interval(found["low"], found["high"])
+    notes += [] if reason in notes else [reason]
+    return f"— ({notes.index(reason) + 1})"
+
+
+def _footnotes(notes: list[str]) -> list[Block]:
+    return [Paragraph(f"({i}) {reason}.") for i, reason in enumerate(notes, 1)]
 
 
 def _position(position: dict[str, Any] | None) -> Paragraph:
@@ -109,9 +116,10 @@ def _regression_blocks(regression: dict[str, Any]) -> list[Block]:
     head: list[Block] = [Heading(f"Regression: {regression['model']}", 3)]
     if "absent" in regression:
         return [*head, Paragraph(f"Absent: {regression['absent']}.")]
-    rows = [[t["term"], fmt.num(t["coef"], 3), fmt.num(t["se"], 3), _interval(t["low"], t["high"]),
-             fmt.num(t["p"], 4)] for t in regression["terms"]]
-    return [*head, Table(["term", "coefficient", "SE", "interval", "p"], rows)]
+    notes: list[str] = []
+    rows = [[t["term"], fmt.num(t["coef"], 3), fmt.num(t["se"], 3), _noted_interval(t, notes), fmt.num(t["p"], 4)]
+            for t in regression["terms"]]
+    return [*head, Table(["term", "coefficient", "SE", "interval", "p"], rows), *_footnotes(notes)]
 
 
 def _interval(low: float | None, high: float | None) -> str:

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from spec_audits.families.effects.design import BASELINE
-from spec_audits.families.effects.score.stats import interval, logit
+from spec_audits.families.effects.score.stats import logit, tested
 from spec_audits.stats.intervals import ols_cluster
 
 
@@ -87,9 +87,10 @@ def fit(frame: pd.DataFrame, y: np.ndarray, analysis: dict[str, Any], *, binary:
         return {"model": kind, "terms": [], "absent": "the fit gave no finite standard errors (perfect separation "
                 "or a level with one outcome only)"}
     rows = []
+    scale = max(1.0, float(np.abs(outcome).max()))
     for name, b, s in zip(terms.names[len(terms.names) - len(coef):], coef, se, strict=True):
-        low, high, p = interval(float(b), float(s), df, alpha)
-        rows.append({"term": name, "coef": float(b), "se": float(s), "low": low, "high": high, "p": p})
+        found = tested(float(b), float(s), df, alpha, scale)
+        rows.append({"term": name, "coef": found.pop("estimate"), "se": float(s), **found})
     return {"model": kind, "terms": rows}
 
 

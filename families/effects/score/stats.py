@@ -62,16 +62,27 @@ def contrast(y: np.ndarray, at_level: np.ndarray, clusters: np.ndarray, alpha: f
 
 
 def _tested(shift: float, se: float, groups: int, alpha: float, scale: float) -> dict[str, Any]:
-    """The shift with its interval and p, or their absence with the reason. A shift zero to rounding (a logprob
-    run's 1e-16) is 0 with p = 1 exactly, never a t of rounding noise over rounding noise."""
+    """The shift with its interval and p, or their absence with the reason (tested)."""
+    if groups < 2:
+        zero = abs(shift) <= ROUNDING * scale
+        return {"shift": 0.0 if zero else shift, "low": None, "high": None, "p": 1.0 if zero else None,
+                "interval_absent": ONE_SCENARIO}
+    found = tested(shift, se, groups - 1, alpha, scale)
+    return {"shift": found.pop("estimate"), **found}
+
+
+def tested(estimate: float, se: float, df: int, alpha: float, scale: float) -> dict[str, Any]:
+    """An estimate with its interval and p, or their absence with the reason. An estimate zero to rounding (a
+    logprob run's 1e-16, against `scale`, the size of the means) is 0 with p = 1 exactly, never a t of rounding
+    noise over rounding noise; a zero standard error has no interval."""
     tiny = ROUNDING * scale
-    shift = 0.0 if abs(shift) <= tiny else shift
-    if groups < 2 or not np.isfinite(se) or se <= tiny:
-        reason = ONE_SCENARIO if groups < 2 else SAME_SHIFT + (", and p = 1 for a zero shift" if shift == 0 else "")
-        return {"shift": shift, "low": None, "high": None, "p": 1.0 if shift == 0 else None,
+    estimate = 0.0 if abs(estimate) <= tiny else estimate
+    if not np.isfinite(se) or se <= tiny:
+        reason = SAME_SHIFT + (", and p = 1 for a zero shift" if estimate == 0 else "")
+        return {"estimate": estimate, "low": None, "high": None, "p": 1.0 if estimate == 0 else None,
                 "interval_absent": reason}
-    low, high, p = interval(shift, se, groups - 1, alpha)
-    return {"shift": shift, "low": low, "high": high, "p": 1.0 if shift == 0 else p}
+    low, high, p = interval(estimate, se, df, alpha)
+    return {"estimate": estimate, "low": low, "high": high, "p": 1.0 if estimate == 0 else p}
 
 
 def _logit_shift(ref: float, shift: float, fit: Fit, df: int, alpha: float) -> dict[str, Any]:

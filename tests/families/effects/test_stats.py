@@ -177,6 +177,9 @@ def test_a_zero_variance_contrast_gets_its_q_and_the_report_shows_a_dash_with_th
     assert fair["shift"] == 0.0 and fair["p"] == 1.0 and fair["q"] == 1.0 and not fair["significant"]
     a80 = next(c for c in found["contrasts"] if c["level"] == "a80")
     assert a80["shift"] == pytest.approx(-0.2) and a80["p"] is None and "q" not in a80
+    terms = {t["term"]: t for t in found["regression"]["terms"]}  # logit P fits exactly: no error either
+    assert all(t["interval_absent"].startswith(SAME_SHIFT) and t["low"] is None for t in terms.values())
+    assert terms["condition=fair"]["coef"] == 0.0 and terms["condition=fair"]["p"] == 1.0
     summary = {"factors": _analysis()["factors"], "conditions": ["baseline", "fair"], "alpha": 0.05,
                "answer": {"kind": "yesno"}, "crossing": {"kind": "full", "runs": 8, "per_level": {"age": 2}},
                "models": {"stub": {"mode": "logprob", "answered": len(frame), "abstained": 0, "failed": 0,
