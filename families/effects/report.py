@@ -71,7 +71,8 @@ def _contrast_table(result: dict[str, Any], probability: bool) -> list[Block]:
     header = ["term", "level", "reference", "n", "mean", "shift", "interval", "q (BH)"]
     if probability:
         header += ["logit shift", "logit interval"]
-    rows, notes = [], []
+    rows: list[list[str]] = []
+    notes: list[str] = []
     for c in result["contrasts"]:
         if "shift" not in c:
             rows.append([c["term"], c["level"], c["reference"], "—", "—", "—", c["absent"], "—"]

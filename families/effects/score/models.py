@@ -89,8 +89,8 @@ def fit(frame: pd.DataFrame, y: np.ndarray, analysis: dict[str, Any], *, binary:
     rows = []
     scale = max(1.0, float(np.abs(outcome).max()))
     for name, b, s in zip(terms.names[len(terms.names) - len(coef):], coef, se, strict=True):
-        found = tested(float(b), float(s), df, alpha, scale)
-        rows.append({"term": name, "coef": found.pop("estimate"), "se": float(s), **found})
+        term = tested(float(b), float(s), df, alpha, scale)
+        rows.append({"term": name, "coef": term.pop("estimate"), "se": float(s), **term})
     return {"model": kind, "terms": rows}
 
 
