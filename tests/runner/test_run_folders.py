@@ -107,7 +107,7 @@ def test_a_study_listing_a_path_is_refused(tmp_path: Path) -> None:
                                            "'..' or a hidden name)\n")
 
 
-@pytest.mark.parametrize("credentials", ["user:s3cret@", "", "?token=s3cret", "#s3cret"])
+@pytest.mark.parametrize("credentials", ["user:s3cret@", "", "?token=s3cret", "#s3cret", ";token=s3cret"])
 def test_an_api_base_with_credentials_is_a_clear_error(make_suite: Callable[..., Path], tmp_path: Path,
                                                        stub: StubServer, credentials: str) -> None:
     suite, out = make_suite(n=2, samples=1), tmp_path / "run"
@@ -117,9 +117,9 @@ def test_an_api_base_with_credentials_is_a_clear_error(make_suite: Callable[...,
     if not credentials:
         assert code == 0 and json.loads((out / "run.json").read_text())["settings"]["api_base"] == base
         return
-    assert (code, output) == (1, f"Error: --api-base {base}: the URL carries a user name, password, query or "
-                                 "fragment, which the model client cannot send; give the bare base URL, and the "
-                                 "server's key in the environment (OPENAI_API_KEY for openai/ models)\n")
+    assert (code, output) == (1, f"Error: --api-base {base}: the URL carries a user name, password, path parameters, "
+                                 "query or fragment, which the model client cannot send; give the bare base URL, and "
+                                 "the server's key in the environment (OPENAI_API_KEY for openai/ models)\n")
     assert stub.stats.requests == 0 and not out.exists()
 
 
