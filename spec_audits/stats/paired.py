@@ -21,8 +21,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats
-from statsmodels.stats.multitest import multipletests
+
+from spec_audits.stats.hypothesis import t_test
+from spec_audits.stats.intervals import t_interval
+from spec_audits.stats.multiple import bh_adjust
 
 
 @dataclass(frozen=True)
@@ -63,10 +65,9 @@ def paired_difference(a: Estimate, b: Estimate, alpha: float) -> dict[str, Any]:
     out: dict[str, Any] = {"difference": diff, "se": se, "clusters": groups}
     if not (math.isfinite(diff) and math.isfinite(se) and se > 0):
         return {**out, "low": None, "high": None, "p": None}
-    df = groups - 1
-    q = float(stats.t.ppf(1 - alpha / 2, df))
-    p = float(2 * stats.t.sf(abs(diff) / se, df))
-    return {**out, "low": diff - q * se, "high": diff + q * se, "p": p}
+    low, high = t_interval(diff, se, groups - 1, alpha, bounds=(-math.inf, math.inf))
+    _, p = t_test(diff, se, groups - 1)
+    return {**out, "low": float(low), "high": float(high), "p": float(p)}
 
 
 def compare_models(estimates: dict[str, dict[str, Estimate]], alpha: float) -> list[dict[str, Any]]:
@@ -79,10 +80,8 @@ def compare_models(estimates: dict[str, dict[str, Estimate]], alpha: float) -> l
             found = paired_difference(estimates[first][name], estimates[second][name], alpha)
             rows.append({"statistic": name, "model_a": first, "model_b": second, **found})
     tested = [row for row in rows if row["p"] is not None]
-    if tested:
-        rejected, q, _, _ = multipletests([row["p"] for row in tested], alpha=alpha, method="fdr_bh")
-        for row, q_value, reject in zip(tested, q, rejected, strict=True):
-            row["q"], row["significant"] = float(q_value), bool(reject)
+    for row, q in zip(tested, bh_adjust(np.array([row["p"] for row in tested])), strict=True):
+        row["q"], row["significant"] = float(q), bool(q <= alpha)
     for row in rows:
         row.setdefault("q", None)
         row["tied"] = None if row["p"] is None else not row["significant"]
