@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from spec_audits.contract.reader import Suite
+from spec_audits.families.cue.score.compare import arm_name, setting_name
 from spec_audits.stats.power import Variance
 
 
@@ -31,7 +32,7 @@ def variances(suite: Suite, pilot: Path | None, icc: float) -> list[Variance]:
     for setting, rows in asked.groupby("consequences", sort=True):
         arms = {arm_name(str(fmt), band): frame
                 for (fmt, band), frame in rows.groupby(["format", "difficulty"], dropna=False, sort=False)}
-        found += _statistics(arms, f"consequences={setting}", icc, source)
+        found += _statistics(arms, setting_name(setting == "with"), icc, source)
     return found
 
 
@@ -51,7 +52,3 @@ def _statistics(arms: dict[str, pd.DataFrame], setting: str, icc: float, source:
                                   source))
     return found
 
-
-def arm_name(fmt: str, band: object) -> str:
-    """direct, or `puzzled BAND` for a Puzzled difficulty band."""
-    return fmt if pd.isna(band) else f"{fmt} {band}"
