@@ -4,6 +4,7 @@ audits). docs/puzzles.md, "Puzzle-solving designs", describes the design.
 
     design.py    stages 3 and 4: the puzzle block and template resolved, puzzles certified, rows expanded
     plan.py      `spec plan`: the variance of each band's accuracy difference
+    compare.py   several models' paired differences on each band's accuracy
     score.py     `spec score` (accuracy per band through runner/puzzle_scores.py) and `spec report`
 """
 
@@ -24,6 +25,7 @@ FAMILY = Family(
     check=resolve,
     prepare=prepare,
     score=lazy("spec_audits.families.puzzle_solving.score", "score"),
+    score_runs=lazy("spec_audits.families.puzzle_solving.score", "score_runs"),
     report=lazy("spec_audits.families.puzzle_solving.score", "report"),
     variances=lazy("spec_audits.families.puzzle_solving.plan", "variances"),
     docs="docs/puzzles.md",

@@ -1,5 +1,5 @@
-"""`spec plan` for puzzle-solving designs: how each band's exact-match accuracy difference is sized
-(spec_audits/stats/power.py).
+"""`spec plan` for puzzle-solving designs: how each puzzle family and band's exact-match accuracy
+difference is sized (spec_audits/stats/power.py).
 
 A band's accuracy is planned as the difference two models make on it (the paired comparison of the same
 puzzles, summary.json's `comparisons`): the puzzles are the clusters, each answered by both, and a
@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from spec_audits.contract.reader import Suite
+from spec_audits.families.puzzle_solving.compare import statistic_name
 from spec_audits.stats.power import Variance
 
 
@@ -23,8 +24,8 @@ def variances(suite: Suite, pilot: Path | None, icc: float) -> list[Variance]:
         (f" (the pilot {pilot} is not read by this family)" if pilot is not None else "")
     cells = pd.DataFrame([{**row.cell, "answers": row.samples} for row in suite.rows])
     found = []
-    for band, frame in cells.groupby("band", sort=False):
+    for (family, band), frame in cells.groupby(["family", "band"], sort=True):
         n = int(frame["answers"].sum())
-        found.append(Variance(f"exact-match accuracy: band {band}, model vs model", n, n,
+        found.append(Variance(f"{statistic_name(family, band)}, model vs model", n, n,
                               int(frame["index"].nunique()), 0.25, icc, source))
     return found
