@@ -31,6 +31,7 @@ FAMILY = Family(
     check=resolve_bias,
     prepare=prepare_bias,
     score=lazy("spec_audits.families.cognitive_bias.score.outputs", "score"),
+    score_runs=lazy("spec_audits.families.cognitive_bias.score.outputs", "score_runs"),
     report=lazy("spec_audits.families.cognitive_bias.report", "bias_report"),
     variances=lazy("spec_audits.families.cognitive_bias.plan", "variances"),
     docs="docs/cognitive-bias.md",

@@ -15,10 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from spec_audits.contract.reader import Suite
+from spec_audits.families.cognitive_bias.score.compare import NAMES
 from spec_audits.stats.power import Variance
-
-EFFECTS = ("Δn (presence): neutral turn - zero shot", "δ (content): biased turn - neutral turn",
-           "Δb (total): biased turn - zero shot")
 
 
 def variances(suite: Suite, pilot: Path | None, icc: float) -> list[Variance]:
@@ -26,4 +24,4 @@ def variances(suite: Suite, pilot: Path | None, icc: float) -> list[Variance]:
         (f" (the pilot {pilot} is not read by this family)" if pilot is not None else "")
     rows = len({(row.unit, (row.meta or {}).get("bank_row")) for row in suite.rows
                 if (row.meta or {}).get("bank_row") is not None})
-    return [Variance(name, rows, rows, rows, 0.5, icc, source) for name in EFFECTS]
+    return [Variance(name, rows, rows, rows, 0.5, icc, source) for name in NAMES.values()]

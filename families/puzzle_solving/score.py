@@ -11,12 +11,13 @@ from typing import Any
 import pandas as pd
 
 from spec_audits.contract.reader import RESULTS_FILE, read_results, read_run
+from spec_audits.contract.suite_model import Manifest
 from spec_audits.families.puzzle_solving.compare import model_comparisons
 from spec_audits.runner.files_out import score_folder, write_csv, write_json
 from spec_audits.runner.puzzle_scores import accuracy_by_band, solved_table
 from spec_audits.runner.report.comparisons import comparison_blocks
 from spec_audits.runner.report.document import Document, Heading, Paragraph, Table
-from spec_audits.runner.score_input import ScoreInputError
+from spec_audits.runner.score_input import check_study_runs
 from spec_audits.safe_files import DOCUMENT_BYTES, read_bytes_capped
 
 ALPHA = 0.05  # the paired model comparisons' level and BH false discovery rate (the family reads no options)
@@ -31,14 +32,10 @@ def score(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:
 
 def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list[str]:
     """Score runs of one suite together: accuracy per model and band, and each pair of models compared."""
-    tables = [_table(run_dir, run_dirs[0]) for run_dir in run_dirs]
-    seen: dict[str, Path] = {}
-    for run_dir, own in zip(run_dirs, tables, strict=True):
-        for model in own["model"].unique() if not own.empty else ():
-            if model in seen:
-                raise ScoreInputError(run_dir, f"answers with {model}, as {seen[model]} does; "
-                                      "merge shards with spec merge before scoring")
-            seen[model] = run_dir
+    loaded = [_table(run_dir) for run_dir in run_dirs]
+    check_study_runs(run_dirs, [manifest for manifest, _ in loaded],
+                     [table["model"].unique() if not table.empty else [] for _, table in loaded])
+    tables = [table for _, table in loaded]
     table = pd.concat(tables, ignore_index=True)
     bands = accuracy_by_band(table)
     score_folder(out)
@@ -58,13 +55,10 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
     return lines
 
 
-def _table(run_dir: Path, first: Path) -> pd.DataFrame:
-    """A run's solved table; a located error for a run of another suite than the first's."""
+def _table(run_dir: Path) -> tuple[Manifest, pd.DataFrame]:
+    """A run's suite manifest and solved table."""
     _, suite = read_run(run_dir)
-    if run_dir != first and read_run(first)[1].manifest != suite.manifest:
-        raise ScoreInputError(run_dir / "run.json", f"is a run of another suite than {first}: "
-                              "score each suite separately")
-    return solved_table(suite.rows, read_results(run_dir / RESULTS_FILE))
+    return suite.manifest, solved_table(suite.rows, read_results(run_dir / RESULTS_FILE))
 
 
 def report(score_dir: Path, plots_dir: Path) -> Document:
