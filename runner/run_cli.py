@@ -9,12 +9,12 @@ from typing import Any
 import click
 
 from spec_audits import exits
-from spec_audits.contract.reader import check_suite_integrity, read_suite
+from spec_audits.contract.reader import SUITE_FILE
 from spec_audits.local.names import VERBOSE_ENV
 from spec_audits.runner.batch.cli import batch_options, dry_run_lines, show_batches
 from spec_audits.runner.execute import run_suite
 from spec_audits.runner.merge import MergeError, merge_runs
-from spec_audits.runner.plan import Shard, estimate, plan
+from spec_audits.runner.plan import Plan, Shard, estimate, index_suite
 from spec_audits.runner.provider_errors import FatalError
 from spec_audits.runner.run_config import DEFAULT_MODEL, RunConfig, RunError
 from spec_audits.runner.study import record_study, slug, study_configs
@@ -43,11 +43,9 @@ def _default_out(suite_dir: Path, name: str, shard: Shard | None) -> Path:
 
 
 def _dry_run(config: RunConfig) -> None:
-    suite = read_suite(config.suite_dir)
-    check_suite_integrity(suite)
+    suite, index = index_suite(config.suite_dir, config.shard, dict(config.only))
     mode = config.mode or suite.manifest.mode
-    items = plan(suite.rows, mode=mode, limit=config.limit, seed=config.seed, shard=config.shard, strata=suite.strata,
-                 only=dict(config.only))
+    items = Plan.of(index, suite.path / SUITE_FILE, mode=mode, limit=config.limit, seed=config.seed)
     echo(f"{suite.manifest.suite}: {len(items)} answers to obtain ({mode} mode); nothing is called")
     estimates = estimate(items, mode=mode, model=config.model, judge_model=config.judge_model)
     for entry in estimates:

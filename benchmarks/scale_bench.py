@@ -1,0 +1,118 @@
+"""Cost growth with a suite's size: compile, dry-run, run against the loopback stub and score 10,000, 100,000 and
+1,000,000 rows, printing time per row and peak RSS of each step (issue 34).
+
+Each step is the `spec` command itself in its own process, its peak RSS read from the kernel's accounting of
+that process (os.wait4). The suite is the triage-shaped synthetic design of benchmarks/compile_bench.py with
+one sample per row (5 factors x 2 orders x 15 rows x sizes^2), run with --no-cache against
+tests/stub_server.py (in its own process, on the same cores), at --concurrency 64.
+
+    .venv/bin/python benchmarks/scale_bench.py              # 10k, 100k and 1M rows
+    .venv/bin/python benchmarks/scale_bench.py --quick      # stop at 100k
+    nice -n 19 .venv/bin/python benchmarks/scale_bench.py --steps compile dry-run run
+
+Targets: peak RSS at 10x the rows at most 1.25x, for run and for score; 1,000,000 rows compiled, run and
+scored with peak RSS under 500 MiB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.compile_bench import machine, synthetic_spec  # noqa: E402
+
+SIZES = {"10k": 8, "100k": 26, "1M": 82}  # sizes per side: 150 x size^2 rows (9,600, 101,400 and 1,008,600)
+STEPS = ("compile", "dry-run", "run", "score")
+SPEC = [sys.executable, "-c", "from spec_audits.cli import main; main()"]
+
+
+def one_sample(size: int) -> str:
+    """The synthetic design with one sample per row, so that rows and calls agree."""
+    return synthetic_spec(size).replace("samples 8 split by order", "samples 1")
+
+
+def measure(args: list[str], cwd: Path) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MiB) of `spec ARGS` in its own process; its output goes to a log beside it."""
+    start = time.perf_counter()
+    with (cwd / "log.txt").open("a") as log:
+        process = subprocess.Popen([*SPEC, *args], cwd=cwd, stdout=log, stderr=log)
+        _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode not in (0, 4):  # 4: some items failed, which the run reports; the figures still hold
+        raise SystemExit(f"spec {' '.join(args)} exited {process.returncode}; see {cwd / 'log.txt'}")
+    return time.perf_counter() - start, usage.ru_maxrss / 1024
+
+
+def start_stub() -> tuple[subprocess.Popen[str], str]:
+    stub = subprocess.Popen([sys.executable, str(ROOT / "tests" / "stub_server.py"), "--lifetime", "36000"],
+                            stdout=subprocess.PIPE, text=True)
+    assert stub.stdout is not None
+    return stub, stub.stdout.readline().strip()
+
+
+def step_args(step: str, api_base: str) -> list[str]:
+    run = ["run", "suite", "--model", "openai/stub", "--out", "run", "--no-progress"]
+    return {
+        "compile": ["compile", "scale.spec", "--out", "suite"],
+        "dry-run": [*run, "--dry-run"],
+        "run": [*run, "--api-base", api_base, "--no-cache", "--concurrency", "64"],
+        "score": ["score", "run", "--out", "score"],
+    }[step]
+
+
+def bench(case: str, steps: list[str], api_base: str) -> dict[str, tuple[float, float]]:
+    figures: dict[str, tuple[float, float]] = {}
+    with tempfile.TemporaryDirectory(prefix=f"scale-{case}-") as tmp:
+        folder = Path(tmp)
+        (folder / "scale.spec").write_text(one_sample(SIZES[case]), encoding="utf-8")
+        for step in STEPS:
+            if step in steps or (step == "compile") or (step == "run" and "score" in steps):
+                figures[step] = measure(step_args(step, api_base), folder)
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="stop at 100,000 rows")
+    parser.add_argument("--steps", nargs="+", choices=STEPS, default=list(STEPS),
+                        help="steps to measure (compile always runs; run runs whenever score is asked for)")
+    args = parser.parse_args()
+    cases = ["10k", "100k"] if args.quick else list(SIZES)
+    stub, api_base = start_stub()
+    print(f"machine: {machine()}")
+    print(f"{'case':<6}{'rows':>11}  {'step':<8}{'wall s':>9}{'us/row':>9}{'peak MiB':>10}")
+    results: dict[str, dict[str, tuple[float, float]]] = {}
+    try:
+        for case in cases:
+            rows = 150 * SIZES[case] ** 2
+            results[case] = bench(case, args.steps, api_base)
+            for step, (seconds, peak) in results[case].items():
+                print(f"{case:<6}{rows:>11,}  {step:<8}{seconds:>9.1f}{1e6 * seconds / rows:>9.1f}{peak:>10.0f}",
+                      flush=True)
+    finally:
+        stub.terminate()
+    report(cases, results)
+    print(f"machine after: {machine()}")
+
+
+def report(cases: list[str], results: dict[str, dict[str, tuple[float, float]]]) -> None:
+    """Peak RSS growth per 10x rows for each step, and the largest peak against the 500 MiB budget."""
+    print()
+    for small, large in zip(cases, cases[1:], strict=False):
+        for step in results[large]:
+            ratio = results[large][step][1] / results[small][step][1]
+            print(f"{step}: peak RSS {large}/{small} {ratio:.2f}x; target <= 1.25x for run and score")
+    peak = max(peak for figures in results.values() for _, peak in figures.values())
+    print(f"largest peak RSS: {peak:.0f} MiB; target < 500 MiB at 1M rows")
+
+
+if __name__ == "__main__":
+    main()
