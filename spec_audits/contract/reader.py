@@ -249,7 +249,10 @@ def _row_problem(row: SuiteRow) -> str | None:
 def read_suite(folder: Path | str) -> Suite:
     """A compiled suite folder: manifest.json and suite.jsonl, validated and consistent, every row in memory."""
     rows: list[SuiteRow] = []
-    head = scan_suite(folder, lambda offset, row: rows.append(row))
+    return _with_rows(scan_suite(folder, lambda offset, row: rows.append(row)), rows)
+
+
+def _with_rows(head: SuiteHead, rows: list[SuiteRow]) -> Suite:
     return Suite(path=head.path, manifest=head.manifest, manifest_sha256=head.manifest_sha256, sha256=head.sha256,
                  rows=rows)
 
@@ -373,7 +376,15 @@ def suite_dir_of(run_dir: Path | str, info: RunInfo) -> Path:
 
 def read_run(run_dir: Path | str) -> tuple[RunInfo, Suite]:
     """A run folder's run.json and the suite it names, checked to be the suite the run was made on."""
+    rows: list[SuiteRow] = []
+    info, head = scan_run(run_dir, lambda offset, row: rows.append(row))
+    return info, _with_rows(head, rows)
+
+
+def scan_run(run_dir: Path | str, visit: Callable[[int, SuiteRow], None]) -> tuple[RunInfo, SuiteHead]:
+    """A run folder's run.json and the suite it names, streamed through `visit` (as `scan_suite` does) and checked
+    to be the suite the run was made on."""
     info = read_run_info(run_dir)
-    suite = read_suite(suite_dir_of(run_dir, info))
+    suite = scan_suite(suite_dir_of(run_dir, info), visit)
     check_run_matches_suite(run_dir, info, suite)
     return info, suite

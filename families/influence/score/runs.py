@@ -15,14 +15,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from spec_audits.contract.reader import RESULTS_FILE, SUITE_FILE, Suite, read_results, read_run
+from spec_audits.contract.reader import RESULTS_FILE, SUITE_FILE, Suite, read_results, read_run, scan_run
 from spec_audits.contract.results_model import RunInfo
-from spec_audits.contract.suite_model import Manifest, SuiteRow
+from spec_audits.contract.suite_model import Manifest
 from spec_audits.families.influence.score.counts import CONDITION_CODE, CountSource
 from spec_audits.families.influence.score.flips import ITEM_COLUMNS
 from spec_audits.families.influence.score.jsonl import read_result_columns
 from spec_audits.runner.result_checks import check_result_columns
 from spec_audits.runner.score_input import ScoreInputError
+from spec_audits.runner.suite_columns import SuiteColumns
 from spec_audits.runner.turn_flips import FlipInputError, at_turn
 
 CELL_FIELDS = ["factor", "group_A", "group_B", "influence", "condition"]
@@ -46,6 +47,7 @@ class Run:
     manifest: Manifest
     info: RunInfo
     run_dir: Path
+    answered_turns: bool = False  # whether the suite's conversations hold an answered turn (score/turns.py)
 
     @property
     def analysis(self) -> dict[str, Any]:
@@ -55,10 +57,11 @@ class Run:
 def load_run(run_dir: Path, turn: str | None = None) -> Run:
     """Read run.json, the suite it names and results.jsonl; raise ScoreInputError on any mismatch. With `turn`,
     the answers of that answered turn of the conversations stand in for the rows' own (`spec score --turn`)."""
-    info, suite = read_run(run_dir)
+    columns = SuiteColumns()
+    info, suite = scan_run(run_dir, columns.add)  # the rows' messages are never held
     manifest = suite.manifest
-    items, extra = _read_items(suite.path / SUITE_FILE, suite.rows, manifest)
-    position, w_a, w_b = _read_results(run_dir / RESULTS_FILE, items, info, suite, turn)
+    items, extra = _read_items(suite.path / SUITE_FILE, columns.frame(), manifest)
+    position, w_a, w_b = _read_results(run_dir / RESULTS_FILE, items, info, columns.meanings(), turn)
     answered = np.bincount(position, minlength=len(items)) > 0
     kept = answered & items["condition"].isin(list(CONDITION_CODE)).to_numpy()
     trials = items[kept].drop(columns=["answers"]).assign(
@@ -75,7 +78,8 @@ def load_run(run_dir: Path, turn: str | None = None) -> Run:
         trials["reasoning"] = str(reasoning)
         keys.append("reasoning")
     keys += extra + ["factor", "influence"]
-    return Run(trials, keys, "expected" if info.mode == "logprob" else "samples", manifest, info, run_dir)
+    return Run(trials, keys, "expected" if info.mode == "logprob" else "samples", manifest, info, run_dir,
+               columns.answered_turns)
 
 
 def reasoning_setting(analysis: dict[str, Any], settings: dict[str, Any]) -> str | None:
@@ -86,10 +90,9 @@ def reasoning_setting(analysis: dict[str, Any], settings: dict[str, Any]) -> str
     return "+".join(found) if found else None
 
 
-def _read_items(path: Path, suite_rows: list[SuiteRow], manifest: Manifest) -> tuple[pd.DataFrame, list[str]]:
-    """Influence items indexed by id (cell fields, extra keys, samples, answers) and the extra key names."""
-    rows = [{"item_id": row.id, "samples": row.samples, "answers": row.answers, **row.cell} for row in suite_rows]
-    items = pd.DataFrame(rows)
+def _read_items(path: Path, items: pd.DataFrame, manifest: Manifest) -> tuple[pd.DataFrame, list[str]]:
+    """Influence items indexed by id (cell fields, extra keys, samples, answers) and the extra key names, from the
+    suite's columns (runner/suite_columns.py)."""
     for column in ("factor", "group_A", "group_B", "condition"):
         if column not in items.columns or items[column].isna().any():
             row = 1 if column not in items.columns else int(np.flatnonzero(items[column].isna())[0]) + 1
@@ -118,7 +121,7 @@ def _first_shown(items: pd.DataFrame, answer: Any) -> pd.Series:
     return pd.Series(None, index=items.index, dtype=object)
 
 
-def _read_results(path: Path, items: pd.DataFrame, info: RunInfo, suite: Suite,
+def _read_results(path: Path, items: pd.DataFrame, info: RunInfo, meanings: dict[str, dict[str, str]],
                   turn: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Parse results.jsonl, checking every row against the run and the suite: per row, its item's position
     in `items` and the weights (w_A, w_B) it gives the item's two groups."""
@@ -128,13 +131,13 @@ def _read_results(path: Path, items: pd.DataFrame, info: RunInfo, suite: Suite,
     except FileNotFoundError as exc:
         raise ScoreInputError(path, "file not found") from exc
     if turn is not None:
-        frame = _at_turn(path, frame, suite, turn)
+        frame = _at_turn(path, frame, read_run(path.parent)[1], turn)  # a conversation's turns need the rows
     position = _positions(frame["item_id"], items.index)
     if (position < 0).any():
         first = frame.iloc[int(np.flatnonzero(position < 0)[0])]
         shown = "null" if pd.api.types.is_scalar(first.item_id) and pd.isna(first.item_id) else repr(first.item_id)
         raise ScoreInputError(path, f"item_id {shown} is not in the suite", row=int(first.row), column="item_id")
-    check_result_columns(path, info, suite, frame)
+    check_result_columns(path, info, meanings, frame)
     sample = frame["sample"].to_numpy()
     samples = items["samples"].to_numpy()[position]
     _check(path, frame, (sample < 0) | (sample >= samples), "sample", "sample index outside the item's samples")

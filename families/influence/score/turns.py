@@ -20,9 +20,9 @@ def turn_flips(runs: list[Run]) -> pd.DataFrame | None:
     row of these runs holds an answered turn."""
     tables = []
     for run in runs:
-        _, suite = read_run(run.run_dir)
-        if not any(message.answer is not None for row in suite.rows for message in row.messages):
+        if not run.answered_turns:  # known from the stream load_run read: the suite is read whole only if so
             continue
+        _, suite = read_run(run.run_dir)
         tables.append(pairs(suite.rows, read_results(run.run_dir / RESULTS_FILE)))
     if not tables:
         return None
