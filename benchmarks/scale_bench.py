@@ -46,8 +46,9 @@ def one_sample(size: int) -> str:
     return synthetic_spec(size).replace("samples 8 split by order", "samples 1")
 
 
-def measure(args: list[str], cwd: Path) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MiB) of `spec ARGS` in its own process; its output goes to a log beside it."""
+def measure(args: list[str], cwd: Path) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system: steadier than wall on a shared machine) and peak RSS (MiB) of
+    `spec ARGS` in its own process; its output goes to a log beside it."""
     start = time.perf_counter()
     with (cwd / "log.txt").open("a") as log:
         process = subprocess.Popen([*SPEC, *args], cwd=cwd, stdout=log, stderr=log)
@@ -55,7 +56,7 @@ def measure(args: list[str], cwd: Path) -> tuple[float, float]:
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode not in (0, 4):  # 4: some items failed, which the run reports; the figures still hold
         raise SystemExit(f"spec {' '.join(args)} exited {process.returncode}; see {cwd / 'log.txt'}")
-    return time.perf_counter() - start, usage.ru_maxrss / 1024
+    return time.perf_counter() - start, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def start_stub() -> tuple[subprocess.Popen[str], str]:
@@ -95,8 +96,8 @@ def answer_the_rest(folder: Path) -> None:
         scan_suite(folder / "suite", answer)
 
 
-def bench(case: str, steps: list[str], api_base: str, limit: int | None) -> dict[str, tuple[float, float]]:
-    figures: dict[str, tuple[float, float]] = {}
+def bench(case: str, steps: list[str], api_base: str, limit: int | None) -> dict[str, tuple[float, float, float]]:
+    figures: dict[str, tuple[float, float, float]] = {}
     with tempfile.TemporaryDirectory(prefix=f"scale-{case}-") as tmp:
         folder = Path(tmp)
         (folder / "scale.spec").write_text(one_sample(SIZES[case]), encoding="utf-8")
@@ -121,29 +122,29 @@ def main() -> None:
     print(f"machine: {machine()}")
     if args.run_limit:
         print(f"run: --limit {args.run_limit} of each suite; the other rows answered without calls before scoring")
-    print(f"{'case':<6}{'rows':>11}  {'step':<8}{'wall s':>9}{'us/row':>9}{'peak MiB':>10}")
-    results: dict[str, dict[str, tuple[float, float]]] = {}
+    print(f"{'case':<6}{'rows':>11}  {'step':<8}{'wall s':>9}{'cpu s':>8}{'cpu us/row':>11}{'peak MiB':>10}")
+    results: dict[str, dict[str, tuple[float, float, float]]] = {}
     try:
         for case in cases:
             rows = 150 * SIZES[case] ** 2
             results[case] = bench(case, args.steps, api_base, args.run_limit)
-            for step, (seconds, peak) in results[case].items():
-                print(f"{case:<6}{rows:>11,}  {step:<8}{seconds:>9.1f}{1e6 * seconds / rows:>9.1f}{peak:>10.0f}",
-                      flush=True)
+            for step, (seconds, cpu, peak) in results[case].items():
+                print(f"{case:<6}{rows:>11,}  {step:<8}{seconds:>9.1f}{cpu:>8.1f}{1e6 * cpu / rows:>11.1f}"
+                      f"{peak:>10.0f}", flush=True)
     finally:
         stub.terminate()
     report(cases, results)
     print(f"machine after: {machine()}")
 
 
-def report(cases: list[str], results: dict[str, dict[str, tuple[float, float]]]) -> None:
+def report(cases: list[str], results: dict[str, dict[str, tuple[float, float, float]]]) -> None:
     """Peak RSS growth per 10x rows for each step, and the largest peak against the 500 MiB budget."""
     print()
     for small, large in zip(cases, cases[1:], strict=False):
         for step in results[large]:
-            ratio = results[large][step][1] / results[small][step][1]
+            ratio = results[large][step][2] / results[small][step][2]
             print(f"{step}: peak RSS {large}/{small} {ratio:.2f}x; target <= 1.25x for run and score")
-    peak = max(peak for figures in results.values() for _, peak in figures.values())
+    peak = max(peak for figures in results.values() for _, _, peak in figures.values())
     print(f"largest peak RSS: {peak:.0f} MiB; target < 500 MiB at 1M rows")
 
 
