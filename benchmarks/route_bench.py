@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -24,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.compile_bench import machine  # noqa: E402
+from benchmarks.runner_bench import start_stub  # noqa: E402
 from spec_audits.runner.execute import run_suite  # noqa: E402
 from spec_audits.runner.run_config import RunConfig  # noqa: E402
 from tests.support import forced_choice_rows, write_suite  # noqa: E402
@@ -36,10 +36,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=400)
     parser.add_argument("--rounds", type=int, default=4)
     args = parser.parse_args()
-    stub = subprocess.Popen([sys.executable, str(ROOT / "tests" / "stub_server.py"), "--lifetime", "3600"],
-                            stdout=subprocess.PIPE, text=True)
-    assert stub.stdout is not None
-    api_base = stub.stdout.readline().strip()
+    stub, api_base = start_stub(0.0)
     print(f"machine: {machine()}")
     ms: dict[str, list[float]] = {route: [] for route in ROUTES}
     try:

@@ -84,7 +84,8 @@ class RowIndex:
             kept = self._whole_units(kept, limit, seed) if self.has_units else \
                 stratified(kept, np.frombuffer(self.codes, dtype=np.int64)[kept], self._keys(self.strata),
                            limit, seed, self.strata)
-        return kept[np.frombuffer(self.owned, dtype=np.int8)[kept].astype(bool)]
+        owned: np.ndarray = np.frombuffer(self.owned, dtype=np.int8)[kept].astype(bool)
+        return np.asarray(kept[owned])
 
     def _keys(self, strata: Sequence[str] | None) -> list[dict[str, Any]]:
         """Each stratum code's cell, over `strata` (a subset of the keys the codes were made over)."""
