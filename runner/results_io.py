@@ -13,15 +13,10 @@ import numpy as np
 
 from spec_audits.contract.reader import RUN_FILE, ContractError, id_hash, iter_results, read_lines_at, results_torn
 from spec_audits.contract.results_model import ResultRow, RunInfo
-from spec_audits.runner.files_out import replacing, write_bytes, write_text
+from spec_audits.runner.files_out import replacing, write_text
 from spec_audits.runner.suite_index import item_keys
 
 Key = tuple[str, int]
-
-
-def write_results(path: Path, rows: list[ResultRow]) -> None:
-    """`rows` as the whole of results.jsonl, written whole or not at all."""
-    write_bytes(path, b"".join(row.model_dump_json().encode() + b"\n" for row in rows))
 
 
 def final_rows(rows: list[ResultRow]) -> dict[Key, ResultRow]:
