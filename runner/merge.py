@@ -11,12 +11,13 @@ from pathlib import Path
 
 import numpy as np
 
-from spec_audits.contract.reader import RESULTS_FILE, RUN_FILE, id_hash, iter_results, read_run_info
+from spec_audits.contract.reader import RESULTS_FILE, RUN_FILE, id_hash, iter_results, read_run_info, result_row
 from spec_audits.contract.results_model import RunInfo
 from spec_audits.runner.files_out import replacing
-from spec_audits.runner.results_io import Written, write_run_info
+from spec_audits.runner.results_io import Written, result_line, write_run_info
 from spec_audits.runner.run_lock import locked, reading
 from spec_audits.runner.suite_index import item_keys
+from spec_audits.safe_files import open_regular
 
 
 class MergeError(ValueError):
@@ -61,11 +62,11 @@ def _merge(run_dirs: list[Path], infos: list[RunInfo], out: Path) -> RunInfo:
         raise MergeError(f"{target} exists; merge into an empty folder")
     kept = found.final()
     with replacing(target, "wb") as merged, contextlib.ExitStack() as files:  # a full disk leaves no half file
-        sources = [files.enter_context((run_dir / RESULTS_FILE).open("rb")) for run_dir in run_dirs]
+        sources = [files.enter_context(open_regular(run_dir / RESULTS_FILE)) for run_dir in run_dirs]
         for at in kept:
             source = sources[found.files[at]]
             source.seek(found.written.offsets[at])
-            merged.write(source.readline())
+            merged.write(result_line(result_row(source.readline(), run_dirs[found.files[at]] / RESULTS_FILE)))
     done = int(np.count_nonzero(~found.written.errors[kept]))
     first = infos[0]
     info = RunInfo(

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ValidationError
 
 from spec_audits.contract.results_model import ResultRow, RunInfo
 from spec_audits.contract.suite_model import DECODE_KEYS, Manifest, SuiteRow
+from spec_audits.safe_files import DOCUMENT_BYTES, iter_lines_capped, open_regular, present, read_bytes_capped
 
 SUITE_FILE = "suite.jsonl"
 MANIFEST_FILE = "manifest.json"
@@ -133,9 +134,9 @@ def read_manifest(folder: Path | str) -> tuple[Manifest, str]:
     """manifest.json of a suite folder, and the sha256 of its bytes (what run.json records)."""
     folder = Path(folder)
     path = folder / MANIFEST_FILE
-    if not path.is_file():
+    if not present(path):
         raise ContractError(path, f"missing; is {folder} a compiled suite? (spec compile writes one)")
-    data = path.read_bytes()
+    data = read_bytes_capped(path, DOCUMENT_BYTES)
     return _validate(Manifest, data, path, None, RECOMPILE), hashlib.sha256(data).hexdigest()
 
 
@@ -150,13 +151,13 @@ def _scan_rows(path: Path, visit: Callable[[int, SuiteRow], None]) -> tuple[int,
     """Validate every row of a suite.jsonl in one pass, hashing the file as it is read, and hand each row with its
     byte offset to `visit`; the number of rows and the file's sha256. Only 8 bytes per row are kept (a hash of
     its id, for the unique-id check), so a caller that keeps nothing reads any size in constant memory."""
-    if not path.is_file():
+    if not present(path):
         raise ContractError(path, "missing; give a compiled suite folder or its suite.jsonl (spec compile writes one)")
     ids = array("Q")
     digest = hashlib.sha256()
     offset = 0
-    with path.open("rb") as lines, collector_paused():
-        for number, line in enumerate(lines, start=1):
+    with open_regular(path) as handle, collector_paused():
+        for number, line in enumerate(iter_lines_capped(handle, path), start=1):
             digest.update(line)
             if line.strip():
                 row = _validate_row(line, path, number)
@@ -186,8 +187,8 @@ def _check_unique(path: Path, ids: array[int]) -> None:
         return
     suspects = set(twice.tolist())
     seen: set[str] = set()
-    with path.open("rb") as lines:
-        for number, line in enumerate(lines, start=1):
+    with open_regular(path) as handle:
+        for number, line in enumerate(iter_lines_capped(handle, path), start=1):
             if line.strip():
                 found = SuiteRow.model_validate_json(line).id
                 if found in seen:
@@ -206,7 +207,7 @@ def read_rows_at(path: Path, offsets: Iterable[int]) -> Iterator[SuiteRow]:
 
 def read_lines_at(path: Path, offsets: Iterable[int]) -> Iterator[tuple[int, bytes]]:
     """Each offset of `offsets` (found by an earlier pass) and the line of a .jsonl file that starts there."""
-    with path.open("rb") as lines:
+    with open_regular(path) as lines:
         for offset in offsets:
             lines.seek(offset)
             yield offset, lines.readline()
@@ -292,9 +293,9 @@ def complete_lines(data: bytes) -> tuple[bytes, bool]:
 def read_results_file(path: Path | str) -> ResultsFile:
     """Every row of a results.jsonl (none if the file does not exist yet); a torn last line is left out."""
     path = Path(path)
-    if not path.is_file():
+    if not present(path):
         return ResultsFile([], torn=False)
-    data, torn = complete_lines(path.read_bytes())
+    data, torn = complete_lines(read_bytes_capped(path))
     numbered = [(number, line) for number, line in enumerate(data.split(b"\n"), start=1) if line.strip()]
     with collector_paused():
         rows = [_validate(ResultRow, line, path, number, DAMAGED_RESULTS) for number, line in numbered]
@@ -310,11 +311,11 @@ def iter_results(path: Path | str) -> Iterator[tuple[int, ResultRow]]:
     """The rows of a results.jsonl one at a time with their byte offsets, as read_results_file reads them (a torn
     last line is left out: `results_torn` says whether there is one), holding one row at a time."""
     path = Path(path)
-    if not path.is_file():
+    if not present(path):
         return
     offset = 0
-    with path.open("rb") as lines:
-        for number, line in enumerate(lines, start=1):
+    with open_regular(path) as handle:
+        for number, line in enumerate(iter_lines_capped(handle, path), start=1):
             if not line.endswith(b"\n"):
                 return
             if line.strip():
@@ -322,12 +323,19 @@ def iter_results(path: Path | str) -> Iterator[tuple[int, ResultRow]]:
             offset += len(line)
 
 
+def result_row(line: bytes, path: Path) -> ResultRow:
+    """A line of a results.jsonl that `iter_results` already read (found again at its offset), as its row."""
+    return _validate(ResultRow, line, path, None, DAMAGED_RESULTS)
+
+
 def results_torn(path: Path | str) -> bool:
     """Whether a results.jsonl ends in an unterminated line (a killed run's)."""
     path = Path(path)
-    if not path.is_file() or not path.stat().st_size:
+    if not present(path):
         return False
-    with path.open("rb") as data:
+    with open_regular(path) as data:
+        if not data.seek(0, 2):
+            return False
         data.seek(-1, 2)
         return data.read(1) != b"\n"
 
@@ -335,7 +343,8 @@ def results_torn(path: Path | str) -> bool:
 def find_run_info(run_dir: Path | str) -> RunInfo | None:
     """run.json of a run folder, or None if the folder holds none (yet)."""
     path = Path(run_dir) / RUN_FILE
-    return _validate(RunInfo, path.read_bytes(), path, None, DAMAGED_RUN) if path.is_file() else None
+    return _validate(RunInfo, read_bytes_capped(path, DOCUMENT_BYTES), path, None, DAMAGED_RUN) if present(path) \
+        else None
 
 
 def read_run_info(run_dir: Path | str) -> RunInfo:

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from spec_audits.contract.reader import DAMAGED_RESULTS, ContractError, complete_lines
+from spec_audits.safe_files import open_regular, present, read_bytes_capped
 
 try:
     import msgspec
@@ -53,17 +54,17 @@ if FAST:
 def read_result_columns(path: Path, logprobs: bool = False) -> pd.DataFrame:
     """Columns row (line number), item_id, sample, outcome, error, model, answer (+ logprobs). The fast
     path gives the text columns as categoricals (each distinct value once)."""
-    if not path.is_file():
+    if not present(path):
         raise FileNotFoundError(path)
     fast = _fast(path, logprobs)
-    return fast if fast is not None else _exact(path, complete_lines(path.read_bytes())[0], logprobs)
+    return fast if fast is not None else _exact(path, complete_lines(read_bytes_capped(path))[0], logprobs)
 
 
 def _chunks(path: Path) -> Iterator[bytes]:
     """The file's complete lines in pieces of about CHUNK bytes, each ending at a line's end (a torn last line is
     left out), so that neither the file nor its decoded rows are ever held whole."""
     rest = b""
-    with path.open("rb") as data:
+    with open_regular(path) as data:
         while piece := data.read(CHUNK):
             piece = rest + piece
             end = piece.rfind(b"\n") + 1

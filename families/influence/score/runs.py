@@ -15,7 +15,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from spec_audits.contract.reader import RESULTS_FILE, SUITE_FILE, Suite, read_results, read_run, scan_run
+from spec_audits.contract.analysis_record import row_contradicts, tokens_problem
+from spec_audits.contract.reader import (
+    RESULTS_FILE,
+    SUITE_FILE,
+    Suite,
+    SuiteHead,
+    read_results,
+    read_run,
+    read_suite,
+    scan_run,
+)
 from spec_audits.contract.results_model import RunInfo
 from spec_audits.contract.suite_model import Manifest
 from spec_audits.families.influence.score.counts import CONDITION_CODE, CountSource
@@ -60,6 +70,7 @@ def load_run(run_dir: Path, turn: str | None = None) -> Run:
     columns = SuiteColumns()
     info, suite = scan_run(run_dir, columns.add)  # the rows' messages are never held
     manifest = suite.manifest
+    _check_answer_tokens(suite, columns, (manifest.analysis or {}).get("answer"))
     items, extra = _read_items(suite.path / SUITE_FILE, columns.frame(), manifest)
     position, w_a, w_b = _read_results(run_dir / RESULTS_FILE, items, info, columns.meanings(), turn)
     answered = np.bincount(position, minlength=len(items)) > 0
@@ -80,6 +91,19 @@ def load_run(run_dir: Path, turn: str | None = None) -> Run:
     keys += extra + ["factor", "influence"]
     return Run(trials, keys, "expected" if info.mode == "logprob" else "samples", manifest, info, run_dir,
                columns.answered_turns)
+
+
+def _check_answer_tokens(suite: SuiteHead, columns: SuiteColumns, answer: dict[str, Any] | None) -> None:
+    """Every row answers with the record's tokens (which say what the first token shows), else a located error.
+    Each distinct answers mapping is checked once; the suite is read whole only to name a row that fails."""
+    if answer is None:  # a suite compiled before answers were recorded
+        return
+    checked: dict[int, str | None] = {}
+    for index, answers in enumerate(columns.answers):
+        if id(answers) not in checked:
+            checked[id(answers)] = tokens_problem(answers, answer["tokens"])
+        if (problem := checked[id(answers)]) is not None:
+            raise row_contradicts(read_suite(suite.path), index, problem)
 
 
 def reasoning_setting(analysis: dict[str, Any], settings: dict[str, Any]) -> str | None:
