@@ -34,6 +34,7 @@ from spec_audits.runner.run_lock import locked
 from spec_audits.runner.shared_turns import written_turns
 from spec_audits.runner.suite_index import RowIndex
 from spec_audits.runner.turn_journal import TurnJournal
+from spec_audits.runner.unread import Unread
 
 
 def _check_out_dir(config: RunConfig, suite: SuiteHead, requested_mode: str) -> RunInfo | None:
@@ -127,6 +128,7 @@ async def _run(config: RunConfig) -> RunSummary:
         raise RunError("logprob mode reads the answer's first token, but this suite's rows are answered by a puzzle's "
                        "solution, written out in full: run it in sample mode")
     items = _plan(index, suite, config, requested)
+    check_judges(suite, items, config.judge_model)
     if config.only and not len(items):  # before the folder is made: a refused run leaves nothing behind
         raise RunError(f"--only {' '.join(f'{k}={v}' for k, v in config.only)} keeps no row of {config.suite_dir}")
     stage = _stage(config)  # also before the folder is made: a model without batches leaves nothing behind
@@ -176,10 +178,10 @@ async def _run_locked(config: RunConfig, suite: SuiteHead, requested: str, items
         writer.close()
         runner.journal.close()
         cache.close()
-        _record_counts(config.out, info, np.sort(items.keys()))
+        found = _record_counts(config.out, info, np.sort(items.keys()))
     calls = runner.client.calls + sum(j.calls for j in runner.judges.values())
     return RunSummary(config.out, runner.mode, len(items), info.done, info.failed, len(items) - len(todo), calls,
-                      runner.client.hits, notes)
+                      runner.client.hits, notes, found)
 
 
 def _in_order(config: RunConfig, todo: Plan) -> Plan | list[WorkItem]:
@@ -190,11 +192,26 @@ def _in_order(config: RunConfig, todo: Plan) -> Plan | list[WorkItem]:
     return list(todo) if config.batch else todo
 
 
-def _record_counts(out: Path, info: RunInfo, planned: np.ndarray) -> None:
-    """run.json's done/failed counts from what results.jsonl holds for the planned items, and the end time."""
-    info.done, info.failed = final_counts(out / RESULTS_FILE, planned)
+def _record_counts(out: Path, info: RunInfo, planned: np.ndarray) -> Unread:
+    """run.json's done/failed counts from what results.jsonl holds for the planned items (`planned`: their sorted
+    keys), and the end time; returns the successful replies that gave no valid answer."""
+    info.done, info.failed, found = final_counts(out / RESULTS_FILE, planned)
     info.ended = now_iso()
     write_run_info(out, info)
+    return found
+
+
+def check_judges(suite: SuiteHead, items: Plan, judge_model: str | None) -> None:
+    """Refuse, before any call, a follow-up whose judge has no model when the run names none either: its
+    labels would all be null (what to write instead is in the message). The first such row of the suite is named."""
+    if judge_model:
+        return
+    row = items.first_unjudged()
+    if row is not None:
+        name = next(f.name for f in row.followups or [] if f.judge and not f.judge.model)
+        raise RunError(f"{suite.path / SUITE_FILE}, row {row.id}: follow-up '{name}' has a judge with no model, so "
+                       "every label would be null. Give the run one with --judge-model provider/model, or write "
+                       f"model \"provider/model\" in the judge clause of followup {name} and compile again")
 
 
 def run_suite(config: RunConfig) -> RunSummary:

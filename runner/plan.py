@@ -130,6 +130,14 @@ class Plan:
             for sample in self.samples[start:end].tolist():
                 yield WorkItem(row, sample)
 
+    def first_unjudged(self) -> SuiteRow | None:
+        """The first planned row with a follow-up whose judge names no model, read from the file; None if none."""
+        flagged = np.flatnonzero(np.frombuffer(self.index.unjudged, dtype=np.int8)[self.rows])
+        if not len(flagged):
+            return None
+        offset = int(np.frombuffer(self.index.offsets, dtype=np.int64)[self.rows[flagged[0]]])
+        return next(read_rows_at(self.path, [offset]))
+
     def row_of(self, item_id: str) -> SuiteRow | None:
         """The suite row with this id (any row of the suite, planned or not), read from the file; None if none."""
         ids = np.frombuffer(self.index.ids, dtype=np.uint64)

@@ -23,6 +23,7 @@ from spec_audits.contract.reader import (
 from spec_audits.contract.results_model import ResultRow, RunInfo
 from spec_audits.runner.files_out import replacing, write_bytes, write_text
 from spec_audits.runner.suite_index import item_keys
+from spec_audits.runner.unread import Unread, unread
 from spec_audits.safe_files import open_append
 from spec_audits.secrets import scrub, scrub_text, scrubbed
 
@@ -121,14 +122,17 @@ def prepare_resume(path: Path, *, model: str, retry_failed: bool) -> ResumeState
     return ResumeState(np.sort(found.keys[kept]))
 
 
-def final_counts(path: Path, planned: np.ndarray) -> tuple[int, int]:
-    """Of the (item, sample) keys `planned` (sorted), how many results.jsonl holds an answer to and how many only
-    a failure, read as a stream."""
+def final_counts(path: Path, planned: np.ndarray) -> tuple[int, int, Unread]:
+    """Of the (item, sample) keys `planned` (sorted), how many results.jsonl holds an answer to, how many only a
+    failure, and the successful replies among them that gave no valid answer, read as two streams."""
     found = Written.read(path)
     kept = found.final()
-    ours = np.isin(found.keys[kept], planned)
-    done = int(np.count_nonzero(ours & ~found.errors[kept]))
-    return done, int(np.count_nonzero(ours)) - done
+    ours = kept[np.isin(found.keys[kept], planned)]
+    done = int(np.count_nonzero(~found.errors[ours]))
+    chosen = np.zeros(len(found.keys), dtype=bool)
+    chosen[ours] = True
+    rows = (row for at, (_, row) in enumerate(iter_results(path)) if chosen[at])
+    return done, len(ours) - done, unread(rows)
 
 
 class ResultsWriter:

@@ -52,6 +52,7 @@ class RowIndex:
     codes: array[int] = field(default_factory=lambda: array("q"))
     kept: array[int] = field(default_factory=lambda: array("b"))
     owned: array[int] = field(default_factory=lambda: array("b"))
+    unjudged: array[int] = field(default_factory=lambda: array("b"))  # a follow-up's judge names no model
     cells: list[dict[str, Any]] = field(default_factory=list)
     has_units: bool = False
     answer_line: bool = False
@@ -72,6 +73,7 @@ class RowIndex:
         self.codes.append(code)
         self.kept.append(not self.only or all(_text(row.cell.get(k)) == v for k, v in self.only.items()))
         self.owned.append(self.owns is None or self.owns(unit))
+        self.unjudged.append(any(f.judge is not None and not f.judge.model for f in row.followups or []))
         self.has_units = self.has_units or row.unit is not None
         self.answer_line = self.answer_line or "answer_line" in row.decode
         self.answer_form = self.answer_form or row.answer_form is not None
