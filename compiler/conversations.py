@@ -18,14 +18,12 @@ model "provider/model"` has another model write the turn. Family-blind: it reads
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.check import checked_decode
 from spec_audits.compiler.errors import ErrorCollector, Span, did_you_mean
-from spec_audits.compiler.family import CompiledDesign
 from spec_audits.contract.suite_model import JUDGE_MODEL, PUSHES, TURN_SLOT, TURN_SLOTS
 
 FINAL = "answer"  # the name results and flip statistics give the row's own answer
@@ -61,9 +59,17 @@ class CompiledConversation:
             elif turn.answer is None:
                 played.append(turn.message)
             else:
-                answers = turn.answers if turn.answers is not None else row["answers"]
-                played.append({**turn.message, "answer": {"name": turn.answer, "answers": answers}})
+                played.append({**turn.message, "answer": self._answer(turn, row)})
         return {**row, "messages": played}
+
+
+    @staticmethod
+    def _answer(turn: PlayedTurn, row: dict[str, Any]) -> dict[str, Any]:
+        """An answered turn's record: its own answers, or the design's with the meanings the row records."""
+        if turn.answers is not None:
+            return {"name": turn.answer, "answers": turn.answers}
+        meanings = {"meanings": row["meanings"]} if "meanings" in row else {}
+        return {"name": turn.answer, "answers": row["answers"], **meanings}
 
 
 def resolve_conversation(node: n.Conversation, design_tokens: tuple[str, ...] | None,
@@ -178,20 +184,3 @@ def _check_push(span: Span, push: str, answered: dict[str, tuple[str, ...] | Non
     if push not in PUSHES and tokens is not None and push not in tokens:
         errors.add(span, f"`push {push}` is neither {' nor '.join(PUSHES)} nor an answer token",
                    f"the turn before it answers {', '.join(tokens)}")
-
-
-class PlayedDesign:
-    """A family's compiled design whose rows are played through a conversation (its rows and sample)."""
-
-    def __init__(self, inner: CompiledDesign, conversation: CompiledConversation) -> None:
-        self._inner = inner
-        self._conversation = conversation
-
-    def __getattr__(self, name: str) -> Any:
-        value = getattr(self._inner, name)
-        if name in ("rows", "sample"):  # a design without `sample` stays one without it
-            def played(*args: Any) -> Iterator[dict[str, Any]]:
-                return (self._conversation.play(row) for row in value(*args))
-
-            return played
-        return value

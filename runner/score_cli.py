@@ -15,6 +15,7 @@ from spec_audits.families import registry
 from spec_audits.families.interface import Family, TableKind
 from spec_audits.runner.score_input import ScoreInputError, check_run_analysis, require_answers, run_family
 from spec_audits.runner.study import expand_runs
+from spec_audits.runner.turn_report import write_turn_statistics
 from spec_audits.terminal import echo
 
 OUT = click.Option(
@@ -96,10 +97,12 @@ def _score_runs(ctx: click.Context, runs: list[Path], out: Path, options: dict[s
         check_run_analysis(run, family.analysis_record)
     require_answers(runs)
     if len(runs) == 1:
-        return family.score(runs[0], out, options)
-    if family.score_runs is None:
+        lines = family.score(runs[0], out, options)
+    elif family.score_runs is None:
         raise click.UsageError(f"{family.name} scoring takes one run at a time")
-    return family.score_runs(runs, out, options)
+    else:
+        lines = family.score_runs(runs, out, options)
+    return lines + write_turn_statistics(runs, out)  # every family's conversations (runner/turn_report.py)
 
 
 def _family(name: str, source: Path) -> Family:
