@@ -39,7 +39,7 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
     """Score several runs together: one conditions table, BH within benchmark across all of them.
 
     The first run's analysis supplies alpha and bootstrap unless given."""
-    runs = [load_run(run_dir, options.get("turn")) for run_dir in run_dirs]
+    runs = [load_run(run_dir) for run_dir in run_dirs]
     if options.get("human_labels") is not None and options.get("parent") is None:
         raise click.UsageError("--human-labels checks the probe's judge: give the main run's score folder "
                                "with --parent too")
