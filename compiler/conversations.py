@@ -28,6 +28,7 @@ from spec_audits.contract.suite_model import JUDGE_MODEL, PUSHES, TURN_SLOT, TUR
 
 FINAL = "answer"  # the name results and flip statistics give the row's own answer
 TURN_FORMS = ("choice", "labels", "options", "yesno")  # an answered turn's own answer forms
+UNREAD_FORMS = ("solution",)  # design answer forms an answered turn cannot take (read from more than a token)
 _SLOT = TURN_SLOT
 _TEMPLATE = re.compile(r"\{\{|\{%|\{#")
 
@@ -72,10 +73,16 @@ class CompiledConversation:
         return {"name": turn.answer, "answers": row["answers"], **meanings}
 
 
-def resolve_conversation(node: n.Conversation, design_tokens: tuple[str, ...] | None,
-                         errors: ErrorCollector) -> CompiledConversation | None:
-    """The conversation's turns checked, each problem at its turn; None when any was found."""
+def resolve_conversation(node: n.Conversation, design_tokens: tuple[str, ...] | None, errors: ErrorCollector,
+                         unread: str | None = None) -> CompiledConversation | None:
+    """The conversation's turns checked, each problem at its turn; None when any was found. `unread`: the
+    design's answer form when an answered turn cannot take it (UNREAD_FORMS)."""
     before = len(errors.diagnostics)
+    for turn in node.turns:
+        if turn.answer is not None and turn.answer_form is None and unread is not None:
+            errors.add(turn.answer.span, f"answered turn '{turn.answer.name}' takes the design's answer "
+                       f"'{unread}', which a conversation turn cannot read",
+                       f'give the turn its own form, e.g. `assistant answer {turn.answer.name} choice "A" | "B"`')
     answered: dict[str, tuple[str, ...] | None] = {}
     turns = [_turn(node, turn, answered, design_tokens, errors) for turn in node.turns]
     prompts = [turn for turn in node.turns if turn.prompt]

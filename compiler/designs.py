@@ -14,7 +14,7 @@ from typing import Any
 
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.check import check_repeated_clauses
-from spec_audits.compiler.conversations import TURN_FORMS, CompiledConversation, resolve_conversation
+from spec_audits.compiler.conversations import TURN_FORMS, UNREAD_FORMS, CompiledConversation, resolve_conversation
 from spec_audits.compiler.errors import ErrorCollector, Span, did_you_mean
 from spec_audits.compiler.family import CompiledDesign
 from spec_audits.compiler.recorded import RecordedDesign
@@ -69,7 +69,8 @@ def _conversation(typed: TypedDesign, context: DesignContext, errors: ErrorColle
         return None
     node = context.tables.lookup(context.tables.conversations, typed.conversation, "conversation", errors)
     tokens = typed.answer.tokens if typed.answer is not None and typed.answer.kind in TURN_FORMS else None
-    return resolve_conversation(node, tokens, errors) if node is not None else None
+    unread = typed.answer.kind if typed.answer is not None and typed.answer.kind in UNREAD_FORMS else None
+    return resolve_conversation(node, tokens, errors, unread) if node is not None else None
 
 
 def prepare_generators(spec: n.Spec, context: DesignContext, errors: ErrorCollector) -> dict[str, tuple[Family, Any]]:
