@@ -10,6 +10,7 @@ and Fisher's exact test, never averaged.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -50,15 +51,18 @@ def _levels(table: pd.DataFrame) -> list[str]:
             and 2 <= table[key].nunique(dropna=False) <= MAX_LEVELS]
 
 
-def _long(table: pd.DataFrame, stats: Any) -> pd.DataFrame:
+Stats = Callable[[pd.DataFrame, Sequence[str]], pd.DataFrame]
+
+
+def _long(table: pd.DataFrame, stats: Stats) -> pd.DataFrame:
     """`stats` per block and model over all pairs (by = all), then per level of every arm or factor."""
     parts = [stats(table, ["block", "model"]).assign(by=ALL, level=ALL)]
     for key in _levels(table):
         part = stats(table.astype({key: object}).fillna({key: "none"}), ["block", "model", key])
         parts.append(part.rename(columns={key: "level"}).assign(by=key, level=lambda f: f["level"].astype(str)))
     out = pd.concat(parts, ignore_index=True)
-    return out[["block", "model", "by", "level", *(c for c in out.columns if c not in ("block", "model", "by",
-                                                                                       "level"))]]
+    first = ["block", "model", "by", "level"]
+    return pd.DataFrame(out[[*first, *(c for c in out.columns if c not in first)]])
 
 
 def comparisons(flips: pd.DataFrame) -> pd.DataFrame:
