@@ -116,3 +116,14 @@ def test_flips_of_an_effects_conversation_by_meaning_per_design_and_its_first_tu
     assert answered == len(rows)
     contrasts = pd.read_csv(tmp_path / "first" / "contrasts.csv")
     assert set(contrasts["target"]) >= {"correct"}
+
+
+def test_a_cell_key_named_design_in_a_suite_of_several_designs_is_a_located_error(tmp_path: Path) -> None:
+    spec = SPEC.replace("factor age:", "factor design:").replace("age.plural", "design.plural") \
+        .replace("cross age", "cross design")
+    result = CliRunner().invoke(main, ["check", str(write_tiny(tmp_path, spec, SCENARIOS))])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert "tiny.spec:16:1: error: " in result.output  # at spec check, located at the design
+    assert ("design 'strong' has a cell key 'design', which names the design of each row in a suite of several "
+            "designs") in result.output
+    assert "rename that factor or key: rows must say which design they come from" in result.output
