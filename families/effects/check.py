@@ -63,6 +63,7 @@ def resolve(design: TypedDesign, context: DesignContext, errors: ErrorCollector)
         answer=_answer(design, errors), decode=design.decode, mode=_mode(design, errors),
         samples=_samples(design, errors))
     scenarios = _scenarios(design, context, errors)
+    _compares(design, factors, fields["conditions"], errors)
     if factors is None or scenarios is None or len(errors.diagnostics) > start:
         return None
     names = template_names(factors)
@@ -80,9 +81,8 @@ def resolve(design: TypedDesign, context: DesignContext, errors: ErrorCollector)
 def _factors(design: TypedDesign, context: DesignContext, errors: ErrorCollector) -> tuple[FactorSpec, ...] | None:
     """The crossed factors, each with its reference level."""
     axes = design.get(CROSS)
-    if axes is None:
-        errors.add(design.span, f"effects design '{design.name}' crosses no factors", "add: cross FACTOR x FACTOR")
-        return None
+    if axes is None:  # conditions only: the interventions against the baseline (checked in _compares)
+        return ()
     found: dict[str, FactorSpec] = {}
     for axis in axes:
         factor = context.tables.lookup(context.tables.factors, n.Ref(span=axis.span, name=axis.name), "factor",
@@ -98,6 +98,14 @@ def _factors(design: TypedDesign, context: DesignContext, errors: ErrorCollector
     if len(found) != len(axes):
         return None
     return _with_references(tuple(found.values()), design, errors)
+
+
+def _compares(design: TypedDesign, factors: tuple[FactorSpec, ...] | None, conditions: tuple[Condition, ...],
+              errors: ErrorCollector) -> None:
+    """A design with no factors compares its conditions: it needs the baseline and an intervention."""
+    if factors == () and (len(conditions) < 2 or BASELINE not in {c.name for c in conditions}):
+        errors.add(design.span, f"effects design '{design.name}' crosses no factors and compares no conditions",
+                   "add: cross FACTOR x FACTOR, or conditions baseline, INTERVENTION")
 
 
 def _level(level: n.Level) -> Level:

@@ -59,7 +59,8 @@ class CompiledEffects:
         design = self.design
         shape = " x ".join(str(len(f.levels)) for f in design.factors)
         kind = "full cross" if design.crossing.kind == "full" else "balanced fraction"
-        return (f"{len(design.scenarios)} scenarios x {len(self.runs)} combinations ({kind} of {shape} levels) x "
+        crossed = f"{len(self.runs)} combinations ({kind} of {shape} levels)" if shape else "no factors"
+        return (f"{len(design.scenarios)} scenarios x {crossed} x "
                 f"{len(design.conditions)} condition{'s' if len(design.conditions) != 1 else ''}, answer "
                 f"{design.answer.kind}")
 

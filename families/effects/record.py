@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from spec_audits.contract.analysis_record import CLOSED, AnalysisRecord, domain, one_of
 from spec_audits.families.effects.check import ANALYSIS_DOMAINS, SCENARIO_EFFECTS
-from spec_audits.families.effects.design import AnswerKind
+from spec_audits.families.effects.design import BASELINE, AnswerKind
 
 Names = Annotated[list[str], Field(min_length=1)]
 Count = Annotated[int, Field(ge=0)]
@@ -48,7 +48,7 @@ class CrossingRecord(BaseModel):
     model_config = CLOSED
 
     kind: Literal["full", "fraction"]
-    factors: Names
+    factors: list[str]
     levels: list[Annotated[int, Field(ge=1)]]
     runs: Annotated[int, Field(ge=1)]
     per_level: dict[str, Count]
@@ -66,7 +66,7 @@ class EffectsRecord(AnalysisRecord):
     answer: AnswerRecord
     correct: bool
     conditions: Names
-    factors: Annotated[list[FactorRecord], Field(min_length=1)]
+    factors: list[FactorRecord]  # none: a design of conditions only (the baseline and interventions)
     crossing: CrossingRecord
     interactions: list[Annotated[list[str], Field(min_length=2, max_length=2)]]
 
@@ -75,6 +75,8 @@ class EffectsRecord(AnalysisRecord):
         names = [factor.name for factor in self.factors]
         if self.crossing.factors != names:
             raise ValueError(f"the crossing's factors {self.crossing.factors} are not the design's {names}")
+        if not names and (len(self.conditions) < 2 or BASELINE not in self.conditions):
+            raise ValueError("a design with no factors compares the baseline with an intervention")
         stray = sorted({name for pair in self.interactions for name in pair} - set(names))
         if stray:
             raise ValueError(f"interactions name {', '.join(stray)}, which the design does not cross")
