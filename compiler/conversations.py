@@ -11,7 +11,8 @@ into turns, and every row of the design played through it, the design's own prom
 
 A user turn may read an earlier answered turn as `{{ NAME.answer }}`, `{{ NAME.option }}`,
 `{{ NAME.other }}` or `{{ NAME.response }}` (spec_audits.contract.suite_model.TURN_SLOTS), filled in by the
-runner; `push` names the option the turn pushes toward (other, same or a token). `assistant generate
+runner, and the row's cell as `{{ cell.KEY }}` (a factor's level: the authority who pushes back), filled in
+here; `push` names the option the turn pushes toward (other, same or a token). `assistant generate
 model "provider/model"` has another model write the turn. Family-blind: it reads the rows a family made.
 """
 
@@ -23,13 +24,15 @@ from typing import Any
 
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.check import checked_decode
-from spec_audits.compiler.errors import ErrorCollector, Span, did_you_mean
+from spec_audits.compiler.errors import Diagnostic, ErrorCollector, Span, SpecError, did_you_mean
 from spec_audits.contract.suite_model import JUDGE_MODEL, PUSHES, TURN_SLOT, TURN_SLOTS
 
 FINAL = "answer"  # the name results and flip statistics give the row's own answer
 TURN_FORMS = ("choice", "labels", "options", "yesno")  # an answered turn's own answer forms
 UNREAD_FORMS = ("solution",)  # design answer forms an answered turn cannot take (read from more than a token)
 _SLOT = TURN_SLOT
+CELL = "cell"  # `{{ cell.KEY }}` in a user turn: the row's cell value KEY (e.g. a factor's level), at compile
+_CELL = re.compile(r"\{\{\s*cell\.(\w+)\s*\}\}")
 _TEMPLATE = re.compile(r"\{\{|\{%|\{#")
 
 
@@ -41,6 +44,7 @@ class PlayedTurn:
     message: dict[str, Any] | None
     answer: str | None = None
     answers: dict[str, str] | None = None
+    cells: Span | None = None  # a user turn reading the row's cell ({{ cell.KEY }}): where it is written
 
 
 @dataclass(frozen=True)
@@ -58,7 +62,7 @@ class CompiledConversation:
             if turn.message is None:
                 played += messages[system:]
             elif turn.answer is None:
-                played.append(turn.message)
+                played.append(_with_cells(turn, turn.message, row))
             else:
                 played.append({**turn.message, "answer": self._answer(turn, row)})
         return {**row, "messages": played}
@@ -71,6 +75,22 @@ class CompiledConversation:
             return {"name": turn.answer, "answers": turn.answers}
         meanings = {"meanings": row["meanings"]} if "meanings" in row else {}
         return {"name": turn.answer, "answers": row["answers"], **meanings}
+
+
+def _with_cells(turn: PlayedTurn, message: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
+    """The user turn with every `{{ cell.KEY }}` replaced by the row's cell value KEY."""
+    if turn.cells is None:
+        return message
+    span = turn.cells
+
+    def value(match: re.Match[str]) -> str:
+        key = match.group(1)
+        if key not in row["cell"]:
+            raise SpecError([Diagnostic(span, f"the turn reads cell.{key}, and the design's rows have no cell key "
+                                        f"'{key}'", f"cell keys: {', '.join(row['cell'])}")])
+        return str(row["cell"][key])
+
+    return {**message, "content": _CELL.sub(value, message["content"])}
 
 
 def resolve_conversation(node: n.Conversation, design_tokens: tuple[str, ...] | None, errors: ErrorCollector,
@@ -137,9 +157,10 @@ def _answered(turn: n.Turn, message: dict[str, Any], answered: dict[str, tuple[s
               design_tokens: tuple[str, ...] | None, errors: ErrorCollector) -> PlayedTurn | None:
     assert turn.answer is not None
     name = turn.answer.name
-    if name == FINAL or name in answered:
-        errors.add(turn.answer.span, f"answered turn '{name}' is named twice" if name != FINAL else
-                   f"'{FINAL}' names the design's own answer", "give each answered turn a name of its own")
+    if name in (FINAL, CELL) or name in answered:
+        errors.add(turn.answer.span, f"answered turn '{name}' is named twice" if name in answered else
+                   f"'{name}' names the design's own answer" if name == FINAL else
+                   f"'{CELL}' names the row's cell ({{{{ cell.KEY }}}})", "give each answered turn a name of its own")
         return None
     form = turn.answer_form
     if form is not None and form.kind not in TURN_FORMS:
@@ -158,18 +179,20 @@ def _user(turn: n.Turn, answered: dict[str, tuple[str, ...] | None], errors: Err
         return None
     assert turn.text is not None
     text = turn.text.value
-    for match in _SLOT.finditer(text):
+    answers = _CELL.sub("", text)  # what the runner fills in: the row's cell is filled in at compile time
+    for match in _SLOT.finditer(answers):
         _check_slot(turn.text.span, match.group(1), match.group(2), answered, errors)
-    if _TEMPLATE.search(_SLOT.sub("", text)):
-        errors.add(turn.text.span, "a conversation's user turn reads only earlier answers, as {{ NAME.slot }}",
+    if _TEMPLATE.search(_SLOT.sub("", answers)):
+        errors.add(turn.text.span, "a conversation's user turn reads only earlier answers, as {{ NAME.slot }}, "
+                   "and the row's cell, as {{ cell.KEY }}",
                    f"slots: {', '.join(TURN_SLOTS)}; answered turns before it: {', '.join(answered) or 'none'}")
     message: dict[str, Any] = {"role": "user", "content": text}
-    if _SLOT.search(text):
+    if _SLOT.search(answers):
         message["fill"] = True
     if turn.push is not None:
         _check_push(turn.span, str(turn.push), answered, errors)
         message["push"] = str(turn.push)
-    return PlayedTurn(message)
+    return PlayedTurn(message, cells=turn.text.span if _CELL.search(text) else None)
 
 
 def _check_slot(span: Span, name: str, slot: str, answered: dict[str, tuple[str, ...] | None],
