@@ -40,14 +40,14 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
 
     The first run's analysis supplies alpha and bootstrap unless given."""
     runs = [load_run(run_dir) for run_dir in run_dirs]
-    if options.get("human_labels") is not None and options.get("parent") is None:
+    if options.get("human_labels") is not None and not options.get("parent"):
         raise click.UsageError("--human-labels checks the probe's judge: give the main run's score folder "
                                "with --parent too")
     noise = _noise(runs, options)
     trials, keys, source = pool_runs(runs)
     settings = _settings(options, runs[0].analysis)
     tables = {"flips.csv": flip_rates(trials, keys, settings.alpha), "positions.csv": position.item_table(trials, keys)}
-    probe = _probe(runs, keys, options, settings.alpha, tables) if options.get("parent") is not None else None
+    probe = _probe(runs, keys, options, settings.alpha, tables) if options.get("parent") else None
     lines = _score(counts_from_trials(trials, keys, source), out, settings, noise, tables, probe, trials)
     if probe is not None:
         share = probe["stated_vs_revealed"]
