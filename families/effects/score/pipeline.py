@@ -33,7 +33,7 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
                                "conditions": analysis["conditions"], "crossing": analysis["crossing"],
                                "alpha": analysis["alpha"], "models": {}}
     contrasts, terms, scenarios = [], [], []
-    for run in loaded:
+    for run in (block for whole in loaded for block in whole.blocks()):
         for target in targets(analysis):
             found = analyse(run, target)
             summary["models"].setdefault(run.model, {"mode": run.mode, "answered": len(run.frame),

@@ -112,10 +112,15 @@ def test_flips_of_an_effects_conversation_by_meaning_per_design_and_its_first_tu
     assert "pushed/strong - pushed/weak | openai/stub: flip-rate difference" in scored.output
     _cli("score", str(run), "--turn", "first", "-o", str(tmp_path / "first"))
     summary = json.loads((tmp_path / "first" / "summary.json").read_text(encoding="utf-8"))
-    answered = summary["models"]["openai/stub"]["answered"]
-    assert answered == len(rows)
+    blocks = summary["models"]  # one labelled block per design, never pooled
+    assert sorted(blocks) == ["openai/stub [strong]", "openai/stub [weak]"]
+    assert [blocks[b]["answered"] for b in sorted(blocks)] == [len(rows) // 2] * 2
     contrasts = pd.read_csv(tmp_path / "first" / "contrasts.csv")
-    assert set(contrasts["target"]) >= {"correct"}
+    assert set(contrasts["model"]) == set(blocks) and set(contrasts["target"]) == {"correct"}
+    first = contrasts[contrasts["term"] == "age"]
+    assert list(first["shift"]) == [0.0, 0.0]  # the first answer is always right, whoever asks
+    _cli("report", str(tmp_path / "first"))
+    assert "## Model openai/stub [strong]" in (tmp_path / "first" / "report.md").read_text(encoding="utf-8")
 
 
 def test_a_cell_key_named_design_in_a_suite_of_several_designs_is_a_located_error(tmp_path: Path) -> None:
