@@ -7,7 +7,8 @@
     conditions baseline, no_bias       # baseline and named interventions (influences with a text)
     answer yesno | options "a" | "b" | scale 1..7 | number 0..100
     interactions age x gender          # the regression's interactions
-    correct TEMPLATE                   # renders each stimulus's correct token: outcomes correct/incorrect
+    correct TEMPLATE [as NAME]         # renders each stimulus's target token: outcomes correct/incorrect
+                                       #   (NAME/not_NAME with `as NAME`)
     prompt TEMPLATE   system TEMPLATE   samples N   trials N per cell [seed S]   decode ...   mode ...
     analysis effects scenarios random | cluster, alpha 0.05
 """
@@ -25,6 +26,7 @@ from spec_audits.compiler.typed_design import TypedDesign
 from spec_audits.families.effects.clauses import CORRECT, CROSS, FRACTION, INTERACTIONS, ITEMS, REFERENCE, TRIALS
 from spec_audits.families.effects.design import (
     BASELINE,
+    INCORRECT,
     Analysis,
     AnswerForm,
     Condition,
@@ -35,6 +37,7 @@ from spec_audits.families.effects.design import (
     Scenario,
     template_names,
 )
+from spec_audits.families.effects.design import CORRECT as CORRECT_OUTCOME
 from spec_audits.families.interface import DesignContext
 
 CLAUSES = ("cross", "fraction", "reference", "interactions", "items", "conditions", "answer", "correct", "prompt",
@@ -69,13 +72,14 @@ def resolve(design: TypedDesign, context: DesignContext, errors: ErrorCollector)
     names = template_names(factors)
     prompt = _template(design, design.prompt, "prompt", context, names, errors)
     system = _template(design, design.system, "system", context, names, errors) if design.system else None
-    correct = _template(design, design.get(CORRECT), "correct", context, names, errors) if design.get(CORRECT) \
-        else None
+    target = design.get(CORRECT)
+    correct = _template(design, target[0], "correct", context, names, errors) if target is not None else None
     trials = _trials(design, len(scenarios) * fields["samples"], context.seed, errors)
     if prompt is None or len(errors.diagnostics) > start:
         return None
     return EffectsInput(name=design.name, span=design.span, factors=factors, scenarios=scenarios, prompt=prompt,
-                        system=system, correct=correct, trials=trials, analysis=analysis, **fields)
+                        system=system, correct=correct, trials=trials, analysis=analysis,
+                        outcome=_outcome(target[1] if target is not None else None, errors), **fields)
 
 
 def _factors(design: TypedDesign, context: DesignContext, errors: ErrorCollector) -> tuple[FactorSpec, ...] | None:
@@ -106,6 +110,16 @@ def _compares(design: TypedDesign, factors: tuple[FactorSpec, ...] | None, condi
     if factors == () and (len(conditions) < 2 or BASELINE not in {c.name for c in conditions}):
         errors.add(design.span, f"effects design '{design.name}' crosses no factors and compares no conditions",
                    "add: cross FACTOR x FACTOR, or conditions baseline, INTERVENTION")
+
+
+def _outcome(ref: n.Ref | None, errors: ErrorCollector) -> str:
+    """`correct TEMPLATE as NAME`: the target outcome's name (`correct` without `as`)."""
+    if ref is None:
+        return CORRECT_OUTCOME
+    if ref.name in ("value", INCORRECT) or ref.name.startswith("not_"):
+        errors.add(ref.span, f"'{ref.name}' cannot name the target outcome (value, incorrect and not_... name "
+                   "other outcomes)", "name it e.g. `as sycophantic`")
+    return ref.name
 
 
 def _level(level: n.Level) -> Level:

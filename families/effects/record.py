@@ -65,6 +65,7 @@ class EffectsRecord(AnalysisRecord):
     scenario_effect: Annotated[str, one_of(SCENARIO_EFFECTS)]
     answer: AnswerRecord
     correct: bool
+    outcome: str | None = None  # `correct TEMPLATE as NAME`: the target outcome's name, when not `correct`
     conditions: Names
     factors: list[FactorRecord]  # none: a design of conditions only (the baseline and interventions)
     crossing: CrossingRecord

@@ -53,7 +53,7 @@ def targets(analysis: dict[str, Any]) -> list[str | None]:
     """The outcomes scored as probabilities (None: the numeric value of a scale or number)."""
     kind, tokens = analysis["answer"]["kind"], analysis["answer"]["tokens"]
     if analysis.get("correct"):
-        return [CORRECT]
+        return [str(analysis.get("outcome", CORRECT))]
     if kind == "yesno":
         return ["yes"]
     if kind == "options":
