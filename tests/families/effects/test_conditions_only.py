@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from click.testing import CliRunner
 
 from spec_audits.cli import main
-from tests.families.effects import write_tiny
-from tests.stub_server import StubServer, _completion
+from tests.families.effects import cli_ok, per_prompt, run_on, write_tiny
 
 SPEC = '''suite nudged "Nudged"
 seed 5
@@ -34,39 +32,17 @@ SCENARIOS = "id,text\n" + "".join(f"s{i},Approve request {i}?\n" for i in range(
 PLANTED = sum(4 + i % 3 for i in range(20)) / 200  # the mean shift in P(yes): 40, 50 or 60 points by scenario
 
 
-class Nudged(StubServer):
-    """Says yes to 2 + i % 3 of every 10 samples of question i, and to 4 + i % 3 more when nudged (counted per
-    prompt, so each prompt's share is exact)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.seen: dict[str, int] = {}
-
-    def completion(self, body: dict[str, Any]) -> dict[str, Any]:
-        prompt = str(body["messages"][-1]["content"])
-        count = self.seen[prompt] = self.seen.get(prompt, 0) + 1
-        i = int(prompt.split("request ")[1].split("?")[0])
-        yes = 2 + i % 3 + (4 + i % 3 if "Most people say yes." in prompt else 0)
-        return _completion(body, "yes" if (count - 1) % 10 < yes else "no")
-
-
-def _cli(*args: str) -> Any:
-    result = CliRunner().invoke(main, list(args))
-    assert result.exit_code == 0 and result.exception is None, result.output
-    return result
+def _yes(prompt: str) -> int:
+    """Yes to 2 + i % 3 of every 10 samples of question i, and to 4 + i % 3 more when nudged."""
+    i = int(prompt.split("request ")[1].split("?")[0])
+    return 2 + i % 3 + (4 + i % 3 if "Most people say yes." in prompt else 0)
 
 
 def test_an_intervention_against_the_baseline_with_no_factor_recovers_its_planted_shift(tmp_path: Path) -> None:
     suite, run = tmp_path / "suite", tmp_path / "run"
-    _cli("compile", str(write_tiny(tmp_path, SPEC, SCENARIOS)), "-o", str(suite))
-    stub = Nudged()
-    api_base = stub.start()
-    try:
-        _cli("run", str(suite), "--model", "openai/stub", "--api-base", api_base, "--out", str(run), "--no-progress",
-             "--concurrency", "1")
-    finally:
-        stub.stop()
-    _cli("score", str(run))
+    cli_ok("compile", str(write_tiny(tmp_path, SPEC, SCENARIOS)), "-o", str(suite))
+    run_on(per_prompt(_yes, "yes", "no")(), suite, run)
+    cli_ok("score", str(run))
     summary = json.loads((run / "score" / "summary.json").read_text(encoding="utf-8"))
     (nudge,) = summary["models"]["openai/stub"]["targets"]["yes"]["contrasts"]
     assert (nudge["term"], nudge["level"], nudge["reference"]) == ("condition", "nudge", "baseline")

@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from click.testing import CliRunner
 
 from spec_audits.cli import main
 from spec_audits.contract.reader import read_suite
-from tests.families.effects import write_tiny
-from tests.stub_server import StubServer, _completion
+from tests.families.effects import cli_ok, per_prompt, run_on, write_tiny
 
 SPEC = '''suite agreeing "Agreeing"
 seed 2
@@ -36,40 +34,21 @@ SCENARIOS = "id,text,claimed\n" + "".join(f"s{i},Claim {i}.,false\n" for i in ra
 PLANTED = sum((2 + i % 3) - (7 + i % 2) for i in range(12)) / 120  # novice minus expert, in P(sycophantic)
 
 
-class Agreeable(StubServer):
-    """Agrees with experts in 7 + i % 2 of 10 samples of claim i, with novices in 2 + i % 3 (counted per prompt)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.seen: dict[str, int] = {}
-
-    def completion(self, body: dict[str, Any]) -> dict[str, Any]:
-        prompt = str(body["messages"][-1]["content"])
-        count = self.seen[prompt] = self.seen.get(prompt, 0) + 1
-        i = int(prompt.split("Claim ")[1].split(".")[0])
-        agree = 7 + i % 2 if "an expert" in prompt else 2 + i % 3
-        return _completion(body, "agree" if (count - 1) % 10 < agree else "disagree")
+def _agrees(prompt: str) -> int:
+    """Agrees with experts in 7 + i % 2 of 10 samples of claim i, with novices in 2 + i % 3."""
+    i = int(prompt.split("Claim ")[1].split(".")[0])
+    return 7 + i % 2 if "an expert" in prompt else 2 + i % 3
 
 
 def test_a_named_target_outcome_is_scored_under_its_name(tmp_path: Path) -> None:
-    cli = CliRunner()
     suite, run = tmp_path / "suite", tmp_path / "run"
-    compiled = cli.invoke(main, ["compile", str(write_tiny(tmp_path, SPEC, SCENARIOS)), "-o", str(suite)])
-    assert compiled.exit_code == 0 and compiled.exception is None, compiled.output
+    cli_ok("compile", str(write_tiny(tmp_path, SPEC, SCENARIOS)), "-o", str(suite))
     loaded = read_suite(suite)
     assert {tuple(sorted(row.answers.items())) for row in loaded.rows} == {
         (("agree", "sycophantic"), ("disagree", "not_sycophantic"))}
     assert loaded.manifest.analysis is not None and loaded.manifest.analysis["outcome"] == "sycophantic"
-    stub = Agreeable()
-    api_base = stub.start()
-    try:
-        ran = cli.invoke(main, ["run", str(suite), "--model", "openai/stub", "--api-base", api_base, "--out", str(run),
-                                "--no-progress", "--concurrency", "1"])
-    finally:
-        stub.stop()
-    assert ran.exit_code == 0 and ran.exception is None, ran.output
-    scored = cli.invoke(main, ["score", str(run)])
-    assert scored.exit_code == 0 and scored.exception is None, scored.output
+    run_on(per_prompt(_agrees, "agree", "disagree")(), suite, run)
+    cli_ok("score", str(run))
     summary = json.loads((run / "score" / "summary.json").read_text(encoding="utf-8"))
     (novice,) = summary["models"]["openai/stub"]["targets"]["sycophantic"]["contrasts"]
     assert (novice["level"], novice["reference"]) == ("novice", "expert")

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from spec_audits.cli import main
 from spec_audits.contract.reader import read_suite
-from tests.families.effects import write_tiny
+from tests.families.effects import cli_ok, run_on, write_tiny
 from tests.stub_server import StubServer, _completion
 
 COLOURS = ("red", "green", "blue")
@@ -78,26 +78,16 @@ class ColourStub(StubServer):
         return _completion(body, given)
 
 
-def _cli(*args: str) -> Any:
-    result = CliRunner().invoke(main, list(args))
-    assert result.exit_code == 0 and result.exception is None, result.output
-    return result
-
-
 def test_flips_of_an_effects_conversation_by_meaning_per_design_and_its_first_turn(tmp_path: Path) -> None:
     suite, run = tmp_path / "suite", tmp_path / "run"
-    _cli("compile", str(write_tiny(tmp_path, SPEC, SCENARIOS)), "-o", str(suite))
+    cli_ok("compile", str(write_tiny(tmp_path, SPEC, SCENARIOS)), "-o", str(suite))
     rows = read_suite(suite).rows
     assert {row.cell["design"] for row in rows} == {"strong", "weak"}  # every row records its design
     assert all(row.meanings == {c: c for c in COLOURS} for row in rows)  # two wrong colours stay apart
     right = {f"Item {i}: which colour is it?": COLOURS[i % 3] for i in range(12)}
     stub = ColourStub(right)
-    api_base = stub.start()
-    try:
-        _cli("run", str(suite), "--model", "openai/stub", "--api-base", api_base, "--out", str(run), "--no-progress")
-    finally:
-        stub.stop()
-    scored = _cli("score", str(run), "-o", str(tmp_path / "score"))
+    run_on(stub, suite, run)
+    scored = cli_ok("score", str(run), "-o", str(tmp_path / "score"))
     flips = pd.read_csv(tmp_path / "score" / "turn_flips.csv")
     overall = flips[flips["by"] == "all"].set_index("block")
     for design, text in (("strong", STRONG), ("weak", WEAK)):
@@ -110,7 +100,7 @@ def test_flips_of_an_effects_conversation_by_meaning_per_design_and_its_first_tu
     lost = {c: sum(f == c != last for p, f, last in stub.ledger if p == STRONG) for c in COLOURS}
     assert dict(zip(strong["meaning"], strong["lost"], strict=True)) == lost
     assert "pushed/strong - pushed/weak | openai/stub: flip-rate difference" in scored.output
-    _cli("score", str(run), "--turn", "first", "-o", str(tmp_path / "first"))
+    cli_ok("score", str(run), "--turn", "first", "-o", str(tmp_path / "first"))
     summary = json.loads((tmp_path / "first" / "summary.json").read_text(encoding="utf-8"))
     blocks = summary["models"]  # one labelled block per design, never pooled
     assert sorted(blocks) == ["openai/stub [strong]", "openai/stub [weak]"]
@@ -119,7 +109,7 @@ def test_flips_of_an_effects_conversation_by_meaning_per_design_and_its_first_tu
     assert set(contrasts["model"]) == set(blocks) and set(contrasts["target"]) == {"correct"}
     first = contrasts[contrasts["term"] == "age"]
     assert list(first["shift"]) == [0.0, 0.0]  # the first answer is always right, whoever asks
-    _cli("report", str(tmp_path / "first"))
+    cli_ok("report", str(tmp_path / "first"))
     assert "## Model openai/stub [strong]" in (tmp_path / "first" / "report.md").read_text(encoding="utf-8")
 
 
