@@ -20,8 +20,12 @@ import numpy as np
 import pandas as pd
 
 from spec_audits.families.effects.design import CORRECT
+from spec_audits.families.effects.rows import check_rows
 from spec_audits.runner.result_checks import read_checked_run
 from spec_audits.runner.score_input import ScoreInputError
+
+
+DESIGN = "_design"  # the frame's column of each answer's design (cell.design), apart from any factor's name
 
 
 @dataclass(frozen=True)
@@ -40,11 +44,11 @@ class Loaded:
     def blocks(self) -> list[Loaded]:
         """The run itself, or, where its suite has several designs (cell.design), one labelled block per
         design: designs are scored apart, never pooled."""
-        designs = sorted(set(self.frame["design"].dropna()) | {d for d, _, _ in self.left_out if d is not None})
+        designs = sorted(set(self.frame[DESIGN].dropna()) | {d for d, _, _ in self.left_out if d is not None})
         if not designs:
             return [self]
         counts = {design: (abstained, failed) for design, abstained, failed in self.left_out}
-        return [replace(self, frame=self.frame[self.frame["design"] == design], model=f"{self.model} [{design}]",
+        return [replace(self, frame=self.frame[self.frame[DESIGN] == design], model=f"{self.model} [{design}]",
                         abstained=counts.get(design, (0, 0))[0], failed=counts.get(design, (0, 0))[1], left_out=())
                 for design in designs]
 
@@ -67,6 +71,7 @@ def load(run_dir: Path) -> Loaded:
     analysis = suite.manifest.analysis or {}
     if analysis.get("family") != "effects":
         raise ScoreInputError(run_dir, "not a run of an effects suite")
+    check_rows(analysis, suite)  # the record and the rows agree: every cell key and answer the scorer reads
     cells = {row.id: (row.cell, row.answers) for row in suite.rows}
     factors = [f["name"] for f in analysis["factors"]]
     wanted = targets(analysis)
@@ -75,7 +80,7 @@ def load(run_dir: Path) -> Loaded:
     failed: Counter[str | None] = Counter()
     for result in rows:
         cell, answers = cells[result.item_id]
-        design = cell.get("design")
+        design = cell.get("design") if "design" not in factors else None  # a factor may be named design
         if result.error is not None:
             failed[None if design is None else str(design)] += 1
             continue
@@ -83,9 +88,9 @@ def load(run_dir: Path) -> Loaded:
         if values is None:
             abstained[None if design is None else str(design)] += 1
             continue
-        records.append({"scenario": cell["scenario"], "condition": cell["condition"], "design": design,
+        records.append({"scenario": cell["scenario"], "condition": cell["condition"], DESIGN: design,
                         **{f: cell[f] for f in factors}, **values})
-    frame = pd.DataFrame.from_records(records, columns=["scenario", "condition", "design", *factors,
+    frame = pd.DataFrame.from_records(records, columns=["scenario", "condition", DESIGN, *factors,
                                                         *map(column, wanted)])
     left_out = tuple((d, abstained[d], failed[d]) for d in sorted({*abstained, *failed}, key=str))
     return Loaded(frame, analysis, info.mode, info.model, sum(abstained.values()), sum(failed.values()), left_out)
