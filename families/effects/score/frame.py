@@ -24,7 +24,6 @@ from spec_audits.families.effects.rows import check_rows
 from spec_audits.runner.result_checks import read_checked_run
 from spec_audits.runner.score_input import ScoreInputError
 
-
 DESIGN = "_design"  # the frame's column of each answer's design (cell.design), apart from any factor's name
 
 
