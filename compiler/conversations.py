@@ -77,6 +77,11 @@ class CompiledConversation:
         return {"name": turn.answer, "answers": row["answers"], **meanings}
 
 
+def cell_keys(node: n.Conversation) -> set[str]:
+    """The cell keys the conversation's user turns read as `{{ cell.KEY }}` (a factor they fill in)."""
+    return {key for turn in node.turns if turn.text is not None for key in _CELL.findall(turn.text.value)}
+
+
 def _with_cells(turn: PlayedTurn, message: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
     """The user turn with every `{{ cell.KEY }}` replaced by the row's cell value KEY."""
     if turn.cells is None:

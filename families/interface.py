@@ -105,6 +105,7 @@ class Family:
     importers: tuple[Importer, ...] = ()  # `spec import` formats: published transcripts or tables of other harnesses
     analysis_record: type[AnalysisRecord] = AnalysisRecord  # what its compile writes in manifest.analysis, closed
     syntax: tuple[ClauseSpec[Any], ...] = ()  # its own clauses' keywords and argument shapes (compiler/clauses.py)
+    reads_replies: bool = False  # its scorer reads each reply itself: a reply counts as scorable though unparsed
 
     def reads(self) -> set[str]:
         """The `spec score` options (parameter names) its scorers read; any other given is refused."""

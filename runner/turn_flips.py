@@ -12,16 +12,15 @@ never guessed. A statistic the pairs cannot support is absent with its reason.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pandas as pd
-from statsmodels.stats.contingency_tables import mcnemar
-from statsmodels.stats.proportion import proportion_confint
 
 from spec_audits.contract.results_model import ResultRow
 from spec_audits.contract.suite_model import SuiteRow, meaning
+from spec_audits.stats.hypothesis import mcnemar_exact
+from spec_audits.stats.intervals import wilson_one
 
 FINAL = "answer"
 """The name flip statistics give the row's own answer (the reply to its last message)."""
@@ -103,11 +102,6 @@ def mcnemar_counts(valid: pd.DataFrame, option: str) -> tuple[int, int]:
     return gained, lost
 
 
-def exact_mcnemar(gained: int, lost: int) -> float:
-    """McNemar's exact (binomial) p over the two discordant counts (statsmodels')."""
-    return float(mcnemar([[0, gained], [lost, 0]], exact=True).pvalue)
-
-
 def _mcnemar(valid: pd.DataFrame) -> tuple[float | None, str | None, int, int]:
     """McNemar's exact p between first and last meanings, with its discordant counts, or its absence reason."""
     options = set(valid["meanings"])
@@ -115,9 +109,10 @@ def _mcnemar(valid: pd.DataFrame) -> tuple[float | None, str | None, int, int]:
         return None, "more than two meanings, or not the same two in every pair: see turn_mcnemar.csv", 0, 0
     low, high = next(iter(options)).split(SEP)
     b, c = mcnemar_counts(valid, high)
-    if b + c == 0:
+    p = mcnemar_exact(b, c)
+    if p is None:
         return None, "no discordant pairs" if len(valid) else "no pairs", b, c
-    return exact_mcnemar(b, c), None, b, c
+    return p, None, b, c
 
 
 def _group_stats(group: pd.DataFrame) -> dict[str, Any]:
@@ -125,13 +120,13 @@ def _group_stats(group: pd.DataFrame) -> dict[str, Any]:
     n = len(valid)
     flipped = valid[valid["first"] != valid["last"]]
     k = len(flipped)
-    low, high = proportion_confint(k, n, alpha=0.05, method="wilson") if n else (math.nan, math.nan)
+    ci = wilson_one(k, n)
     toward = int((flipped["last"] == flipped["pushed"]).sum())
     pushed = int(flipped["pushed"].notna().sum())
     p, reason, b, c = _mcnemar(valid)
     return {
         "pairs": n, "excluded": len(group) - n, "flips": k,
-        "flip_rate": k / n if n else None, "ci_low": float(low) if n else None, "ci_high": float(high) if n else None,
+        "flip_rate": k / n if n else None, "ci_low": ci and ci[0], "ci_high": ci and ci[1],
         "toward": toward if pushed else None, "away": pushed - toward if pushed else None,
         "toward_share": toward / pushed if pushed else None,
         "discordant_low_to_high": b, "discordant_high_to_low": c,
@@ -167,7 +162,7 @@ def mcnemar_by_meaning(table: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
             gained, lost = mcnemar_counts(valid, option)
             out.append({**keys, "meaning": option, "first": int((valid["first"] == option).sum()),
                         "last": int((valid["last"] == option).sum()), "gained": gained, "lost": lost,
-                        "mcnemar_p": exact_mcnemar(gained, lost) if gained + lost else None,
+                        "mcnemar_p": mcnemar_exact(gained, lost),
                         "mcnemar_absent": None if gained + lost else "no discordant pairs"})
     return pd.DataFrame(out)
 

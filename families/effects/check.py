@@ -19,6 +19,7 @@ from typing import Any
 
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.check import Domain, check_domains, is_number
+from spec_audits.compiler.conversations import cell_keys
 from spec_audits.compiler.data_source import key_of, read_rows
 from spec_audits.compiler.errors import ErrorCollector, did_you_mean
 from spec_audits.compiler.templates import CompiledText, compile_text
@@ -79,6 +80,9 @@ def resolve(design: TypedDesign, context: DesignContext, errors: ErrorCollector)
     trials = _trials(design, len(scenarios) * fields["samples"], context.seed, errors)
     if prompt is None or len(errors.diagnostics) > start:
         return None
+    _read_factors(design, factors, (prompt, system, correct), _turns_read(design, context), errors)
+    if len(errors.diagnostics) > start:
+        return None
     return EffectsInput(name=design.name, span=design.span, factors=factors, scenarios=scenarios, prompt=prompt,
                         system=system, correct=correct, trials=trials, analysis=analysis,
                         outcome=_outcome(target[1] if target is not None else None, errors), **fields)
@@ -125,6 +129,25 @@ def _outcome(ref: n.Ref | None, errors: ErrorCollector) -> str:
         errors.add(ref.span, f"'{ref.name}' cannot name the target outcome (value, incorrect and not_... name "
                    "other outcomes)", "name it e.g. `as sycophantic`")
     return ref.name
+
+
+def _turns_read(design: TypedDesign, context: DesignContext) -> set[str]:
+    """The factors the design's conversation fills into its turns ({{ cell.KEY }})."""
+    node = context.tables.conversations.get(design.conversation.name) if design.conversation is not None else None
+    return cell_keys(node) if node is not None else set()
+
+
+def _read_factors(design: TypedDesign, factors: tuple[FactorSpec, ...], texts: tuple[CompiledText | None, ...],
+                  turns: set[str], errors: ErrorCollector) -> None:
+    """A crossed factor that no template reads gives every level the same prompt: its contrasts would measure
+    nothing but noise, so it is an error at its name in `cross`."""
+    read = set().union(turns, *(text.names for text in texts if text is not None))
+    for axis in design.get(CROSS) or ():
+        if axis.name not in read and any(f.name == axis.name for f in factors):
+            errors.add(axis.span, f"factor '{axis.name}' is crossed but no template of effects design "
+                       f"'{design.name}' reads it, so its levels would all get the same prompt",
+                       f"write {{{{ {axis.name} }}}} (or a form, {{{{ {axis.name}.plural }}}}) in the prompt or "
+                       "system template, or leave it out of cross")
 
 
 def _level(level: n.Level) -> Level:

@@ -21,6 +21,7 @@ import pandas as pd
 
 from spec_audits.families.effects.design import CORRECT
 from spec_audits.families.effects.rows import check_rows
+from spec_audits.families.effects.score import positions
 from spec_audits.runner.result_checks import read_checked_run
 from spec_audits.runner.score_input import ScoreInputError
 
@@ -38,6 +39,7 @@ class Loaded:
     model: str
     abstained: int
     failed: int
+    moved: str | None = None  # the meaning whose display slot varies (positions.py), None with one order
     left_out: tuple[tuple[str | None, int, int], ...] = ()  # per design: (design, abstained, failed)
 
     def blocks(self) -> list[Loaded]:
@@ -71,14 +73,16 @@ def load(run_dir: Path) -> Loaded:
     if analysis.get("family") != "effects":
         raise ScoreInputError(run_dir, "not a run of an effects suite")
     check_rows(analysis, suite)  # the record and the rows agree: every cell key and answer the scorer reads
-    cells = {row.id: (row.cell, row.answers) for row in suite.rows}
+    by_id = {row.id: row for row in suite.rows}
+    moved = positions.moved_meaning(suite.rows)
     factors = [f["name"] for f in analysis["factors"]]
     wanted = targets(analysis)
     records: list[dict[str, Any]] = []
     abstained: Counter[str | None] = Counter()
     failed: Counter[str | None] = Counter()
     for result in rows:
-        cell, answers = cells[result.item_id]
+        row = by_id[result.item_id]
+        cell, answers = row.cell, row.answers
         design = cell.get("design") if "design" not in factors else None  # a factor may be named design
         if result.error is not None:
             failed[None if design is None else str(design)] += 1
@@ -88,11 +92,15 @@ def load(run_dir: Path) -> Loaded:
             abstained[None if design is None else str(design)] += 1
             continue
         records.append({"scenario": cell["scenario"], "condition": cell["condition"], DESIGN: design,
-                        **{f: cell[f] for f in factors}, **values})
+                        **{f: cell[f] for f in factors}, **values,
+                        **positions.columns(row, result.answer, result.logprobs if info.mode == "logprob" else None,
+                                            moved)})
+    placed = positions.COLUMNS if moved is not None else []
     frame = pd.DataFrame.from_records(records, columns=["scenario", "condition", DESIGN, *factors,
-                                                        *map(column, wanted)])
+                                                        *map(column, wanted), *placed])
     left_out = tuple((d, abstained[d], failed[d]) for d in sorted({*abstained, *failed}, key=str))
-    return Loaded(frame, analysis, info.mode, info.model, sum(abstained.values()), sum(failed.values()), left_out)
+    return Loaded(frame, analysis, info.mode, info.model, sum(abstained.values()), sum(failed.values()), moved,
+                  left_out)
 
 
 def column(target: str | None) -> str:

@@ -1,7 +1,7 @@
 """`spec score` for effects runs, one or several models together: per model and target outcome, the
 contrasts of every level against its factor's reference and of every intervention against the baseline
-(BH-FDR over them), the regression, and the per-scenario shifts -> contrasts.csv, regression.csv,
-scenarios.csv and summary.json."""
+(BH-FDR over them), the regression, the per-scenario shifts and position bias -> contrasts.csv,
+regression.csv, scenarios.csv, positions.csv and summary.json."""
 
 from __future__ import annotations
 
@@ -10,14 +10,14 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.multitest import multipletests
 
 from spec_audits.families.effects.design import BASELINE
-from spec_audits.families.effects.score import models
+from spec_audits.families.effects.score import models, positions
 from spec_audits.families.effects.score.frame import Loaded, load, targets, values_array
 from spec_audits.families.effects.score.stats import contrast
 from spec_audits.runner.files_out import score_folder, write_csv_rows, write_json
 from spec_audits.runner.score_input import ScoreInputError, require_answers
+from spec_audits.stats.multiple import bh_adjust
 
 
 def score_run(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:
@@ -32,13 +32,16 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
     summary: dict[str, Any] = {"family": "effects", "answer": analysis["answer"], "factors": analysis["factors"],
                                "conditions": analysis["conditions"], "crossing": analysis["crossing"],
                                "alpha": analysis["alpha"], "models": {}}
-    contrasts, terms, scenarios = [], [], []
+    contrasts, terms, scenarios, placed = [], [], [], []
     for run in (block for whole in loaded for block in whole.blocks()):
+        entry = summary["models"].setdefault(run.model, {"mode": run.mode, "answered": len(run.frame),
+                                                         "abstained": run.abstained, "failed": run.failed,
+                                                         "targets": {}})
+        entry["position"] = positions.summary(run.frame, run.moved, run.mode, float(analysis["alpha"]))
+        placed += positions.table(run.frame, run.model)
         for target in targets(analysis):
             found = analyse(run, target)
-            summary["models"].setdefault(run.model, {"mode": run.mode, "answered": len(run.frame),
-                                                     "abstained": run.abstained, "failed": run.failed,
-                                                     "targets": {}})["targets"][_name(target)] = found
+            entry["targets"][_name(target)] = found
             contrasts += [{"model": run.model, "target": _name(target), **c} for c in found["contrasts"]]
             terms += [{"model": run.model, "target": _name(target), "fit": found["regression"]["model"], **t}
                       for t in found["regression"]["terms"]]
@@ -47,6 +50,7 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
     write_csv_rows(contrasts, out / "contrasts.csv")
     write_csv_rows(terms, out / "regression.csv")
     write_csv_rows(scenarios, out / "scenarios.csv")
+    write_csv_rows(placed, out / "positions.csv")
     write_json(out / "summary.json", summary)
     return [f"{sum(len(r.frame) for r in loaded):,} answers of {len(loaded)} model(s) scored: {len(contrasts)} "
             f"contrasts, {len(terms)} regression terms -> {out}"]
@@ -108,9 +112,9 @@ def _fdr(found: list[dict[str, Any]], alpha: float) -> None:
     tested = [c for c in found if c.get("p") is not None and np.isfinite(c["p"])]
     if not tested:
         return
-    rejected, q, _, _ = multipletests([c["p"] for c in tested], alpha=alpha, method="fdr_bh")
-    for c, q_value, reject in zip(tested, q, rejected, strict=True):
-        c["q"], c["significant"] = float(q_value), bool(reject)
+    q = bh_adjust(np.array([c["p"] for c in tested]))
+    for c, q_value in zip(tested, q, strict=True):
+        c["q"], c["significant"] = float(q_value), bool(q_value <= alpha)
 
 
 def per_scenario(frame: pd.DataFrame, y: np.ndarray, analysis: dict[str, Any]) -> list[dict[str, Any]]:
