@@ -1,7 +1,7 @@
 """What every row of every design records besides what its family writes: the conversation it is played
-through, what each displayed option means (spec_audits.contract.suite_model.MEANINGS), and, in a suite of
-several designs, the design it came from (`cell.design`). Family-blind: it wraps the rows a family made, so
-every family's rows are scored by meaning and told apart by design the same way."""
+through (its answered turns carry the meanings the row records, spec_audits.contract.suite_model.MEANINGS)
+and, in a suite of several designs, the design it came from (`cell.design`). Family-blind: it wraps the rows
+a family made, so every family's rows are told apart by design the same way."""
 
 from __future__ import annotations
 
@@ -13,15 +13,6 @@ from spec_audits.compiler.errors import Diagnostic, SpecError
 from spec_audits.compiler.family import CompiledDesign
 
 DESIGN_KEY = "design"  # the cell key naming a row's design in a suite of several designs
-
-
-def with_meanings(row: dict[str, Any]) -> dict[str, Any]:
-    """The row with `meanings` where two of its tokens share an outcome: each token then means itself (a
-    family whose tokens are display slots records its own meanings, which are kept)."""
-    answers = row["answers"]
-    if "meanings" in row or len(set(answers.values())) == len(answers):
-        return row
-    return {**row, "meanings": {token: token for token in answers}}
 
 
 class RecordedDesign:
@@ -42,7 +33,6 @@ class RecordedDesign:
         return value
 
     def _record(self, row: dict[str, Any]) -> dict[str, Any]:
-        row = with_meanings(row)
         if self._conversation is not None:
             row = self._conversation.play(row)
         if not self._several:

@@ -17,11 +17,11 @@ from typing import Any
 
 import pandas as pd
 from scipy.stats import fisher_exact
-from statsmodels.stats.proportion import confint_proportions_2indep
 
 from spec_audits.contract.reader import RESULTS_FILE, read_manifest, read_results, read_run, suite_dir_of
 from spec_audits.runner.files_out import write_csv
 from spec_audits.runner.turn_flips import flip_rates, mcnemar_by_meaning, pairs
+from spec_audits.stats.intervals import newcombe
 
 ALL = "all"  # the `by` of a block's lines over all its pairs
 MAX_LEVELS = 12  # a cell key with 2..MAX_LEVELS values is an arm or factor: its levels get lines of their own
@@ -83,7 +83,7 @@ def _difference(row: dict[str, Any]) -> dict[str, Any]:
     if not n1 or not n2:
         return {"difference": None, "ci_low": None, "ci_high": None, "fisher_p": None,
                 "absent": "a block with no pair with both answers valid"}
-    low, high = confint_proportions_2indep(k1, n1, k2, n2, method="newcomb", compare="diff", alpha=ALPHA)
+    low, high = newcombe(k1, n1, k2, n2, ALPHA)
     _, p = fisher_exact([[k1, n1 - k1], [k2, n2 - k2]])
     return {"difference": k1 / n1 - k2 / n2, "ci_low": float(low), "ci_high": float(high), "fisher_p": float(p),
             "absent": None}

@@ -147,9 +147,9 @@ class TurnAnswer(BaseModel):
 
 
 MEANINGS = """What an answer means, for statistics that compare answers across turns, orders or rows (flips,
-McNemar): `meanings[token]` where the row records meanings, else the token's outcome `answers[token]`. A
-row records meanings exactly when two of its tokens share an outcome (e.g. options scored correct or
-incorrect), so that options stay apart by what they mean, never by the slot they were shown in."""
+McNemar, position bias): `meanings[token]` where the row records meanings, else the token's outcome
+`answers[token]`, never the slot the option was shown in. A family records meanings where its outcomes do
+not tell its options apart and it knows what each displayed slot shows."""
 
 
 def meaning(answers: dict[str, str], meanings: dict[str, str] | None, token: str | None) -> str | None:

@@ -84,7 +84,7 @@ def test_flips_per_level_of_a_factor_that_fills_the_pushback_turn(tmp_path: Path
 
 
 def test_a_turn_reading_a_cell_key_the_rows_lack_is_a_located_error(tmp_path: Path) -> None:
-    spec = SPEC.replace("{{ cell.authority }}", "{{ cell.rank }}")
+    spec = SPEC.replace("{{ cell.authority }}", "{{ cell.authority }} ({{ cell.rank }})")
     result = CliRunner().invoke(main, ["check", str(write_tiny(tmp_path, spec, SCENARIOS))])
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
     assert ("tiny.spec:10:8: error: the turn reads cell.rank, and the design's rows have no cell key 'rank'"

@@ -1,5 +1,5 @@
 """An effects design played through two pushback conversations (two designs of one spec), three worded
-options scored correct / incorrect: flips are counted by meaning (two wrong options stay apart), each design
+options scored correct / incorrect: flips are counted by meaning (right to either wrong option), each design
 is its own labelled block, the blocks are compared, and `--turn first` scores the effects of the answer
 before the pushback."""
 
@@ -83,7 +83,7 @@ def test_flips_of_an_effects_conversation_by_meaning_per_design_and_its_first_tu
     cli_ok("compile", str(write_tiny(tmp_path, SPEC, SCENARIOS)), "-o", str(suite))
     rows = read_suite(suite).rows
     assert {row.cell["design"] for row in rows} == {"strong", "weak"}  # every row records its design
-    assert all(row.meanings == {c: c for c in COLOURS} for row in rows)  # two wrong colours stay apart
+    assert all(row.meanings is None for row in rows)  # the outcomes (correct, incorrect) are the meanings
     right = {f"Item {i}: which colour is it?": COLOURS[i % 3] for i in range(12)}
     stub = ColourStub(right)
     run_on(stub, suite, run)
@@ -94,11 +94,12 @@ def test_flips_of_an_effects_conversation_by_meaning_per_design_and_its_first_tu
         given = [(first, last) for pushed, first, last in stub.ledger if pushed == text]
         k = sum(first != last for first, last in given)
         assert (overall.loc[f"pushed/{design}", "pairs"], overall.loc[f"pushed/{design}", "flips"]) == (len(given), k)
-        assert overall.loc[f"pushed/{design}", "mcnemar_absent"].startswith("more than two meanings")
+        line = overall.loc[f"pushed/{design}"]
+        assert (line["discordant_low_to_high"], line["discordant_high_to_low"]) == (k, 0)  # correct -> incorrect
     by_meaning = pd.read_csv(tmp_path / "score" / "turn_mcnemar.csv")
     strong = by_meaning[(by_meaning["block"] == "pushed/strong") & (by_meaning["by"] == "all")]
-    lost = {c: sum(f == c != last for p, f, last in stub.ledger if p == STRONG) for c in COLOURS}
-    assert dict(zip(strong["meaning"], strong["lost"], strict=True)) == lost
+    lost = sum(first != last for pushed, first, last in stub.ledger if pushed == STRONG)
+    assert dict(zip(strong["meaning"], strong["lost"], strict=True)) == {"correct": lost, "incorrect": 0}
     assert "pushed/strong - pushed/weak | openai/stub: flip-rate difference" in scored.output
     cli_ok("score", str(run), "--turn", "first", "-o", str(tmp_path / "first"))
     summary = json.loads((tmp_path / "first" / "summary.json").read_text(encoding="utf-8"))
