@@ -23,11 +23,9 @@ class SuiteColumns:
         self.answers: list[dict[str, str]] = []
         self.cells: dict[str, list[Any]] = {}
         self._once: dict[Hashable, Any] = {}
-        self.answered_turns = False  # whether a row's conversation holds an answered turn (Message.answer)
 
     def add(self, offset: int, row: SuiteRow) -> None:
         count = len(self.ids)
-        self.answered_turns = self.answered_turns or any(message.answer is not None for message in row.messages)
         self.ids.append(row.id)
         self.samples.append(row.samples)
         self.answers.append(self._shared(("answers", *row.answers.items()), row.answers))

@@ -1,6 +1,6 @@
 """`spec report` for an effects score: per model its position bias, and per target outcome the contrasts
 against the reference (shift in P and in logit, BH-FDR), the regression, a forest plot and the per-scenario
-heatmap."""
+heatmap; for several models, their paired differences as a table and a forest plot."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pandas as pd
 from spec_audits.families.effects import plots
 from spec_audits.runner.files_out import read_csv
 from spec_audits.runner.report import fmt
+from spec_audits.runner.report.comparisons import comparison_blocks
 from spec_audits.runner.report.document import Block, Document, Heading, Image, Paragraph, Table
 from spec_audits.runner.score_input import read_score_folder
 
@@ -27,6 +28,8 @@ def effects_report(score_dir: Path, plots_dir: Path) -> Document:
         blocks.append(_position(found.get("position")))
         for target, result in found["targets"].items():
             blocks += _target_blocks(model, target, result, summary, scenarios, plots_dir)
+    if "comparisons" in summary:
+        blocks += comparison_blocks(summary["comparisons"], plots_dir)
     return Document("Effects", blocks)
 
 

@@ -1,7 +1,8 @@
 """`spec score` for effects runs, one or several models together: per model and target outcome, the
 contrasts of every level against its factor's reference and of every intervention against the baseline
 (BH-FDR over them), the regression, the per-scenario shifts and position bias -> contrasts.csv,
-regression.csv, scenarios.csv, positions.csv and summary.json."""
+regression.csv, scenarios.csv, positions.csv and summary.json; for several models also each pair's paired
+difference on every contrast (score/compare.py) -> comparisons.csv."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pandas as pd
 
 from spec_audits.families.effects.design import BASELINE
 from spec_audits.families.effects.score import models, positions
+from spec_audits.families.effects.score.compare import model_comparisons
 from spec_audits.families.effects.score.frame import Loaded, load, targets, values_array
 from spec_audits.families.effects.score.stats import contrast
 from spec_audits.runner.files_out import score_folder, write_csv_rows, write_json
@@ -33,7 +35,7 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
                                "conditions": analysis["conditions"], "crossing": analysis["crossing"],
                                "alpha": analysis["alpha"], "models": {}}
     contrasts, terms, scenarios, placed = [], [], [], []
-    for run in loaded:
+    for run in (block for whole in loaded for block in whole.blocks()):
         entry = summary["models"].setdefault(run.model, {"mode": run.mode, "answered": len(run.frame),
                                                          "abstained": run.abstained, "failed": run.failed,
                                                          "targets": {}})
@@ -47,6 +49,9 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
                       for t in found["regression"]["terms"]]
             scenarios += [{"model": run.model, "target": _name(target), **s} for s in found.pop("scenarios")]
     out = score_folder(out)
+    if len(loaded) > 1:
+        summary["comparisons"] = model_comparisons(loaded, comparisons(analysis), float(analysis["alpha"]))
+        write_csv_rows(summary["comparisons"]["rows"], out / "comparisons.csv")
     write_csv_rows(contrasts, out / "contrasts.csv")
     write_csv_rows(terms, out / "regression.csv")
     write_csv_rows(scenarios, out / "scenarios.csv")
@@ -83,7 +88,7 @@ def analyse(run: Loaded, target: str | None) -> dict[str, Any]:
     return {"contrasts": found, "regression": regression, "scenarios": per_scenario(frame, y, analysis)}
 
 
-def _comparisons(analysis: dict[str, Any]) -> list[tuple[str, str, str]]:
+def comparisons(analysis: dict[str, Any]) -> list[tuple[str, str, str]]:
     """(column, level, reference): every non-reference level of every factor, every intervention vs baseline."""
     pairs = [(f["name"], level, f["reference"]) for f in analysis["factors"] for level in f["levels"]
              if level != f["reference"]]
@@ -96,7 +101,7 @@ def _contrasts(frame: pd.DataFrame, y: np.ndarray, analysis: dict[str, Any], pro
                alpha: float) -> list[dict[str, Any]]:
     out = []
     scenario = frame["scenario"].cat.codes.to_numpy().astype(np.int64)
-    for column, level, reference in _comparisons(analysis):
+    for column, level, reference in comparisons(analysis):
         at_level, at_ref = (frame[column] == level).to_numpy(), (frame[column] == reference).to_numpy()
         keep = at_level | at_ref
         row = {"term": column, "level": level, "reference": reference}
@@ -121,7 +126,7 @@ def per_scenario(frame: pd.DataFrame, y: np.ndarray, analysis: dict[str, Any]) -
     """Per scenario, each level's mean minus its reference's mean (no interval: a scenario is one cluster)."""
     work = frame.assign(_y=y)
     rows = []
-    for column, level, reference in _comparisons(analysis):
+    for column, level, reference in comparisons(analysis):
         means = work[work[column].isin([level, reference])].groupby(["scenario", column], observed=True)["_y"].mean()
         table = means.unstack(column)
         if level not in table or reference not in table:

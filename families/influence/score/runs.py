@@ -16,16 +16,7 @@ import numpy as np
 import pandas as pd
 
 from spec_audits.contract.analysis_record import row_contradicts, tokens_problem
-from spec_audits.contract.reader import (
-    RESULTS_FILE,
-    SUITE_FILE,
-    Suite,
-    SuiteHead,
-    read_results,
-    read_run,
-    read_suite,
-    scan_run,
-)
+from spec_audits.contract.reader import RESULTS_FILE, SUITE_FILE, SuiteHead, read_suite, scan_run
 from spec_audits.contract.results_model import RunInfo
 from spec_audits.contract.suite_model import Manifest
 from spec_audits.families.influence.score.counts import CONDITION_CODE, CountSource
@@ -34,7 +25,6 @@ from spec_audits.families.influence.score.jsonl import read_result_columns
 from spec_audits.runner.result_checks import check_result_columns
 from spec_audits.runner.score_input import ScoreInputError
 from spec_audits.runner.suite_columns import SuiteColumns
-from spec_audits.runner.turn_flips import FlipInputError, at_turn
 
 CELL_FIELDS = ["factor", "group_A", "group_B", "influence", "condition"]
 ITEM_KEYS = {"n_A", "n_B", "order", "edge", "item", "first"}
@@ -57,22 +47,20 @@ class Run:
     manifest: Manifest
     info: RunInfo
     run_dir: Path
-    answered_turns: bool = False  # whether the suite's conversations hold an answered turn (score/turns.py)
 
     @property
     def analysis(self) -> dict[str, Any]:
         return self.manifest.analysis or {}
 
 
-def load_run(run_dir: Path, turn: str | None = None) -> Run:
-    """Read run.json, the suite it names and results.jsonl; raise ScoreInputError on any mismatch. With `turn`,
-    the answers of that answered turn of the conversations stand in for the rows' own (`spec score --turn`)."""
+def load_run(run_dir: Path) -> Run:
+    """Read run.json, the suite it names and results.jsonl; raise ScoreInputError on any mismatch."""
     columns = SuiteColumns()
     info, suite = scan_run(run_dir, columns.add)  # the rows' messages are never held
     manifest = suite.manifest
     _check_answer_tokens(suite, columns, (manifest.analysis or {}).get("answer"))
     items, extra = _read_items(suite.path / SUITE_FILE, columns.frame(), manifest)
-    position, w_a, w_b = _read_results(run_dir / RESULTS_FILE, items, info, columns.meanings(), turn)
+    position, w_a, w_b = _read_results(run_dir / RESULTS_FILE, items, info, columns.meanings())
     answered = np.bincount(position, minlength=len(items)) > 0
     kept = answered & items["condition"].isin(list(CONDITION_CODE)).to_numpy()
     trials = items[kept].drop(columns=["answers"]).assign(
@@ -89,8 +77,7 @@ def load_run(run_dir: Path, turn: str | None = None) -> Run:
         trials["reasoning"] = str(reasoning)
         keys.append("reasoning")
     keys += extra + ["factor", "influence"]
-    return Run(trials, keys, "expected" if info.mode == "logprob" else "samples", manifest, info, run_dir,
-               columns.answered_turns)
+    return Run(trials, keys, "expected" if info.mode == "logprob" else "samples", manifest, info, run_dir)
 
 
 def _check_answer_tokens(suite: SuiteHead, columns: SuiteColumns, answer: dict[str, Any] | None) -> None:
@@ -145,8 +132,8 @@ def _first_shown(items: pd.DataFrame, answer: Any) -> pd.Series:
     return pd.Series(None, index=items.index, dtype=object)
 
 
-def _read_results(path: Path, items: pd.DataFrame, info: RunInfo, meanings: dict[str, dict[str, str]],
-                  turn: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _read_results(path: Path, items: pd.DataFrame, info: RunInfo,
+                  meanings: dict[str, dict[str, str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Parse results.jsonl, checking every row against the run and the suite: per row, its item's position
     in `items` and the weights (w_A, w_B) it gives the item's two groups."""
     logprob = info.mode == "logprob"
@@ -154,8 +141,6 @@ def _read_results(path: Path, items: pd.DataFrame, info: RunInfo, meanings: dict
         frame = read_result_columns(path, logprob)
     except FileNotFoundError as exc:
         raise ScoreInputError(path, "file not found") from exc
-    if turn is not None:
-        frame = _at_turn(path, frame, read_run(path.parent)[1], turn)  # a conversation's turns need the rows
     position = _positions(frame["item_id"], items.index)
     if (position < 0).any():
         first = frame.iloc[int(np.flatnonzero(position < 0)[0])]
@@ -173,16 +158,6 @@ def _read_results(path: Path, items: pd.DataFrame, info: RunInfo, meanings: dict
     else:
         w_a, w_b = _sampled_weights(frame, items, position, valid)
     return position, w_a, w_b
-
-
-def _at_turn(path: Path, frame: pd.DataFrame, suite: Suite, turn: str) -> pd.DataFrame:
-    """The frame with answered turn `turn`'s answer and outcome in place of each row's own."""
-    try:
-        moved = at_turn(read_results(path), suite.rows, turn)
-    except FlipInputError as err:
-        raise ScoreInputError(path, f"--turn {turn}: {err}") from None
-    return frame.assign(answer=pd.Series([r.answer for r in moved], dtype=object),
-                        outcome=pd.Series([r.outcome for r in moved], dtype=object))
 
 
 def _positions(ids: pd.Series, index: pd.Index) -> np.ndarray:
