@@ -13,6 +13,7 @@ from spec_audits.runner.report.document import Document, Image
 from spec_audits.runner.report.html import render_html
 from spec_audits.runner.report.markdown import render_markdown
 from spec_audits.runner.score_input import ScoreInputError
+from spec_audits.runner.view_cli import view_for_report
 
 SUMMARY = "summary.json"
 
@@ -46,9 +47,11 @@ def build_report(score_dir: Path, out: Path) -> list[Path]:
     doc = _document(family.report, score_dir, out)
     out.mkdir(parents=True, exist_ok=True)
     md, html = out / "report.md", out / "report.html"
+    view = view_for_report(score_folder(score_dir), out)
     write_text(md, render_markdown(doc, out))
-    write_text(html, render_html(doc))
-    return [html, md, *(block.path for block in doc.blocks if isinstance(block, Image))]
+    write_text(html, render_html(doc, None if view is None else view.name))
+    return [html, md, *([] if view is None else [view]),
+            *(block.path for block in doc.blocks if isinstance(block, Image))]
 
 
 def _summary(path: Path) -> dict[str, Any]:
