@@ -6,33 +6,8 @@ from pathlib import Path
 
 import click
 
-from spec_audits.contract.reader import RUN_FILE
-from spec_audits.runner.files_out import write_text
-from spec_audits.runner.study import is_study
-from spec_audits.runner.view_data import view_data
-from spec_audits.runner.view_page import render_page
+from spec_audits.runner.view_data import write_view
 from spec_audits.terminal import echo
-
-PAGE = "view.html"
-
-
-def write_view(folder: Path, out: Path | None = None) -> Path:
-    """Write view.html for `folder` into `out` (by default beside report.html when a score folder exists, else
-    into `folder`) and return its path."""
-    data, beside = view_data(folder)
-    path = (out or beside) / PAGE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_text(path, render_page(data))
-    return path
-
-
-def view_for_report(score_dir: Path, out: Path) -> Path | None:
-    """The page `spec report` writes beside report.html (into `out`) when the score folder is the score/ folder
-    of a run or study, whose answers it shows; None for a score folder of a published table."""
-    parent = score_dir.resolve().parent
-    if not (parent / RUN_FILE).is_file() and not is_study(parent):
-        return None
-    return write_view(parent, out)
 
 
 @click.command("view")

@@ -12,15 +12,18 @@ import json
 from pathlib import Path
 from typing import Any
 
-from spec_audits.contract.reader import ContractError, read_results, read_run
+from spec_audits.contract.reader import RUN_FILE, ContractError, read_results, read_run
 from spec_audits.contract.results_model import ResultRow
 from spec_audits.contract.suite_model import EMBEDDED_JUDGE, EXTRACTION_SLOT, FOLLOWUP_SLOTS, SuiteRow
 from spec_audits.runner.conversation import ConversationStopped, fill_turn
+from spec_audits.runner.files_out import write_text
 from spec_audits.runner.item_runner import fill_slots
 from spec_audits.runner.results_io import final_rows
 from spec_audits.runner.study import expand_runs, is_study
+from spec_audits.runner.view_page import render_page
 
 Turn = dict[str, str]
+PAGE = "view.html"
 
 
 def run_folders(folder: Path) -> tuple[list[Path], Path]:
@@ -88,8 +91,8 @@ def transcript(row: SuiteRow, result: ResultRow) -> list[Turn]:
         return [*turns, {"role": "note", "text": f"failed: {result.error}"}]
     turns.append({"role": "assistant", "text": result.response or "", "note": "the answer"})
     if row.extract is not None:
-        turns.append({"role": "extraction", "text": row.extract.prompt.replace(EXTRACTION_SLOT, result.response or "", 1),
-                      "note": "extraction prompt"})
+        prompt = row.extract.prompt.replace(EXTRACTION_SLOT, result.response or "", 1)
+        turns.append({"role": "extraction", "text": prompt, "note": "extraction prompt"})
         turns.append({"role": "extraction", "text": result.extraction or "", "note": "extraction reply"})
     turns.extend(_followups(row, result))
     return turns
@@ -102,7 +105,8 @@ def _followups(row: SuiteRow, result: ResultRow) -> list[Turn]:
         reply = (result.followups or {}).get(followup.name)
         if not isinstance(reply, dict):
             continue
-        turns.append({"role": "user", "text": fill_slots(followup.content, filled), "note": f"follow-up {followup.name}"})
+        turns.append({"role": "user", "text": fill_slots(followup.content, filled),
+                      "note": f"follow-up {followup.name}"})
         turns.append({"role": "assistant", "text": str(reply.get("response") or "")})
         if "judge_response" in reply:
             turns.append({"role": "judge", "text": str(reply.get("judge_response") or ""),
@@ -165,3 +169,22 @@ def view_data(folder: Path) -> tuple[dict[str, Any], Path]:
     title = abouts[0]["suite"] if abouts else folder.name
     return {"title": title, "runs": abouts, "factors": {k: sorted(v) for k, v in sorted(factors.items())},
             "headline": headline(out), "rows": records}, out
+
+
+def write_view(folder: Path, out: Path | None = None) -> Path:
+    """Write view.html for `folder` into `out` (by default beside report.html when a score folder exists, else
+    into `folder`) and return its path."""
+    data, beside = view_data(folder)
+    path = (out or beside) / PAGE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_text(path, render_page(data))
+    return path
+
+
+def view_for_report(score_dir: Path, out: Path) -> Path | None:
+    """The page `spec report` writes beside report.html (into `out`) when the score folder is the score/ folder
+    of a run or study, whose answers it shows; None for a score folder of a published table."""
+    parent = score_dir.resolve().parent
+    if not (parent / RUN_FILE).is_file() and not is_study(parent):
+        return None
+    return write_view(parent, out)

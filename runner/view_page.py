@@ -63,7 +63,8 @@ function table(id, header) {
   const head = el('thead'); head.appendChild(tr); t.appendChild(head); const body = el('tbody'); t.appendChild(body);
   return body;
 }
-function counts(rows) { const c = {}; rows.forEach((r) => { const a = answerOf(r); c[a] = (c[a] || 0) + 1; }); return c; }
+function counts(rows) {
+  const c = {}; rows.forEach((r) => { const a = answerOf(r); c[a] = (c[a] || 0) + 1; }); return c; }
 function share(rows) { const c = counts(rows);
   return Object.keys(c).sort().map((a) => a + ' ' + (100 * c[a] / rows.length).toFixed(1) + '%').join(', '); }
 
@@ -85,7 +86,8 @@ function renderCells(rows) {
   const body = table('cells', ['model', ...factors, 'n', 'parsed', 'answers (share of n)']);
   [...groups.keys()].sort().forEach((k) => { const g = groups.get(k); const [model, levels] = JSON.parse(k);
     const tr = el('tr', null, 'pick' + (state.cell === k ? ' chosen' : ''));
-    [model, ...levels, g.length, g.filter((r) => r.parsed).length, share(g)].forEach((v) => tr.appendChild(el('td', v)));
+    [model, ...levels, g.length, g.filter((r) => r.parsed).length, share(g)]
+      .forEach((v) => tr.appendChild(el('td', v)));
     tr.addEventListener('click', () => { state.cell = k; state.row = null; render(); });
     body.appendChild(tr); });
 }
@@ -131,7 +133,8 @@ function init() {
   factors.forEach((f, i) => selectFor(f, 'filter-factor-' + i, D.factors[f], 'factor', f));
   selectFor('model', 'filter-model', [...new Set(D.rows.map((r) => r.model))].sort());
   selectFor('answer', 'filter-answer', [...new Set(D.rows.map(answerOf))].sort());
-  const parsed = selectFor('parsed', 'filter-parsed', []); option(parsed, 'parsed', 'parsed'); option(parsed, 'unparsed', 'unparsed');
+  const parsed = selectFor('parsed', 'filter-parsed', []);
+  option(parsed, 'parsed', 'parsed'); option(parsed, 'unparsed', 'unparsed');
   factors.forEach((f) => option($('by'), f, f)); $('by').addEventListener('change', render);
   render();
 }

@@ -13,7 +13,7 @@ from spec_audits.runner.report.document import Document, Image
 from spec_audits.runner.report.html import render_html
 from spec_audits.runner.report.markdown import render_markdown
 from spec_audits.runner.score_input import ScoreInputError
-from spec_audits.runner.view_cli import view_for_report
+from spec_audits.runner.view_data import view_for_report
 
 SUMMARY = "summary.json"
 

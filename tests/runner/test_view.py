@@ -22,8 +22,10 @@ def _conversation_row() -> tuple[object, ResultRow]:
         "messages": [{"role": "system", "content": "Be brief."},
                      {"role": "user", "content": "Tea or coffee? A: tea B: coffee"},
                      {"role": "assistant", "generate": True,
-                      "answer": {"name": "first", "answers": {"A": "a", "B": "b"}, "options": {"A": "tea", "B": "coffee"}}},
-                     {"role": "user", "content": "You chose {{ first.option }}, not {{ first.other }}. Sure?", "fill": True}],
+                      "answer": {"name": "first", "answers": {"A": "a", "B": "b"},
+                                 "options": {"A": "tea", "B": "coffee"}}},
+                     {"role": "user", "content": "You chose {{ first.option }}, not {{ first.other }}. Sure?",
+                      "fill": True}],
         "samples": 1, "cell": {"arm": "x"}, "answers": {"A": "a", "B": "b"}, "decode": {"max_tokens": 2},
         "followups": [{"name": "why", "content": "Why {{ answer }}?",
                        "judge": {"labels": ["yes", "no"], "prompt": "Judge: {{ reply }}"}}]})
@@ -93,7 +95,7 @@ def test_a_folder_that_is_no_run_is_a_located_error(tmp_path: Path) -> None:
 def test_the_report_links_the_page_it_writes_beside_itself(tmp_path: Path) -> None:
     from spec_audits.runner.report.document import Document
     from spec_audits.runner.report.html import render_html
-    from spec_audits.runner.view_cli import view_for_report
+    from spec_audits.runner.view_data import view_for_report
 
     folder = study(tmp_path)
     assert view_for_report(folder / "score", folder / "score") == folder / "score" / "view.html"

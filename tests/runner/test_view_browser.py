@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from spec_audits.runner.view_cli import write_view
+from spec_audits.runner.view_data import write_view
 from tests.runner.view_fixtures import HOSTILE, study
 
 DRIVER = Path("/usr/bin/chromedriver")
