@@ -6,6 +6,7 @@ record, null when none), never "is one of the valid answers in the text" (which 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 SENT_AS = {"temperature": "temperature", "max_tokens": "max_tokens", "top_p": "top_p", "top_k": "top_k",
@@ -101,6 +102,6 @@ def promptfoo_assert() -> str:
     return PROMPTFOO_ASSERT.format()
 
 
-def provider_config(decode: dict[str, Any]) -> dict[str, Any]:
+def provider_config(decode: Mapping[str, Any]) -> dict[str, Any]:
     """promptfoo's OpenAI-style provider config for a suite's decode settings (answer_line is never sent)."""
     return {key: value for key, value in decode.items() if key != "answer_line"}
