@@ -169,6 +169,8 @@ def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, verbos
     """
     if verbose:
         os.environ[VERBOSE_ENV] = "1"
+    if DEFAULT_MODEL in models and not batch_action:
+        echo(EMBEDDED_NOTE, err=True)
     runs: tuple[str | None, ...] = efforts or (None,)
     study = len(models) * len(runs) > 1
     out = out or _default_out(suite_dir, "study" if study else slug(models[0]), options["shard"])
@@ -182,6 +184,11 @@ def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, verbos
         click.echo(f"spec run: {failed} item(s) failed; their reasons are in results.jsonl. Rerun the same command "
                    "with --retry-failed to ask them again", err=True)
         click.get_current_context().exit(exits.PARTIAL)
+
+
+EMBEDDED_NOTE = (f"model: {DEFAULT_MODEL}, the embedded offline base model (gemma-3 270M, 4-bit, run on this CPU): "
+                 "it shows that the audit runs end to end; its answers are no finding about any deployed model. "
+                 "Audit a model with --model PROVIDER/MODEL (e.g. openai/gpt-4o-mini).")
 
 
 def _run_one(config: RunConfig, dry_run: bool, action: str | None = None) -> int:
@@ -204,7 +211,16 @@ def _run_one(config: RunConfig, dry_run: bool, action: str | None = None) -> int
         f"{summary.run_dir}: {summary.done} answered, {summary.failed} failed of {summary.planned} "
         f"({summary.mode} mode{resumed}); {summary.calls} calls, {summary.cache_hits} cache hits"
     )
+    echo(usage_line(summary.usage))
     return summary.failed
+
+
+def usage_line(usage: dict[str, Any]) -> str:
+    """The run's tokens and estimated cost, as run.json records them."""
+    cost = usage.get("cost_usd")
+    price = "no price known to litellm" if cost is None else f"estimated cost ${cost:,.4f}"
+    return (f"  tokens: {usage.get('prompt_tokens', 0):,} prompt + {usage.get('completion_tokens', 0):,} completion; "
+            f"{price} (calls answered from the response cache cost nothing)")
 
 
 @click.command("merge")

@@ -91,3 +91,4 @@ class RunSummary:
     calls: int
     cache_hits: int
     notes: list[str] = field(default_factory=list)
+    usage: dict[str, Any] = field(default_factory=dict)  # run.json's usage: tokens and estimated cost
