@@ -84,7 +84,10 @@ function renderCells(rows) {
   const groups = new Map(); rows.forEach((r) => { const k = cellKey(r);
     if (!groups.has(k)) groups.set(k, []); groups.get(k).push(r); });
   const body = table('cells', ['model', ...factors, 'n', 'parsed', 'answers (share of n)']);
-  [...groups.keys()].sort().forEach((k) => { const g = groups.get(k); const [model, levels] = JSON.parse(k);
+  const keys = [...groups.keys()].sort();
+  $('cells-note').textContent = keys.length + ' cells' + (keys.length > ROW_LIMIT
+    ? ' (the first ' + ROW_LIMIT + ' listed; filter to see others)' : '');
+  keys.slice(0, ROW_LIMIT).forEach((k) => { const g = groups.get(k); const [model, levels] = JSON.parse(k);
     const tr = el('tr', null, 'pick' + (state.cell === k ? ' chosen' : ''));
     [model, ...levels, g.length, g.filter((r) => r.parsed).length, share(g)]
       .forEach((v) => tr.appendChild(el('td', v)));
@@ -158,6 +161,7 @@ Factor: <select id="by"></select></p>
 <table id="levels"></table>
 <h2>Cells</h2>
 <p class="muted">One row per model and cell (every factor's level); click a cell to list its rows.</p>
+<p id="cells-note" class="muted"></p>
 <table id="cells"></table>
 <h2>Rows</h2>
 <p id="rows-note" class="muted"></p>

@@ -81,6 +81,7 @@ def test_filter_then_click_through_to_a_transcript(browser: Any, tmp_path: Path)
     survey.click()  # a level filters the cells to it
     cells = _table(browser, "cells")
     assert cells and all(row["model"] == "openai/stub-b" and row["influence"] == "survey" for row in cells)
+    assert browser.find_element("id", "cells-note").text == f"{len(cells)} cells"
     browser.find_element("css selector", "#cells tbody tr").click()  # a cell lists its rows
     rows = _table(browser, "rows")
     assert len(rows) == int(cells[0]["n"]) and all(row["order"] == cells[0]["order"] for row in rows)
