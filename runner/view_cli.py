@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from spec_audits.runner.view_data import write_view
+from spec_audits.runner.view_data import run_folders, write_view
 from spec_audits.terminal import echo
 
 
@@ -23,6 +23,9 @@ def view(folder: Path) -> None:
       spec view runs/triage-local
       spec view runs/triage-study/score
     """
-    path = write_view(folder)
+    from spec_audits.runner.report.build import score_headline
+
+    _, score = run_folders(folder)
+    path = write_view(folder, headline=score_headline(score))
     echo(str(path))
     echo(f"open it in a browser, e.g. file://{path.resolve()}")

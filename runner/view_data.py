@@ -8,7 +8,6 @@ Nothing here is parsed as markup: the page (runner/view_page.py) sets every text
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from spec_audits.contract.suite_model import EMBEDDED_JUDGE, EXTRACTION_SLOT, FO
 from spec_audits.runner.conversation import ConversationStopped, fill_turn
 from spec_audits.runner.files_out import write_text
 from spec_audits.runner.item_runner import fill_slots
+from spec_audits.runner.report.document import Table
 from spec_audits.runner.results_io import final_rows
 from spec_audits.runner.study import expand_runs, is_study
 from spec_audits.runner.view_page import render_page
@@ -137,23 +137,12 @@ def run_records(run_dir: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return about, records
 
 
-def headline(score_dir: Path) -> list[list[str]]:
-    """The score's top-level figures (summary.json's numbers and short texts), as label/value pairs."""
-    path = score_dir / "summary.json"
-    if not path.is_file():
-        return []
-    try:
-        summary = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError):
-        return []
-    if not isinstance(summary, dict):
-        return []
-    return [[str(key), str(value)] for key, value in summary.items()
-            if isinstance(value, int | float | str) and not isinstance(value, bool) and len(str(value)) <= 80]
+Headline = tuple[Table, str]
+"""The report's first table and its "how to read this" line (runner/report/cold.py, first_table)."""
 
 
-def view_data(folder: Path) -> tuple[dict[str, Any], Path]:
-    """Everything the page shows, and the folder it is written to."""
+def view_data(folder: Path, headline: Headline | None = None) -> tuple[dict[str, Any], Path]:
+    """Everything the page shows (`headline`, the score's, when it is scored), and the folder it goes to."""
     runs, out = run_folders(folder)
     abouts, records = [], []
     for run in runs:
@@ -168,23 +157,25 @@ def view_data(folder: Path) -> tuple[dict[str, Any], Path]:
                 factors[key].append(value)
     title = abouts[0]["suite"] if abouts else folder.name
     return {"title": title, "runs": abouts, "factors": {k: sorted(v) for k, v in sorted(factors.items())},
-            "headline": headline(out), "rows": records}, out
+            "headline": None if headline is None else {"header": headline[0].header, "rows": headline[0].rows,
+                                                       "note": headline[1]},
+            "rows": records}, out
 
 
-def write_view(folder: Path, out: Path | None = None) -> Path:
+def write_view(folder: Path, out: Path | None = None, headline: Headline | None = None) -> Path:
     """Write view.html for `folder` into `out` (by default beside report.html when a score folder exists, else
     into `folder`) and return its path."""
-    data, beside = view_data(folder)
+    data, beside = view_data(folder, headline)
     path = (out or beside) / PAGE
     path.parent.mkdir(parents=True, exist_ok=True)
     write_text(path, render_page(data))
     return path
 
 
-def view_for_report(score_dir: Path, out: Path) -> Path | None:
+def view_for_report(score_dir: Path, out: Path, headline: Headline | None = None) -> Path | None:
     """The page `spec report` writes beside report.html (into `out`) when the score folder is the score/ folder
     of a run or study, whose answers it shows; None for a score folder of a published table."""
     parent = score_dir.resolve().parent
     if not (parent / RUN_FILE).is_file() and not is_study(parent):
         return None
-    return write_view(parent, out)
+    return write_view(parent, out, headline)

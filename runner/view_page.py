@@ -130,9 +130,11 @@ function init() {
   document.title = 'Transcripts: ' + D.title; $('title').textContent = 'Transcripts: ' + D.title;
   D.runs.forEach((run) => $('runs').appendChild(el('li', run.run + ': ' + run.model + ' (' + run.mode + ')')));
   if (D.runs.some((run) => run.embedded)) $('caveat').hidden = false;
-  const hb = table('headline', ['figure', 'value']); D.headline.forEach(([k, v]) => { const tr = el('tr');
-    tr.appendChild(el('td', k)); tr.appendChild(el('td', v)); hb.appendChild(tr); });
-  if (D.headline.length === 0) $('headline').hidden = true;
+  if (D.headline === null) { $('headline').hidden = true; $('headline-note').textContent =
+      'Score the run (spec score) and write this page again to see its headline figures here.'; } else {
+    const hb = table('headline', D.headline.header); D.headline.rows.forEach((row) => { const tr = el('tr');
+      row.forEach((v) => tr.appendChild(el('td', v))); hb.appendChild(tr); });
+    $('headline-note').textContent = D.headline.note; }
   factors.forEach((f, i) => selectFor(f, 'filter-factor-' + i, D.factors[f], 'factor', f));
   selectFor('model', 'filter-model', [...new Set(D.rows.map((r) => r.model))].sort());
   selectFor('answer', 'filter-answer', [...new Set(D.rows.map(answerOf))].sort());
@@ -151,6 +153,7 @@ for audits) answered at least one of these runs: its answers show that the pipel
 model behaves. Read no finding into them.</p>
 <h2>Headline figures</h2>
 <table id="headline"></table>
+<p id="headline-note" class="muted"></p>
 <h2>Filters</h2>
 <div id="filters" class="filters"></div>
 <p id="count"></p>

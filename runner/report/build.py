@@ -10,8 +10,8 @@ from typing import Any
 
 from spec_audits.families import registry
 from spec_audits.runner.files_out import write_text
-from spec_audits.runner.report.cold import headline, readable, runs_behind
-from spec_audits.runner.report.document import Document, Image
+from spec_audits.runner.report.cold import first_table, headline, readable, runs_behind
+from spec_audits.runner.report.document import Document, Image, Table
 from spec_audits.runner.report.html import render_html
 from spec_audits.runner.report.markdown import render_markdown
 from spec_audits.runner.score_input import ScoreInputError
@@ -61,12 +61,20 @@ def score_lines(score_dir: Path, scored: str) -> list[str]:
             *transcripts]
 
 
+def score_headline(score_dir: Path) -> tuple[Table, str] | None:
+    """The first table of the report of a `spec score` folder (None when there is none), its plots discarded."""
+    if not (score_dir / SUMMARY).is_file():
+        return None
+    with tempfile.TemporaryDirectory() as plots:
+        return first_table(report_document(score_dir, Path(plots)))
+
+
 def build_report(score_dir: Path, out: Path) -> list[Path]:
     """Write the report files (and plots/*.png) into `out` and return their paths."""
     doc = report_document(score_dir, out / "plots")
     out.mkdir(parents=True, exist_ok=True)
     md, html = out / "report.md", out / "report.html"
-    view = view_for_report(score_folder(score_dir), out)
+    view = view_for_report(score_folder(score_dir), out, first_table(doc))
     write_text(md, render_markdown(doc, out))
     write_text(html, render_html(doc, None if view is None else view.name))
     return [html, md, *([] if view is None else [view]),

@@ -75,11 +75,22 @@ def readable(doc: Document, score_dir: Path) -> Document:
     return Document(title, blocks)
 
 
+def first_table(doc: Document) -> tuple[Table, str] | None:
+    """The report's first table, its headline, and the "how to read this" line under it ('' when none)."""
+    for index, block in enumerate(doc.blocks):
+        if isinstance(block, Table):
+            after = doc.blocks[index + 1] if index + 1 < len(doc.blocks) else None
+            note = after.text if isinstance(after, Paragraph) and after.text.startswith("How to read") else ""
+            return block, note
+    return None
+
+
 def headline(doc: Document, rows: int = 8) -> list[str]:
     """The report's first table as console lines (header, then up to `rows` rows): what `spec score` prints."""
-    table = next((block for block in doc.blocks if isinstance(block, Table)), None)
-    if table is None:
+    found = first_table(doc)
+    if found is None:
         return []
+    table = found[0]
     shown = [table.header, *table.rows[:rows]]
     widths = [max(len(row[i]) for row in shown if i < len(row)) for i in range(len(table.header))]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)).rstrip() for row in shown]

@@ -66,3 +66,9 @@ def test_spec_score_prints_its_headline_and_what_comes_next(tmp_path: Path, monk
     assert lines[4].startswith("golden_oneorder  ") and lines[5] == ""
     assert lines[-2:] == ["next: spec report native/score     (report.html and report.md, with plots)",
                           "      spec view native     (every answer's transcript)"]
+    viewed = CliRunner().invoke(main, ["view", "native"])  # the page opens on the same headline table
+    assert viewed.exception is None and viewed.output.splitlines()[0] == "native/score/view.html"
+    page = Path("native/score/view.html").read_text(encoding="utf-8")
+    data = json.loads(page.split('<script type="application/json" id="data">')[1].split("</script>")[0])
+    assert data["headline"]["header"][:2] == ["Benchmark", "Mean |shift|"]
+    assert data["headline"]["rows"][0][0] == "golden_oneorder" and data["headline"]["note"].startswith("How to")

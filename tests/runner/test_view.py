@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from spec_audits.cli import main
 from spec_audits.contract.results_model import ResultRow
 from spec_audits.contract.writer import suite_row
+from spec_audits.runner.report.document import Table
 from spec_audits.runner.view_data import transcript, view_data
 from spec_audits.runner.view_page import embedded_json, render_page
 from tests.runner.view_fixtures import HOSTILE, study
@@ -66,7 +67,7 @@ def test_no_text_can_end_the_data_element_or_open_markup() -> None:
     text = embedded_json({"t": HOSTILE + "</script><!--\u2028\u202e"})
     assert not re.search(r"[<>&]", text) and "\u2028" not in text
     assert json.loads(text) == {"t": HOSTILE + "</script><!--\\u2028\\u202e"}  # shown as escapes, not obeyed
-    page = render_page({"title": HOSTILE, "runs": [], "factors": {}, "headline": [], "rows": []})
+    page = render_page({"title": HOSTILE, "runs": [], "factors": {}, "headline": None, "rows": []})
     assert HOSTILE not in page and page.count("<script") == 2
 
 
@@ -79,10 +80,12 @@ def test_view_writes_beside_the_report_and_reads_every_model(tmp_path: Path) -> 
     assert out == folder and {r["model"] for r in data["rows"]} == {"openai/stub-a", "openai/stub-b"}
     assert len(data["rows"]) == 18 and data["factors"]["influence"] == sorted(["none", "survey", HOSTILE])
     assert {r["parsed"] for r in data["rows"]} == {True, False}  # the stub leaves some unparsed
+    assert data["headline"] is None
     (folder / "score").mkdir()
-    (folder / "score" / "summary.json").write_text('{"family": "influence", "trials": 18}', encoding="utf-8")
-    data, out = view_data(folder / "score")
-    assert out == folder / "score" and data["headline"] == [["family", "influence"], ["trials", "18"]]
+    (folder / "score" / "summary.json").write_text('{"family": "influence"}', encoding="utf-8")
+    data, out = view_data(folder / "score", (Table(["a", "q (BH)"], [["1", "0.5"]]), "How to read this: q"))
+    assert out == folder / "score"
+    assert data["headline"] == {"header": ["a", "q (BH)"], "rows": [["1", "0.5"]], "note": "How to read this: q"}
 
 
 def test_a_folder_that_is_no_run_is_a_located_error(tmp_path: Path) -> None:
