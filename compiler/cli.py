@@ -19,6 +19,8 @@ from spec_audits.terminal import echo, visible
 class SpecFailed(click.ClickException):
     """A spec with mistakes: the rendered diagnostics, exit status 1."""
 
+    own_lines = True  # each diagnostic's lines, a spec's control characters shown as escapes
+
     def format_message(self) -> str:
         return self.message
 

@@ -24,6 +24,7 @@ from spec_audits.contract.results_model import ResultRow
 from spec_audits.contract.suite_model import SuiteRow
 from spec_audits.runner.conversation import read_answer
 from spec_audits.runner.imported import ImportedRun, ImportInputError, write_runs
+from spec_audits.safe_files import read_text_capped
 
 
 def _sent(row: SuiteRow) -> list[dict[str, str]]:
@@ -95,8 +96,8 @@ def _inspect_rows(path: Path, suite: Suite, rows: dict[str, SuiteRow]) -> Import
 
 def _promptfoo_results(path: Path) -> list[dict[str, Any]]:
     try:
-        found = json.loads(path.read_text(encoding="utf-8"))["results"]["results"]
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as err:
+        found = json.loads(read_text_capped(path))["results"]["results"]
+    except (ValueError, KeyError, TypeError) as err:
         raise ImportInputError(path, f"not a promptfoo results file (`promptfoo eval -o FILE.json`): {err}") from None
     if not isinstance(found, list) or not all(isinstance(result, dict) for result in found):
         raise ImportInputError(path, "results.results is not a list of results")

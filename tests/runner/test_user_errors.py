@@ -16,7 +16,9 @@ import pytest
 from click.testing import CliRunner
 
 from spec_audits.cli import main
+from spec_audits.runner import files_out
 from spec_audits.runner.run_lock import LOCK_FILE
+from spec_audits.safe_files import fresh_opener
 from tests.stub_server import StubServer
 from tests.support import FIXTURES, ROOT
 
@@ -128,12 +130,20 @@ def test_the_file_size_limit_leaves_no_half_merged_run(tmp_path: Path) -> None:
     assert left in ([], [LOCK_FILE])  # a second merge into it is not refused as 'exists'; the lock file stays
 
 
-def test_a_full_disk_leaves_the_report_unwritten(tmp_path: Path) -> None:
+def test_a_full_disk_leaves_the_report_unwritten(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     if not Path("/dev/full").exists():
         pytest.skip("needs /dev/full, the device whose every write fails with ENOSPC")
     scored = tmp_path / "scored"
     assert _spec("score", "--counts", COUNTS, "-o", scored, "--bootstrap", "20")[0] == 0
-    (scored / "report.html.partial").symlink_to("/dev/full")  # the disk fills as report.html is written
+
+    def full_disk(path: str, flags: int) -> int:  # the disk fills as report.html is written
+        made = fresh_opener(path, flags)  # the partial file is made, as on a real disk
+        if not path.endswith("report.html.partial"):
+            return made
+        os.close(made)
+        return os.open("/dev/full", os.O_WRONLY | os.O_CLOEXEC)  # and every write to it fails
+
+    monkeypatch.setattr(files_out, "fresh_opener", full_disk)
     status, output = _spec("report", scored)
     assert status == 1
     assert output == f"Error: {scored / 'report.html'}: No space left on device; the disk is full: free some " \
@@ -203,6 +213,9 @@ def test_a_huge_sample_number_is_a_located_error(tmp_path: Path) -> None:
     assert f"Error: {results}:3: not a result row (ValueError('sample {10**30} is no sample index'))" in output
 
 
+COUNTS_HEADER = "benchmark,model,factor,influence,group_A,group_B,c_0_A,c_0_B,c_A_A,c_A_B,c_B_A,c_B_B\n"
+
+
 @pytest.mark.parametrize(("flag", "content", "message"), [
     ("--cells", "", "the file is empty: expected a header (target_bias, human_bias, n, mean_delta, std_delta)"),
     ("--counts", "", "cannot read the counts table (No columns to parse from file)"),
@@ -212,7 +225,13 @@ def test_a_huge_sample_number_is_a_located_error(tmp_path: Path) -> None:
      ", row 2, column 'std_delta': 'inf' is not a finite number"),
     ("--counts", "benchmark,model,factor,influence,group_A,group_B,c_0_A,c_0_B,c_A_A,c_A_B,c_B_A,c_B_B\n"
                  "t,m,f,i,a,b,1,2,3,4,5,six\n", ", row 1, column 'c_B_B': count 'six' is not a number"),
-], ids=["cells-empty", "counts-empty", "cells-text", "cells-infinite", "counts-text"])
+    ("--counts", f"{COUNTS_HEADER}t,m,f,i,a,b,1,2,3,4,5,6\nt,m,g,i,a,b,1,2,3,4,5,1e+308\n",
+     ", row 2, column 'c_B_B': count '1e+308' is more than 1,000,000,000, the most trials one count may hold"),
+    ("--counts", f"{COUNTS_HEADER}t,m,f,i,a,b,1,2,-3,4,5,6\n", ", row 1, column 'c_A_A': count '-3' is negative"),
+    ("--counts", f"{COUNTS_HEADER}t,m,f,i,a,b,1,2.5,3,4,5,6\n",
+     ", row 1, column 'c_0_B': count '2.5' is not an integer"),
+], ids=["cells-empty", "counts-empty", "cells-text", "cells-infinite", "counts-text", "counts-huge", "counts-negative",
+        "counts-fraction"])
 def test_hostile_tables_are_located_errors(tmp_path: Path, flag: str, content: str, message: str) -> None:
     table = tmp_path / "table.csv"
     table.write_text(content, encoding="utf-8")

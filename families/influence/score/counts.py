@@ -12,6 +12,7 @@ A logprob run adds, per arm, the sums its between-item intervals need (`v_X_*`, 
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, cast
@@ -20,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from spec_audits.runner.score_input import ScoreInputError
+from spec_audits.safe_files import read_bytes_capped
 
 BASE_KEYS = ["benchmark", "model", "factor", "influence"]
 LABELS = ["group_A", "group_B"]
@@ -33,6 +35,8 @@ MOMENTS = [f"v_{code}_{s}" for code in "0AB" for s in ("items", "m2", "B2", "Bm"
 NO_ORDER_COLUMNS = "the counts table has no display-order columns (c_0_A_firstA, ...)"
 
 CountSource = Literal["samples", "expected"]
+MAX_COUNT = 10**9
+"""The most trials one count of a published table may hold: beyond any audit, and exact as a float."""
 
 
 @dataclass(frozen=True)
@@ -48,7 +52,8 @@ class CountsTable:
 def read_counts_csv(path: Path) -> CountsTable:
     """Load and validate a published counts table; every column not named by the format is an extra key."""
     try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
+        frame = pd.read_csv(io.BytesIO(read_bytes_capped(path)), dtype=str, keep_default_na=False,
+                            skipinitialspace=True)
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise ScoreInputError(path, f"cannot read the counts table ({exc})") from exc
     frame.columns = [c.strip() for c in frame.columns]
@@ -80,12 +85,13 @@ def _check_labels(path: Path, frame: pd.DataFrame, columns: list[str]) -> None:
 
 
 def _parse_counts(path: Path, text: pd.Series, column: str) -> pd.Series:
-    """Counts must be non-negative integers (written as 12 or 12.0)."""
+    """Counts must be whole numbers from 0 to MAX_COUNT (written as 12 or 12.0)."""
     values = pd.to_numeric(text.str.strip(), errors="coerce")
     problems = [
         (values.isna() | ~np.isfinite(values), "is not a number"),
         (values < 0, "is negative"),
         (values != np.floor(values), "is not an integer"),
+        (values > MAX_COUNT, f"is more than {MAX_COUNT:,}, the most trials one count may hold"),
     ]
     for bad, what in problems:
         if bad.any():
