@@ -169,8 +169,6 @@ def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, verbos
     """
     if verbose:
         os.environ[VERBOSE_ENV] = "1"
-    if DEFAULT_MODEL in models and not batch_action:
-        echo(EMBEDDED_NOTE, err=True)
     runs: tuple[str | None, ...] = efforts or (None,)
     study = len(models) * len(runs) > 1
     out = out or _default_out(suite_dir, "study" if study else slug(models[0]), options["shard"])
@@ -200,6 +198,8 @@ def _run_one(config: RunConfig, dry_run: bool, action: str | None = None) -> int
         if dry_run:
             _dry_run(config)
             return 0
+        if config.model == DEFAULT_MODEL and not config.batch:
+            echo(EMBEDDED_NOTE, err=True)
         summary = run_suite(config)
     except RunError as err:
         raise click.ClickException(str(err)) from None

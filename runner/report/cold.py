@@ -58,14 +58,15 @@ def runs_behind(score_dir: Path) -> list[Path]:
 
 
 def readable(doc: Document, score_dir: Path) -> Document:
-    """`doc` titled with the suite's name, opened with the embedded-model caveat when it answered, and with a
+    """`doc` titled with the suite's name (unless its title names it already), opened with the embedded-model caveat when it answered, and with a
     "how to read this" line under each table."""
     infos = [info for info in (find_run_info(run) for run in runs_behind(score_dir)) if info is not None]
     title = doc.title
     if infos:
         manifest, _ = read_manifest(suite_dir_of(runs_behind(score_dir)[0], infos[0]))
-        name = manifest.title or manifest.suite
-        title = name if doc.title in name else f"{name}: {doc.title}"
+        names = [name for name in (manifest.title, manifest.suite) if name]
+        if not any(name in doc.title for name in names):  # a family title that names the suite already stays
+            title = names[0] if doc.title in names[0] else f"{names[0]}: {doc.title}"
     blocks: list[Block] = [Paragraph(EMBEDDED_CAVEAT)] if any(i.model == EMBEDDED_JUDGE for i in infos) else []
     for block in doc.blocks:
         blocks.append(block)

@@ -36,6 +36,7 @@ def test_a_report_of_runs_is_titled_by_its_suite_and_warns_when_the_embedded_mod
     doc = Document("Effects", [Heading("Model x"), EFFECTS])
     plain = readable(doc, folder / "score")
     assert plain.title == "suite: Effects" and plain.blocks[:2] == doc.blocks
+    assert readable(Document("Audit of suite"), folder / "score").title == "Audit of suite"  # names it already
     assert isinstance(plain.blocks[2], Paragraph) and plain.blocks[2].text.startswith("How to read this:")
     info = json.loads((folder / "stub-b" / "run.json").read_text())
     (folder / "stub-b" / "run.json").write_text(json.dumps({**info, "model": "local/gemma-3-270m"}))
