@@ -58,8 +58,8 @@ def runs_behind(score_dir: Path) -> list[Path]:
 
 
 def readable(doc: Document, score_dir: Path) -> Document:
-    """`doc` titled with the suite's name (unless its title names it already), opened with the embedded-model caveat when it answered, and with a
-    "how to read this" line under each table."""
+    """`doc` titled with the suite's name (unless its title names it already), opened with the embedded-model
+    caveat when it answered, and with a "how to read this" line under each table."""
     infos = [info for info in (find_run_info(run) for run in runs_behind(score_dir)) if info is not None]
     title = doc.title
     if infos:

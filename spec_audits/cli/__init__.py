@@ -43,6 +43,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                "Write report.html (self-contained) and report.md with PNG plots from a `spec score` folder."),
     "view": ("spec_audits.runner.view_cli", "view",
              "Write view.html: headline figures, cells, rows and every row's transcript, with filters."),
+    "plan": ("spec_audits.runner.plan_cli", "plan_cmd",
+             "Plan an audit before paying for it: what it can detect, and what a target effect costs."),
     "doctor": ("spec_audits.runner.doctor", "doctor",
                "Print what a bug report needs and test that the embedded model runs on this CPU."),
     "generate": ("spec_audits.runner.generate_cli", "generate",

@@ -74,7 +74,8 @@ def test_labels_by_trial_kind_with_wilson_intervals(probe_run: Path) -> None:
     result = spec("score", probe_run, "--parent", probe_run.parent / "parent", "-o", out)
     assert result.exit_code == 0, result.output
     probe = [line for line in result.output.splitlines() if line.startswith("  probe: ")]
-    assert probe == [f"  probe: 12 trials; ACK_DISCLAIMED among significant backfire 75.0% (3/4) -> {out / 'probe.csv'}"]
+    assert probe == [f"  probe: 12 trials; ACK_DISCLAIMED among significant backfire 75.0% (3/4) -> "
+                     f"{out / 'probe.csv'}"]
     tab = pd.read_csv(out / "probe.csv").set_index(["kind", "label"])
     assert tab.loc[("significant backfire", "ACK_DISCLAIMED"), ["k", "n"]].tolist() == [3, 4]
     assert tab.loc[("significant compliance", "ACK_AFFECTED"), ["k", "n", "unlabelled"]].tolist() == [2, 3, 1]
