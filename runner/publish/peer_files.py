@@ -74,8 +74,11 @@ def {function}():
 
 
 def inspect_task(suite: str, sha: str, task_file: str, dataset: str, epochs: int) -> str:
-    """The task file's text for the dataset file `dataset` beside it."""
-    return INSPECT_TASK.format(suite=suite, sha=sha, task_file=task_file, dataset=json.dumps(dataset),
+    """The task file's text for the dataset file `dataset` beside it. The suite's name comes from its manifest, a
+    stranger's data, and the file names from the command line: each is written as a JSON string (a valid Python
+    literal with every quote and line break escaped), so none can end the docstring or a literal and become code."""
+    return INSPECT_TASK.format(suite=json.dumps(suite), sha=sha, task_file=json.dumps(task_file),
+                               dataset=json.dumps(dataset),
                                sent_as=json.dumps(SENT_AS), epochs=epochs, function="spec_suite",
                                name=json.dumps(suite))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import csv
 import json
 import sys
@@ -43,7 +44,7 @@ def test_inspect_samples_carry_messages_and_the_cell_and_a_task_file_beside_them
     assert first["metadata"] == {"cell": row.cell, "answers": row.answers, "samples": 3, "decode": row.decode}
     task = Path("t.py").read_text()
     assert 'DATASET = Path(__file__).with_name("t.jsonl")' in task and "epochs=3" in task
-    assert "inspect eval t.py --model PROVIDER/MODEL" in task
+    assert 'inspect eval "t.py" --model PROVIDER/MODEL' in task
 
 
 def test_promptfoo_folder_names_the_provider_with_the_decode_settings_and_parses_the_reply(suite: Path) -> None:
@@ -120,3 +121,20 @@ def test_a_turn_the_model_writes_mid_chat_cannot_be_exported(tmp_path: Path) -> 
     assert result.exit_code == 1 and result.exception is not None
     assert result.output == (f"Error: {tmp_path}/s/suite.jsonl: row {row.id}: turn 2 is written by the model at "
                              "run time, which inspect_ai datasets cannot hold; run this suite with `spec run`\n")
+
+
+def test_a_suite_name_cannot_become_code_in_the_exported_task_file(tmp_path: Path) -> None:
+    hostile = 'x"""\nimport os; os.system("echo pwned")\n"""'
+    write_suite_folder(tmp_path / "s", forced_choice_rows(2, 1), suite=hostile, spec_file="s.spec",
+                       spec_sha256="0" * 64, compiler_version="test", schema_version="1", seed=0,
+                       cells={"influence": 1, "order": 2})
+    result = CliRunner().invoke(export, [str(tmp_path / "s"), "--to", "inspect", "-o", str(tmp_path / 'a"""b.jsonl')])
+    assert result.exit_code == 0 and result.exception is None, result.output
+    tree = ast.parse((tmp_path / 'a"""b.py').read_text())
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom)
+                for alias in node.names}
+    assert "os" not in imported and not any(isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "system"
+                                            for node in ast.walk(tree))
+    docstring = ast.get_docstring(tree) or ""  # the name stays inside it, escapes and all
+    assert docstring.startswith(f'inspect_ai task for the spec suite "{hostile}" (written')
+    assert f"name={json.dumps(hostile)})" in (tmp_path / 'a"""b.py').read_text()
