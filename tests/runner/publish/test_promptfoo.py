@@ -20,9 +20,11 @@ from click.testing import CliRunner
 
 from spec_audits.cli import main
 from spec_audits.contract.reader import read_suite
+from spec_audits.contract.writer import suite_row
 from spec_audits.runner.publish.export import chat, to_promptfoo
 from tests.runner.publish.project import make_project
 from tests.runner.publish.test_peer_roundtrip import ByPrompt, _answers, _native
+from tests.support import forced_choice_rows, write_suite
 
 VERSION = "0.121.20"
 FIRST = 8  # tests run per eval: each spawns the Python assertion, about half a second apiece
@@ -119,3 +121,21 @@ def test_promptfoo_results_import_as_the_native_run_answered(promptfoo: Path, ex
     assert len(imported) == FIRST * 3 and imported == {key: _answers(native)[key] for key in imported}
     outcomes = json.loads((tmp_path / "out.json").read_text())["results"]["results"]
     assert {o["success"] for o in outcomes} == {answer is not None for answer, _, _ in imported.values()}
+
+
+@pytest.mark.slow
+def test_a_suites_text_is_never_rendered_as_a_template(promptfoo: Path, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    (row,) = forced_choice_rows(1, 1)
+    body = row.model_dump(exclude={"id"}, exclude_none=True)
+    body["messages"][1]["content"] = "Seven: {{ 7*7 }} key: {{ env.SPEC_TEST_SECRET }} A or B?"
+    to_promptfoo(read_suite(write_suite(tmp_path / "s", [suite_row(body)])), tmp_path / "pf", "echo")
+    monkeypatch.setenv("SPEC_TEST_SECRET", "sk-not-to-be-sent")
+    monkeypatch.setenv("PROMPTFOO_PYTHON", sys.executable)
+    result = _run(promptfoo, ["eval", "-c", str(tmp_path / "pf" / "promptfooconfig.yaml"), "-o",
+                              str(tmp_path / "out.json"), "--no-cache", "--no-write", "--no-table", "--no-progress-bar",
+                              "--no-share"], tmp_path / "home")
+    assert result.returncode == 100, result.stdout + result.stderr
+    (outcome,) = json.loads((tmp_path / "out.json").read_text())["results"]["results"]
+    sent = json.loads(outcome["response"]["output"])  # echo: what a provider would have been sent
+    assert sent[1]["content"] == "Seven: {{ 7*7 }} key: {{ env.SPEC_TEST_SECRET }} A or B?"
