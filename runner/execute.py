@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ from spec_audits.runner.cache import NoCache, ResponseCache, default_cache_path
 from spec_audits.runner.cache_writes import BatchedCache
 from spec_audits.runner.failures import RepeatBreaker
 from spec_audits.runner.item_runner import Runner, now_iso
-from spec_audits.runner.plan import Plan, WorkItem, index_suite, prefix_order
+from spec_audits.runner.plan import Plan, WorkItem, cost_usd, index_suite, prefix_order
 from spec_audits.runner.progress import progress
 from spec_audits.runner.provider_errors import FatalError
 from spec_audits.runner.results_io import ResultsWriter, final_counts, prepare_resume, write_run_info
@@ -181,7 +182,7 @@ async def _run_locked(config: RunConfig, suite: SuiteHead, requested: str, items
         found = _record_counts(config.out, info, np.sort(items.keys()))
     calls = runner.client.calls + sum(j.calls for j in runner.judges.values())
     return RunSummary(config.out, runner.mode, len(items), info.done, info.failed, len(items) - len(todo), calls,
-                      runner.client.hits, notes, found)
+                      runner.client.hits, notes, usage=info.usage or {}, unread=found)
 
 
 def _in_order(config: RunConfig, todo: Plan) -> Plan | list[WorkItem]:
@@ -194,11 +195,14 @@ def _in_order(config: RunConfig, todo: Plan) -> Plan | list[WorkItem]:
 
 def _record_counts(out: Path, info: RunInfo, planned: np.ndarray) -> Unread:
     """run.json's done/failed counts from what results.jsonl holds for the planned items (`planned`: their sorted
-    keys), and the end time; returns the successful replies that gave no valid answer."""
-    info.done, info.failed, found = final_counts(out / RESULTS_FILE, planned)
+    keys), its tokens and their estimated cost, and the end time; returns the successful replies that gave no
+    valid answer."""
+    counts = final_counts(out / RESULTS_FILE, planned)
+    info.done, info.failed = counts.done, counts.failed
+    info.usage = _usage(info.model, counts.tokens)
     info.ended = now_iso()
     write_run_info(out, info)
-    return found
+    return counts.unread
 
 
 def check_judges(suite: SuiteHead, items: Plan, judge_model: str | None) -> None:
@@ -212,6 +216,13 @@ def check_judges(suite: SuiteHead, items: Plan, judge_model: str | None) -> None
         raise RunError(f"{suite.path / SUITE_FILE}, row {row.id}: follow-up '{name}' has a judge with no model, so "
                        "every label would be null. Give the run one with --judge-model provider/model, or write "
                        f"model \"provider/model\" in the judge clause of followup {name} and compile again")
+
+
+def _usage(model: str, tokens: Counter[str]) -> dict[str, Any]:
+    """Tokens of the rows' calls, and the price of those not answered from the response cache (`fresh_...`)."""
+    paid = cost_usd(model, tokens["fresh_prompt_tokens"], tokens["fresh_completion_tokens"])
+    return {"prompt_tokens": tokens["prompt_tokens"], "completion_tokens": tokens["completion_tokens"],
+            "cost_usd": None if paid is None else round(paid, 6)}
 
 
 def run_suite(config: RunConfig) -> RunSummary:

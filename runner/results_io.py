@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 from array import array
+from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -122,17 +124,38 @@ def prepare_resume(path: Path, *, model: str, retry_failed: bool) -> ResumeState
     return ResumeState(np.sort(found.keys[kept]))
 
 
-def final_counts(path: Path, planned: np.ndarray) -> tuple[int, int, Unread]:
-    """Of the (item, sample) keys `planned` (sorted), how many results.jsonl holds an answer to, how many only a
-    failure, and the successful replies among them that gave no valid answer, read as two streams."""
+@dataclass(frozen=True)
+class Counts:
+    """Of a run's planned items, what results.jsonl holds: answered, failed, the successful replies that gave no
+    valid answer, and tokens (prompt_tokens, completion_tokens, and fresh_... of calls not from the cache)."""
+
+    done: int
+    failed: int
+    unread: Unread
+    tokens: Counter[str]
+
+
+def final_counts(path: Path, planned: np.ndarray) -> Counts:
+    """`Counts` of the (item, sample) keys `planned` (sorted), read as two streams: one for the keys, one for the
+    rows kept."""
     found = Written.read(path)
     kept = found.final()
     ours = kept[np.isin(found.keys[kept], planned)]
     done = int(np.count_nonzero(~found.errors[ours]))
     chosen = np.zeros(len(found.keys), dtype=bool)
     chosen[ours] = True
-    rows = (row for at, (_, row) in enumerate(iter_results(path)) if chosen[at])
-    return done, len(ours) - done, unread(rows)
+    tokens: Counter[str] = Counter()
+
+    def rows() -> Iterator[ResultRow]:
+        for at, (_, row) in enumerate(iter_results(path)):
+            if chosen[at]:
+                for kind in ("prompt_tokens", "completion_tokens"):
+                    spent = (row.usage or {}).get(kind, 0)
+                    tokens[kind] += spent
+                    tokens[f"fresh_{kind}"] += 0 if row.cached else spent
+                yield row
+
+    return Counts(done, len(ours) - done, unread(rows()), tokens)
 
 
 class ResultsWriter:
