@@ -30,7 +30,7 @@ from spec_audits.runner.plan import Plan, WorkItem, cost_usd, index_suite, prefi
 from spec_audits.runner.progress import progress
 from spec_audits.runner.provider_errors import FatalError
 from spec_audits.runner.results_io import ResultsWriter, final_counts, prepare_resume, write_run_info
-from spec_audits.runner.run_config import RunConfig, RunError, RunSummary, check_api_base
+from spec_audits.runner.run_config import DEFAULT_MODEL, RunConfig, RunError, RunSummary, check_api_base
 from spec_audits.runner.run_lock import locked
 from spec_audits.runner.shared_turns import written_turns
 from spec_audits.runner.suite_index import RowIndex
@@ -110,6 +110,11 @@ def _stage(config: RunConfig) -> tuple[type[Runner], Callable[..., Awaitable[Non
     return Runner, _execute
 
 
+EMBEDDED_NOTE = (f"model: {DEFAULT_MODEL}, the embedded offline base model (gemma-3 270M, 4-bit, run on this CPU): "
+                 "it shows that the audit runs end to end; its answers are no finding about any deployed model. "
+                 "Audit a model with --model PROVIDER/MODEL (e.g. openai/gpt-4o-mini).")
+
+
 def _warn(message: str) -> None:
     print(f"spec run: {message}", file=sys.stderr)
 
@@ -133,6 +138,8 @@ async def _run(config: RunConfig) -> RunSummary:
     if config.only and not len(items):  # before the folder is made: a refused run leaves nothing behind
         raise RunError(f"--only {' '.join(f'{k}={v}' for k, v in config.only)} keeps no row of {config.suite_dir}")
     stage = _stage(config)  # also before the folder is made: a model without batches leaves nothing behind
+    if config.model == DEFAULT_MODEL and not config.batch:  # said once the suite is known to be sound
+        print(EMBEDDED_NOTE, file=sys.stderr)
     with locked(config.out, "spec run"):
         return await _run_locked(config, suite, requested, items, stage)
 

@@ -189,10 +189,6 @@ def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, verbos
         click.get_current_context().exit(exits.PARTIAL)
 
 
-EMBEDDED_NOTE = (f"model: {DEFAULT_MODEL}, the embedded offline base model (gemma-3 270M, 4-bit, run on this CPU): "
-                 "it shows that the audit runs end to end; its answers are no finding about any deployed model. "
-                 "Audit a model with --model PROVIDER/MODEL (e.g. openai/gpt-4o-mini).")
-
 
 def _run_one(config: RunConfig, dry_run: bool, action: str | None = None) -> tuple[int, int]:
     """Run (or estimate, or show or cancel the batches of) one run; the number of its items that failed, and
@@ -204,8 +200,6 @@ def _run_one(config: RunConfig, dry_run: bool, action: str | None = None) -> tup
         if dry_run:
             _dry_run(config)
             return 0, 0
-        if config.model == DEFAULT_MODEL and not config.batch:
-            echo(EMBEDDED_NOTE, err=True)
         summary = run_suite(config)
     except RunError as err:
         raise click.ClickException(str(err)) from None
