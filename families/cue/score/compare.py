@@ -25,7 +25,7 @@ Groups = dict[tuple[str, str], Estimate]  # (dimension, group) -> that group's N
 
 def arm_name(fmt: str, band: object) -> str:
     """direct, or `puzzled BAND` for a Puzzled difficulty band (as plans and comparisons name them)."""
-    return fmt if pd.isna(band) or band == "" else f"{fmt} {band}"
+    return fmt if band is None or band == "" or band != band else f"{fmt} {band}"  # band != band: NaN
 
 
 def setting_name(shown: bool) -> str:
