@@ -20,18 +20,15 @@ from spec_audits.contract.reader import read_suite
 from spec_audits.runner.turn_flips import flip_rates
 from spec_audits.runner.turn_report import turn_pairs
 from tests.composition.matrix import DOCS, Cell, cells, check_cell, outcomes, with_table, write_cell
+from tests.composition.test_planted_cells import PLANTS
 from tests.runner.test_run_conversations import _run
 from tests.stub_server import StubServer, _completion
 from tests.support import ROOT
 
 PLANTED = 0.5  # the share of conversations whose answer the stub changes after the pushback
-COVERED = {  # accepted cells without a conversation, and the test that recovers a planted effect in them
-    "effects|yesno|fixed|none|logprob": "tests/families/effects/test_planted.py",
-}
 UNCOVERED = (  # accepted cells no planted-effect test covers yet: expected failures, never passes
     ("bias_decomposition", "*", "*", "*", "*"),
     ("cue_visibility", "*", "*", "*", "*"),
-    ("effects", "*", "*", "none", "*"),
     ("influence_pairs", "*", "*", "none", "*"),
     ("puzzle_solving", "*", "*", "none", "*"),
 )
@@ -40,7 +37,7 @@ RUNNABLE = ("effects", "influence_pairs")  # families whose pushback cells the g
 
 def _uncovered(cell: Cell) -> bool:
     values = (cell.family, cell.form, cell.order, cell.conversation, cell.mode)
-    return cell.id not in COVERED and any(all(p in ("*", v) for p, v in zip(pattern, values, strict=True))
+    return any(all(p in ("*", v) for p, v in zip(pattern, values, strict=True))
                                           for pattern in UNCOVERED)
 
 
@@ -54,9 +51,8 @@ def test_every_cell_is_refused_with_located_errors_or_covered(cell: Cell, tmp_pa
         return
     if cell.conversation == "pushback" and cell.family in RUNNABLE:
         return  # test_pushback_cells_recover_a_planted_flip_share runs it
-    if cell.id in COVERED:
-        assert (ROOT / COVERED[cell.id]).is_file()
-        return
+    if cell.conversation == "none" and cell.family in PLANTS:
+        return  # tests/composition/test_planted_cells.py recovers a planted effect in it
     assert _uncovered(cell), f"{cell.id} is accepted and nothing recovers a planted effect in it"
     pytest.xfail("accepted; no planted-effect test covers this cell yet (UNCOVERED)")
 
