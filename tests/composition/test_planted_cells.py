@@ -14,12 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
 from spec_audits.compiler.build import compile_file
 from spec_audits.contract.reader import read_suite
 from tests.composition.matrix import Cell, cells, check_cell, write_cell
 from tests.families.effects import cli_ok
+from tests.runner.test_puzzle_answers import Solver
 from tests.runner.test_run_conversations import _run
 from tests.stub_server import StubServer, _completion
 from tests.support import ROOT
@@ -30,11 +32,13 @@ Dist = dict[str, float]  # meaning -> probability
 
 @dataclass(frozen=True)
 class Plant:
-    """What a family's stub plants per row (from the row's cell and its meanings), and how the planted effect is
-    read back from the score's summary.json."""
+    """A family's stub (made from the compiled suite's rows), and how the planted effect is read back from the
+    score's folder as (planted, low, high) triples."""
 
-    dist: Callable[[dict[str, Any], list[str]], Dist]
-    recovered: Callable[[dict[str, Any], str], list[tuple[float, float, float]]]  # (planted, low, high)
+    stub: Callable[[list[Any]], StubServer]
+    recovered: Callable[[Path, str], list[tuple[float, float, float]]]
+    limit: int | None = None  # rows run (spread over the suite's strata), None: all
+    slow: bool = False
 
 
 SHIFT = {"young": 0.3, "middle": 0.0, "old": -0.25}  # effects: the planted shift of P(top meaning) per age
@@ -62,8 +66,8 @@ def _effects_pair(meanings: list[str]) -> tuple[str, str]:
     return meanings[0], meanings[-1]
 
 
-def _effects_recovered(summary: dict[str, Any], form: str) -> list[tuple[float, float, float]]:
-    (model,) = summary["models"].values()
+def _effects_recovered(score: Path, form: str) -> list[tuple[float, float, float]]:
+    (model,) = json.loads((score / "summary.json").read_text(encoding="utf-8"))["models"].values()
     (target, found), *_ = model["targets"].items()
     span = 1.0
     if target == "value":
@@ -74,7 +78,46 @@ def _effects_recovered(summary: dict[str, Any], form: str) -> list[tuple[float, 
     return [(SHIFT[level] * span, ages[level]["low"], ages[level]["high"]) for level in ("young", "old")]
 
 
-PLANTS = {"effects": Plant(_effects_dist, _effects_recovered)}
+STEER = 0.3  # influence: the planted shift of P(choosing the cued group) over the baseline's 0.5
+
+
+def _influence_dist(cell: dict[str, Any], meanings: list[str]) -> Dist:
+    cued = {"toward_A": cell["group_A"], "toward_B": cell["group_B"]}.get(cell["condition"])
+    other = {cell["group_A"]: cell["group_B"], cell["group_B"]: cell["group_A"]}
+    if cued is None:
+        return {cell["group_A"]: 0.5, cell["group_B"]: 0.5}
+    return {cued: 0.5 + STEER, other[cued]: 0.5 - STEER}
+
+
+def _influence_recovered(score: Path, form: str) -> list[tuple[float, float, float]]:
+    """Each condition's effect toward A and toward B (the shift of the cued group's share over the baseline's)."""
+    table = pd.read_csv(score / "conditions.csv")
+    found = [(STEER, row[f"effect_{d}_lo"], row[f"effect_{d}_hi"]) for _, row in table.iterrows() for d in "AB"]
+    assert found, "no condition has an effect"
+    return found
+
+
+SOLVED = {"hard", "intermediate"}  # puzzle solving: the bands the stub solves (accuracy 1; the others 0)
+
+
+def _solver(rows: list[Any]) -> StubServer:
+    return Solver({row.messages[-1].content or "": row.puzzle or {} for row in rows}, SOLVED)
+
+
+def _puzzle_recovered(score: Path, form: str) -> list[tuple[float, float, float]]:
+    bands = json.loads((score / "summary.json").read_text(encoding="utf-8"))["bands"]
+    assert {b["accuracy"] for b in bands} == {0.0, 1.0}, bands  # solved and unsolved bands both present
+    return [(float(b["band"] in SOLVED), b["ci_low"], b["ci_high"]) for b in bands]
+
+
+def _meanings(dist: Callable[[dict[str, Any], list[str]], Dist], *level: str) -> Callable[[list[Any]], StubServer]:
+    return lambda rows: MeaningStub(rows, dist, level)
+
+
+PLANTS = {"effects": Plant(_meanings(_effects_dist, "age", "gender", "condition"), _effects_recovered),
+          "influence_pairs": Plant(_meanings(_influence_dist, "condition", "factor", "influence"),
+                                   _influence_recovered, limit=200, slow=True),
+          "puzzle_solving": Plant(_solver, _puzzle_recovered)}
 
 
 class MeaningStub(StubServer):
@@ -82,16 +125,19 @@ class MeaningStub(StubServer):
     plant (sample mode: a low-discrepancy draw per cell level, so a level's shares follow the planted ones), or
     in logprob mode returns the planted probabilities on the tokens displaying each meaning."""
 
-    def __init__(self, rows: dict[str, Any], plant: Plant) -> None:
+    def __init__(self, rows: list[Any], dist: Callable[[dict[str, Any], list[str]], Dist],
+                 level: tuple[str, ...]) -> None:
         super().__init__()
-        self.rows, self.plant = rows, plant
+        self.rows = {json.dumps([m.model_dump(exclude_none=True) for m in row.messages], sort_keys=True): row
+                     for row in rows}
+        self.dist, self.level = dist, level  # level: the cell keys whose rows share one sequence of draws
         self.draws: dict[str, int] = {}
 
     def completion(self, body: dict[str, Any]) -> dict[str, Any]:
         row = self.rows[json.dumps(body["messages"], sort_keys=True)]
         token_of = {meaning: token for token, meaning in row.answers.items()}
-        dist = self.plant.dist(row.cell, list(token_of))
-        level = json.dumps({k: v for k, v in row.cell.items() if k != "scenario"}, sort_keys=True)
+        dist = self.dist(row.cell, list(token_of))
+        level = json.dumps([row.cell[key] for key in self.level])
         count = self.draws[level] = self.draws.get(level, 0) + 1
         draw, meanings = (count * GOLDEN) % 1, list(dist)
         meaning = next((m for i, m in enumerate(meanings) if draw < sum(dist[k] for k in meanings[:i + 1])),
@@ -104,21 +150,20 @@ class MeaningStub(StubServer):
         return reply
 
 
-def _planted_cells() -> list[Cell]:
-    return [c for c in cells() if c.conversation == "none" and c.family in PLANTS]
+def _planted_cells() -> list[Any]:
+    return [pytest.param(c, id=c.id, marks=[pytest.mark.slow] if PLANTS[c.family].slow else [])
+            for c in cells() if c.conversation == "none" and c.family in PLANTS]
 
 
-@pytest.mark.parametrize("cell", _planted_cells(), ids=lambda c: c.id)
+@pytest.mark.parametrize("cell", _planted_cells())
 def test_cells_recover_a_planted_effect_by_meaning(cell: Cell, tmp_path: Path) -> None:
     if check_cell(cell, tmp_path / "check"):
         pytest.skip("refused at spec check (test_every_cell_is_refused_with_located_errors_or_covered)")
     suite, run = tmp_path / "suite", tmp_path / "run"
     compile_file(write_cell(cell, tmp_path / "spec"), suite, allowed=[ROOT / "specs"])
-    rows = {json.dumps([m.model_dump(exclude_none=True) for m in row.messages], sort_keys=True): row
-            for row in read_suite(suite).rows}
-    _run(suite, run, MeaningStub(rows, PLANTS[cell.family]), concurrency=1)
+    plant = PLANTS[cell.family]
+    _run(suite, run, plant.stub(read_suite(suite).rows), concurrency=4, limit=plant.limit)
     cli_ok("score", str(run), "-o", str(run / "score"))
-    summary = json.loads((run / "score" / "summary.json").read_text(encoding="utf-8"))
-    for planted, low, high in PLANTS[cell.family].recovered(summary, cell.form):
+    for planted, low, high in plant.recovered(run / "score", cell.form):
         assert low <= planted <= high, (planted, low, high)
         assert cell.mode == "sample" or not low <= 0 <= high, (planted, low, high)  # logprob: also detected
