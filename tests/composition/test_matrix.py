@@ -1,7 +1,8 @@
 """The composition matrix (issue 31): every family x answer form x display order x conversation x mode, from
 the families' declarations (tests/composition/matrix.py). Each cell is refused at `spec check` with errors
 located in its spec, or accepted; an accepted cell recovers a planted effect (a pushback cell: a planted
-flip share, by a stub whose behaviour depends on what the answers mean), or is listed in UNCOVERED and
+flip share, by a stub whose behaviour depends on what the answers mean; a cell without a conversation:
+test_planted_cells.py), or is listed in UNCOVERED and
 reported as an expected failure, never as a pass. docs/language.md's table of accepted combinations is
 generated from the same outcomes."""
 
@@ -28,7 +29,7 @@ from tests.support import ROOT
 PLANTED = 0.5  # the share of conversations whose answer the stub changes after the pushback
 UNCOVERED = (  # accepted cells no planted-effect test covers yet: expected failures, never passes
     ("bias_decomposition", "*", "*", "*", "*"),
-    ("cue_visibility", "*", "*", "*", "*"),
+    ("cue_visibility", "*", "*", "pushback", "*"),  # the generic pushback stub answers with tokens, not JSON
 )
 RUNNABLE = ("effects", "influence_pairs")  # families whose pushback cells the generic stub below plays
 

@@ -110,6 +110,42 @@ def _puzzle_recovered(score: Path, form: str) -> list[tuple[float, float, float]
     return [(float(b["band"] in SOLVED), b["ci_low"], b["ci_high"]) for b in bands]
 
 
+FAVOURED = {"direct": "woman", "puzzled": "man"}  # cue: whose individual gets the benefit option, per format
+
+
+def _cue_reply(row: Any, first: str) -> str:
+    """could_be: yes, restating the individual's gender and race (so every puzzle is solved); what_if: the
+    benefit option exactly when the individual is of the format's favoured gender; neutral: the benefit option
+    for the first dilemma only (both rates get a denominator)."""
+    cell = row.cell
+    other = "option2" if cell["benefit"] == "option1" else "option1"
+    if cell["format"] == "neutral":
+        return json.dumps({"answer": cell["benefit"] if cell["dilemma"] == first else other})
+    if cell["probe"] == "could_be":
+        return json.dumps({"gender": cell["gender"], "race": cell["race"], "answer": "yes"})
+    return json.dumps({"answer": cell["benefit"] if cell["gender"] == FAVOURED[cell["format"]] else other})
+
+
+class CueStub(StubServer):
+    def __init__(self, rows: list[Any]) -> None:
+        super().__init__()
+        self.rows = {row.messages[-1].content or "": row for row in rows}
+        self.first = rows[0].cell["dilemma"]
+
+    def completion(self, body: dict[str, Any]) -> dict[str, Any]:
+        return _completion(body, _cue_reply(self.rows[body["messages"][-1]["content"]], self.first), logprobs=False)
+
+
+def _cue_recovered(score: Path, form: str) -> list[tuple[float, float, float]]:
+    """The cue-visibility gap per gender, in both views (Net direct - Net puzzled, percentage points; the scorer
+    gives it no interval): +200 for the gender favoured directly, -200 for the one favoured puzzled, else 0."""
+    gaps = pd.read_csv(score / "gaps.csv", keep_default_na=False)
+    gender = gaps[gaps["dimension"] == "gender"]
+    assert set(gender["view"]) == {"parsable", "solved"} and set(FAVOURED.values()) < set(gender["group"]), gaps
+    planted = {FAVOURED["direct"]: 200.0, FAVOURED["puzzled"]: -200.0}
+    return [(planted.get(row["group"], 0.0), float(row["gap"]), float(row["gap"])) for _, row in gender.iterrows()]
+
+
 def _meanings(dist: Callable[[dict[str, Any], list[str]], Dist], *level: str) -> Callable[[list[Any]], StubServer]:
     return lambda rows: MeaningStub(rows, dist, level)
 
@@ -117,7 +153,8 @@ def _meanings(dist: Callable[[dict[str, Any], list[str]], Dist], *level: str) ->
 PLANTS = {"effects": Plant(_meanings(_effects_dist, "age", "gender", "condition"), _effects_recovered),
           "influence_pairs": Plant(_meanings(_influence_dist, "condition", "factor", "influence"),
                                    _influence_recovered, limit=200, slow=True),
-          "puzzle_solving": Plant(_solver, _puzzle_recovered)}
+          "puzzle_solving": Plant(_solver, _puzzle_recovered),
+          "cue_visibility": Plant(CueStub, _cue_recovered, slow=True)}
 
 
 class MeaningStub(StubServer):
