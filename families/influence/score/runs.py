@@ -16,14 +16,15 @@ import numpy as np
 import pandas as pd
 
 from spec_audits.contract.analysis_record import row_contradicts, tokens_problem
-from spec_audits.contract.reader import RESULTS_FILE, SUITE_FILE, Suite, read_run
+from spec_audits.contract.reader import RESULTS_FILE, SUITE_FILE, SuiteHead, read_suite, scan_run
 from spec_audits.contract.results_model import RunInfo
-from spec_audits.contract.suite_model import Manifest, SuiteRow
+from spec_audits.contract.suite_model import Manifest
 from spec_audits.families.influence.score.counts import CONDITION_CODE, CountSource
 from spec_audits.families.influence.score.flips import ITEM_COLUMNS
 from spec_audits.families.influence.score.jsonl import read_result_columns
 from spec_audits.runner.result_checks import check_result_columns
 from spec_audits.runner.score_input import ScoreInputError
+from spec_audits.runner.suite_columns import SuiteColumns
 
 CELL_FIELDS = ["factor", "group_A", "group_B", "influence", "condition"]
 ITEM_KEYS = {"n_A", "n_B", "order", "edge", "item", "first"}
@@ -54,11 +55,12 @@ class Run:
 
 def load_run(run_dir: Path) -> Run:
     """Read run.json, the suite it names and results.jsonl; raise ScoreInputError on any mismatch."""
-    info, suite = read_run(run_dir)
+    columns = SuiteColumns()
+    info, suite = scan_run(run_dir, columns.add)  # the rows' messages are never held
     manifest = suite.manifest
-    _check_answer_tokens(suite, (manifest.analysis or {}).get("answer"))
-    items, extra = _read_items(suite.path / SUITE_FILE, suite.rows, manifest)
-    position, w_a, w_b = _read_results(run_dir / RESULTS_FILE, items, info, suite)
+    _check_answer_tokens(suite, columns, (manifest.analysis or {}).get("answer"))
+    items, extra = _read_items(suite.path / SUITE_FILE, columns.frame(), manifest)
+    position, w_a, w_b = _read_results(run_dir / RESULTS_FILE, items, info, columns.meanings())
     answered = np.bincount(position, minlength=len(items)) > 0
     kept = answered & items["condition"].isin(list(CONDITION_CODE)).to_numpy()
     trials = items[kept].drop(columns=["answers"]).assign(
@@ -78,13 +80,17 @@ def load_run(run_dir: Path) -> Run:
     return Run(trials, keys, "expected" if info.mode == "logprob" else "samples", manifest, info, run_dir)
 
 
-def _check_answer_tokens(suite: Suite, answer: dict[str, Any] | None) -> None:
-    """Every row answers with the record's tokens (which say what the first token shows), else a located error."""
+def _check_answer_tokens(suite: SuiteHead, columns: SuiteColumns, answer: dict[str, Any] | None) -> None:
+    """Every row answers with the record's tokens (which say what the first token shows), else a located error.
+    Each distinct answers mapping is checked once; the suite is read whole only to name a row that fails."""
     if answer is None:  # a suite compiled before answers were recorded
         return
-    for index, row in enumerate(suite.rows):
-        if (problem := tokens_problem(row.answers, answer["tokens"])) is not None:
-            raise row_contradicts(suite, index, problem)
+    checked: dict[int, str | None] = {}
+    for index, answers in enumerate(columns.answers):
+        if id(answers) not in checked:
+            checked[id(answers)] = tokens_problem(answers, answer["tokens"])
+        if (problem := checked[id(answers)]) is not None:
+            raise row_contradicts(read_suite(suite.path), index, problem)
 
 
 def reasoning_setting(analysis: dict[str, Any], settings: dict[str, Any]) -> str | None:
@@ -95,10 +101,9 @@ def reasoning_setting(analysis: dict[str, Any], settings: dict[str, Any]) -> str
     return "+".join(found) if found else None
 
 
-def _read_items(path: Path, suite_rows: list[SuiteRow], manifest: Manifest) -> tuple[pd.DataFrame, list[str]]:
-    """Influence items indexed by id (cell fields, extra keys, samples, answers) and the extra key names."""
-    rows = [{"item_id": row.id, "samples": row.samples, "answers": row.answers, **row.cell} for row in suite_rows]
-    items = pd.DataFrame(rows)
+def _read_items(path: Path, items: pd.DataFrame, manifest: Manifest) -> tuple[pd.DataFrame, list[str]]:
+    """Influence items indexed by id (cell fields, extra keys, samples, answers) and the extra key names, from the
+    suite's columns (runner/suite_columns.py)."""
     for column in ("factor", "group_A", "group_B", "condition"):
         if column not in items.columns or items[column].isna().any():
             row = 1 if column not in items.columns else int(np.flatnonzero(items[column].isna())[0]) + 1
@@ -128,7 +133,7 @@ def _first_shown(items: pd.DataFrame, answer: Any) -> pd.Series:
 
 
 def _read_results(path: Path, items: pd.DataFrame, info: RunInfo,
-                  suite: Suite) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                  meanings: dict[str, dict[str, str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Parse results.jsonl, checking every row against the run and the suite: per row, its item's position
     in `items` and the weights (w_A, w_B) it gives the item's two groups."""
     logprob = info.mode == "logprob"
@@ -141,7 +146,7 @@ def _read_results(path: Path, items: pd.DataFrame, info: RunInfo,
         first = frame.iloc[int(np.flatnonzero(position < 0)[0])]
         shown = "null" if pd.api.types.is_scalar(first.item_id) and pd.isna(first.item_id) else repr(first.item_id)
         raise ScoreInputError(path, f"item_id {shown} is not in the suite", row=int(first.row), column="item_id")
-    check_result_columns(path, info, suite, frame)
+    check_result_columns(path, info, meanings, frame)
     sample = frame["sample"].to_numpy()
     samples = items["samples"].to_numpy()[position]
     _check(path, frame, (sample < 0) | (sample >= samples), "sample", "sample index outside the item's samples")

@@ -91,7 +91,9 @@ def test_echo_compiles_runs_on_the_stub_scores_and_reports(echo: None, spec: Pat
     assert ran.exit_code == 0, ran.output
     scored = _spec("score", str(run_dir))
     assert scored.exit_code == 0, scored.output
-    assert scored.output == f"6 echo answers scored -> {run_dir / 'score'}\n"
+    lines = scored.output.splitlines()  # then the report's first table and the commands to run next
+    assert lines[:3] == [f"6 echo answers scored -> {run_dir / 'score'}", "", "item              outcome  answers"]
+    assert lines[-2].startswith(f"next: spec report {run_dir / 'score'}")
     reported = _spec("report", str(run_dir / "score"))
     assert reported.exit_code == 0, reported.output
     assert "## Answers per item\n\n| item | outcome | answers |" in (run_dir / "score" / "report.md").read_text()
