@@ -45,8 +45,9 @@ class Checked:
 
 
 def read_spec_file(path: Path) -> tuple[n.Spec, dict[str, str]]:
-    """The spec with its imports, parsed with every registered family's clauses, and the texts read."""
-    return load_spec(path, registry.syntax())
+    """The spec with its imports, parsed with the clauses of the families it names (of every family when
+    that fails: compiler/parse.py `LazySyntax`), and the texts read."""
+    return load_spec(path, registry.SPEC_SYNTAX)
 
 
 def check_file(path: Path, seed: int | None = None, allowed: Sequence[Path] = (),

@@ -104,12 +104,12 @@ def family_of(design: n.Design, errors: ErrorCollector) -> Family | None:
 
 
 def check_clauses(design: n.Design, family: Family, errors: ErrorCollector) -> None:
-    """A clause the family does not take is an error at the clause, naming the family and what it takes."""
-    others = [f for f in registry.all_families() if f.name != family.name]
+    """A clause the family does not take is an error at the clause, naming the family and what it takes (the
+    other families are loaded only then, to say which of them takes it)."""
     for clause in design.clauses:
         if clause.keyword in family.clauses or clause.keyword in EVERY_DESIGN:
             continue
-        owners = [f for f in others if clause.keyword in f.clauses]
+        owners = [f for f in registry.all_families() if f.name != family.name and clause.keyword in f.clauses]
         if not owners:
             errors.add(clause.span, f"no design family takes '{clause.keyword}' in this version",
                        f"{_a(family.title)} design takes: {', '.join(family.clauses)} (docs/language.md lists "

@@ -8,7 +8,7 @@ from spec_audits.compiler import nodes as n
 from spec_audits.compiler.clauses import Syntax
 from spec_audits.compiler.errors import Diagnostic, ErrorCollector, Span, SpecError
 from spec_audits.compiler.files import checked_path, kind_problem
-from spec_audits.compiler.parse import parse_text
+from spec_audits.compiler.parse import LazySyntax, parse_text
 from spec_audits.compiler.tree_to_ast import build_spec
 
 # What an import brings in: vocabulary, never another file's header or designs.
@@ -42,9 +42,10 @@ def read_spec(path: Path) -> tuple[str, str]:
         raise SpecError([_file_error(shown.replace("\0", "\\0"), "the spec path contains a NUL byte")]) from None
 
 
-def load_spec(path: Path, syntax: Syntax) -> tuple[n.Spec, dict[str, str]]:
+def load_spec(path: Path, syntax: Syntax | LazySyntax) -> tuple[n.Spec, dict[str, str]]:
     """The spec with its imports merged in, and the text of every file read (for error excerpts); its
-    designs take the clauses of `syntax` (the registry's `syntax()`).
+    designs take the clauses of `syntax` (the registry's `syntax()`, or only those of the families each
+    file names: compiler/parse.py `LazySyntax`).
 
     A file imported along two paths (a diamond) is merged once; a cycle is an error naming its chain."""
     sources: dict[str, str] = {}
@@ -53,14 +54,15 @@ def load_spec(path: Path, syntax: Syntax) -> tuple[n.Spec, dict[str, str]]:
 
 
 def _load(path: Path, sources: dict[str, str], chain: tuple[Path, ...], loaded: set[Path],
-          syntax: Syntax) -> n.Spec:
+          syntax: Syntax | LazySyntax) -> n.Spec:
     text, shown = read_spec(path)
     sources[shown] = text
     here = path.resolve()
     loaded.add(here)
     errors = ErrorCollector()
     try:
-        spec = build_spec(parse_text(text, shown, syntax), shown, errors, syntax)
+        tree, parsed_with = parse_text(text, shown, syntax)
+        spec = build_spec(tree, shown, errors, parsed_with)
     except SpecError as err:
         err.sources.update(sources)
         raise

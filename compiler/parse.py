@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import cast
@@ -57,14 +60,57 @@ def _parser(grammar: str) -> Lark:
 MAX_DEPTH = 100  # nesting of the parse tree; later stages recurse over it, so deeper would overflow the stack
 
 
-def parse_text(text: str, file: str, syntax: Syntax) -> Tree[Token]:
-    """Parse spec text whose designs take the clauses of `syntax`; raise SpecError with one located
-    diagnostic on a syntax error or on nesting deeper than MAX_DEPTH."""
+@dataclass(frozen=True)
+class LazySyntax:
+    """The clauses of only the families a text names, and of every family when that does not parse: a spec
+    check loads the families its designs declare, and a syntax error is judged by the whole language (so
+    its message, and a clause of a family the design does not name, read as they always did)."""
+
+    named: Callable[[frozenset[str]], Syntax]  # analysis names (DEFAULT_ANALYSIS for a bare design) -> clauses
+    full: Callable[[], Syntax]
+
+
+DEFAULT_ANALYSIS = ""  # in the names a text declares: a design that declares no analysis (the default family)
+# A design's header, an `analysis NAME`, and what may hide either: strings and comments.
+_SCAN = re.compile(r'"""(?:[^"\\]|\\.|"(?!""))*"""|"(?:[^"\\\n]|\\.)*"|#[^\n]*'
+                   r"|\b(design)\s+[A-Za-z_]\w*\s*:|\banalysis\s+([A-Za-z_]\w*)")
+
+
+def declared_analyses(text: str) -> frozenset[str]:
+    """The analysis names a spec text declares, and DEFAULT_ANALYSIS when one of its designs declares none,
+    read without parsing (strings and comments skipped). A guess good enough to pick the clauses to parse
+    with: what it misses, the fallback to every family's clauses finds."""
+    names: set[str] = set()
+    bare = False
+    for match in _SCAN.finditer(text):
+        if match.group(1):
+            if bare:  # the design before this one declared no analysis
+                names.add(DEFAULT_ANALYSIS)
+            bare = True
+        elif match.group(2):
+            names.add(match.group(2))
+            bare = False
+    return frozenset(names | ({DEFAULT_ANALYSIS} if bare else set()))
+
+
+def parse_text(text: str, file: str, syntax: Syntax | LazySyntax) -> tuple[Tree[Token], Syntax]:
+    """Parse spec text whose designs take the clauses of `syntax`, and say which clauses it was parsed with;
+    raise SpecError with one located diagnostic on a syntax error or on nesting deeper than MAX_DEPTH."""
+    if isinstance(syntax, LazySyntax):
+        try:
+            named = syntax.named(declared_analyses(text))
+            return _checked_depth(spec_parser(named).parse(text), file, text), named
+        except UnexpectedInput:
+            syntax = syntax.full()
     parser = spec_parser(syntax)
     try:
         tree = parser.parse(text)
     except UnexpectedInput as err:
         raise SpecError([_diagnose(parser, err, text, file)], {file: text}) from None
+    return _checked_depth(tree, file, text), syntax
+
+
+def _checked_depth(tree: Tree[Token], file: str, text: str) -> Tree[Token]:
     deep = _too_deep(tree)
     if deep is not None:
         span = Span(file, deep.meta.line, deep.meta.column) if not deep.meta.empty else Span(file, 1, 1)

@@ -17,6 +17,7 @@ declarations (tests/families/test_accepts_table.py fails while the two differ, a
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterable
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
@@ -26,6 +27,7 @@ from typing import Any
 import click
 
 from spec_audits.compiler.clauses import ClauseSpec, Syntax, conflicts
+from spec_audits.compiler.parse import DEFAULT_ANALYSIS, LazySyntax
 from spec_audits.compiler.typed_design import GENERATOR_ANALYSIS, SHARED
 from spec_audits.families.interface import Family, accepts_table
 from spec_audits.puzzles.syntax import SYNTAX as PUZZLE_SYNTAX
@@ -101,13 +103,15 @@ def loadable() -> list[Family]:
     return found
 
 
-def syntax() -> Syntax:
-    """Every clause the parser knows: the shared design clauses, the puzzle block's, and each family's own.
-    A family that cannot be loaded adds none (its error comes when a design names it); one keyword with two
-    shapes is an error."""
+def syntax(analyses: Iterable[str] | None = None) -> Syntax:
+    """The clauses the parser knows: the shared design clauses, the puzzle block's, and the own clauses of
+    the families named in `analyses` (compiler/parse.py `DEFAULT_ANALYSIS` for the default family; a name no
+    family has, or one that cannot be loaded, adds none: its error comes when the design is checked), or of
+    every family that loads when `analyses` is None. One keyword with two shapes is an error."""
+    families = loadable() if analyses is None else _named(analyses)
     declared: list[ClauseSpec[Any]] = [*SHARED, GENERATOR_ANALYSIS, *PUZZLE_SYNTAX]
     owners: dict[str, list[str]] = {}
-    for family in loadable():
+    for family in families:
         for spec in family.syntax:
             declared.append(spec)
             clause = spec.keyword if spec.block == "design" else f"{spec.block} {spec.keyword}"
@@ -117,6 +121,24 @@ def syntax() -> Syntax:
         raise RegistryError(f"the clause {name!r} is declared with different argument shapes by {who}: "
                             "give one of them another keyword")
     return tuple(declared)
+
+
+def _named(analyses: Iterable[str]) -> list[Family]:
+    """The families of these analysis names that load, in BUILTIN's order then by name (so that a spec's
+    grammar, and lark's cache of it, does not depend on the order its designs are written in)."""
+    wanted = {DEFAULT if name == DEFAULT_ANALYSIS else name for name in analyses}
+    found = []
+    for name in [*(name for name in BUILTIN if name in wanted), *sorted(wanted - set(BUILTIN))]:
+        try:
+            family = get(name)
+        except RegistryError:
+            continue
+        if family is not None:
+            found.append(family)
+    return found
+
+
+SPEC_SYNTAX = LazySyntax(syntax, syntax)  # what a spec file is parsed with: its own families' clauses first
 
 
 def _origin(point: EntryPoint) -> str:
