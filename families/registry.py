@@ -25,9 +25,10 @@ from types import ModuleType
 from typing import Any
 
 import click
+from lark.exceptions import LarkError
 
 from spec_audits.compiler.clauses import ClauseSpec, Syntax, conflicts
-from spec_audits.compiler.parse import DEFAULT_ANALYSIS, LazySyntax
+from spec_audits.compiler.parse import DEFAULT_ANALYSIS, LazySyntax, spec_parser
 from spec_audits.compiler.typed_design import GENERATOR_ANALYSIS, SHARED
 from spec_audits.families.interface import Family, accepts_table
 from spec_audits.puzzles.syntax import SYNTAX as PUZZLE_SYNTAX
@@ -106,15 +107,16 @@ def loadable() -> list[Family]:
 def syntax(analyses: Iterable[str] | None = None) -> Syntax:
     """The clauses the parser knows: the shared design clauses, the puzzle block's, and the own clauses of
     the families named in `analyses` (compiler/parse.py `DEFAULT_ANALYSIS` for the default family; a name no
-    family has, or one that cannot be loaded, adds none: its error comes when the design is checked), or of
-    every family that loads when `analyses` is None. One keyword with two shapes is an error."""
+    family has adds none: its error comes when the design is checked; a named family that cannot be used is
+    its RegistryError), or of every family that loads when `analyses` is None. One keyword with two shapes is
+    an error."""
     families = loadable() if analyses is None else _named(analyses)
     declared: list[ClauseSpec[Any]] = [*SHARED, GENERATOR_ANALYSIS, *PUZZLE_SYNTAX]
     owners: dict[str, list[str]] = {}
     for family in families:
         for spec in family.syntax:
             declared.append(spec)
-            clause = spec.keyword if spec.block == "design" else f"{spec.block} {spec.keyword}"
+            clause = _clause_name(spec)
             owners.setdefault(clause, []).append(family.name)
     for name in conflicts(tuple(declared)):
         who = ", ".join(owners.get(name, [])) + (" and the shared clauses" if name in SHARED_KEYWORDS else "")
@@ -129,10 +131,7 @@ def _named(analyses: Iterable[str]) -> list[Family]:
     wanted = {DEFAULT if name == DEFAULT_ANALYSIS else name for name in analyses}
     found = []
     for name in [*(name for name in BUILTIN if name in wanted), *sorted(wanted - set(BUILTIN))]:
-        try:
-            family = get(name)
-        except RegistryError:
-            continue
+        family = get(name)  # a family the spec names that cannot be used: its error, naming its distribution
         if family is not None:
             found.append(family)
     return found
@@ -171,7 +170,53 @@ def _load(name: str, points: tuple[EntryPoint, ...]) -> Family:
     if family.name != name:
         raise RegistryError(f"design family {name!r} from {_origin(point)} calls itself {family.name!r}: name the "
                             "entry point by the family's analysis name")
+    _check_boundary(family, _origin(point))
     return family
+
+
+def _check_boundary(family: Family, origin: str) -> None:
+    """An installed family may add to the language and to `spec score`, never change what is there: its
+    clauses must build into the grammar beside the shared ones and keep the built-in families' shapes, and its
+    score options must not take a built-in family's name. A RegistryError naming both otherwise."""
+    where = f"design family {family.name!r} from {origin}"
+    for spec in family.syntax:
+        problem = _grammar_problem(spec)
+        if problem is not None:
+            raise RegistryError(f"{where}: its clause {_clause_name(spec)!r} does not fit the spec grammar "
+                                f"({problem}): change that clause's shape, or uninstall the distribution")
+    for other in (importlib.import_module(module).FAMILY for module in BUILTIN.values()):
+        clash = _clash(family, other)
+        if clash is not None:
+            raise RegistryError(f"{where}: {clash} of the built-in family {other.name!r} "
+                                "(it would change that one's meaning): rename it, or uninstall the distribution")
+
+
+def _grammar_problem(spec: ClauseSpec[Any]) -> str | None:
+    """Why the clause cannot join the shared grammar (lark's first line), or None when it can."""
+    declared = (*SHARED, GENERATOR_ANALYSIS, *PUZZLE_SYNTAX, spec)
+    if conflicts(declared):
+        return "the shared clause of that keyword has another shape"
+    try:
+        spec_parser(declared)
+    except LarkError as err:
+        return str(err).strip().splitlines()[0]
+    return None
+
+
+def _clash(family: Family, other: Family) -> str | None:
+    """What of `family` takes a name of `other`: a clause keyword with another shape, or a score option."""
+    for name in conflicts((*other.syntax, *family.syntax)):
+        return f"its clause {name!r} has another shape than the clause {name!r}"
+    theirs = {opt: flag.name for flag in other.score_flags for opt in (*flag.opts, str(flag.name))}
+    for flag in family.score_flags:
+        for opt in (*flag.opts, str(flag.name)):
+            if opt in theirs:
+                return f"its `spec score` option {opt!r} takes the name of the option {theirs[opt]!r}"
+    return None
+
+
+def _clause_name(spec: ClauseSpec[Any]) -> str:
+    return spec.keyword if spec.block == "design" else f"{spec.block} {spec.keyword}"
 
 
 LANGUAGE_DOCS = Path(__file__).resolve().parents[1] / "docs" / "language.md"

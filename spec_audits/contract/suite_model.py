@@ -128,7 +128,7 @@ class TurnAnswer(BaseModel):
     """A generated assistant turn inside a conversation whose reply is parsed into an answer, like the
     row's own (the reply to the last message) is: its own valid tokens, outcomes and option texts."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     name: TurnName = Field(description="The answered turn's name: results key its answer by it, and later user "
                            "turns read it as {{ NAME.answer }}, {{ NAME.option }}, {{ NAME.other }}.")
@@ -140,7 +140,7 @@ class TurnAnswer(BaseModel):
 class Message(BaseModel):
     """One chat turn. An assistant turn with `generate: true` is produced by the model at run time."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     role: Literal["system", "user", "assistant"] = Field(description="Who speaks this turn.")
     content: str | None = Field(default=None, description="The turn's text; absent for generate turns.")
@@ -169,7 +169,7 @@ class Message(BaseModel):
 class Judge(BaseModel):
     """A judge model that classifies the reply to a follow-up turn into one of `labels`."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     model: ModelName | None = Field(
         default=None, description="litellm model name; --judge-model overrides it; the run's judge if absent."
@@ -185,7 +185,7 @@ class Judge(BaseModel):
 class FollowUp(BaseModel):
     """A turn appended after the model's answer (e.g. the seed-000 second-turn probe)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     name: str = Field(description="The follow-up's name in the spec.")
     content: str = Field(description="The user turn sent after the model's answer.")
@@ -198,7 +198,7 @@ class FollowUp(BaseModel):
 class Extraction(BaseModel):
     """A second, single-turn call that reads the option out of a free-form decision (seed 004's authors)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     prompt: str = Field(description="The extraction prompt; {{ answer }}, once, marks where the decision goes.")
     parse: Literal["option_number"] = Field(
@@ -210,7 +210,7 @@ class Extraction(BaseModel):
 class SuiteRow(BaseModel):
     """One unique prompt of a compiled suite (one line of suite.jsonl)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     id: str = Field(description="First 16 hex digits of sha256 of the row's canonical JSON without `id`.")
     messages: list[Message] = Field(description="The full chat sent to the model, in order.")
@@ -245,7 +245,7 @@ class SuiteRow(BaseModel):
 class Balance(BaseModel):
     """A balance guarantee the compiler proved: every cell over `keys` has `trials_per_cell` trials."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     keys: list[str] = Field(description="The cell coordinates that define one balanced cell.")
     cells: int = Field(description="How many such cells exist.")
@@ -259,7 +259,7 @@ class Balance(BaseModel):
 class Manifest(BaseModel):
     """What was compiled, from what, by what, with hashes (manifest.json)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     suite: str
     title: str | None = None

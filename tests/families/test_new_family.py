@@ -15,7 +15,7 @@ from click.testing import CliRunner, Result
 
 from spec_audits.cli import main
 from spec_audits.families import registry
-from tests.families.echo.test_echo import install
+from tests.plugins import install
 from tests.stub_server import StubServer
 
 SPEC = '''suite tally "Tally"

@@ -15,6 +15,7 @@ from spec_audits.cli import main
 from spec_audits.families import registry
 from spec_audits.families.registry import register, unregister
 from tests.families.echo import FAMILY
+from tests.plugins import install
 from tests.stub_server import StubServer
 
 SPEC = '''suite echo "Echo"
@@ -25,18 +26,6 @@ design echo:
   prompt question
   analysis echo
 '''
-
-
-def install(site: Path, dist: str, points: dict[str, str], modules: dict[str, str]) -> None:
-    """What pip writes into site-packages for a distribution: its modules, and a .dist-info folder whose
-    entry_points.txt declares families in the group spec_audits.families."""
-    info = site / f"{dist.replace('-', '_')}-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n", encoding="utf-8")
-    lines = "".join(f"{name} = {value}\n" for name, value in points.items())
-    (info / "entry_points.txt").write_text(f"[{registry.ENTRY_POINTS}]\n{lines}", encoding="utf-8")
-    for module, code in modules.items():
-        (site / f"{module}.py").write_text(code, encoding="utf-8")
 
 
 @pytest.fixture
