@@ -47,8 +47,8 @@ def echo(request: pytest.FixtureRequest) -> Iterator[None]:
     if request.param == "registered":
         register(FAMILY)  # the one registry line
     else:  # an entry point at a module that defines FAMILY; nothing in spec names it
-        install(request.getfixturevalue("site"), "spec-echo-family", {"echo": "spec_echo_family"},
-                {"spec_echo_family": "from tests.families.echo import FAMILY\n"})
+        # the worked example that ships with the package (docs/families.md), through its entry point
+        install(request.getfixturevalue("site"), "spec-echo-family", {"echo": "spec_audits.examples.echo:FAMILY"}, {})
     yield
     unregister(FAMILY.name)
 

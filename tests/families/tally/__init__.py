@@ -1,7 +1,8 @@
 """A test family that adds, from this one module, a design keyword with an argument shape of its own
 (`repeat N times`), a `spec score` option (`--shout`) and a kind of published table (`spec score --tallies
-FILE`). Nothing outside this folder names it: tests/families/test_new_family.py installs it through the
-`spec_audits.families` entry-point group, as another distribution would.
+FILE`). Nothing outside this folder names it, and it imports spec's public API only (spec_audits/sdk.py):
+tests/families/test_new_family.py installs it through the `spec_audits.families` entry-point group, as
+another distribution would.
 
 `analysis tally` designs ask the prompt template once per named condition, N times over; the scorer counts
 the answers per condition, and a tallies table (CSV `condition,answers`) is scored the same way.
@@ -18,30 +19,39 @@ from pathlib import Path
 from typing import Any
 
 import click
-from lark import Token
 
-from spec_audits.compiler import clauses as c
-from spec_audits.compiler.errors import ErrorCollector, Span
-from spec_audits.compiler.templates import CompiledText, check_render, compile_text
-from spec_audits.compiler.typed_design import TypedDesign
-from spec_audits.contract.reader import read_results
-from spec_audits.families.interface import DesignContext, Family, Form, TableKind
-from spec_audits.runner.report.document import Document, Heading, Table
-from spec_audits.runner.score_input import ScoreInputError
+from spec_audits import sdk
+from spec_audits.sdk import (
+    CompiledText,
+    DesignContext,
+    Document,
+    ErrorCollector,
+    Family,
+    Form,
+    Heading,
+    ScoreInputError,
+    Span,
+    Table,
+    TableKind,
+    TypedDesign,
+    check_render,
+    compile_text,
+    read_results,
+)
 
 
 @dataclass(frozen=True)
-class Times(c.Shape[int]):
+class Times(sdk.Shape[int]):
     """`repeat N times`: a shape of this family's own, written in the grammar's building blocks."""
 
     GRAMMAR = 'NUMBER "times"'
     WRITTEN = "N times"
 
-    def build(self, at: c.Builder, span: Span, children: list[Token]) -> int:
+    def build(self, at: sdk.Builder, span: Span, children: list[Any]) -> int:
         return at.whole(children[0])
 
 
-REPEAT = c.ClauseSpec("repeat", Times(), "how many times each condition is asked")
+REPEAT = sdk.ClauseSpec("repeat", Times(), "how many times each condition is asked")
 
 
 @dataclass(frozen=True)
