@@ -21,7 +21,7 @@ from spec_audits.compiler.emit import DuplicateRowError, Tally, UnbalancedError,
 from spec_audits.compiler.errors import ErrorCollector, SpecError
 from spec_audits.compiler.family import CompiledDesign
 from spec_audits.compiler.files import spec_roots
-from spec_audits.compiler.load import display_path, load_spec
+from spec_audits.compiler.load import collect_spec, display_path, load_spec
 from spec_audits.compiler.suite_checks import check_suite, shared_and_served
 from spec_audits.compiler.version import COMPILER_VERSION, SCHEMA_VERSION
 from spec_audits.contract.suite_model import Manifest
@@ -53,11 +53,12 @@ def read_spec_file(path: Path) -> tuple[n.Spec, dict[str, str]]:
 def check_file(path: Path, seed: int | None = None, allowed: Sequence[Path] = (),
                budget: Budget = DEFAULT_BUDGET) -> Checked:
     """Parse, run the shared checks, every design's and generator's family checks and the compile budget in
-    one pass; raise SpecError listing every mistake found. The spec reads files only under its own folder
+    one pass, on what parsed when some of it did not (compiler/recover.py); raise SpecError listing every
+    mistake found. The spec reads files only under its own folder
     and the `allowed` ones."""
     with spec_roots(path, allowed):
-        spec, sources = read_spec_file(path)
         errors = ErrorCollector()
+        spec, sources = collect_spec(path, registry.SPEC_SYNTAX, errors)
         tables = check_spec(spec, errors, seed)
         final_seed = seed if seed is not None else int(spec.seed or 0)
         context = DesignContext(spec, tables, final_seed)

@@ -54,6 +54,11 @@ def _prepare_one(design: n.Design, context: DesignContext, errors: ErrorCollecto
     check_declared(design, family, errors)
     typed = resolve_design(design, context.tables, errors)
     conversation = _conversation(typed, context, errors)
+    if design.damaged:
+        own = ErrorCollector()
+        family.check(typed, context, own)
+        _keep_located(design, own, errors)
+        return None
     resolved = family.check(typed, context, errors)
     if resolved is None or errors.diagnostics:
         return None
@@ -61,6 +66,13 @@ def _prepare_one(design: n.Design, context: DesignContext, errors: ErrorCollecto
     if compiled is None or conversation is None:
         return compiled
     return PlayedDesign(compiled, conversation)
+
+
+def _keep_located(design: n.Design, own: ErrorCollector, errors: ErrorCollector) -> None:
+    """The family's findings on a design that lost a clause to a syntax error (compiler/recover.py), but for
+    those at the design's own header: a clause it misses is said there, and the syntax error said it first."""
+    header = (design.span.line, design.span.column)
+    errors.extend(d for d in own.diagnostics if (d.span.line, d.span.column) != header)
 
 
 def _conversation(typed: TypedDesign, context: DesignContext, errors: ErrorCollector) -> CompiledConversation | None:

@@ -246,6 +246,7 @@ class Clause(Node):
 class Design(Node):
     name: str
     clauses: tuple[Clause, ...]
+    damaged: bool = False  # a clause of it was a syntax error (compiler/recover.py): its family checks wait
 
     def get(self, keyword: str) -> Clause | None:
         return next((c for c in self.clauses if c.keyword == keyword), None)

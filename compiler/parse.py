@@ -93,24 +93,8 @@ def declared_analyses(text: str) -> frozenset[str]:
     return frozenset(names | ({DEFAULT_ANALYSIS} if bare else set()))
 
 
-def parse_text(text: str, file: str, syntax: Syntax | LazySyntax) -> tuple[Tree[Token], Syntax]:
-    """Parse spec text whose designs take the clauses of `syntax`, and say which clauses it was parsed with;
-    raise SpecError with one located diagnostic on a syntax error or on nesting deeper than MAX_DEPTH."""
-    if isinstance(syntax, LazySyntax):
-        try:
-            named = syntax.named(declared_analyses(text))
-            return _checked_depth(spec_parser(named).parse(text), file, text), named
-        except UnexpectedInput:
-            syntax = syntax.full()
-    parser = spec_parser(syntax)
-    try:
-        tree = parser.parse(text)
-    except UnexpectedInput as err:
-        raise SpecError([_diagnose(parser, err, text, file)], {file: text}) from None
-    return _checked_depth(tree, file, text), syntax
-
-
-def _checked_depth(tree: Tree[Token], file: str, text: str) -> Tree[Token]:
+def checked_depth(tree: Tree[Token], file: str, text: str) -> Tree[Token]:
+    """The tree; a SpecError when it nests deeper than MAX_DEPTH."""
     deep = _too_deep(tree)
     if deep is not None:
         span = Span(file, deep.meta.line, deep.meta.column) if not deep.meta.empty else Span(file, 1, 1)
@@ -131,7 +115,11 @@ def _too_deep(tree: Tree[Token]) -> Tree[Token] | None:
     return None
 
 
-def _diagnose(parser: Lark, err: UnexpectedInput, text: str, file: str) -> Diagnostic:
+def diagnose(parser: Lark, err: UnexpectedInput, text: str, file: str) -> Diagnostic:
+    """One located diagnostic for a syntax error: what was found, what the parser wanted, and a hint."""
+    glued = _glued_word(parser, err, text, file)
+    if glued is not None:
+        return glued
     if isinstance(err, UnexpectedCharacters):
         return _bad_character(parser, err, text, file)
     if isinstance(err, UnexpectedToken):
@@ -142,6 +130,30 @@ def _diagnose(parser: Lark, err: UnexpectedInput, text: str, file: str) -> Diagn
         column = len(text.rsplit("\n", 1)[-1]) + 1
         return Diagnostic(Span(file, line, column), f"unexpected end of file; expected {expected}")
     return Diagnostic(Span(file, err.line, err.column), str(err))
+
+
+_WORD = re.compile(r"\w+")
+_WORD_END = re.compile(r"\w*$")
+
+
+def _glued_word(parser: Lark, err: UnexpectedInput, text: str, file: str) -> Diagnostic | None:
+    """A misspelt keyword whose first letters are a keyword (`answer yesnoo`: 'yesno', then 'o'): the whole
+    word is what was found, what the parser wanted before it is expected, and the closest keyword the hint."""
+    at = err.token.start_pos if isinstance(err, UnexpectedToken) else err.pos_in_stream
+    if at is None or not 0 < at < len(text) or not _WORD.fullmatch(text[at - 1:at + 1]):
+        return None
+    start = at - len(_WORD_END.findall(text[:at])[0])
+    word = _WORD.findall(text, start)[0]
+    try:
+        interactive = parser.parse_interactive(text[:start])
+        interactive.exhaust_lexer()
+    except UnexpectedInput:
+        return None
+    expected = set(interactive.accepts())
+    line, column = text.count("\n", 0, start) + 1, start - text.rfind("\n", 0, start)
+    span = Span(file, line, column, line, column + len(word))
+    return Diagnostic(span, f"unexpected {word!r}; expected {_describe_expected(parser, expected)}",
+                      did_you_mean(word, keywords(parser, expected)))
 
 
 def _bad_character(parser: Lark, err: UnexpectedCharacters, text: str, file: str) -> Diagnostic:
@@ -172,7 +184,7 @@ def _bad_token(parser: Lark, err: UnexpectedToken, text: str, file: str) -> Diag
             message = f"expected {_describe_expected(parser, expected)} after {previous.value!r}"
     hint = _known_mistake(token.type, expected)
     if hint is None and token.type in ("NAME", "WORD"):
-        hint = did_you_mean(str(token.value), _keywords(parser, expected))
+        hint = did_you_mean(str(token.value), keywords(parser, expected))
     return Diagnostic(span, message, hint)
 
 
@@ -201,7 +213,8 @@ def _known_mistake(found: str, expected: set[str]) -> str | None:
     return None
 
 
-def _keywords(parser: Lark, expected: set[str]) -> list[str]:
+def keywords(parser: Lark, expected: set[str]) -> list[str]:
+    """The keywords among the terminals `expected`."""
     terminals = {t.name: t for t in parser.terminals}
     words = []
     for name in expected:

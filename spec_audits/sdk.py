@@ -12,6 +12,7 @@ The package ships a `py.typed` marker, so a plug-in is type-checked against thes
     data sources          read_rows, key_of, Row
     what emit reads       CompiledDesign, PlannedDesign, Plan, spread
     answer readers        parse_answer, parse_answer_line, parse_option_number, parse_judge_json
+    recorded fields       Reader (a row's `read`: a stated confidence, ...), read_fields
     its scorer            read_results, read_run, read_suite, ResultRow, RunInfo, Suite, ScoreInputError
     its report            Document, Heading, Paragraph, Table, Image
 """
@@ -52,17 +53,25 @@ from spec_audits.compiler.typed_design import TypedDesign
 from spec_audits.contract.analysis_record import AnalysisRecord
 from spec_audits.contract.reader import Suite, read_results, read_run, read_suite
 from spec_audits.contract.results_model import ResultRow, RunInfo
+from spec_audits.contract.suite_model import Reader
 from spec_audits.families.interface import DesignContext, Family, Form, Importer, TableKind, lazy
-from spec_audits.runner.answers import parse_answer, parse_answer_line, parse_judge_json, parse_option_number
+from spec_audits.runner.answers import (
+    parse_answer,
+    parse_answer_line,
+    parse_judge_json,
+    parse_option_number,
+    read_fields,
+)
 from spec_audits.runner.report.document import Document, Heading, Image, Paragraph, Table
 from spec_audits.runner.score_input import ScoreInputError
 
 __all__ = [
     "AnalysisRecord", "Answer", "Args", "Builder", "ClauseSpec", "CompiledDesign", "CompiledText", "Conditions",
-    "Counted", "Crossing", "DesignContext", "Document", "ErrorCollector", "Expression", "Family", "Form", "Heading",
-    "Image", "Importer", "Name", "NameOptions", "NameThen", "Names", "Number", "NumberThenNames", "Options",
-    "Paragraph", "Plan", "PlannedDesign", "Ranges", "ResultRow", "Row", "RunInfo", "ScoreInputError", "Selection",
-    "Shape", "Span", "Suite", "Syntax", "Table", "TableKind", "Text", "Texts", "TypedDesign", "Values", "Whole",
-    "check_render", "compile_text", "key_of", "lazy", "nodes", "parse_answer", "parse_answer_line",
-    "parse_judge_json", "parse_option_number", "read_results", "read_rows", "read_run", "read_suite", "spread",
+    "Counted", "Crossing", "DesignContext", "Document", "ErrorCollector", "Expression", "Family", "Form",
+    "Heading", "Image", "Importer", "Name", "NameOptions", "NameThen", "Names", "Number", "NumberThenNames",
+    "Options", "Paragraph", "Plan", "PlannedDesign", "Ranges", "Reader", "ResultRow", "Row", "RunInfo",
+    "ScoreInputError", "Selection", "Shape", "Span", "Suite", "Syntax", "Table", "TableKind", "Text", "Texts",
+    "TypedDesign", "Values", "Whole", "check_render", "compile_text", "key_of", "lazy", "nodes", "parse_answer",
+    "parse_answer_line", "parse_judge_json", "parse_option_number", "read_fields", "read_results", "read_rows",
+    "read_run", "read_suite", "spread",
 ]

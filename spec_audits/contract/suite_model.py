@@ -207,6 +207,31 @@ class Extraction(BaseModel):
     )
 
 
+class Reader(BaseModel):
+    """A field of the reply a family records besides the answer (a stated confidence, a count): the value that
+    follows the last `after` label in the reply (case ignored), read without a pattern from the suite, so a
+    stranger's suite cannot make the runner's reading slow. A value that is missing, not of its kind or outside
+    [low, high] is recorded as null, never guessed."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]{0,39}$", description="The field's name in results.jsonl `recorded`.")
+    after: str = Field(min_length=1, max_length=80, pattern=r"\S",
+                       description='The label the value follows, e.g. "Confidence:".')
+    kind: Literal["int", "number", "word"] = Field(
+        description="int: a whole number; number: any number; word: the next word (letters, digits, _ and -).")
+    low: float | None = Field(default=None, description="Numbers: the smallest value recorded.")
+    high: float | None = Field(default=None, description="Numbers: the largest value recorded.")
+
+    @model_validator(mode="after")
+    def _bounds(self) -> Reader:
+        if self.kind == "word" and (self.low is not None or self.high is not None):
+            raise ValueError("a word has no bounds: low and high are for int and number readers")
+        if self.low is not None and self.high is not None and self.low > self.high:
+            raise ValueError(f"low {self.low} is above high {self.high}")
+        return self
+
+
 class SuiteRow(BaseModel):
     """One unique prompt of a compiled suite (one line of suite.jsonl)."""
 
@@ -228,9 +253,19 @@ class SuiteRow(BaseModel):
     unit: str | None = Field(
         default=None, description="Rows of one unit are planned together: --limit counts units, never splits one."
     )
+    read: list[Reader] | None = Field(
+        default=None, description="Fields of the reply recorded besides the answer (results.jsonl `recorded`), "
+        "each declared by the design's family: a name, the label it follows and its kind.")
     answer_form: Literal["solution"] | None = Field(
         default=None, description="solution: the reply is read as an assignment of the row's `puzzle` and its "
         "answer is `solved` (every cell equal to expect.solution) or `unsolved`; `answers` maps those two.")
+
+    @model_validator(mode="after")
+    def _distinct_readers(self) -> SuiteRow:
+        names = [reader.name for reader in self.read or ()]
+        if len(set(names)) != len(names):
+            raise ValueError(f"two readers of one name: {', '.join(sorted(names))}")
+        return self
 
     @model_validator(mode="after")
     def _solution_answers(self) -> SuiteRow:

@@ -5,9 +5,11 @@ It imports spec_audits/sdk.py and nothing else of spec, and installs like any ot
     [project.entry-points."spec_audits.families"]
     echo = "spec_audits.examples.echo:FAMILY"
 
-`analysis echo` designs ask the prompt template once per named condition, three times over; the scorer
-counts the answers per item and the report shows that table. tests/families/echo/test_echo.py installs it
-through the entry point, compiles, runs it on the loopback stub, scores and reports it.
+`analysis echo` designs ask the prompt template once per named condition, three times over, and record the
+confidence a reply states (`Confidence: 80`) besides its answer, through a reader the contract validates;
+the scorer counts the answers per item with their mean stated confidence, and the report shows that table.
+tests/families/echo/test_echo.py installs it through the entry point, compiles, runs it on the loopback stub,
+scores and reports it.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from spec_audits.sdk import (
     Family,
     Form,
     Heading,
+    Reader,
+    ResultRow,
     Span,
     Table,
     TypedDesign,
@@ -35,6 +39,9 @@ from spec_audits.sdk import (
     nodes,
     read_results,
 )
+
+CONFIDENCE = Reader(name="confidence", after="Confidence:", kind="int", low=0, high=100)
+"""What a reply states besides its answer, recorded in results.jsonl `recorded` (null when it states none)."""
 
 
 @dataclass(frozen=True)
@@ -63,7 +70,7 @@ class CompiledEcho:
         for condition in self.resolved.conditions:
             yield {"messages": [{"role": "user", "content": self.prompt.render({"condition": condition})}],
                    "samples": 3, "cell": {"condition": condition}, "answers": {"A": "first", "B": "second"},
-                   "decode": {"max_tokens": 2}}
+                   "decode": {"max_tokens": 16}, "read": [CONFIDENCE.model_dump(exclude_none=True)]}
 
 
 def check(design: TypedDesign, context: DesignContext, errors: ErrorCollector) -> EchoDesign | None:
@@ -83,18 +90,29 @@ def prepare(resolved: EchoDesign, seed: int, errors: ErrorCollector) -> Compiled
 
 
 def score(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:
-    counts = Counter((r.item_id, r.outcome) for r in read_results(run_dir / "results.jsonl"))
+    results = read_results(run_dir / "results.jsonl")
+    counts = Counter((r.item_id, r.outcome) for r in results)
     out.mkdir(parents=True, exist_ok=True)
-    table = [{"item": item, "outcome": outcome, "answers": k} for (item, outcome), k in sorted(counts.items())]
+    table = [{"item": item, "outcome": outcome, "answers": k,
+              "confidence": _mean_confidence([r for r in results if (r.item_id, r.outcome) == (item, outcome)])}
+             for (item, outcome), k in sorted(counts.items())]
     summary = {"family": "echo", "answers": table}
     (out / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
     return [f"{sum(counts.values())} echo answers scored -> {out}"]
 
 
+def _mean_confidence(results: list[ResultRow]) -> float | None:
+    """The mean confidence the replies state, over those that state one; None when none does."""
+    stated = [value for r in results if isinstance(value := (r.recorded or {}).get(CONFIDENCE.name), int)]
+    return sum(stated) / len(stated) if stated else None
+
+
 def report(score_dir: Path, plots_dir: Path) -> Document:
     summary = json.loads((score_dir / "summary.json").read_text(encoding="utf-8"))
-    rows = [[a["item"], str(a["outcome"]), str(a["answers"])] for a in summary["answers"]]
-    return Document("Echo", [Heading("Answers per item"), Table(["item", "outcome", "answers"], rows)])
+    rows = [[a["item"], str(a["outcome"]), str(a["answers"]), "none stated" if a["confidence"] is None
+             else f"{a['confidence']:.1f}"] for a in summary["answers"]]
+    header = ["item", "outcome", "answers", "mean stated confidence"]
+    return Document("Echo", [Heading("Answers per item"), Table(header, rows)])
 
 
 FAMILY = Family(name="echo", title="echo", clauses=("conditions", "prompt", "analysis"), answers=(),

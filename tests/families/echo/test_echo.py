@@ -16,7 +16,7 @@ from spec_audits.families import registry
 from spec_audits.families.registry import register, unregister
 from tests.families.echo import FAMILY
 from tests.plugins import install
-from tests.stub_server import StubServer
+from tests.stub_server import StubConfig, StubServer
 
 SPEC = '''suite echo "Echo"
 seed 1
@@ -65,12 +65,13 @@ def _spec(*args: str) -> Result:
 
 
 def test_echo_compiles_runs_on_the_stub_scores_and_reports(echo: None, spec: Path, tmp_path: Path) -> None:
+    """... and records the confidence each reply states through its reader: null where it is out of bounds."""
     assert _spec("check", str(spec)).output == f"{spec}: design 'echo' is valid: 2 conditions\n"
     suite, run_dir = tmp_path / "suite", tmp_path / "run"
     compiled = _spec("compile", str(spec), "-o", str(suite))
     assert compiled.exit_code == 0, compiled.output
     assert json.loads((suite / "manifest.json").read_text())["analysis"] == {"family": "echo"}
-    server = StubServer()
+    server = StubServer(StubConfig(replies=(("hello", "A. Confidence: **70**"), ("goodbye", "B. Confidence: 180"))))
     api_base = server.start()
     try:
         ran = _spec("run", str(suite), "--model", "openai/stub", "--api-base", api_base, "--out", str(run_dir),
@@ -81,9 +82,17 @@ def test_echo_compiles_runs_on_the_stub_scores_and_reports(echo: None, spec: Pat
     scored = _spec("score", str(run_dir))
     assert scored.exit_code == 0, scored.output
     assert scored.output == f"6 echo answers scored -> {run_dir / 'score'}\n"
+    results = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+    assert sorted((r["outcome"], r["recorded"]["confidence"]) for r in results) == \
+        [("first", 70)] * 3 + [("second", None)] * 3
+    summary = json.loads((run_dir / "score" / "summary.json").read_text())
+    assert sorted((a["outcome"], a["answers"], a["confidence"]) for a in summary["answers"]) == \
+        [("first", 3, 70.0), ("second", 3, None)]
     reported = _spec("report", str(run_dir / "score"))
     assert reported.exit_code == 0, reported.output
-    assert "## Answers per item\n\n| item | outcome | answers |" in (run_dir / "score" / "report.md").read_text()
+    report = (run_dir / "score" / "report.md").read_text()
+    assert "## Answers per item\n\n| item | outcome | answers | mean stated confidence |" in report
+    assert "| first | 3 | 70.0 |" in report and "| second | 3 | none stated |" in report
 
 
 def test_echo_refuses_options_it_does_not_read(echo: None, spec: Path, tmp_path: Path) -> None:
