@@ -71,9 +71,10 @@ class LazySyntax:
 
 
 DEFAULT_ANALYSIS = ""  # in the names a text declares: a design that declares no analysis (the default family)
-# A design's header, an `analysis NAME`, and what may hide either: strings and comments.
+# What may hide a name (strings, comments), a block's header (`design NAME:`, `generator NAME:`, ...) and an
+# `analysis NAME`.
 _SCAN = re.compile(r'"""(?:[^"\\]|\\.|"(?!""))*"""|"(?:[^"\\\n]|\\.)*"|#[^\n]*'
-                   r"|\b(design)\s+[A-Za-z_]\w*\s*:|\banalysis\s+([A-Za-z_]\w*)")
+                   r"|^[ \t]*([A-Za-z_]\w*)[ \t]+[A-Za-z_]\w*[ \t]*:|\banalysis\s+([A-Za-z_]\w*)", re.MULTILINE)
 
 
 def declared_analyses(text: str) -> frozenset[str]:
@@ -81,12 +82,12 @@ def declared_analyses(text: str) -> frozenset[str]:
     read without parsing (strings and comments skipped). A guess good enough to pick the clauses to parse
     with: what it misses, the fallback to every family's clauses finds."""
     names: set[str] = set()
-    bare = False
+    bare = False  # inside a design that has declared no analysis so far
     for match in _SCAN.finditer(text):
-        if match.group(1):
-            if bare:  # the design before this one declared no analysis
+        if match.group(1):  # a block begins: the design before it, if any, ends
+            if bare:
                 names.add(DEFAULT_ANALYSIS)
-            bare = True
+            bare = match.group(1) == "design"
         elif match.group(2):
             names.add(match.group(2))
             bare = False
