@@ -47,7 +47,7 @@ class Times(sdk.Shape[int]):
     GRAMMAR = 'NUMBER "times"'
     WRITTEN = "N times"
 
-    def build(self, at: sdk.Builder, span: Span, children: list[Any]) -> int:
+    def build(self, at: sdk.Builder, span: Span, children: list[sdk.Leaf]) -> int:
         return at.whole(children[0])
 
 
