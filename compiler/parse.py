@@ -146,15 +146,20 @@ def _glued_word(parser: Lark, err: UnexpectedInput, text: str, file: str) -> Dia
     start = at - len(_WORD_END.findall(text[:at])[0])
     word = _WORD.findall(text, start)[0]
     try:
-        interactive = parser.parse_interactive(text[:start])
-        interactive.exhaust_lexer()
+        expected = accepted(parser, text[:start])
     except UnexpectedInput:
         return None
-    expected = set(interactive.accepts())
     line, column = text.count("\n", 0, start) + 1, start - text.rfind("\n", 0, start)
     span = Span(file, line, column, line, column + len(word))
     return Diagnostic(span, f"unexpected {word!r}; expected {_describe_expected(parser, expected)}",
                       did_you_mean(word, keywords(parser, expected)))
+
+
+def accepted(parser: Lark, text: str) -> set[str]:
+    """The terminals the parser accepts after `text` (an UnexpectedInput when `text` itself is wrong)."""
+    interactive = parser.parse_interactive(text)
+    interactive.exhaust_lexer()
+    return set(interactive.accepts())  # type: ignore[no-untyped-call]  # lark leaves accepts() unannotated
 
 
 def _bad_character(parser: Lark, err: UnexpectedCharacters, text: str, file: str) -> Diagnostic:

@@ -19,6 +19,7 @@ from spec_audits.compiler.clauses import Syntax
 from spec_audits.compiler.errors import Diagnostic, SpecError
 from spec_audits.compiler.parse import (
     LazySyntax,
+    accepted,
     checked_depth,
     declared_analyses,
     diagnose,
@@ -74,20 +75,14 @@ def parse_spec_text(text: str, file: str, syntax: Syntax | LazySyntax) -> Parsed
 @lru_cache(maxsize=8)
 def _starts(parser: Lark) -> tuple[frozenset[str], frozenset[str]]:
     """The keywords that begin a statement, and those that begin a clause of a design or a block."""
-    top = frozenset(keywords(parser, set(parser.parse_interactive("").accepts())))
+    top = frozenset(keywords(parser, accepted(parser, "")))
     inner: set[str] = set()
     for block in top:
         try:
-            inner |= set(keywords(parser, set(_after_header(parser, block))))
+            inner |= set(keywords(parser, accepted(parser, f"{block} x:")))
         except UnexpectedInput:  # a statement with no `NAME :` body (suite, seed, ...)
             continue
     return top, frozenset(inner - top)
-
-
-def _after_header(parser: Lark, block: str) -> set[str]:
-    interactive = parser.parse_interactive(f"{block} x:")
-    interactive.exhaust_lexer()
-    return set(interactive.accepts())
 
 
 def _blanked(parser: Lark, text: str, line: int, damaged: set[int], lost: set[int]) -> str:
