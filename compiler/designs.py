@@ -57,7 +57,7 @@ def _prepare_one(design: n.Design, context: DesignContext, errors: ErrorCollecto
     if design.damaged:
         own = ErrorCollector()
         family.check(typed, context, own)
-        _keep_located(design, own, errors)
+        _keep_new(design, own, errors)
         return None
     resolved = family.check(typed, context, errors)
     if resolved is None or errors.diagnostics:
@@ -68,11 +68,13 @@ def _prepare_one(design: n.Design, context: DesignContext, errors: ErrorCollecto
     return PlayedDesign(compiled, conversation)
 
 
-def _keep_located(design: n.Design, own: ErrorCollector, errors: ErrorCollector) -> None:
-    """The family's findings on a design that lost a clause to a syntax error (compiler/recover.py), but for
-    those at the design's own header: a clause it misses is said there, and the syntax error said it first."""
-    header = (design.span.line, design.span.column)
-    errors.extend(d for d in own.diagnostics if (d.span.line, d.span.column) != header)
+def _keep_new(design: n.Design, own: ErrorCollector, errors: ErrorCollector) -> None:
+    """The family's findings on a design that lost a clause to a syntax error (compiler/recover.py), so that one
+    pass reports them all; but for those at a place already reported, or at the design's own header where a
+    missing clause is said: they would repeat an earlier error in other words."""
+    said = {(d.span.file, d.span.line, d.span.column) for d in errors.diagnostics}
+    said.add((design.span.file, design.span.line, design.span.column))
+    errors.extend(d for d in own.diagnostics if (d.span.file, d.span.line, d.span.column) not in said)
 
 
 def _conversation(typed: TypedDesign, context: DesignContext, errors: ErrorCollector) -> CompiledConversation | None:
