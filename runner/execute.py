@@ -89,9 +89,9 @@ async def _execute(runner: Runner, todo: list[WorkItem], writer: ResultsWriter, 
 
 def _open_cache(config: RunConfig) -> ResponseCache | NoCache:
     if config.batch and not config.use_cache:  # batch answers wait in the run folder until their rows are written
-        from spec_audits.runner.batch.ledger import private_cache_path
+        from spec_audits.runner.batch.ledger import fresh_private_cache
 
-        return BatchedCache(private_cache_path(config.out))
+        return BatchedCache(fresh_private_cache(config.out))
     return BatchedCache(config.cache_path or default_cache_path()) if config.use_cache else NoCache()
 
 

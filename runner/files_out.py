@@ -24,6 +24,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from spec_audits.safe_files import fresh_opener, read_bytes_capped
+
 if TYPE_CHECKING:  # pandas and numpy are imported when a table is written: `spec run` writes none
     import pandas as pd
 
@@ -70,7 +72,7 @@ def read_csv(path: Path, **options: Any) -> pd.DataFrame:
     apostrophes `csv_cell` added removed again."""
     import pandas as pd
 
-    frame: pd.DataFrame = pd.read_csv(path, **options).rename(columns=uncsv_cell)
+    frame: pd.DataFrame = pd.read_csv(io.BytesIO(read_bytes_capped(path)), **options).rename(columns=uncsv_cell)
     for column in _text_columns(frame):  # only quoted cells change: a column's type stays as pandas read it
         quoted = frame[column].map(lambda v: isinstance(v, str) and v.startswith("'")).astype(bool)
         if quoted.any():
@@ -84,7 +86,8 @@ def replacing(path: Path, mode: str = "w") -> Iterator[IO[Any]]:
     partial = path.with_name(path.name + ".partial")
     try:
         text = "b" not in mode
-        with open(partial, mode, encoding="utf-8" if text else None, newline="" if text else None) as handle:
+        with open(partial, mode, encoding="utf-8" if text else None, newline="" if text else None,
+                  opener=fresh_opener) as handle:  # a link planted at the partial name is never written through
             yield handle
         os.replace(partial, path)
     except BaseException as err:

@@ -25,6 +25,7 @@ from spec_audits.contract.reader import RESULTS_FILE, Suite
 from spec_audits.contract.results_model import ResultRow, RunInfo
 from spec_audits.runner.results_io import write_run_info
 from spec_audits.runner.study import STUDY_FILE, record_study, slug
+from spec_audits.safe_files import iter_lines_capped, open_regular
 
 GZIP_MAGIC = b"\x1f\x8b"
 
@@ -40,12 +41,13 @@ class ImportInputError(click.ClickException):
 def json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for every non-blank line of a JSON-lines file, gzip-compressed or not."""
     try:
-        with path.open("rb") as probe:
-            compressed = probe.read(2) == GZIP_MAGIC
-        with (gzip.open(path, "rt", encoding="utf-8") if compressed else path.open(encoding="utf-8")) as handle:
-            for number, line in enumerate(handle, start=1):
+        with open_regular(path) as raw:
+            compressed = raw.read(2) == GZIP_MAGIC
+            raw.seek(0)
+            handle = gzip.GzipFile(fileobj=raw, mode="rb") if compressed else raw
+            for number, line in enumerate(iter_lines_capped(handle, path), start=1):
                 if line.strip():
-                    yield number, _object(path, number, line)
+                    yield number, _object(path, number, line.decode("utf-8"))
     except (OSError, EOFError, UnicodeDecodeError) as err:
         raise ImportInputError(path, f"cannot read it as JSON lines ({err})") from None
 

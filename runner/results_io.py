@@ -11,6 +11,7 @@ from pathlib import Path
 from spec_audits.contract.reader import RUN_FILE, ContractError, read_results_file
 from spec_audits.contract.results_model import ResultRow, RunInfo
 from spec_audits.runner.files_out import write_bytes, write_text
+from spec_audits.safe_files import open_append
 
 Key = tuple[str, int]
 
@@ -73,7 +74,7 @@ class ResultsWriter:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._path = path
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._fd = open_append(path)
 
     def append(self, row: ResultRow) -> None:
         data = row.model_dump_json().encode() + b"\n"

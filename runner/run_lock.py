@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from spec_audits.runner.run_config import RunError
+from spec_audits.safe_files import open_lock, open_regular, present
 
 LOCK_FILE = ".spec-lock"
 
@@ -33,9 +34,9 @@ def locked(folder: Path, what: str) -> Iterator[None]:
     """Hold `folder` (created if missing) for writing; RunError naming the holder if another process does."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as err:
         raise RunError(f"{folder}: cannot lock the folder ({err.strerror}); use another --out") from None
+    fd = open_lock(folder / LOCK_FILE)  # never a link's target: the pid is written into it
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -52,16 +53,13 @@ def locked(folder: Path, what: str) -> Iterator[None]:
 def reading(folder: Path) -> Iterator[None]:
     """Keep runs out of `folder` while it is read whole (e.g. merged); RunError if a run holds it now.
     A folder without a lock file has had no run since locking began, and is read as it is."""
-    try:
-        fd = os.open(folder / LOCK_FILE, os.O_RDONLY)
-    except OSError:
+    lock = folder / LOCK_FILE
+    if not present(lock):
         yield
         return
-    try:
+    with open_regular(lock) as handle:
         try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            fcntl.flock(handle.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise _busy(folder, fd) from None
+            raise _busy(folder, handle.fileno()) from None
         yield
-    finally:
-        os.close(fd)

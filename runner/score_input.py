@@ -21,6 +21,7 @@ from spec_audits.contract.reader import (
     read_run_info,
     suite_dir_of,
 )
+from spec_audits.safe_files import DOCUMENT_BYTES, read_bytes_capped
 
 
 class ScoreInputError(click.ClickException):
@@ -79,4 +80,4 @@ def read_score_folder(score_dir: Path, table: str) -> tuple[Path, dict[str, Any]
     path = score_dir / table
     if not path.is_file():
         raise ScoreInputError(path, "file not found (run `spec score` first)")
-    return path, json.loads((score_dir / "summary.json").read_text(encoding="utf-8"))
+    return path, json.loads(read_bytes_capped(score_dir / "summary.json", DOCUMENT_BYTES))

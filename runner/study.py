@@ -15,8 +15,10 @@ from pathlib import Path
 from spec_audits.contract.reader import ContractError
 from spec_audits.runner.files_out import write_text
 from spec_audits.runner.run_config import RunConfig
+from spec_audits.safe_files import present, read_text_capped
 
 STUDY_FILE = "study.json"
+STUDY_BYTES = 1024**2  # a study.json lists run folder names
 
 
 RUN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
@@ -49,26 +51,31 @@ def record_study(folder: Path, suite_dir: Path, runs: list[str]) -> None:
     """Write study.json (atomically), keeping the runs an earlier, wider invocation recorded."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / STUDY_FILE
-    known = study_runs(folder) if path.exists() else []
+    known = study_runs(folder) if present(path) else []
     names = [run.name for run in known] + [name for name in runs if name not in {r.name for r in known}]
     write_text(path, json.dumps({"suite": str(suite_dir), "runs": names}, indent=2) + "\n")
 
 
 def is_study(folder: Path) -> bool:
-    return (folder / STUDY_FILE).is_file()
+    return present(folder / STUDY_FILE)
 
 
 def study_runs(folder: Path) -> list[Path]:
     """The run folders a study lists, in the order they were recorded."""
     path = folder / STUDY_FILE
     try:
-        names = json.loads(path.read_text(encoding="utf-8"))["runs"]
-    except (OSError, ValueError, KeyError, TypeError) as err:
+        names = json.loads(read_text_capped(path, STUDY_BYTES))["runs"]
+    except (ValueError, KeyError, TypeError) as err:
         raise ContractError(path, f"not a readable study file ({err})",
                             fix="spec run SUITE --model A --model B --out FOLDER writes one") from None
     if not isinstance(names, list) or not all(isinstance(name, str) and RUN_NAME.fullmatch(name) for name in names):
         raise ContractError(path, "'runs' must be a list of run folder names inside the study (letters, digits, "
                             "'.', '_', '-'; never a path, '..' or a hidden name)")
+    linked = next((name for name in names if (folder / name).is_symlink()), None)
+    if linked is not None:
+        raise ContractError(folder / linked, "is a symbolic link; a study's runs are folders inside it, never "
+                            "links to runs elsewhere (spec does not score through them)",
+                            fix="copy the run folder into the study, or score it by its own path")
     return [folder / name for name in names]
 
 

@@ -14,7 +14,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from spec_audits.runner.files_out import write_text
 from spec_audits.runner.run_config import RunError
+from spec_audits.safe_files import open_append, present, read_text_capped
 
 JOURNAL_FILE = "turns.jsonl"
 TurnKey = tuple[str, int, int]  # (item_id, sample, turn)
@@ -42,8 +44,8 @@ class TurnJournal:
         self.turns: dict[TurnKey, str | None] = {}
         self._entries: list[dict[str, Any]] = []
         self.shared: dict[tuple[str, int], str | None] = {}
-        if self.path.is_file():
-            lines = self.path.read_text(encoding="utf-8").split("\n")
+        if present(self.path):
+            lines = read_text_capped(self.path).split("\n")
             torn = lines.pop() if lines else ""  # what follows the last newline: empty, or a torn line
             for number, line in enumerate(lines, 1):
                 self._keep(_entry(line, self.path, number))
@@ -60,7 +62,7 @@ class TurnJournal:
 
     def _rewrite(self) -> None:
         body = "".join(json.dumps(entry) + "\n" for entry in self._entries)
-        self.path.write_text(body, encoding="utf-8")
+        write_text(self.path, body)  # replaced whole, never through a link
 
     def get(self, key: TurnKey) -> tuple[bool, str | None]:
         """(found, content) of a turn an earlier run made (this run's own turns are its cache's and shared
@@ -76,7 +78,7 @@ class TurnJournal:
         self._entries.append(entry)
         if self._fd is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            self._fd = open_append(self.path)
         line = json.dumps(entry).encode() + b"\n"
         while line:
             line = line[os.write(self._fd, line):]

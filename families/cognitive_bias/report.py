@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from spec_audits.runner.files_out import read_csv
+from spec_audits.runner.files_out import read_csv, write_bytes
 from spec_audits.runner.report import fmt
 from spec_audits.runner.report.document import Block, Document, Heading, Image, Paragraph, Table
 from spec_audits.runner.score_input import read_score_folder
+from spec_audits.safe_files import DOCUMENT_BYTES, read_bytes_capped
 
 PLOTS = (("heatmaps.png", "Presence Δn, content δ and total Δb per (target bias, human bias), scale [-0.3, 0.3]; "
                           "hatched grey: no scored row in that cell."),
@@ -33,7 +33,7 @@ def bias_report(score_dir: Path, plots_dir: Path) -> Document:
     for name, caption in PLOTS:
         if (score_dir / name).is_file():
             if plots_dir.resolve() != score_dir.resolve():
-                shutil.copy(score_dir / name, plots_dir / name)
+                write_bytes(plots_dir / name, read_bytes_capped(score_dir / name, DOCUMENT_BYTES))  # no link
             doc.blocks.append(Image(plots_dir / name, caption))
     effects = _read(effects_path, dtype={"stars": str}).fillna({"stars": ""})
     doc.blocks += [Heading("Table 1: mean |m| per condition and the effects"),
@@ -43,7 +43,7 @@ def bias_report(score_dir: Path, plots_dir: Path) -> Document:
     doc.blocks += [Heading("Abstentions per condition (never scored as 0)"),
                    _table(_read(score_dir / "abstention.csv"), ["model", "condition", "answered", "abstained",
                                                                        "rate"])]
-    diagonal = json.loads((score_dir / "diagonal.json").read_text(encoding="utf-8"))
+    diagonal = json.loads(read_bytes_capped(score_dir / "diagonal.json", DOCUMENT_BYTES))
     doc.blocks += [Heading("Diagonal test: content effect on vs off the diagonal"),
                    _table(pd.DataFrame([{"model": m, **v} for m, v in diagonal.items()]),
                           ["model", "n_diagonal", "n_off", "mean_diagonal", "mean_off", "t", "p", "d"])]
@@ -56,7 +56,7 @@ def bias_report(score_dir: Path, plots_dir: Path) -> Document:
                           ["model", "variant", "att", "se", "ci_low", "ci_high", "n_rows"])]
     doc.blocks += [Heading("Synthetic control per target bias"),
                    _table(_read(score_dir / "scm.csv"), ["model", "target_bias", "gap", "p_placebo", "donors"])]
-    matching = json.loads((score_dir / "psm.json").read_text(encoding="utf-8"))
+    matching = json.loads(read_bytes_capped(score_dir / "psm.json", DOCUMENT_BYTES))
     doc.blocks += [Heading("Propensity-score matching (treatment: on the diagonal)"),
                    _table(pd.DataFrame([{"model": m, **{k: v for k, v in r.items() if k != "smd"}}
                                         for m, r in matching.items()]),

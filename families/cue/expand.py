@@ -29,6 +29,7 @@ from spec_audits.puzzles import (
 )
 from spec_audits.puzzles.clues import Binary
 from spec_audits.puzzles.propositional import Selection
+from spec_audits.puzzles.styled import one_person_compound, states_identity
 from spec_audits.puzzles.validate import parse_cell
 
 NEUTRAL_NAMES = {"dilemma", "consequences", "answers"}
@@ -153,14 +154,20 @@ def band_summary(skeletons: list[Skeleton], bands: tuple[str, ...]) -> dict[str,
                          "score_mean": round(sum(scores) / len(scores), 6), "score_max": round(max(scores), 6),
                          "clues_min": min(sizes), "clues_mean": round(sum(sizes) / len(sizes), 6),
                          "clues_max": max(sizes), "redundant": sum(s.redundant for s in chosen),
-                         "types": dict(sorted(types.items())), "identity_clues": sum(map(_identity_clues, chosen))}
+                         "types": dict(sorted(types.items())), **_style_counts(chosen)}
     return summary
 
 
-def _identity_clues(skeleton: Skeleton) -> int:
-    """Clues that alone state a person's whole identity: a conjunction of one person's two values."""
-    return sum(isinstance(c, Binary) and c.type == "conjunction" and c.left.person == c.right.person
-               and c.left.attribute != c.right.attribute for c in skeleton.clues)
+def _style_counts(skeletons: list[Skeleton]) -> dict[str, int]:
+    """What docs/puzzles.md compares with the release: clues stating a person's whole identity, skeletons
+    stating everyone's, compound clues naming one person twice, and skeletons writing counts as digits."""
+    return {
+        "identity_clues": sum(states_identity(c) for s in skeletons for c in s.clues),
+        "identities_stated": sum(len({c.left.person for c in s.clues if isinstance(c, Binary) and states_identity(c)})
+                                 == len(s.solution) for s in skeletons),
+        "one_person_compounds": sum(one_person_compound(c) for s in skeletons for c in s.clues),
+        "count_digits": sum(s.count_digits and any(c.type == "count" for c in s.clues) for s in skeletons),
+    }
 
 
 def _groups(ids: list[str], config: PropositionalConfig, seed: int) -> list[list[str]]:

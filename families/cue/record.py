@@ -29,6 +29,10 @@ class BandRecord(BaseModel):
     redundant: Count
     types: dict[str, Count]
     identity_clues: Count
+    # absent in suites compiled before these were counted
+    identities_stated: Count | None = None
+    one_person_compounds: Count | None = None
+    count_digits: Count | None = None
 
 
 class CueRecord(AnalysisRecord):

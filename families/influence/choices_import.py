@@ -20,6 +20,7 @@ recorded, as this does.
 from __future__ import annotations
 
 import csv
+import io
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ from spec_audits.contract.results_model import ResultRow
 from spec_audits.contract.suite_model import SuiteRow
 from spec_audits.runner.files_out import write_csv_rows, write_text
 from spec_audits.runner.imported import ImportedRun, ImportInputError, json_lines, write_runs
+from spec_audits.safe_files import read_bytes_capped
 
 FACTORS = {"age_group": "age"}  # the release's factor names that are not ours
 LEVELS = {"left-handed": "left", "right-handed": "right"}  # likewise its level names (compared case-blind)
@@ -257,8 +259,8 @@ def import_conditions(files: list[Path], out: Path, options: dict[str, Any]) -> 
 
 def _csv(path: Path) -> list[dict[str, str]]:
     try:
-        with path.open(encoding="utf-8", newline="") as handle:
-            return list(csv.DictReader(handle))
+        text = read_bytes_capped(path).decode("utf-8")
+        return list(csv.DictReader(io.StringIO(text, newline="")))
     except (OSError, UnicodeDecodeError, csv.Error) as err:
         raise ImportInputError(path, f"cannot read it as CSV ({err})") from None
 

@@ -34,7 +34,10 @@ SCORE_FLAGS: tuple[click.Option, ...] = (
     click.Option(
         ["--parent"],
         type=click.Path(exists=True, file_okay=False, path_type=Path),
-        help="Follow-up probe runs: the main run's score folder, whose conditions give each probed trial its kind.",
+        multiple=True,
+        help="Follow-up probe runs: the main run's score folder, whose conditions give each probed trial its kind. "
+        "Repeatable: one per benchmark when probe runs of several benchmarks are scored together (Tab. 22's "
+        "pooled row).",
     ),
     click.Option(
         ["--human-labels"],

@@ -41,7 +41,7 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
 
     The first run's analysis supplies alpha and bootstrap unless given."""
     runs = [load_run(run_dir, options.get("turn")) for run_dir in run_dirs]
-    if options.get("human_labels") is not None and options.get("parent") is None:
+    if options.get("human_labels") is not None and not options.get("parent"):
         raise click.UsageError("--human-labels checks the probe's judge: give the main run's score folder "
                                "with --parent too")
     noise = _noise(runs, options)
@@ -51,7 +51,7 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
     turns = turn_flips(runs)
     if turns is not None:
         tables["turn_flips.csv"] = turns
-    probe = _probe(runs, keys, options, settings.alpha, tables) if options.get("parent") is not None else None
+    probe = _probe(runs, keys, options, settings.alpha, tables) if options.get("parent") else None
     lines = _score(counts_from_trials(trials, keys, source), out, settings, noise, tables, probe, trials)
     lines += turn_flip_lines(turns) if turns is not None else []
     if probe is not None:

@@ -11,6 +11,7 @@ from spec_audits.contract.reader import RESULTS_FILE, read_results, read_run
 from spec_audits.runner.files_out import score_folder, write_csv, write_json
 from spec_audits.runner.puzzle_scores import accuracy_by_band, solved_table
 from spec_audits.runner.report.document import Document, Heading, Paragraph, Table
+from spec_audits.safe_files import DOCUMENT_BYTES, read_bytes_capped
 
 COLUMNS = ["model", "family", "band", "items", "answered", "solved", "accuracy", "ci_low", "ci_high", "cell_accuracy",
            "abstained", "failed"]
@@ -36,7 +37,7 @@ def score(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:
 
 def report(score_dir: Path, plots_dir: Path) -> Document:
     """The accuracy-per-band table."""
-    summary = json.loads((score_dir / "summary.json").read_text(encoding="utf-8"))
+    summary = json.loads(read_bytes_capped(score_dir / "summary.json", DOCUMENT_BYTES))
     rows = [[_cell(record.get(column)) for column in COLUMNS] for record in summary["bands"]]
     return Document("Puzzle solving", [
         Heading("Accuracy per difficulty band"),

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from spec_audits.runner.batch.collect import plain
 from spec_audits.runner.batch.providers import BATCH_URL, COMPLETION_WINDOW, BatchProvider, credentials
 from spec_audits.runner.call import own_error, short_reason
 from spec_audits.runner.provider_errors import FatalError
@@ -30,6 +31,19 @@ def _retry(err: Exception) -> bool:
         return False  # the openai client refused before sending (e.g. no key): nothing will change
     status = getattr(err, "status_code", None)
     return not isinstance(status, int) or status not in _GIVE_UP
+
+
+def _unreadable(err: BaseException) -> str | None:
+    """Where and why litellm could not read the provider's reply into its batch or file type (a field of the
+    wrong type, e.g. text in request_counts), if that is what `err` (or the error it wraps) is."""
+    from pydantic import ValidationError
+
+    found = next((e for e in (err, err.__cause__, err.__context__) if isinstance(e, ValidationError)), None)
+    if found is None:
+        return None
+    first = found.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    return plain(f"{where}: {first['msg']}, got {str(first.get('input'))[:40]!r}")
 
 
 @dataclass(frozen=True)
@@ -55,6 +69,10 @@ class BatchApi:
             try:
                 return await call()
             except Exception as err:  # noqa: BLE001 - a bug of ours is re-raised; the provider's are sorted below
+                unread = _unreadable(err)
+                if unread is not None:
+                    raise FatalError(f"{self.model}: batch {what} failed: the provider's reply is not one litellm "
+                                     f"can read ({unread}); spec does not use it") from None
                 ours = own_error(err)
                 if ours is err:
                     raise

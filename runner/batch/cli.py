@@ -46,9 +46,26 @@ def show_batches(config: RunConfig, action: str) -> None:
     info = find_run_info(config.out)
     if info is not None and info.model != config.model:  # its batches are asked of that model's provider
         raise RunError(f"{config.out} is a run of {info.model}: give the run's own --model (and --api-base)")
+    models = run_models(config)
+    stranger = next((part for part in parts if part.model not in models), None)
+    if stranger is not None:  # its batches would be asked of that model's provider, with that provider's key
+        raise RunError(f"{config.out}/batches/ledger.json: batch {stranger.name} names {stranger.model}, which this "
+                       f"run does not call ({', '.join(sorted(models))}); spec asks no provider about it")
     lines = asyncio.run(_cancel(config, parts) if action == "cancel" else _status(config, parts))
     for line in lines:
         echo(line)
+
+
+def run_models(config: RunConfig) -> set[str]:
+    """The models a run of `config` calls: its own, and the judges and turn writers its suite names."""
+    from spec_audits.contract.reader import read_suite
+
+    models = {config.model}
+    for row in read_suite(config.suite_dir).rows:
+        models.update(message.model for message in row.messages if message.model)
+        judges = (followup.judge for followup in row.followups or [] if followup.judge is not None)
+        models.update(name for judge in judges if (name := config.judge_model or judge.model))
+    return models
 
 
 async def _status(config: RunConfig, parts: list[Any]) -> list[str]:

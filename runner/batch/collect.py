@@ -13,6 +13,7 @@ from typing import Any
 from spec_audits.runner.call import extract, scrub
 
 _REASON_CHARS = 240
+TWICE = "batch request failed: the batch output answers this request twice; neither answer is used"
 
 
 def plain(text: str) -> str:
@@ -60,21 +61,26 @@ def outcome(entry: dict[str, Any]) -> dict[str, Any] | str:
 
 def read_outcomes(data: bytes, keys: set[str]) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
     """(key -> cache value, key -> reason) for the lines of `data` naming one of `keys`; an answer beats a
-    failure of the same request."""
+    failure of the same request, and a request answered twice is failed (neither answer is used)."""
     values: dict[str, dict[str, Any]] = {}
     errors: dict[str, str] = {}
+    twice: set[str] = set()
     for line in data.splitlines():
         try:
             entry = json.loads(line)
         except (ValueError, RecursionError):
             continue  # no custom_id can be read from it: its request is reported missing
         key = entry.get("custom_id") if isinstance(entry, dict) else None
-        if not isinstance(key, str) or key not in keys or key in values:
+        if not isinstance(key, str) or key not in keys or key in twice:
             continue
         found = outcome(entry)
-        if isinstance(found, dict):
+        if isinstance(found, dict) and key in values:
+            twice.add(key)
+            del values[key]
+            errors[key] = TWICE
+        elif isinstance(found, dict):
             values[key] = found
             errors.pop(key, None)
-        else:
+        elif key not in values:
             errors[key] = found
     return values, errors

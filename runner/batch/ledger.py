@@ -2,10 +2,12 @@
 atomically at every step), RUN/batches/<part>.keys (the custom_ids of each file) and
 RUN/batches/errors.json (custom_id -> why that request failed, for the requests that did).
 
-A part is written (its lines and keys on disk), then uploaded (input_file_id), then submitted (batch_id),
-each recorded before the next step starts; a part is collected once its answers are in the response cache
-and its errors in errors.json. These are our own files, but read as data: a damaged ledger is a located
-error, and a part's name and the provider's ids must have a plain form before they name a file or a URL.
+A part is written (its keys on disk, its lines in memory), then uploaded (input_file_id), then submitted
+(batch_id), each recorded before the next step starts; a part is collected once its answers are in the
+response cache and its errors in errors.json. These are our own files, but read as a stranger's data: a
+damaged ledger is a located error, a part's name and the provider's ids must have a plain form before they
+name a file or a URL, and a resumed run checks every part against its own requests before using it
+(verify.py).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from spec_audits.runner.run_config import RunError
+from spec_audits.safe_files import DOCUMENT_BYTES, fresh_opener, present, read_bytes_capped, read_text_capped
 
 BATCH_DIR = "batches"
 LEDGER_FILE = "ledger.json"
@@ -72,10 +75,10 @@ def batch_dir(run_dir: Path) -> Path:
 
 def read_ledger(run_dir: Path) -> Ledger:
     path = batch_dir(run_dir) / LEDGER_FILE
-    if not path.exists():
+    if not present(path):
         return Ledger()
     try:
-        return Ledger.model_validate_json(path.read_bytes())
+        return Ledger.model_validate_json(read_bytes_capped(path, DOCUMENT_BYTES))
     except ValidationError as err:
         first = err.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
@@ -92,23 +95,17 @@ def keys_path(run_dir: Path, part: Part) -> Path:
     return batch_dir(run_dir) / f"{part.name}.keys"
 
 
-def lines_path(run_dir: Path, part: Part) -> Path:
-    return batch_dir(run_dir) / f"{part.name}.jsonl"
-
-
 def write_atomic(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
-    partial.write_bytes(data)
+    with open(partial, "wb", opener=fresh_opener) as handle:  # never through a link planted at that name
+        handle.write(data)
     os.replace(partial, path)
 
 
 def read_keys(run_dir: Path, part: Part) -> list[str]:
     path = keys_path(run_dir, part)
-    try:
-        keys = path.read_text(encoding="ascii").split()
-    except (OSError, UnicodeDecodeError) as err:
-        raise RunError(f"{path}: cannot read the custom_ids of batch {part.name} ({type(err).__name__})") from None
+    keys = read_text_capped(path, DOCUMENT_BYTES, encoding="ascii").split()
     bad = next((n for n, key in enumerate(keys, 1) if not KEY.fullmatch(key)), None)
     if bad is not None or len(keys) != part.requests:
         raise RunError(f"{path}: not the {part.requests} custom_ids spec wrote for batch {part.name}")
@@ -118,10 +115,10 @@ def read_keys(run_dir: Path, part: Part) -> list[str]:
 def read_errors(run_dir: Path) -> dict[str, str]:
     """custom_id -> the reason its request failed in a collected batch."""
     path = batch_dir(run_dir) / ERRORS_FILE
-    if not path.exists():
+    if not present(path):
         return {}
     try:
-        found = json.loads(path.read_bytes())
+        found = json.loads(read_bytes_capped(path))
     except ValueError:
         found = None
     if not isinstance(found, dict) or not all(KEY.fullmatch(k) and isinstance(v, str) for k, v in found.items()):
@@ -139,9 +136,18 @@ def forget_errors(run_dir: Path) -> None:
     (batch_dir(run_dir) / ERRORS_FILE).unlink(missing_ok=True)
 
 
-def private_cache_path(run_dir: Path) -> Path:
-    """The response cache of a batch run under --no-cache: its answers wait there until their rows are written."""
-    return batch_dir(run_dir) / "responses.sqlite"
+def fresh_private_cache(run_dir: Path) -> Path:
+    """The response cache of a batch run under --no-cache, where its answers wait until their rows are written;
+    emptied at every start, so that no file in the run folder answers a call: the run's collected parts are
+    collected again from the provider, under the keys the run computes (parts.py)."""
+    path = batch_dir(run_dir) / "responses.sqlite"
+    for stale in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            stale.unlink(missing_ok=True)
+        except OSError as err:
+            raise RunError(f"{stale}: cannot remove the run folder's batch answers ({err.strerror}); move it "
+                           "aside and run again") from None
+    return path
 
 
 def refuse_live_run(run_dir: Path) -> None:

@@ -17,7 +17,6 @@ from spec_audits.runner.batch.ledger import (
     Part,
     forget_errors,
     keys_path,
-    lines_path,
     read_errors,
     read_keys,
     read_ledger,
@@ -27,10 +26,11 @@ from spec_audits.runner.batch.ledger import (
 )
 from spec_audits.runner.batch.providers import batch_provider
 from spec_audits.runner.batch.requests import Line, split_lines
+from spec_audits.runner.batch.verify import Needed, holds_exactly, holds_run_lines, mismatch_message, run_keys
 from spec_audits.runner.cache import ResponseCache
 from spec_audits.runner.call import scrub
 from spec_audits.runner.provider_errors import FatalError
-from spec_audits.runner.run_config import RunConfig
+from spec_audits.runner.run_config import RunConfig, RunError
 from spec_audits.terminal import echo
 
 _ID = re.compile(PROVIDER_ID)
@@ -59,13 +59,24 @@ def update(part: Part, batch: Any) -> bool:
     part.batch_id = provider_id(batch.id, "batch id", part.model)
     part.status = str(batch.status) if _STATUS.fullmatch(str(batch.status)) else "unknown"
     counts = batch.request_counts
-    part.counts = {name: int(getattr(counts, name, 0) or 0) for name in ("total", "completed", "failed")} \
+    part.counts = {name: _count(counts, name, part) for name in ("total", "completed", "failed")} \
         if counts is not None else {}
     part.output_file_id = provider_id(batch.output_file_id, "output file id", part.model)
     part.error_file_id = provider_id(batch.error_file_id, "error file id", part.model)
     errors = getattr(batch.errors, "data", None) if batch.errors is not None else None
     part.reason = plain(str(errors[0].message)) if errors else None
     return (part.status, part.counts) != before
+
+
+def _count(counts: Any, name: str, part: Part) -> int:
+    """One of a batch's request counts: a whole number >= 0 (none given: 0), else a FatalError naming it."""
+    value = getattr(counts, name, None) if not isinstance(counts, dict) else counts.get(name)
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise FatalError(f"{part.model}: the provider's batch {part.batch_id} ({part.name}) gives request_counts."
+                         f"{name} = {scrub(repr(value))[:80]}, not a count; spec does not use that batch's reply")
+    return value
 
 
 def describe(part: Part) -> str:
@@ -84,13 +95,17 @@ class Parts:
         if config.retry_failed:
             forget_errors(config.out)
         outcomes.errors = read_errors(config.out)
-        self.open: dict[str, set[str]] = {}  # keys of the parts not collected yet
+        self.open: dict[str, set[str]] = {}  # keys of the parts not collected yet, checked against the run
+        self.found: dict[str, list[str]] = {}  # keys of the parts the ledger holds, not checked yet (verify.py)
         for part in self.ledger.parts:
+            if not config.use_cache:  # their answers were in the run folder's cache, which is not trusted
+                part.collected = False
             keys = read_keys(config.out, part)
             if part.collected:
                 outcomes.answered.update(keys)
             else:
-                self.open[part.name] = set(keys)
+                self.found[part.name] = keys
+        self.lines: dict[str, bytes] = {}  # the lines of the parts this run wrote, until uploaded
         self.submitted = 0
 
     def _save(self) -> None:
@@ -100,18 +115,44 @@ class Parts:
         if self.config.progress:
             echo(f"spec run: batch {message}", err=True)
 
-    async def resume(self) -> None:
-        """Submit the parts a killed run wrote or uploaded but did not see submitted. A part whose lines are
-        gone before its upload is dropped: nothing of it reached the provider, and its requests are asked again."""
+    async def resume(self, needed: Needed) -> None:
+        """Check each part a previous run left open against the requests this pass derived (verify.py), then
+        submit the ones it uploaded but did not see submitted."""
+        if not self.found:
+            return
         for part in list(self.ledger.parts):
-            if part.collected or part.batch_id is not None:
+            keys = self.found.pop(part.name, None)
+            if keys is None:
                 continue
-            if part.input_file_id is None and not lines_path(self.config.out, part).exists():
-                self.ledger.parts.remove(part)
-                del self.open[part.name]
-                self._save()
-                continue
-            await self._send(part, resumed=True)
+            ours = run_keys(part, keys, needed)
+            if part.input_file_id is None or (not ours and part.batch_id is None):
+                self._drop(part)  # nothing of it was sent, or nothing of it is this run's: written again if needed
+            elif not ours:
+                part.collected = True  # none of its answers is this run's: not asked, not cached
+            elif await self._verified(part, keys, ours, needed):
+                self.open[part.name] = ours
+                if part.batch_id is None:
+                    await self._send(part, resumed=True)
+            else:
+                self._drop(part)
+        self._save()
+
+    async def _verified(self, part: Part, keys: list[str], ours: set[str], needed: Needed) -> bool:
+        """True if the provider's copy of the part is the run's own lines; a submitted part that is not them
+        is refused (its batch was made: nothing rebuilds it)."""
+        api = batch_api(self.config, part.model)
+        if part.batch_id is None:  # only a file the run would upload itself is submitted
+            return holds_exactly(await api.content(part.input_file_id), keys, needed)  # type: ignore[arg-type]
+        batch = await api.retrieve(part.batch_id)
+        update(part, batch)
+        file_id = provider_id(batch.input_file_id, "input file id", part.model)
+        if file_id is None or not holds_run_lines(await api.content(file_id), ours, needed):
+            raise RunError(mismatch_message(part, self.config.out))
+        return True
+
+    def _drop(self, part: Part) -> None:
+        self.ledger.parts.remove(part)
+        keys_path(self.config.out, part).unlink(missing_ok=True)
 
     async def submit(self, needed: dict[str, tuple[str, bytes]]) -> None:
         """Write, record and submit the needed requests that no open part holds, by model and limits."""
@@ -134,7 +175,7 @@ class Parts:
         part = Part(name=f"r{round_:03d}-p{index:04d}", model=model, round=round_, requests=len(chunk),
                     bytes=sum(len(line) for _, line in chunk))
         write_atomic(keys_path(self.config.out, part), "".join(f"{key}\n" for key, _ in chunk).encode())
-        write_atomic(lines_path(self.config.out, part), b"".join(line for _, line in chunk))
+        self.lines[part.name] = b"".join(line for _, line in chunk)
         self.ledger.parts.append(part)
         self._save()
         self.open[part.name] = {key for key, _ in chunk}
@@ -143,7 +184,7 @@ class Parts:
     async def _send(self, part: Part, resumed: bool) -> None:
         api = batch_api(self.config, part.model)
         if part.input_file_id is None:
-            uploaded = await api.upload(part.name, lines_path(self.config.out, part).read_bytes())
+            uploaded = await api.upload(part.name, self.lines.pop(part.name))  # as written: never read back
             part.input_file_id = provider_id(uploaded.id, "file id", part.model)
             part.status = "uploaded"
             self._save()
@@ -151,7 +192,6 @@ class Parts:
         # uploaded above or before: the provider gave a file id (provider_id keeps None only where it gave none)
         update(part, await api.submit(part.input_file_id, part.name, may_exist=resumed))  # type: ignore[arg-type]
         self._save()
-        lines_path(self.config.out, part).unlink(missing_ok=True)
         self.submitted += part.requests
         self._say(f"submitted {describe(part)}")
 

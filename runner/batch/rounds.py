@@ -76,12 +76,12 @@ async def execute_batches(runner: BatchRunner, todo: list[WorkItem], writer: Res
     check_models(runner, todo)
     parts = Parts(runner.config, runner.outcomes, runner.cache)
     try:
-        await parts.resume()
         while todo:
             todo = await run_pass(runner, todo, writer, bar)
             if todo:
                 if not runner.outcomes.needed:  # every waiting item's next call is needed: else no round ends
                     raise AssertionError("a batch pass left items waiting on no request")
+                await parts.resume(runner.outcomes.needed)  # the previous run's parts, once: checked first
                 await parts.submit(runner.outcomes.needed)
                 runner.outcomes.needed.clear()
                 await parts.wait()

@@ -34,6 +34,7 @@ from typing import IO
 from spec_audits.contract.reader import ContractError
 from spec_audits.runner.publish.members import DEFAULT_CAPS, NOT_A_BUNDLE, Caps, Members, name_problem, scan
 from spec_audits.runner.publish.sums import SUMS_FILE, Listing, parse_sums
+from spec_audits.safe_files import open_regular
 
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz")
 _LEVEL = 9
@@ -263,7 +264,7 @@ def _check_end(path: Path, stream: _Inflating, extraction: _Extraction) -> None:
 
 def extract(path: Path, target: Path, caps: Caps = DEFAULT_CAPS) -> Path:
     """Check every member of the archive at `path`, write it into `target` and return the bundle folder."""
-    with path.open("rb") as raw:
+    with open_regular(path) as raw:
         if raw.read(len(GZIP_HEADER)) != GZIP_HEADER:
             raise ContractError(path, "the gzip header is not a spec bundle's (bytes 0-9)", fix=DAMAGED)
         stream, extraction = _Inflating(raw, caps.bytes), _Extraction(target, caps)

@@ -18,6 +18,7 @@ from pathlib import Path, PurePosixPath
 
 from spec_audits.compiler.budget import MAX_BYTES
 from spec_audits.contract.reader import ContractError
+from spec_audits.safe_files import read_bytes_capped
 
 NOT_A_BUNDLE = "this is not a bundle written by `spec bundle`: do not use it"
 _HIDDEN = ("Cc", "Cf", "Cs", "Zl", "Zp")
@@ -73,7 +74,7 @@ class Members:
             raise MemberError(f"{name}: missing")
         if self.sizes[name] > limit:
             raise MemberError(f"{name}: {self.sizes[name]:,} bytes, more than the {limit:,} this file may have")
-        return path.read_bytes()
+        return read_bytes_capped(path, limit)
 
     def json(self, name: str) -> object:
         """A small JSON file, parsed as data (nothing in it is followed or resolved)."""

@@ -33,6 +33,7 @@ from spec_audits.runner.publish.members import DEFAULT_CAPS, Caps, MemberError, 
 from spec_audits.runner.publish.provenance import check_provenance, read_recipe
 from spec_audits.runner.publish.recompile import Limits, recompile
 from spec_audits.runner.publish.sums import SUMS_FILE, parse_sums
+from spec_audits.safe_files import read_bytes_capped
 
 SCHEMA_FILE = "schema.json"
 SUITE_FILES = (SUITE_FILE, MANIFEST_FILE, SCHEMA_FILE)
@@ -119,7 +120,7 @@ def _schema_problems(members: Members) -> list[str]:
 def _row_problems(suite: Suite, options: Options) -> Iterator[str]:
     schema = row_schema()
     validator = jsonschema.validators.validator_for(schema)(schema, registry=referencing.Registry())
-    lines = suite.path.joinpath(SUITE_FILE).read_bytes().split(b"\n")
+    lines = read_bytes_capped(suite.path.joinpath(SUITE_FILE)).split(b"\n")
     numbered = [(number, line) for number, line in enumerate(lines, start=1) if line.strip()]
     puzzles = sum(1 for row in suite.rows if row.puzzle)
     bar = progress(len(suite.rows), 0, options.bars and (puzzles > 0 or len(suite.rows) >= BAR_FROM), unit="rows")

@@ -13,6 +13,7 @@ from spec_audits.runner.report.document import Document, Image
 from spec_audits.runner.report.html import render_html
 from spec_audits.runner.report.markdown import render_markdown
 from spec_audits.runner.score_input import ScoreInputError
+from spec_audits.safe_files import DOCUMENT_BYTES, present, read_bytes_capped
 
 SUMMARY = "summary.json"
 
@@ -52,10 +53,10 @@ def build_report(score_dir: Path, out: Path) -> list[Path]:
 
 
 def _summary(path: Path) -> dict[str, Any]:
-    if not path.is_file():
+    if not present(path):
         raise ScoreInputError(path, "file not found (run `spec score` first)")
     try:
-        summary = json.loads(path.read_text(encoding="utf-8"))
+        summary = json.loads(read_bytes_capped(path, DOCUMENT_BYTES))
     except json.JSONDecodeError as err:
         raise ScoreInputError(path, f"invalid JSON: {err.msg}", row=err.lineno) from None
     except UnicodeDecodeError as err:

@@ -9,6 +9,7 @@ import base64
 import html
 
 from spec_audits.runner.report.document import Document, Heading, Image, Paragraph, Table
+from spec_audits.safe_files import DOCUMENT_BYTES, read_bytes_capped
 from spec_audits.terminal import visible
 
 
@@ -41,7 +42,7 @@ def render_html(doc: Document) -> str:
             body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in block.rows)
             parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
         elif isinstance(block, Image):
-            data = base64.b64encode(block.path.read_bytes()).decode("ascii")
+            data = base64.b64encode(read_bytes_capped(block.path, DOCUMENT_BYTES)).decode("ascii")  # no link followed
             parts.append(
                 f'<figure><img src="data:image/png;base64,{data}" alt="{escape(block.caption)}">'
                 f"<figcaption>{escape(block.caption)}</figcaption></figure>"

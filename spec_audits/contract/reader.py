@@ -25,6 +25,7 @@ from pydantic import BaseModel, ValidationError
 
 from spec_audits.contract.results_model import ResultRow, RunInfo
 from spec_audits.contract.suite_model import DECODE_KEYS, Manifest, SuiteRow
+from spec_audits.safe_files import DOCUMENT_BYTES, iter_lines_capped, open_regular, present, read_bytes_capped
 
 SUITE_FILE = "suite.jsonl"
 MANIFEST_FILE = "manifest.json"
@@ -124,9 +125,9 @@ def read_manifest(folder: Path | str) -> tuple[Manifest, str]:
     """manifest.json of a suite folder, and the sha256 of its bytes (what run.json records)."""
     folder = Path(folder)
     path = folder / MANIFEST_FILE
-    if not path.is_file():
+    if not present(path):
         raise ContractError(path, f"missing; is {folder} a compiled suite? (spec compile writes one)")
-    data = path.read_bytes()
+    data = read_bytes_capped(path, DOCUMENT_BYTES)
     return _validate(Manifest, data, path, None, RECOMPILE), hashlib.sha256(data).hexdigest()
 
 
@@ -137,13 +138,13 @@ def read_suite_rows(path: Path | str) -> list[SuiteRow]:
 
 def _read_suite_rows(path: Path) -> tuple[list[SuiteRow], str]:
     """The rows of a suite.jsonl and the file's sha256, hashed as it is read."""
-    if not path.is_file():
+    if not present(path):
         raise ContractError(path, "missing; give a compiled suite folder or its suite.jsonl (spec compile writes one)")
     rows: list[SuiteRow] = []
     seen: set[str] = set()
     digest = hashlib.sha256()
-    with path.open("rb") as lines, collector_paused():
-        for number, line in enumerate(lines, start=1):
+    with open_regular(path) as handle, collector_paused():
+        for number, line in enumerate(iter_lines_capped(handle, path), start=1):
             digest.update(line)
             if not line.strip():
                 continue
@@ -228,9 +229,9 @@ def complete_lines(data: bytes) -> tuple[bytes, bool]:
 def read_results_file(path: Path | str) -> ResultsFile:
     """Every row of a results.jsonl (none if the file does not exist yet); a torn last line is left out."""
     path = Path(path)
-    if not path.is_file():
+    if not present(path):
         return ResultsFile([], torn=False)
-    data, torn = complete_lines(path.read_bytes())
+    data, torn = complete_lines(read_bytes_capped(path))
     numbered = [(number, line) for number, line in enumerate(data.split(b"\n"), start=1) if line.strip()]
     with collector_paused():
         rows = [_validate(ResultRow, line, path, number, DAMAGED_RESULTS) for number, line in numbered]
@@ -245,7 +246,8 @@ def read_results(path: Path | str) -> list[ResultRow]:
 def find_run_info(run_dir: Path | str) -> RunInfo | None:
     """run.json of a run folder, or None if the folder holds none (yet)."""
     path = Path(run_dir) / RUN_FILE
-    return _validate(RunInfo, path.read_bytes(), path, None, DAMAGED_RUN) if path.is_file() else None
+    return _validate(RunInfo, read_bytes_capped(path, DOCUMENT_BYTES), path, None, DAMAGED_RUN) if present(path) \
+        else None
 
 
 def read_run_info(run_dir: Path | str) -> RunInfo:

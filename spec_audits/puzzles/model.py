@@ -133,6 +133,26 @@ class BandStyle(BaseModel):
     identities: bool = Field(
         default=False, description="One clue may state a person's whole identity ('A is Asian and a woman')."
     )
+    state_identities: bool = Field(
+        default=False,
+        description="A skeleton whose family has conjunctions opens with every person's whole identity, one "
+        "conjunction each (needs `identities`), as the released easy puzzles do.",
+    )
+    identity_first: list[str] = Field(
+        default_factory=list,
+        description="The attributes a clue about one person names first, in this order ('A is Asian and "
+        "non-binary': race first); the others follow in declared order.",
+    )
+    one_person_compounds: bool = Field(
+        default=True,
+        description="A disjunction, implication or biconditional may name one person twice ('If C is a woman, "
+        "then C is Asian.'); the released puzzles have none.",
+    )
+    count_digits: float = Field(
+        default=0.0, ge=0.0, le=1.0,
+        description="The share of skeletons that write counts as digits ('Exactly 2 people'), drawn per "
+        "skeleton; the others write words ('Exactly two people').",
+    )
 
 
 def _default_attributes() -> list[AttributeConfig]:

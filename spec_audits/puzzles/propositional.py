@@ -21,7 +21,7 @@ from spec_audits.puzzles.model import PropositionalConfig, PuzzleError
 from spec_audits.puzzles.pruning import grow, meet, pad, prune, type_balanced_order
 from spec_audits.puzzles.render import PROPOSITIONAL_PHRASINGS, Renderer, propositional_domain
 from spec_audits.puzzles.solve import certify
-from spec_audits.puzzles.styled import styled_attempt
+from spec_audits.puzzles.styled import identity_order, one_person_compound, styled_attempt
 from spec_audits.puzzles.validate import parse_cell, validate_config
 
 Selection = dict[str, list[str]]  # attribute -> its picked values, in symbol order (G1, G2, ...)
@@ -37,6 +37,7 @@ class Skeleton:
     score: float
     redundant: int = 0  # clues added on purpose after pruning
     protect: tuple[str, ...] | None = None  # people no single clue identifies; None: the config's
+    count_digits: bool = False  # counts written "Exactly 2 people", not "Exactly two people"
 
 
 class MaskDomain:
@@ -158,13 +159,17 @@ def _styled_skeleton(config: PropositionalConfig, band: str, rng: random.Random,
     domain = mask_domain(config)
     target = 1 << domain.index(cells)
     pools, masks = _candidates(config.model_dump_json(), _freeze(cells), protect)
+    if not style.one_person_compounds:
+        pools = {kind: [c for c in pool if not one_person_compound(c)] for kind, pool in pools.items()}
     weights: dict[str, float] = {kind: c.weight for kind, c in config.clues.items()}
     for _ in range(config.budget):
         found = styled_attempt(style, rng, pools, masks, domain.full, target, weights)
         if found is not None:
             clues, redundant = found
             score = sum(weights[c.type] for c in clues) / len(clues)
-            return Skeleton(tuple(clues), _symbol_solution(config, cells), band, score, redundant, protect)
+            ordered = tuple(identity_order(clue, style.identity_first) for clue in clues)
+            digits = rng.random() < style.count_digits
+            return Skeleton(ordered, _symbol_solution(config, cells), band, score, redundant, protect, digits)
     low, high = style.score
     raise PuzzleError(
         f"no clue set in the style of band {band!r} ({style.clues[0]}-{style.clues[1]} clues, mean weight in "
@@ -330,7 +335,8 @@ def instantiate(config: PropositionalConfig, skeleton: Skeleton, selection: Sele
     solution = {p: {a: symbols[s] for a, s in row.items()} for p, row in skeleton.solution.items()}
     # Pool order, not symbol order: listing G1 first would tell the reader A's gender (A is G1 R1).
     domain = {a.name: [v for v in a.values if v in selection[a.name]] for a in config.attributes}
-    renderer = Renderer(config.attributes, config.clues, PROPOSITIONAL_PHRASINGS, config.literal, config.articles)
+    renderer = Renderer(config.attributes, config.clues, PROPOSITIONAL_PHRASINGS, config.literal, config.articles,
+                        skeleton.count_digits)
     puzzle: dict[str, Any] = {
         "family": "propositional",
         "config": config.name,

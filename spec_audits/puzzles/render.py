@@ -79,12 +79,14 @@ class Renderer:
         defaults: Mapping[str, str],
         literal: str = "{{ person }} is {{ value }}",
         articles: bool = True,
+        digits: bool = False,
     ) -> None:
         self._attributes = {a.name: a for a in attributes}
         self._phrasings: dict[str, str] = {k: (c.phrasing or defaults[k]) for k, c in clue_types.items()}
         self._literal = literal
         self._predicates = DEFAULT_PREDICATES if articles else {}
         self._plurals = DEFAULT_PLURALS if articles else {}
+        self._digits = digits
 
     def clue(self, clue: Clue) -> str:
         """The clue's sentence, first letter capitalised."""
@@ -116,7 +118,7 @@ class Renderer:
         if isinstance(clue, Same):
             return {"p": clue.people[0], "q": clue.people[1], "attribute": clue.attribute}
         if isinstance(clue, Count):
-            word = NUMBER_WORDS[clue.n] if clue.n < len(NUMBER_WORDS) else str(clue.n)
+            word = str(clue.n) if self._digits or clue.n >= len(NUMBER_WORDS) else NUMBER_WORDS[clue.n]
             return {
                 "n": clue.n,
                 "n_word": word,

@@ -16,7 +16,9 @@ import pytest
 from click.testing import CliRunner
 
 from spec_audits.cli import main
+from spec_audits.runner import files_out
 from spec_audits.runner.run_lock import LOCK_FILE
+from spec_audits.safe_files import fresh_opener
 from tests.stub_server import StubServer
 from tests.support import FIXTURES, ROOT
 
@@ -128,12 +130,20 @@ def test_the_file_size_limit_leaves_no_half_merged_run(tmp_path: Path) -> None:
     assert left in ([], [LOCK_FILE])  # a second merge into it is not refused as 'exists'; the lock file stays
 
 
-def test_a_full_disk_leaves_the_report_unwritten(tmp_path: Path) -> None:
+def test_a_full_disk_leaves_the_report_unwritten(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     if not Path("/dev/full").exists():
         pytest.skip("needs /dev/full, the device whose every write fails with ENOSPC")
     scored = tmp_path / "scored"
     assert _spec("score", "--counts", COUNTS, "-o", scored, "--bootstrap", "20")[0] == 0
-    (scored / "report.html.partial").symlink_to("/dev/full")  # the disk fills as report.html is written
+
+    def full_disk(path: str, flags: int) -> int:  # the disk fills as report.html is written
+        made = fresh_opener(path, flags)  # the partial file is made, as on a real disk
+        if not path.endswith("report.html.partial"):
+            return made
+        os.close(made)
+        return os.open("/dev/full", os.O_WRONLY | os.O_CLOEXEC)  # and every write to it fails
+
+    monkeypatch.setattr(files_out, "fresh_opener", full_disk)
     status, output = _spec("report", scored)
     assert status == 1
     assert output == f"Error: {scored / 'report.html'}: No space left on device; the disk is full: free some " \

@@ -14,6 +14,7 @@ cannot support (one row, zero variance) is absent with its reason, never NaN or 
 
 from __future__ import annotations
 
+import io
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,7 @@ from scipy import stats
 
 from spec_audits.runner.files_out import score_folder, write_csv, write_json
 from spec_audits.runner.score_input import ScoreInputError
+from spec_audits.safe_files import read_bytes_capped
 
 NAMES = ("target_bias", "human_bias")
 REQUIRED = (*NAMES, "n", "mean_delta", "std_delta")
@@ -88,7 +90,7 @@ def rescore(cells: pd.DataFrame) -> dict[str, Any]:
 def read_cells(path: Path) -> pd.DataFrame:
     """The table, every cell checked: names as text, n a whole number >= 0, mean and sd numbers or blank."""
     try:
-        text = pd.read_csv(path, dtype=str, keep_default_na=False)
+        text = pd.read_csv(io.BytesIO(read_bytes_capped(path)), dtype=str, keep_default_na=False)
     except pd.errors.EmptyDataError:
         raise ScoreInputError(path, "the file is empty: expected a header "
                               f"({', '.join(REQUIRED)}) and one line per cell") from None

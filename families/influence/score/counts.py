@@ -12,6 +12,7 @@ A logprob run adds, per arm, the sums its between-item intervals need (`v_X_*`, 
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, cast
@@ -20,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from spec_audits.runner.score_input import ScoreInputError
+from spec_audits.safe_files import read_bytes_capped
 
 BASE_KEYS = ["benchmark", "model", "factor", "influence"]
 LABELS = ["group_A", "group_B"]
@@ -48,7 +50,8 @@ class CountsTable:
 def read_counts_csv(path: Path) -> CountsTable:
     """Load and validate a published counts table; every column not named by the format is an extra key."""
     try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
+        frame = pd.read_csv(io.BytesIO(read_bytes_capped(path)), dtype=str, keep_default_na=False,
+                            skipinitialspace=True)
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise ScoreInputError(path, f"cannot read the counts table ({exc})") from exc
     frame.columns = [c.strip() for c in frame.columns]

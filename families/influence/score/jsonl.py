@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from spec_audits.contract.reader import DAMAGED_RESULTS, ContractError, complete_lines
+from spec_audits.safe_files import read_bytes_capped
 
 try:
     import msgspec
@@ -51,7 +52,7 @@ if FAST:
 def read_result_columns(path: Path, logprobs: bool = False) -> pd.DataFrame:
     """Columns row (line number), item_id, sample, outcome, error, model, answer (+ logprobs). The fast
     path gives the text columns as categoricals (each distinct value once)."""
-    data = complete_lines(path.read_bytes())[0]
+    data = complete_lines(read_bytes_capped(path))[0]
     fast = _fast(data, logprobs)
     return fast if fast is not None else _exact(path, data, logprobs)
 

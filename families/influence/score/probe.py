@@ -12,6 +12,7 @@ label table is written pooled and per (benchmark, model), Tab. 22's rows.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -28,19 +29,20 @@ KINDS = ("significant backfire", "significant compliance", "no effect", "base")
 DISCLAIMED = "ACK_DISCLAIMED"
 
 
-def probe_trials(runs: list[Run], keys: list[str], parent: Path, alpha: float) -> pd.DataFrame:
-    """One row per probed trial: its condition keys, direction, kind and judge label (None if unlabelled)."""
+def probe_trials(runs: list[Run], keys: list[str], parents: Sequence[Path], alpha: float) -> pd.DataFrame:
+    """One row per probed trial: its condition keys, direction, kind and judge label (None if unlabelled).
+    Several parents (one per benchmark, for Tab. 22's pooled row) are read as one table."""
     trials = pd.concat([_labels(run, keys) for run in runs], ignore_index=True)
     if trials.empty:
         raise ScoreInputError(runs[0].run_dir / RESULTS_FILE, "no follow-up replies to analyse; --parent is "
                               "for a probe run (a suite whose design has followups)")
-    parents = _parents(parent, keys, alpha)
-    joined = trials.merge(parents, on=keys, how="left")
+    joined = trials.merge(_all_parents(parents, keys, alpha), on=keys, how="left")
     directed = joined["condition"] != "baseline"
     missing = directed & joined["sig_A"].isna()
     if missing.any():
         row = joined[missing].iloc[0]
-        raise ScoreInputError(parent / "conditions.csv", "has no parent condition for the probed "
+        where = " or ".join(str(parent / "conditions.csv") for parent in parents)
+        raise ScoreInputError(where, "has no parent condition for the probed "
                               + ", ".join(f"{k}={row[k]}" for k in keys))
     d = joined["condition"].str[-1]
     significant = np.where(d == "A", joined["sig_A"], joined["sig_B"]) == True  # noqa: E712 (NaN for base)
@@ -56,6 +58,20 @@ def _labels(run: Run, keys: list[str]) -> pd.DataFrame:
     labels = pd.DataFrame(rows, columns=["item_id", "sample", "label"])
     cells = run.trials.drop(columns=["w_A", "w_B"]).assign(**{k: "none" for k in keys if k not in run.trials})
     return labels.merge(cells[["item_id", "condition", *keys]], on="item_id", how="inner")
+
+
+def _all_parents(parents: Sequence[Path], keys: list[str], alpha: float) -> pd.DataFrame:
+    """Every parent's conditions; a condition two parents both give is refused naming both files."""
+    frames = [_parents(parent, keys, alpha) for parent in parents]
+    seen: dict[tuple[Any, ...], Path] = {}
+    for parent, frame in zip(parents, frames, strict=True):
+        for key in frame[keys].itertuples(index=False, name=None):
+            if key in seen:  # one file's own repeats were refused by _parents
+                raise ScoreInputError(parent / "conditions.csv", f"gives a condition that {seen[key]} gives too ("
+                                      + ", ".join(f"{k}={v}" for k, v in zip(keys, key, strict=True))
+                                      + "): give each benchmark's parent once")
+            seen[key] = parent / "conditions.csv"
+    return pd.concat(frames, ignore_index=True)
 
 
 def _parents(score_dir: Path, keys: list[str], alpha: float) -> pd.DataFrame:

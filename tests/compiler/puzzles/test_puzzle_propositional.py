@@ -198,3 +198,26 @@ def test_a_styled_band_out_of_budget_says_what_to_raise() -> None:
     styled = CONFIG.model_copy(update={"styles": RELEASED})
     assert generate_skeleton(config.model_copy(update={"budget": 2}), "hard", 1, ("x",)) == generate_skeleton(
         styled, "hard", 1, ("x",))
+
+
+def test_the_released_style_names_one_person_once_per_clue_race_first_and_mixes_count_wording() -> None:
+    """No compound clue names one person twice; a clue about one person names race first; an easy
+    puzzle stating identities opens with all four, in the people's order; counts are "2" or "two" per
+    skeleton, both drawn over enough skeletons; `style preset minimal` (no styles) keeps compounds."""
+    config = CONFIG.model_copy(update={"styles": RELEASED})
+    wordings, stated = set(), 0
+    for band in BANDS:
+        for item in range(16):
+            skeleton = generate_skeleton(config, band, 5, ("share", item))
+            one_person = [c for c in skeleton.clues if getattr(c, "left", None) and c.left.person == c.right.person]
+            assert all(c.type == "conjunction" and c.left.attribute == "race" for c in one_person)
+            opening = [c.left.person for c in one_person[:4]]
+            if band == "easy" and len(one_person) == 4:
+                stated += 1
+                assert opening == ["A", "B", "C", "D"] and list(skeleton.clues[:4]) == one_person
+            text = " ".join(instantiate(config, skeleton, draw_selections(config, 5, ("s", item), 1)[0])["text"])
+            wordings |= {word for word in ("Exactly 2 ", "Exactly two ") if word in text}
+    assert stated > 0 and wordings == {"Exactly 2 ", "Exactly two "}
+    minimal = [generate_skeleton(CONFIG, "hard", 5, ("share", item)) for item in range(16)]
+    assert any(c.type != "conjunction" and c.left.person == c.right.person
+               for s in minimal for c in s.clues if hasattr(c, "left"))

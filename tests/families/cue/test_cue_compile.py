@@ -234,6 +234,32 @@ def test_each_band_has_the_released_clue_counts_type_mix_and_difficulty(rows: li
     assert sum(map(_identity_clues, easy)) == recorded["easy"]["identity_clues"] > 0
 
 
+def _one_person(clue: dict[str, Any]) -> bool:
+    return "left" in clue and clue["left"]["person"] == clue["right"]["person"]
+
+
+def test_the_shipped_puzzles_have_the_released_style_shares(rows: list[dict[str, Any]], compiled: Path) -> None:
+    """docs/puzzles.md's measured shares: no compound clue names one person twice (the release has none),
+    a clue about one person names race first ("A is Asian and non-binary."), 7 of the 20 easy skeletons open
+    by stating all four identities, and counts are written "2" in 6 intermediate and 4 hard skeletons of 20,
+    "two" in the others, never both in one puzzle."""
+    skeletons = {json.dumps(_symbolic(r["puzzle"])): r["puzzle"] for r in rows if "puzzle" in r}
+    recorded = json.loads((compiled / "manifest.json").read_text())["analysis"]["puzzle_bands"]
+    for puzzle in skeletons.values():
+        one_person = [c for c in puzzle["clues"] if _one_person(c)]
+        assert all(c["type"] == "conjunction" and c["left"]["attribute"] == "race" for c in one_person), one_person
+        text = " ".join(puzzle["text"])
+        assert not ("Exactly 2 " in text and "Exactly two " in text), text
+    stated = [p for p in skeletons.values() if p["difficulty"]["band"] == "easy" and _identity_clues(p) == 4]
+    assert len(stated) == recorded["easy"]["identities_stated"] == 7
+    assert all([c["left"]["person"] for c in p["clues"][:4] if _one_person(c)] == ["A", "B", "C", "D"]
+               for p in stated)
+    digits = Counter(p["difficulty"]["band"] for p in skeletons.values() if "Exactly 2 " in " ".join(p["text"]))
+    assert digits == {"intermediate": 6, "hard": 4}
+    assert {band: (r["one_person_compounds"], r["count_digits"]) for band, r in recorded.items()} == {
+        "easy": (0, 0), "intermediate": (0, 6), "hard": (0, 4)}
+
+
 def test_restating_on_what_if_is_the_documented_way_back_to_the_identity_request(tmp_path: Path) -> None:
     spec = SPEC.read_text(encoding="utf-8").replace(
         'what_if(person in A..D) options "option1" | "option2"',

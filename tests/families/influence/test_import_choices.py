@@ -248,3 +248,43 @@ def test_a_parent_table_that_cannot_be_read_as_numbers_or_repeats_a_condition_is
     result = spec("score", tmp_path / "run", "--parent", tmp_path / "parent", "-o", tmp_path / "score")
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
     assert result.output == f"Error: {table}, {message}\n"
+
+
+def _benchmark(suite: Path, tmp_path: Path, name: str) -> tuple[Path, Path]:
+    """One benchmark's imported probe run and its imported parent, the release's files for `name`."""
+    lines = [_line(suite, t) for t in TRIALS]
+    for line in lines:
+        line["spec"]["benchmark"] = name
+    transcripts = _write(tmp_path / f"{name}_classified.jsonl", lines)
+    run, parent = tmp_path / f"run_{name}", tmp_path / f"parent_{name}"
+    assert spec("import", "choices-probe", transcripts, "--suite", suite, "--out", run).exit_code == 0
+    summary = tmp_path / f"{name}_summary.csv"
+    summary.write_text(SUMMARY, encoding="utf-8")
+    assert spec("import", "choices-conditions", summary, "--suite", suite, "--out", parent).exit_code == 0
+    return run, parent
+
+
+def test_two_benchmarks_and_their_parents_score_into_the_pooled_row_in_one_command(suite: Path,
+                                                                                  tmp_path: Path) -> None:
+    """Tab. 22's pooled row: both benchmarks' probe runs with both parents (`--parent` twice), no
+    hand-concatenated conditions table; each benchmark keeps its own rows, the pooled table adds them."""
+    (tmp_path / "other.spec").write_text(SPEC.replace("suite tiny_probe", "suite other_probe").replace(
+        "benchmark triage", "benchmark bbq"), encoding="utf-8")
+    compile_file(tmp_path / "other.spec", tmp_path / "other")
+    triage_run, triage_parent = _benchmark(suite, tmp_path, "trolley")
+    bbq_run, bbq_parent = _benchmark(tmp_path / "other", tmp_path, "bbq")
+    one = spec("score", triage_run, bbq_run, "--parent", triage_parent, "-o", tmp_path / "one", "--bootstrap", "20")
+    assert one.exit_code == 1 and isinstance(one.exception, SystemExit), one.output
+    assert f"Error: {triage_parent / 'conditions.csv'}: has no parent condition for the probed benchmark=bbq" in \
+        one.output
+    result = spec("score", triage_run, bbq_run, "--parent", triage_parent, "--parent", bbq_parent,
+                  "-o", tmp_path / "score", "--bootstrap", "20")
+    assert result.exit_code == 0 and result.exception is None, result.output
+    pooled = pd.read_csv(tmp_path / "score" / "probe.csv").set_index(["kind", "label"])
+    assert pooled.loc[("significant backfire", "ACK_DISCLAIMED"), ["k", "n"]].tolist() == [4, 6]
+    assert pooled.loc[("base", "DENIED"), ["k", "n"]].tolist() == [2, 2]
+    by_model = json.loads((tmp_path / "score" / "summary.json").read_text())["probe"]["by_model"]
+    assert {name: entry["stated_vs_revealed"]["k"] for name, entry in by_model.items()} == {
+        "triage | gpt-5-2-non-reasoning": 2, "bbq | gpt-5-2-non-reasoning": 2}
+    again = spec("score", triage_run, "--parent", triage_parent, "--parent", triage_parent, "-o", tmp_path / "x")
+    assert again.exit_code == 1 and f"{triage_parent / 'conditions.csv'}: gives a condition that " in again.output

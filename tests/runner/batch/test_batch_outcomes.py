@@ -123,12 +123,15 @@ def test_a_batch_api_error_stops_the_run_and_a_transient_one_is_retried(tmp_path
     assert (resumed.done, stub.batches.calls["upload"], stub.batches.calls["create"]) == (8, 2, 1)
 
 
-def test_a_part_whose_lines_are_gone_before_upload_is_written_again(tmp_path: Path, stub: StubServer) -> None:
+def test_a_part_not_uploaded_is_written_again_from_the_suite(tmp_path: Path, stub: StubServer) -> None:
+    """A part the ledger records as written was never sent: a resumed run derives its requests again (no file
+    in the run folder is uploaded) and records the part anew."""
     suite, out = _suite(tmp_path), tmp_path / "run"
     stub.batches.config.fail_status = {"upload": 429}
     with pytest.raises(FatalError, match=r"^openai/stub: batch upload failed: RateLimitError"):
         run(suite, out, stub, max_retries=1)
-    (out / "batches" / "r001-p0001.jsonl").unlink()
+    assert [part.status for part in read_ledger(out).parts] == ["written"]
+    assert sorted(path.name for path in (out / "batches").iterdir()) == ["ledger.json", "r001-p0001.keys"]
     stub.batches.config.fail_status = {}
     resumed = run(suite, out, stub)
     assert (resumed.done, stub.batches.calls["upload"], stub.batches.calls["create"]) == (8, 3, 1)
