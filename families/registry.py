@@ -92,14 +92,15 @@ def all_families() -> list[Family]:
 def loadable() -> list[Family]:
     """Every family that loads, the built-in ones first in BUILTIN's order (so that what they add to a
     command keeps its place), then the others by name; one that cannot be loaded is left out here (its
-    error comes when a design, run or table names it)."""
-    found = []
+    error comes when a design, run or table names it), and so is an installed one whose clause or score
+    option takes the name of one before it (two plug-ins clashing: the first by name keeps it)."""
+    found: list[Family] = []
     for name in [*BUILTIN, *(name for name in names() if name not in BUILTIN)]:
         try:
             family = get(name)
         except RegistryError:  # a built-in family clashing with an installed one is still itself
             family = importlib.import_module(BUILTIN[name]).FAMILY if name in BUILTIN else None
-        if family is not None:
+        if family is not None and (name in BUILTIN or not any(_clash(family, other) for other in found)):
             found.append(family)
     return found
 

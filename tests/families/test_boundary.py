@@ -101,3 +101,17 @@ def test_a_score_option_of_a_builtin_name_is_refused_and_the_builtin_one_still_w
 
 def test_tests_see_only_the_builtin_families() -> None:
     assert registry.names() == sorted(registry.BUILTIN)
+
+
+def test_of_two_plugins_with_one_option_name_the_first_keeps_it(site: Path) -> None:
+    """Never a silent replacement: `spec score` offers the option as the first plug-in (by name) declares it."""
+    for dist, name in (("spec-first", "echo"), ("spec-second", "echo_two")):
+        module = dist.replace("-", "_")
+        install(site, dist, {name: f"{module}:FAMILY"}, {module: (
+            "import dataclasses\nimport click\nfrom tests.families.echo import FAMILY as ECHO\n"
+            f"FAMILY = dataclasses.replace(ECHO, name={name!r}, score_flags=(click.Option(['--bins'], type=int, "
+            f"help='Bins of {name}.'),))\n")})
+    assert [f.name for f in registry.loadable()] == [*registry.BUILTIN, "echo"]
+    helped = _spec("score", "--help")
+    assert helped.exit_code == 0 and helped.exception is None
+    assert "Bins of echo." in helped.output and "echo_two" not in helped.output
