@@ -16,8 +16,6 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 from pydantic_core import PydanticCustomError
 
-from spec_audits.contract.reader import MANIFEST_FILE, ContractError, read_manifest
-
 SHOWN = 60  # characters of a stranger's value quoted in a message
 LISTED = 5  # problems listed in one message
 NOT_OURS = "recompile the suite from its spec or get it from its author"
@@ -61,6 +59,8 @@ def one_of(values: tuple[str, ...]) -> BeforeValidator:
 
 def read_analysis(folder: Path, record: type[R]) -> R:
     """The suite folder's manifest.analysis as `record`; a ContractError naming each wrong key otherwise."""
+    from spec_audits.contract.reader import MANIFEST_FILE, read_manifest  # a family's record loads with it: cheap
+
     manifest, _ = read_manifest(folder)
     return checked_analysis(manifest.analysis, record, folder / MANIFEST_FILE)
 
@@ -69,6 +69,8 @@ def checked_analysis(analysis: dict[str, Any] | None, record: type[R], path: Pat
     try:
         return record.model_validate(analysis or {})
     except ValidationError as err:
+        from spec_audits.contract.reader import ContractError
+
         problems = [_problem(error, record) for error in err.errors()]
         more = [f"and {len(problems) - LISTED} more"] if len(problems) > LISTED else []
         raise ContractError(path, "; ".join([*problems[:LISTED], *more]), fix=NOT_OURS) from None
