@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 class SpecFailed(click.ClickException):
     """A spec with mistakes: the rendered diagnostics, exit status 1."""
 
+    own_lines = True  # each diagnostic's lines, a spec's control characters shown as escapes
+
     def format_message(self) -> str:
         return self.message
 

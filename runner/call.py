@@ -6,7 +6,6 @@ import asyncio
 import json
 import os
 import random
-import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from spec_audits.runner.provider_errors import (  # noqa: E402
     classify,
     reason,
 )
+from spec_audits.secrets import scrub, scrub_text  # noqa: E402
 
 UNREACHABLE_ATTEMPTS = 3  # attempts in a row finding no server before a run stops (about 3 s at --retry-base 1)
 
@@ -61,22 +61,6 @@ class CallSettings:
     retry_max_s: float = 60.0
     rpm: float | None = None
     tpm: float | None = None
-
-
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.IGNORECASE)
-
-
-_URL_USERINFO = re.compile(r"(?<=://)[^/\s@]+@")
-_URL_QUERY = re.compile(r"(://[^\s?#]*)\?[^\s#'\"]*")
-
-
-def scrub(text: str) -> str:
-    """Remove the values of secret-looking environment variables, and a URL's user name, password and
-    query values, from `text`."""
-    for name, value in os.environ.items():
-        if len(value) >= 8 and _SECRET_NAME.search(name) and value in text:
-            text = text.replace(value, "***")
-    return _URL_QUERY.sub(r"\1?***", _URL_USERINFO.sub("***@", text))
 
 
 def short_reason(err: BaseException, limit: int = 240) -> str:
@@ -157,12 +141,17 @@ def extract(response: Any) -> dict[str, Any]:
     if content:
         first = content[0]
         entries = _field(first, "top_logprobs", None) or [first]
-        top = [{"token": _field(e, "token"), "logprob": float(_field(e, "logprob"))} for e in entries]
-    return {
-        "text": _field(_field(choice, "message"), "content"),
+        top = [{"token": _scrubbed_token(_field(e, "token")), "logprob": float(_field(e, "logprob"))} for e in entries]
+    text = _field(_field(choice, "message"), "content")
+    return {  # a server may echo what it was sent: no key reaches the cache, results or a journal
+        "text": scrub_text(text) if isinstance(text, str) else text,
         "usage": {k: int(_field(usage, k, 0) or 0) for k in ("prompt_tokens", "completion_tokens")},
         "top_logprobs": top,
     }
+
+
+def _scrubbed_token(token: Any) -> Any:
+    return scrub_text(token) if isinstance(token, str) else token
 
 
 @dataclass
@@ -198,7 +187,9 @@ class ModelClient:
         found = self.cache.get(key)
         if found is not None:
             self.hits += 1
-            return Reply(found["text"], found["usage"], found["top_logprobs"], cached=True, latency_s=0.0)
+            text = found["text"]  # an entry of a version that kept replies unscrubbed is scrubbed on the way out
+            return Reply(scrub_text(text) if isinstance(text, str) else text, found["usage"], found["top_logprobs"],
+                         cached=True, latency_s=0.0)
         await self.prepare()
         started = time.perf_counter()
         value = await self._first_alone(messages, {**params, **extras})

@@ -23,7 +23,7 @@ import click
 
 from spec_audits.contract.reader import RESULTS_FILE, Suite
 from spec_audits.contract.results_model import ResultRow, RunInfo
-from spec_audits.runner.results_io import write_run_info
+from spec_audits.runner.results_io import result_line, write_run_info
 from spec_audits.runner.study import STUDY_FILE, record_study, slug
 from spec_audits.safe_files import iter_lines_capped, open_regular
 
@@ -114,7 +114,7 @@ def _folders(runs: list[ImportedRun]) -> list[str]:
 def _write_run(folder: Path, suite: Suite, run: ImportedRun) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     rows = sorted(run.rows, key=lambda r: (r.item_id, r.sample))
-    (folder / RESULTS_FILE).write_bytes(b"".join(row.model_dump_json().encode() + b"\n" for row in rows))
+    (folder / RESULTS_FILE).write_bytes(b"".join(map(result_line, rows)))
     now = datetime.now(UTC).isoformat(timespec="seconds")
     failed = sum(row.error is not None for row in rows)
     info = RunInfo(suite_dir=str(suite.path), suite_manifest_sha256=suite.manifest_sha256, model=run.model,

@@ -12,13 +12,25 @@ from spec_audits.contract.reader import RUN_FILE, ContractError, read_results_fi
 from spec_audits.contract.results_model import ResultRow, RunInfo
 from spec_audits.runner.files_out import write_bytes, write_text
 from spec_audits.safe_files import open_append
+from spec_audits.secrets import scrub, scrub_text, scrubbed
 
 Key = tuple[str, int]
 
 
 def write_results(path: Path, rows: list[ResultRow]) -> None:
     """`rows` as the whole of results.jsonl, written whole or not at all."""
-    write_bytes(path, b"".join(row.model_dump_json().encode() + b"\n" for row in rows))
+    write_bytes(path, b"".join(map(result_line, rows)))
+
+
+def result_line(row: ResultRow) -> bytes:
+    """A row as its line of results.jsonl, with no key in it: its error scrubbed as a provider's message, every
+    other string (replies, which are scrubbed as they arrive) as text (spec_audits/secrets.py)."""
+    if row.error is not None and scrub(row.error) != row.error:
+        row = row.model_copy(update={"error": scrub(row.error)})
+    text = row.model_dump_json()
+    if scrub_text(text) != text:  # rare: a reply from an old cache, a URL's query, a key in a reply
+        text = ResultRow.model_validate(scrubbed(row.model_dump(mode="json"))).model_dump_json()
+    return text.encode() + b"\n"
 
 
 def final_rows(rows: list[ResultRow]) -> dict[Key, ResultRow]:
@@ -77,7 +89,7 @@ class ResultsWriter:
         self._fd = open_append(path)
 
     def append(self, row: ResultRow) -> None:
-        data = row.model_dump_json().encode() + b"\n"
+        data = result_line(row)
         try:
             while data:
                 data = data[os.write(self._fd, data) :]
@@ -89,5 +101,6 @@ class ResultsWriter:
 
 
 def write_run_info(run_dir: Path, info: RunInfo) -> None:
-    """Write run.json atomically."""
-    write_text(run_dir / RUN_FILE, info.model_dump_json(indent=2) + "\n")
+    """Write run.json atomically, with no key in it (its settings and notes scrubbed as text)."""
+    clean = RunInfo.model_validate(scrubbed(info.model_dump(mode="json")))
+    write_text(run_dir / RUN_FILE, clean.model_dump_json(indent=2) + "\n")

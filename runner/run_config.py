@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from spec_audits.runner.plan import Shard
+from spec_audits.secrets import scrub_text
 
 DEFAULT_MODEL = "local/gemma-3-270m"
 
@@ -17,23 +19,25 @@ class RunError(ValueError):
 
 
 def redact_url(url: str) -> str:
-    """`url` without user name, password, query or fragment: what may be written down or shown."""
+    """`url` without user name, password, path parameters (`;token=...`), query or fragment, and scrubbed as
+    text (a key of the environment in its path): what may be written down or shown."""
     parts = urlsplit(url)
     host = parts.netloc.rpartition("@")[2]
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+    return scrub_text(urlunsplit((parts.scheme, host, re.sub(r";[^/]*", "", parts.path), "", "")))
 
 
 def check_api_base(api_base: str | None) -> None:
-    """Refuse an --api-base carrying credentials or a query: the OpenAI client cannot send them (a user
-    name and password clash with its own Authorization header, and a query ends up inside the path), so
-    they would only fail every call; keys go in the environment (e.g. OPENAI_API_KEY)."""
+    """Refuse an --api-base carrying credentials, path parameters or a query: the OpenAI client cannot send
+    them (a user name and password clash with its own Authorization header, and a query ends up inside the
+    path), so they would only fail every call; keys go in the environment (e.g. OPENAI_API_KEY)."""
     if api_base is None:
         return
     parts = urlsplit(api_base)
-    if parts.username is not None or parts.password is not None or parts.query or parts.fragment:
+    if parts.username is not None or parts.password is not None or ";" in parts.path or parts.query or \
+            parts.fragment:
         raise RunError(
-            f"--api-base {redact_url(api_base)}: the URL carries a user name, password, query or fragment, "
-            "which the model client cannot send; give the bare base URL, and the server's key in the "
+            f"--api-base {redact_url(api_base)}: the URL carries a user name, password, path parameters, query or "
+            "fragment, which the model client cannot send; give the bare base URL, and the server's key in the "
             "environment (OPENAI_API_KEY for openai/ models)"
         )
 

@@ -11,6 +11,8 @@ import re
 
 import click
 
+from spec_audits.secrets import scrub_text
+
 # C0 controls, DEL, C1 controls, and the Unicode format characters that reorder or hide text
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
@@ -26,7 +28,9 @@ def _shown(match: re.Match[str]) -> str:
 
 def visible(text: str, *, keep_newlines: bool = False) -> str:
     """`text` with every control and reordering character written as an escape (ESC as \\x1b, a newline
-    as \\n); with `keep_newlines`, line breaks stay (for our own multi-line messages and prompts)."""
+    as \\n), and no key (spec_audits/secrets.py); with `keep_newlines`, line breaks stay (for our own
+    multi-line messages and prompts)."""
+    text = scrub_text(text)
     if keep_newlines:
         return "\n".join(_CONTROL.sub(_shown, line) for line in text.split("\n"))
     return _CONTROL.sub(_shown, text)

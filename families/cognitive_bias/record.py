@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
-from spec_audits.contract.analysis_record import AnalysisRecord, one_of
+from spec_audits.contract.analysis_record import AnalysisRecord, listed_twice, one_of, shown
 from spec_audits.families.cognitive_bias.check import ANALYSIS, DID_VARIANTS, PROTOCOLS
 
 Names = Annotated[list[str], Field(min_length=1)]
@@ -27,3 +27,12 @@ class BiasRecord(AnalysisRecord):
     scm_covariates: list[str] | None = None
     arms: Annotated[list[str], Field(min_length=2, max_length=2)]
     protocol: Annotated[str, one_of(tuple(PROTOCOLS))]
+
+    @model_validator(mode="after")
+    def _each_name_once(self) -> BiasRecord:
+        for what, names in (("arm", self.arms), ("bias of matrix_order", self.matrix_order),
+                            ("psm covariate", self.psm_covariates or []),
+                            ("scm covariate", self.scm_covariates or [])):
+            if listed_twice(names):
+                raise ValueError(f"{what} {shown(listed_twice(names)[0])} is listed twice")
+        return self

@@ -25,6 +25,7 @@ from spec_audits.compiler.typed_design import TypedDesign
 from spec_audits.families.effects.clauses import CORRECT, CROSS, FRACTION, INTERACTIONS, ITEMS, REFERENCE, TRIALS
 from spec_audits.families.effects.design import (
     BASELINE,
+    SCORER_COLUMNS,
     Analysis,
     AnswerForm,
     Condition,
@@ -33,6 +34,7 @@ from spec_audits.families.effects.design import (
     FactorSpec,
     Level,
     Scenario,
+    scorer_column,
     template_names,
 )
 from spec_audits.families.interface import DesignContext
@@ -92,6 +94,9 @@ def _factors(design: TypedDesign, context: DesignContext, errors: ErrorCollector
                        "declare the levels in the factor and write: cross FACTOR x FACTOR")
         elif axis.name in found:
             errors.add(axis.span, f"factor '{axis.name}' is crossed twice", "name each factor once")
+        elif scorer_column(axis.name):
+            errors.add(axis.span, f"factor '{axis.name}' has the name of a column the scorer keeps "
+                       f"({', '.join(SCORER_COLUMNS)}, y_OUTCOME)", "rename the factor")
         elif factor is not None and factor.name not in context.tables.broken_factors:
             found[axis.name] = FactorSpec(factor.name, tuple(_level(lv) for lv in factor.levels),
                                           factor.levels[0].name)

@@ -18,6 +18,14 @@ BASELINE = "baseline"
 AnswerKind = Literal["yesno", "options", "scale", "number"]
 Position = Literal["system", "prepend", "append"]
 CORRECT, INCORRECT = "correct", "incorrect"  # outcomes of a design that names each stimulus's correct answer
+SCORER_COLUMNS = ("scenario", "condition", "y", "_y", "count", "sum")
+"""Columns the scorer's frames keep beside the factors (score/frame.py, models.py, pipeline.py), with every
+`y_<outcome>`: no factor may take one of these names."""
+
+
+def scorer_column(name: str) -> bool:
+    """Whether a factor of this name would collide with a column of the scorer's frames."""
+    return name in SCORER_COLUMNS or name.startswith("y_")
 
 
 @dataclass(frozen=True)

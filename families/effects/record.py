@@ -9,9 +9,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from spec_audits.contract.analysis_record import CLOSED, AnalysisRecord, domain, one_of
+from spec_audits.contract.analysis_record import CLOSED, AnalysisRecord, domain, listed_twice, one_of, shown
 from spec_audits.families.effects.check import ANALYSIS_DOMAINS, SCENARIO_EFFECTS
-from spec_audits.families.effects.design import AnswerKind
+from spec_audits.families.effects.design import SCORER_COLUMNS, AnswerKind, scorer_column
 
 Names = Annotated[list[str], Field(min_length=1)]
 Count = Annotated[int, Field(ge=0)]
@@ -25,6 +25,20 @@ class AnswerRecord(BaseModel):
     kind: AnswerKind
     tokens: Annotated[list[str], Field(min_length=2)]
 
+    @model_validator(mode="after")
+    def _tokens_fit_the_kind(self) -> AnswerRecord:
+        if listed_twice(self.tokens):
+            raise ValueError(f"answer token {shown(listed_twice(self.tokens)[0])} is listed twice")
+        if self.kind == "yesno" and self.tokens != ["yes", "no"]:
+            raise ValueError(f"a yesno answer's tokens are yes and no, not {shown(self.tokens)}")
+        if self.kind in ("scale", "number") and not all(_whole(token) for token in self.tokens):
+            raise ValueError(f"a {self.kind} answer's tokens are whole numbers, not {shown(self.tokens)}")
+        return self
+
+
+def _whole(token: str) -> bool:
+    return token.lstrip("-").isdigit() and token.isascii()
+
 
 class FactorRecord(BaseModel):
     """One crossed factor: its levels in order and the level the others are compared with."""
@@ -37,6 +51,11 @@ class FactorRecord(BaseModel):
 
     @model_validator(mode="after")
     def _reference_is_a_level(self) -> FactorRecord:
+        if scorer_column(self.name):
+            raise ValueError(f"factor {shown(self.name)} has the name of a column the scorer keeps "
+                             f"({', '.join(SCORER_COLUMNS)}, y_OUTCOME)")
+        if listed_twice(self.levels):
+            raise ValueError(f"level {shown(listed_twice(self.levels)[0])} of factor {self.name!r} is listed twice")
         if self.reference not in self.levels:
             raise ValueError(f"reference {self.reference!r} is not a level of factor {self.name!r}")
         return self
@@ -73,6 +92,11 @@ class EffectsRecord(AnalysisRecord):
     @model_validator(mode="after")
     def _factors_agree(self) -> EffectsRecord:
         names = [factor.name for factor in self.factors]
+        for what, listed in (("factor", names), ("condition", self.conditions)):
+            if listed_twice(listed):
+                raise ValueError(f"{what} {shown(listed_twice(listed)[0])} is listed twice")
+        if any(first == second for first, second in self.interactions):
+            raise ValueError("an interaction pairs a factor with itself")
         if self.crossing.factors != names:
             raise ValueError(f"the crossing's factors {self.crossing.factors} are not the design's {names}")
         stray = sorted({name for pair in self.interactions for name in pair} - set(names))

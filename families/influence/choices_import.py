@@ -158,6 +158,8 @@ def _result(where: Callable[[str], ImportInputError], matcher: _Matcher, line: d
     missing = [f for f in FIELDS if not isinstance(spec, dict) or f not in spec]
     if missing or not isinstance(spec, dict):
         raise where(f"no field spec.{missing[0]}: is this a transcript of the release's follow-up probe?")
+    for name in (f for f in FIELDS if f != "trial_idx"):  # trial_idx is a number, read by _whole
+        _scalar(where, spec, name, f"spec.{name}")
     index = matcher.index
     if _name(BENCHMARKS, str(spec["benchmark"])) != index.benchmark:
         raise where(f"benchmark {spec['benchmark']!r} is not the suite's ({index.benchmark})")
@@ -184,6 +186,14 @@ def _text(where: Callable[[str], ImportInputError], line: dict[str, Any], name: 
     return value
 
 
+def _scalar(where: Callable[[str], ImportInputError], record: dict[str, Any], name: str, shown: str) -> Any:
+    """A field read as one value (text, a number or null): a list or an object there is refused."""
+    value = record.get(name)
+    if isinstance(value, list | dict):
+        raise where(f"{shown} {value!r:.80} is {'a list' if isinstance(value, list) else 'an object'}, not text")
+    return value
+
+
 def _whole(where: Callable[[str], ImportInputError], value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise where(f"trial_idx {value!r} is not a whole number")
@@ -192,17 +202,17 @@ def _whole(where: Callable[[str], ImportInputError], value: Any) -> int:
 
 def _row(where: Callable[[str], ImportInputError], line: dict[str, Any], row: SuiteRow, sample: int,
          model: str) -> ResultRow:
-    answer = line.get("turn1_parsed")
+    answer = _text(where, line, "turn1_parsed")
     if answer is not None and answer not in row.answers:
         raise where(f"turn1_parsed {answer!r} is not one of the row's answers ({', '.join(row.answers)})")
     followup = row.followups[0] if row.followups else None
     judge = followup.judge if followup is not None else None
     if followup is None or judge is None:
         raise where("its suite row has no judged follow-up: import probe transcripts into a probe suite")
-    label = line.get("judge_label")
+    label = _text(where, line, "judge_label")
     if label is not None and label not in judge.labels:
         raise where(f"judge_label {label!r} is not one of the suite judge's labels")
-    error = line.get("error")
+    error = _scalar(where, line, "error", "error")
     text = {name: _text(where, line, name) for name in TEXTS}
     reply = {"response": text["turn2_response"], "label": label, "reason": text["judge_reason"],
              "judge_response": text["judge_raw"]}

@@ -28,9 +28,9 @@ from spec_audits.runner.batch.providers import batch_provider
 from spec_audits.runner.batch.requests import Line, split_lines
 from spec_audits.runner.batch.verify import Needed, holds_exactly, holds_run_lines, mismatch_message, run_keys
 from spec_audits.runner.cache import ResponseCache
-from spec_audits.runner.call import scrub
 from spec_audits.runner.provider_errors import FatalError
 from spec_audits.runner.run_config import RunConfig, RunError
+from spec_audits.secrets import scrub
 from spec_audits.terminal import echo
 
 _ID = re.compile(PROVIDER_ID)

@@ -86,6 +86,14 @@ def _verify(target: Path, options: Options) -> tuple[list[str], Counter[str]]:
         return [err.message], Counter()
 
 
+def _failure_lines(failure: str) -> str:
+    """A failure as one line, control characters visible; the compiler's diagnostics that end a failure follow
+    it indented, so that no line of theirs can pass for a line of ours (a verdict)."""
+    if isinstance(failure, Diagnostics):
+        return visible(failure, keep_newlines=True).replace("\n", "\n    ")
+    return visible(failure)
+
+
 @click.command("verify")
 @click.argument("target", metavar="BUNDLE_OR_DIR", type=click.Path(exists=True, path_type=Path))
 @click.option("--rlimit", type=click.IntRange(min=1), default=None,
@@ -127,7 +135,7 @@ def verify(target: Path, rlimit: int | None, max_seconds: float, max_memory: int
     with removed_on_termination():
         failures, counts = _verify(target, options)
     for failure in capped(failures):
-        click.echo(f"FAIL {visible(failure, keep_newlines=isinstance(failure, Diagnostics))}", err=True)
+        click.echo(f"FAIL {_failure_lines(failure)}", err=True)
     verdict = f"{len(failures)} failures" if failures else "all sound"
     click.echo(f"verified {visible(str(target))}: {counts['rows']} rows, {counts['puzzles']} puzzles: {verdict}")
     if failures:

@@ -99,13 +99,25 @@ def _ending(done: subprocess.CompletedProcess[bytes], limits: Limits) -> str:
 
 
 def _limit(limits: Limits) -> None:
-    """The child's own limits, set before it reads the stranger's spec (limits can only be lowered)."""
+    """The child's own limits, set before it reads the stranger's spec: each the lower of its budget and the
+    limit it inherited (a process may lower a limit, never raise its hard limit)."""
     cpu = max(1, int(limits.seconds) + 1)
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
-    resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mib * 1024**2,) * 2)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes,) * 2)
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    _lower(resource.RLIMIT_CPU, cpu, cpu + 5)
+    _lower(resource.RLIMIT_AS, limits.memory_mib * 1024**2)
+    _lower(resource.RLIMIT_FSIZE, limits.file_bytes)
+    _lower(resource.RLIMIT_CORE, 0)
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead
+
+
+def _lower(kind: int, soft: int, hard: int | None = None) -> None:
+    """Set limit `kind` to (soft, hard), each no higher than the one the process inherited."""
+    inherited_soft, inherited_hard = resource.getrlimit(kind)
+
+    def capped(value: int, *inherited: int) -> int:
+        return min([value, *(limit for limit in inherited if limit != resource.RLIM_INFINITY)])
+
+    resource.setrlimit(kind, (capped(soft, inherited_soft, inherited_hard),
+                              capped(soft if hard is None else hard, inherited_hard)))
 
 
 class _NoSocket(socket.socket):

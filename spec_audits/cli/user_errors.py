@@ -6,7 +6,9 @@ the file and, where there is one, the line or row. What the operating system ref
 file-size limit, a read-only or forbidden folder, a missing file) arrives as OSError from wherever the
 file was opened; `user_error` turns it into the same kind of message, naming the file. A failure inside
 concurrent work arrives wrapped in an exception group and is unwrapped first. Every message is made safe
-for the terminal (spec_audits.terminal), as it may quote a stranger's file name or value.
+for the terminal (spec_audits.terminal), as it may quote a stranger's file name or value: one line, its
+newlines shown as `\\n`, unless the exception says its lines are its own (`own_lines`, the compiler's
+diagnostics).
 """
 
 from __future__ import annotations
@@ -46,7 +48,8 @@ def user_error(err: BaseException) -> click.ClickException | None:
     if isinstance(err, click.ClickException):
         # click types `message` Final, yet rewriting it in place is the only way to keep the exception's class
         # (a UsageError's context and usage line)
-        err.message = visible(err.message, keep_newlines=True)  # type: ignore[misc]
+        # one line, unless its lines are ours (the compiler's diagnostics, which show a spec's controls as escapes)
+        err.message = visible(err.message, keep_newlines=getattr(err, "own_lines", False))  # type: ignore[misc]
         return err
     if isinstance(err, OSError):
         return click.ClickException(visible(os_problem(err)))

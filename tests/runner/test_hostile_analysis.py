@@ -153,3 +153,15 @@ def test_a_deeply_nested_analysis_is_a_located_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["score", str(run)])
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
     assert result.output.startswith(f"Error: {manifest}: Invalid JSON: recursion limit exceeded at line 1 column ")
+
+
+def test_an_influence_answer_its_rows_do_not_give_is_a_located_error(tmp_path: Path) -> None:
+    """The answer record says what each row's first token shows: tokens the rows do not answer with are a
+    located error (suite.jsonl:LINE, row id), never a position bias silently absent."""
+    run, manifest = _run(tmp_path, {"answer": {"kind": "labels", "tokens": ["X", "Y"]}})
+    first = json.loads((manifest.parent / "suite.jsonl").read_text().splitlines()[0])["id"]
+    result = CliRunner().invoke(main, ["score", str(run)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert result.output == (f"Error: {manifest.parent / 'suite.jsonl'}:1: row {first}: its answers ['A', 'B'] are "
+                             f"not the analysis's tokens ['X', 'Y']{FIX}")
+    assert not (run / "score").exists()

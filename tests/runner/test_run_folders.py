@@ -18,7 +18,6 @@ from spec_audits.contract.reader import EDITED_SUITE
 from spec_audits.contract.results_model import ResultRow
 from spec_audits.contract.writer import file_sha256
 from spec_audits.families.influence.score.synthetic import Design, write_run, write_suite
-from spec_audits.runner.call import scrub
 from spec_audits.runner.execute import run_suite
 from spec_audits.runner.provider_errors import FatalError
 from spec_audits.runner.result_checks import read_checked_run
@@ -26,6 +25,7 @@ from spec_audits.runner.run_config import RunConfig
 from spec_audits.runner.run_lock import locked
 from spec_audits.runner.score_input import ScoreInputError
 from spec_audits.runner.study import slug
+from spec_audits.secrets import scrub
 from tests.stub_server import StubConfig, StubServer
 from tests.support import ROOT
 
@@ -107,7 +107,7 @@ def test_a_study_listing_a_path_is_refused(tmp_path: Path) -> None:
                                            "'..' or a hidden name)\n")
 
 
-@pytest.mark.parametrize("credentials", ["user:s3cret@", "", "?token=s3cret", "#s3cret"])
+@pytest.mark.parametrize("credentials", ["user:s3cret@", "", "?token=s3cret", "#s3cret", ";token=s3cret"])
 def test_an_api_base_with_credentials_is_a_clear_error(make_suite: Callable[..., Path], tmp_path: Path,
                                                        stub: StubServer, credentials: str) -> None:
     suite, out = make_suite(n=2, samples=1), tmp_path / "run"
@@ -117,9 +117,9 @@ def test_an_api_base_with_credentials_is_a_clear_error(make_suite: Callable[...,
     if not credentials:
         assert code == 0 and json.loads((out / "run.json").read_text())["settings"]["api_base"] == base
         return
-    assert (code, output) == (1, f"Error: --api-base {base}: the URL carries a user name, password, query or "
-                                 "fragment, which the model client cannot send; give the bare base URL, and the "
-                                 "server's key in the environment (OPENAI_API_KEY for openai/ models)\n")
+    assert (code, output) == (1, f"Error: --api-base {base}: the URL carries a user name, password, path parameters, "
+                                 "query or fragment, which the model client cannot send; give the bare base URL, and "
+                                 "the server's key in the environment (OPENAI_API_KEY for openai/ models)\n")
     assert stub.stats.requests == 0 and not out.exists()
 
 

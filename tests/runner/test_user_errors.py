@@ -213,6 +213,9 @@ def test_a_huge_sample_number_is_a_located_error(tmp_path: Path) -> None:
     assert f"Error: {results}:3: not a result row (ValueError('sample {10**30} is no sample index'))" in output
 
 
+COUNTS_HEADER = "benchmark,model,factor,influence,group_A,group_B,c_0_A,c_0_B,c_A_A,c_A_B,c_B_A,c_B_B\n"
+
+
 @pytest.mark.parametrize(("flag", "content", "message"), [
     ("--cells", "", "the file is empty: expected a header (target_bias, human_bias, n, mean_delta, std_delta)"),
     ("--counts", "", "cannot read the counts table (No columns to parse from file)"),
@@ -222,7 +225,13 @@ def test_a_huge_sample_number_is_a_located_error(tmp_path: Path) -> None:
      ", row 2, column 'std_delta': 'inf' is not a finite number"),
     ("--counts", "benchmark,model,factor,influence,group_A,group_B,c_0_A,c_0_B,c_A_A,c_A_B,c_B_A,c_B_B\n"
                  "t,m,f,i,a,b,1,2,3,4,5,six\n", ", row 1, column 'c_B_B': count 'six' is not a number"),
-], ids=["cells-empty", "counts-empty", "cells-text", "cells-infinite", "counts-text"])
+    ("--counts", f"{COUNTS_HEADER}t,m,f,i,a,b,1,2,3,4,5,6\nt,m,g,i,a,b,1,2,3,4,5,1e+308\n",
+     ", row 2, column 'c_B_B': count '1e+308' is more than 1,000,000,000, the most trials one count may hold"),
+    ("--counts", f"{COUNTS_HEADER}t,m,f,i,a,b,1,2,-3,4,5,6\n", ", row 1, column 'c_A_A': count '-3' is negative"),
+    ("--counts", f"{COUNTS_HEADER}t,m,f,i,a,b,1,2.5,3,4,5,6\n",
+     ", row 1, column 'c_0_B': count '2.5' is not an integer"),
+], ids=["cells-empty", "counts-empty", "cells-text", "cells-infinite", "counts-text", "counts-huge", "counts-negative",
+        "counts-fraction"])
 def test_hostile_tables_are_located_errors(tmp_path: Path, flag: str, content: str, message: str) -> None:
     table = tmp_path / "table.csv"
     table.write_text(content, encoding="utf-8")

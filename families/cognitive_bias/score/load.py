@@ -14,6 +14,7 @@ import pandas as pd
 
 from spec_audits.contract.reader import RESULTS_FILE
 from spec_audits.contract.suite_model import Manifest, SuiteRow
+from spec_audits.families.cognitive_bias.rows import check_rows
 from spec_audits.families.cognitive_bias.score.metric import bias_metric, effects
 from spec_audits.families.cognitive_bias.score.position import answer_record
 from spec_audits.runner.result_checks import read_checked_run
@@ -40,6 +41,7 @@ class BiasRun:
 
 def load_bias_run(run_dir: Path) -> BiasRun:
     _, suite, found = read_checked_run(run_dir)
+    check_rows(suite.manifest.analysis or {}, suite)  # every arm, bias and covariate the scorer reads is there
     results = list(final_rows(found).values())
     if not results:
         raise ScoreInputError(run_dir / RESULTS_FILE, "no results to score")

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from spec_audits.families.effects.design import CORRECT
+from spec_audits.families.effects.rows import check_rows
 from spec_audits.runner.result_checks import read_checked_run
 from spec_audits.runner.score_input import ScoreInputError
 
@@ -53,6 +54,7 @@ def load(run_dir: Path) -> Loaded:
     analysis = suite.manifest.analysis or {}
     if analysis.get("family") != "effects":
         raise ScoreInputError(run_dir, "not a run of an effects suite")
+    check_rows(analysis, suite)  # the record and the rows agree: every cell key and answer the scorer reads
     cells = {row.id: (row.cell, row.answers) for row in suite.rows}
     factors = [f["name"] for f in analysis["factors"]]
     wanted = targets(analysis)

@@ -35,6 +35,8 @@ MOMENTS = [f"v_{code}_{s}" for code in "0AB" for s in ("items", "m2", "B2", "Bm"
 NO_ORDER_COLUMNS = "the counts table has no display-order columns (c_0_A_firstA, ...)"
 
 CountSource = Literal["samples", "expected"]
+MAX_COUNT = 10**9
+"""The most trials one count of a published table may hold: beyond any audit, and exact as a float."""
 
 
 @dataclass(frozen=True)
@@ -83,12 +85,13 @@ def _check_labels(path: Path, frame: pd.DataFrame, columns: list[str]) -> None:
 
 
 def _parse_counts(path: Path, text: pd.Series, column: str) -> pd.Series:
-    """Counts must be non-negative integers (written as 12 or 12.0)."""
+    """Counts must be whole numbers from 0 to MAX_COUNT (written as 12 or 12.0)."""
     values = pd.to_numeric(text.str.strip(), errors="coerce")
     problems = [
         (values.isna() | ~np.isfinite(values), "is not a number"),
         (values < 0, "is negative"),
         (values != np.floor(values), "is not an integer"),
+        (values > MAX_COUNT, f"is more than {MAX_COUNT:,}, the most trials one count may hold"),
     ]
     for bad, what in problems:
         if bad.any():

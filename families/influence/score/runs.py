@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from spec_audits.contract.analysis_record import row_contradicts, tokens_problem
 from spec_audits.contract.reader import RESULTS_FILE, SUITE_FILE, Suite, read_results, read_run
 from spec_audits.contract.results_model import RunInfo
 from spec_audits.contract.suite_model import Manifest, SuiteRow
@@ -57,6 +58,7 @@ def load_run(run_dir: Path, turn: str | None = None) -> Run:
     the answers of that answered turn of the conversations stand in for the rows' own (`spec score --turn`)."""
     info, suite = read_run(run_dir)
     manifest = suite.manifest
+    _check_answer_tokens(suite, (manifest.analysis or {}).get("answer"))
     items, extra = _read_items(suite.path / SUITE_FILE, suite.rows, manifest)
     position, w_a, w_b = _read_results(run_dir / RESULTS_FILE, items, info, suite, turn)
     answered = np.bincount(position, minlength=len(items)) > 0
@@ -76,6 +78,15 @@ def load_run(run_dir: Path, turn: str | None = None) -> Run:
         keys.append("reasoning")
     keys += extra + ["factor", "influence"]
     return Run(trials, keys, "expected" if info.mode == "logprob" else "samples", manifest, info, run_dir)
+
+
+def _check_answer_tokens(suite: Suite, answer: dict[str, Any] | None) -> None:
+    """Every row answers with the record's tokens (which say what the first token shows), else a located error."""
+    if answer is None:  # a suite compiled before answers were recorded
+        return
+    for index, row in enumerate(suite.rows):
+        if (problem := tokens_problem(row.answers, answer["tokens"])) is not None:
+            raise row_contradicts(suite, index, problem)
 
 
 def reasoning_setting(analysis: dict[str, Any], settings: dict[str, Any]) -> str | None:

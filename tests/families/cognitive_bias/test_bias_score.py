@@ -252,3 +252,57 @@ def test_lmm_csv_holds_the_releases_per_target_bias_mixed_model(scored: tuple[Pa
             continue
         assert record.lmm_coef == pytest.approx(direct.params["hb_code"], rel=1e-9, abs=1e-12)
     assert set(table.loc[table["target_bias"] == "Status Quo Bias", "note"]) == {"fewer than 5 scored rows"}
+
+
+FIX = "; recompile the suite from its spec or get it from its author\n"
+
+
+def _hostile(scored: tuple[Path, list[dict[str, Any]]], tmp_path: Path, change: Any) -> tuple[Path, str]:
+    """A copy of the scored suite whose manifest.analysis `change` edited, run and scored; (suite, output)."""
+    suite = tmp_path / "suite"
+    shutil.copytree(scored[0].parent.parent / "suite", suite)
+    manifest = json.loads((suite / "manifest.json").read_text())
+    change(manifest["analysis"])
+    (suite / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    run = tmp_path / "run"
+    run.mkdir()
+    rows = scored[1]
+    (run / "results.jsonl").write_text("".join(json.dumps(
+        {"item_id": r["id"], "sample": 0, "model": "m", "params": {}, "response": "1", "answer": "1",
+         "outcome": r["answers"]["1"]}) + "\n" for r in rows), encoding="utf-8")
+    digest = hashlib.sha256((suite / "manifest.json").read_bytes()).hexdigest()
+    (run / "run.json").write_text(json.dumps({
+        "suite_dir": str(suite), "suite_manifest_sha256": digest, "model": "m", "mode": "sample", "settings": {},
+        "started": "t", "planned": len(rows), "done": len(rows), "failed": 0}), encoding="utf-8")
+    result = CliRunner().invoke(main, ["score", str(run)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert not (run / "score").exists()
+    return suite, result.output
+
+
+@pytest.mark.parametrize(("change", "problem"), [
+    (lambda a: a.update(arms=["control", "control"]), "analysis: arm 'control' is listed twice"),
+    (lambda a: a["matrix_order"].append("Anchoring"), "analysis: bias of matrix_order 'Anchoring' is listed twice"),
+    (lambda a: a["psm_covariates"].append("sim_sentiment"), "analysis: psm covariate 'sim_sentiment' is listed twice"),
+])
+def test_a_bias_record_naming_a_thing_twice_is_refused(scored: tuple[Path, list[dict[str, Any]]], tmp_path: Path,
+                                                       change: Any, problem: str) -> None:
+    suite, output = _hostile(scored, tmp_path, change)
+    assert output == f"Error: {suite / 'manifest.json'}: {problem}{FIX}"
+
+
+@pytest.mark.parametrize(("change", "problem", "wrong"), [
+    (lambda a: a.update(arms=["control", "placebo"]), "arm 'treatment' is not one of manifest.json's analysis "
+                                                      "(control, placebo)", lambda r: r["cell"]["arm"] == "treatment"),
+    (lambda a: a["matrix_order"].remove("Anchoring"), "target_bias 'Anchoring' is not one of manifest.json's "
+     "analysis (Availability Heuristic, Bandwagon Effect, Confirmation Bias, Framing Effect, In Group Bias, Loss "
+     "Aversion, Planning Fallacy, Status Quo Bias)", lambda r: r["cell"]["target_bias"] == "Anchoring"),
+    (lambda a: a["scm_covariates"].append("income"), "its meta has no covariate 'income', which manifest.json's "
+     "analysis lists", lambda r: r["cell"]["human_bias"] is not None),
+])
+def test_a_bias_record_its_rows_contradict_is_a_located_error(scored: tuple[Path, list[dict[str, Any]]],
+                                                              tmp_path: Path, change: Any, problem: str,
+                                                              wrong: Any) -> None:
+    suite, output = _hostile(scored, tmp_path, change)
+    line, row = next((number, row) for number, row in enumerate(scored[1], start=1) if wrong(row))
+    assert output == f"Error: {suite / 'suite.jsonl'}:{line}: row {row['id']}: {problem}{FIX}"

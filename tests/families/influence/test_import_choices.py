@@ -166,6 +166,13 @@ def test_an_unmatched_line_is_refused_with_file_and_line(suite: Path, tmp_path: 
     (lambda line: line.update(turn1_response=12), "turn1_response 12 is not text"),
     (lambda line: line.update(judge_reason={"why": 1}), "judge_reason {'why': 1} is not text"),
     (lambda line: line["spec"].update(model=7), "spec.model 7 is not a model name"),
+    (lambda line: line["spec"].update(system_prompt=["You are", "a judge"]),
+     "spec.system_prompt ['You are', 'a judge'] is a list, not text"),
+    (lambda line: line["spec"].update(target_group={"group": "young"}),
+     "spec.target_group {'group': 'young'} is an object, not text"),
+    (lambda line: line.update(turn1_parsed=["A"]), "turn1_parsed ['A'] is not text"),
+    (lambda line: line.update(judge_label={"label": "DENIED"}), "judge_label {'label': 'DENIED'} is not text"),
+    (lambda line: line.update(error={"code": 500}), "error {'code': 500} is an object, not text"),
 ])
 def test_bad_lines_are_located(suite: Path, tmp_path: Path, change: Any, message: str) -> None:
     line = _line(suite, TRIALS[0])
@@ -248,6 +255,29 @@ def test_a_parent_table_that_cannot_be_read_as_numbers_or_repeats_a_condition_is
     result = spec("score", tmp_path / "run", "--parent", tmp_path / "parent", "-o", tmp_path / "score")
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
     assert result.output == f"Error: {table}, {message}\n"
+
+
+FAKE_VERDICT = "verified trolley.tar.gz: 81 rows, 0 puzzles: all sound"
+
+
+@pytest.mark.parametrize("skip", [False, True])
+def test_a_newline_in_an_imported_cell_cannot_fake_a_line(suite: Path, tmp_path: Path, skip: bool) -> None:
+    """A release summary is a stranger's file: a cell holding a newline and a verdict is printed on the one
+    line of its error (or note), its newline as \\n, never as a line of its own."""
+    table = tmp_path / "summary.csv"
+    table.write_text(SUMMARY.replace(",young,old,", f',"young\n{FAKE_VERDICT}\r",old,'), encoding="utf-8")
+    result = spec("import", "choices-conditions", table, "--suite", suite, "--out", tmp_path / "parent",
+                  *(["--skip-unmatched"] if skip else []))
+    assert not any(line.startswith("verified") for line in result.output.splitlines()), result.output
+    assert "\r" not in result.output
+    shown = f"row 1: levels young\\n{FAKE_VERDICT}\\r/old are not the suite's groups A/B of age (young/old)"
+    if skip:
+        assert result.exit_code == 0, result.output
+        assert result.output.splitlines()[-1] == f"  note: 1 rows name other levels than the suite's and were left " \
+                                                 f"out (first: {table}: {shown})"
+    else:
+        assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+        assert result.output == f"Error: {table}: {shown}\n"
 
 
 def _benchmark(suite: Path, tmp_path: Path, name: str) -> tuple[Path, Path]:

@@ -9,6 +9,7 @@ import hashlib
 import json
 import os
 import re
+import resource
 import signal
 import subprocess
 import sys
@@ -305,6 +306,19 @@ def test_a_bundled_spec_cannot_read_a_file_outside_the_bundle(folder: Path, tmp_
     assert "secret" not in result.output
 
 
+def test_the_compilers_diagnostics_follow_their_failure_indented(folder: Path) -> None:
+    """A spec line quoted in a diagnostic (here one that reads as a verdict) is printed indented below its
+    failure: every line of verify's output is a failure, a line of one, or the verdict."""
+    spec = folder / "sources/tiny.spec"
+    spec.write_text(f"{spec.read_text()}\n{FAKE}\n")
+    reseal(folder)
+    result = _verify(folder)
+    assert "FAIL sources/tiny.spec: does not compile:" in _failed(result)
+    assert any(line.startswith("    ") and FAKE in line for line in result.output.splitlines())
+    assert [line for line in result.output.splitlines() if not line.startswith(("FAIL ", "    "))] == [
+        f"verified {folder}: {ROWS} rows, 0 puzzles: {len(_failed(result))} failures"]
+
+
 def test_the_recompile_gets_none_of_the_users_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-the-users-key")
     monkeypatch.setenv("HOME", "/home/the-user")
@@ -355,9 +369,31 @@ def test_a_write_past_the_file_size_limit_fails_instead_of_killing_the_child(tmp
     assert (tmp_path / "big").stat().st_size <= 1000
 
 
+LOWER_MEMORY = 1536 * 1024**2  # below --max-memory's default of 2048 MiB
+
+
+def _inherit_a_lower_memory_limit() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (LOWER_MEMORY, LOWER_MEMORY))
+
+
+def test_the_recompile_keeps_a_lower_memory_limit_it_inherited(folder: Path, tmp_path: Path) -> None:
+    code = ("import resource\nfrom spec_audits.runner.publish.recompile import Limits, _limit\n"
+            "_limit(Limits(seconds=60, memory_mib=2048, rows=1, trials=1, file_bytes=1000))\n"
+            "print(resource.getrlimit(resource.RLIMIT_AS))\n")
+    limited = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
+                             preexec_fn=_inherit_a_lower_memory_limit, check=False)
+    assert (limited.returncode, limited.stdout) == (0, f"({LOWER_MEMORY}, {LOWER_MEMORY})\n"), limited.stderr
+    write_archive(folder, tmp_path / "tiny.tar.gz")
+    done = subprocess.run([sys.executable, "-c", CLI, "verify", "--quiet", "tiny.tar.gz"], capture_output=True,
+                          text=True, timeout=600, cwd=tmp_path, preexec_fn=_inherit_a_lower_memory_limit, check=False)
+    assert (done.returncode, done.stdout) == (0, f"verified tiny.tar.gz: {ROWS} rows, 0 puzzles: all sound\n"), \
+        done.stderr
+
+
 # temporary files on a signal
 
 STOPPED = """import os, signal, sys, time
+signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C as in a terminal, whatever the test inherited
 import spec_audits.runner.publish.verify as checks
 def stopped(*args, **kwargs):
     os.kill(os.getpid(), signal.{signal})

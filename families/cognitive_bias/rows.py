@@ -1,0 +1,45 @@
+"""A conditional-bias suite's rows checked against its analysis record before anything is scored.
+
+manifest.analysis (record.py) names the two arms, the biases of the matrix and the covariates the matching
+and the synthetic control read; a stranger may make them disagree with the rows. Every row's cell must name
+its condition, one of the record's arms and biases of the matrix (a shared row has no human bias); every
+bank row (one with a human bias) must carry its bank row and every covariate the record lists. The first
+row that does not is a located error (`suite.jsonl:LINE: row ID: ...`), never a traceback or a table
+scored without its rows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from spec_audits.contract.analysis_record import cell_problem, row_contradicts
+from spec_audits.contract.reader import Suite
+from spec_audits.contract.suite_model import SuiteRow
+from spec_audits.families.cognitive_bias.record import BiasRecord
+
+
+def check_rows(analysis: dict[str, Any], suite: Suite) -> None:
+    """Refuse the first row of `suite` that contradicts its (already validated) analysis record."""
+    record = BiasRecord.model_validate(analysis)
+    domains = {"condition": None, "arm": record.arms, "target_bias": record.matrix_order,
+               "human_bias": [*record.matrix_order, None]}
+    covariates = list(dict.fromkeys([*(record.psm_covariates or []), *(record.scm_covariates or [])]))
+    for index, row in enumerate(suite.rows):
+        problem = cell_problem(row.cell, domains) or _meta_problem(row, covariates)
+        if problem is not None:
+            raise row_contradicts(suite, index, problem)
+
+
+def _meta_problem(row: SuiteRow, covariates: list[str]) -> str | None:
+    meta = row.meta or {}
+    if not isinstance(meta.get("metric"), dict):
+        return "its meta has no metric parameters"
+    if row.cell["human_bias"] is None:
+        return None
+    found = meta.get("covariates")
+    if "bank_row" not in meta or not isinstance(found, dict):
+        return "a bank row's meta names no bank row or covariates"
+    missing = [name for name in covariates if name not in found]
+    if missing:
+        return f"its meta has no covariate {missing[0]!r}, which manifest.json's analysis lists"
+    return None

@@ -1,0 +1,48 @@
+"""An effects suite's rows checked against its analysis record before anything is scored.
+
+manifest.analysis (record.py) says which factors, levels, conditions and answer the rows carry; a stranger
+may make the two disagree. Every row's cell must name its scenario, a condition of the record and a level
+of every factor; its answers must be the record's tokens, meaning themselves, or (a design that names the
+correct answer) correct for one token and incorrect for the others. The first row that does not is a
+located error (`suite.jsonl:LINE: row ID: ...`), never a traceback or a mean of 0.0.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from spec_audits.contract.analysis_record import cell_problem, row_contradicts, shown, tokens_problem
+from spec_audits.contract.reader import Suite
+from spec_audits.contract.suite_model import SuiteRow
+from spec_audits.families.effects.design import CORRECT, INCORRECT
+from spec_audits.families.effects.record import EffectsRecord
+
+
+def check_rows(analysis: dict[str, Any], suite: Suite) -> None:
+    """Refuse the first row of `suite` that contradicts its (already validated) analysis record."""
+    record = EffectsRecord.model_validate(analysis)
+    domains = {"condition": record.conditions, **{f.name: f.levels for f in record.factors}}
+    tokens = set(record.answer.tokens)
+    for index, row in enumerate(suite.rows):
+        problem = _cell_problem(row, domains) or _answers_problem(row, tokens, record.correct)
+        if problem is not None:
+            raise row_contradicts(suite, index, problem)
+
+
+def _cell_problem(row: SuiteRow, domains: dict[str, list[str]]) -> str | None:
+    if "scenario" not in row.cell:
+        return "its cell names no scenario"
+    return cell_problem(row.cell, domains)
+
+
+def _answers_problem(row: SuiteRow, tokens: set[str], correct: bool) -> str | None:
+    wrong = tokens_problem(row.answers, tokens)
+    if wrong is not None:
+        return wrong
+    meanings = list(row.answers.values())
+    if not correct and any(token != meaning for token, meaning in row.answers.items()):
+        return f"its answers mean {shown(row.answers)}, but manifest.json's analysis says each token means itself"
+    if correct and (meanings.count(CORRECT) != 1 or set(meanings) - {CORRECT, INCORRECT}):
+        return (f"its answers mean {shown(row.answers)}, but manifest.json's analysis says one token is "
+                f"{CORRECT} and the others {INCORRECT}")
+    return None
