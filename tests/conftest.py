@@ -38,5 +38,7 @@ def pinned_families(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(registry, "entry_points", pinned_entry_points)
     registry.installed.cache_clear()
     yield
+    for name in registry.installed():  # the families the test's distributions gave, forgotten with them
+        registry.unregister(name)
     TEST_DISTRIBUTIONS.clear()
     registry.installed.cache_clear()
