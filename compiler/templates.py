@@ -67,7 +67,9 @@ class CompiledText:
         self.text = text
         self.label = label
         self.template = environment().from_string(text.value)
-        reads = _reads(environment().parse(text.value))
+        tree = environment().parse(text.value)
+        self.names = frozenset(meta.find_undeclared_variables(tree))  # the names of the design it reads
+        reads = _reads(tree)
         self._key = None if reads is None else _KeyReader(reads, next(_tokens))
 
     def render(self, context: Mapping[str, Any]) -> str:

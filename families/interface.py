@@ -11,7 +11,7 @@ import importlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -22,7 +22,11 @@ from spec_audits.compiler.errors import ErrorCollector
 from spec_audits.compiler.family import CompiledDesign
 from spec_audits.compiler.typed_design import EVERY_DESIGN, SHARED, TypedDesign
 from spec_audits.contract.analysis_record import AnalysisRecord
+from spec_audits.contract.reader import Suite
 from spec_audits.runner.report.document import Document
+
+if TYPE_CHECKING:  # the statistics pull in scipy, which compiling a spec should not pay for
+    from spec_audits.stats.power import Variance
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,10 @@ CheckGenerator = Callable[[n.GeneratorDef, DesignContext, ErrorCollector], Any]
 """A `generator` block's clauses resolved; None after reporting."""
 Generate = Callable[[Any, dict[str, Any]], list[str]]
 """`spec generate`: run a resolved generator with the command's options; lines to print."""
+Variances = Callable[[Suite, Path | None, float], list["Variance"]]
+"""`spec plan SUITE [--pilot RUN] --icc RHO`: how the family's statistics' variances are computed, one
+Variance per statistic at the suite's current size (answers per arm, clusters), its unit variance and
+intra-cluster correlation from the pilot run where given, else stated assumptions (RHO the assumed icc)."""
 Convert = Callable[[list[Path], Path, dict[str, Any]], list[str]]
 """`spec import FORMAT FILE... --out OUT`: another harness's files into a run (or score) folder; lines to print."""
 
@@ -105,6 +113,8 @@ class Family:
     importers: tuple[Importer, ...] = ()  # `spec import` formats: published transcripts or tables of other harnesses
     analysis_record: type[AnalysisRecord] = AnalysisRecord  # what its compile writes in manifest.analysis, closed
     syntax: tuple[ClauseSpec[Any], ...] = ()  # its own clauses' keywords and argument shapes (compiler/clauses.py)
+    variances: Variances | None = None  # `spec plan`: its statistics' variances (spec_audits/stats/power.py)
+    reads_replies: bool = False  # its scorer reads each reply itself: a reply counts as scorable though unparsed
 
     def reads(self) -> set[str]:
         """The `spec score` options (parameter names) its scorers read; any other given is refused."""

@@ -11,6 +11,7 @@ from typing import Any
 from spec_audits.contract.reader import (
     RESULTS_FILE,
     RUN_FILE,
+    SUITE_FILE,
     Suite,
     check_run_matches_suite,
     check_suite_integrity,
@@ -19,6 +20,7 @@ from spec_audits.contract.reader import (
     read_suite,
 )
 from spec_audits.contract.results_model import RunInfo
+from spec_audits.contract.suite_model import SuiteRow
 from spec_audits.local.names import is_local
 from spec_audits.runner.cache import NoCache, ResponseCache, default_cache_path
 from spec_audits.runner.cache_writes import BatchedCache
@@ -36,6 +38,7 @@ from spec_audits.runner.results_io import (
 from spec_audits.runner.run_config import RunConfig, RunError, RunSummary, check_api_base
 from spec_audits.runner.run_lock import locked
 from spec_audits.runner.turn_journal import TurnJournal
+from spec_audits.runner.unread import Unread, unread
 
 
 def _check_out_dir(config: RunConfig, suite: Suite, requested_mode: str) -> RunInfo | None:
@@ -131,6 +134,7 @@ async def _run(config: RunConfig) -> RunSummary:
         raise RunError("logprob mode reads the answer's first token, but this suite's rows are answered by a puzzle's "
                        "solution, written out in full: run it in sample mode")
     items = _plan(suite, config, requested)
+    check_judges(suite, [work.row for work in items], config.judge_model)
     if config.only and not items:  # before the folder is made: a refused run leaves nothing behind
         raise RunError(f"--only {' '.join(f'{k}={v}' for k, v in config.only)} keeps no row of {config.suite_dir}")
     stage = _stage(config)  # also before the folder is made: a model without batches leaves nothing behind
@@ -180,19 +184,35 @@ async def _run_locked(config: RunConfig, suite: Suite, requested: str, items: li
         writer.close()
         runner.journal.close()
         cache.close()
-        _record_counts(config.out, info, {work.key for work in items})
+        found = _record_counts(config.out, info, {work.key for work in items})
     calls = runner.client.calls + sum(j.calls for j in runner.judges.values())
     return RunSummary(config.out, runner.mode, len(items), info.done, info.failed, len(items) - len(todo), calls,
-                      runner.client.hits, notes)
+                      runner.client.hits, notes, found)
 
 
-def _record_counts(out: Path, info: RunInfo, planned: set[Any]) -> None:
-    """run.json's done/failed counts from what results.jsonl holds for the planned items, and the end time."""
+def _record_counts(out: Path, info: RunInfo, planned: set[Any]) -> Unread:
+    """run.json's done/failed counts from what results.jsonl holds for the planned items, and the end time;
+    returns the successful replies that gave no valid answer."""
     rows = [row for key, row in final_rows(read_results(out / RESULTS_FILE)).items() if key in planned]
     info.done = sum(row.error is None for row in rows)
     info.failed = len(rows) - info.done
     info.ended = now_iso()
     write_run_info(out, info)
+    return unread(rows)
+
+
+def check_judges(suite: Suite, rows: list[SuiteRow], judge_model: str | None) -> None:
+    """Refuse, before any call, a follow-up whose judge has no model when the run names none either: its
+    labels would all be null (what to write instead is in the message). The first such row of the suite is named."""
+    if judge_model:
+        return
+    planned = {row.id for row in rows}
+    row, name = next(((row, f.name) for row in suite.rows if row.id in planned for f in row.followups or []
+                      if f.judge and not f.judge.model), (None, None))
+    if row is not None:
+        raise RunError(f"{suite.path / SUITE_FILE}, row {row.id}: follow-up '{name}' has a judge with no model, so "
+                       "every label would be null. Give the run one with --judge-model provider/model, or write "
+                       f"model \"provider/model\" in the judge clause of followup {name} and compile again")
 
 
 def run_suite(config: RunConfig) -> RunSummary:

@@ -12,11 +12,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pandas as pd
-from statsmodels.stats.proportion import proportion_confint
 
 from spec_audits.contract.results_model import ResultRow
 from spec_audits.contract.suite_model import SuiteRow
 from spec_audits.puzzles.answers import SOLVED, cell_accuracy
+from spec_audits.stats.intervals import wilson_one
 
 
 def solved_table(rows: Sequence[SuiteRow], results: Iterable[ResultRow]) -> pd.DataFrame:
@@ -39,11 +39,10 @@ def solved_table(rows: Sequence[SuiteRow], results: Iterable[ResultRow]) -> pd.D
 def _band(group: pd.DataFrame) -> dict[str, Any]:
     answered = group[~group["failed"] & group["outcome"].notna()]
     n, solved = len(answered), int((answered["outcome"] == SOLVED).sum())
-    low, high = proportion_confint(solved, n, method="wilson") if n else (None, None)
+    ci = wilson_one(solved, n)
     return {"items": len(group), "failed": int(group["failed"].sum()),
             "abstained": int((~group["failed"] & group["outcome"].isna()).sum()), "answered": n, "solved": solved,
-            "accuracy": solved / n if n else None, "ci_low": None if low is None else float(low),
-            "ci_high": None if high is None else float(high),
+            "accuracy": solved / n if n else None, "ci_low": ci and ci[0], "ci_high": ci and ci[1],
             "cell_accuracy": float((answered["cells_right"] / answered["cells"]).mean()) if n else None,
             "note": None if n else "no answered item"}
 

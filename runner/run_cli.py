@@ -12,7 +12,7 @@ from spec_audits import exits
 from spec_audits.contract.reader import check_suite_integrity, read_suite
 from spec_audits.local.names import VERBOSE_ENV
 from spec_audits.runner.batch.cli import batch_options, dry_run_lines, show_batches
-from spec_audits.runner.execute import run_suite
+from spec_audits.runner.execute import check_judges, run_suite
 from spec_audits.runner.merge import MergeError, merge_runs
 from spec_audits.runner.plan import Shard, estimate, plan
 from spec_audits.runner.provider_errors import FatalError
@@ -48,6 +48,10 @@ def _dry_run(config: RunConfig) -> None:
     mode = config.mode or suite.manifest.mode
     items = plan(suite.rows, mode=mode, limit=config.limit, seed=config.seed, shard=config.shard, strata=suite.strata,
                  only=dict(config.only))
+    try:
+        check_judges(suite, [work.row for work in items], config.judge_model)
+    except RunError as err:
+        raise click.ClickException(str(err)) from None
     echo(f"{suite.manifest.suite}: {len(items)} answers to obtain ({mode} mode); nothing is called")
     estimates = estimate(items, mode=mode, model=config.model, judge_model=config.judge_model)
     for entry in estimates:
@@ -164,8 +168,9 @@ def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, verbos
 
     Exit status: 0 every item answered; 3 stopped at once (no key, refused
     key, unknown model, no server, the same error on item after item);
-    4 finished with failed items (rerun with --retry-failed); 1 and 2 as
-    for every command (docs/running.md, "Exit status").
+    4 finished with failed items (rerun with --retry-failed), or with not
+    one readable reply; 1 and 2 as for every command (docs/running.md,
+    "Exit status").
     """
     if verbose:
         os.environ[VERBOSE_ENV] = "1"
@@ -177,22 +182,25 @@ def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, verbos
     configs = study_configs(config, models, runs) if study else [config]
     if study and not dry_run and not batch_action:
         record_study(out, suite_dir, [c.out.name for c in configs])
-    failed = sum(_run_one(each, dry_run, batch_action) for each in configs)
+    ended = [_run_one(each, dry_run, batch_action) for each in configs]
+    failed, unreadable = sum(f for f, _ in ended), sum(u for _, u in ended)
     if failed:
         click.echo(f"spec run: {failed} item(s) failed; their reasons are in results.jsonl. Rerun the same command "
                    "with --retry-failed to ask them again", err=True)
+    if failed or unreadable:
         click.get_current_context().exit(exits.PARTIAL)
 
 
-def _run_one(config: RunConfig, dry_run: bool, action: str | None = None) -> int:
-    """Run (or estimate, or show or cancel the batches of) one run; the number of its items that failed."""
+def _run_one(config: RunConfig, dry_run: bool, action: str | None = None) -> tuple[int, int]:
+    """Run (or estimate, or show or cancel the batches of) one run; the number of its items that failed, and
+    1 when it answered items but not one reply could be read (nothing to score: not a success)."""
     try:
         if action:
             show_batches(config, action)
-            return 0
+            return 0, 0
         if dry_run:
             _dry_run(config)
-            return 0
+            return 0, 0
         summary = run_suite(config)
     except RunError as err:
         raise click.ClickException(str(err)) from None
@@ -204,7 +212,15 @@ def _run_one(config: RunConfig, dry_run: bool, action: str | None = None) -> int
         f"{summary.run_dir}: {summary.done} answered, {summary.failed} failed of {summary.planned} "
         f"({summary.mode} mode{resumed}); {summary.calls} calls, {summary.cache_hits} cache hits"
     )
-    return summary.failed
+    unread = summary.unread
+    if unread.count:
+        echo(f"{summary.run_dir}: {unread.describe()}", err=unread.count == summary.done)
+    if summary.done and unread.count == summary.done:
+        echo(f"spec run: {summary.run_dir}: no reply of {summary.done} could be read, so nothing can be scored. "
+             "Read the replies in results.jsonl: the answer form, the prompt's instructions or max_tokens may not "
+             "fit this model", err=True)
+        return summary.failed, 1
+    return summary.failed, 0
 
 
 @click.command("merge")

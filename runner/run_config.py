@@ -9,6 +9,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from spec_audits.runner.plan import Shard
+from spec_audits.runner.unread import Unread
 from spec_audits.secrets import scrub_text
 
 DEFAULT_MODEL = "local/gemma-3-270m"
@@ -95,3 +96,4 @@ class RunSummary:
     calls: int
     cache_hits: int
     notes: list[str] = field(default_factory=list)
+    unread: Unread = field(default_factory=lambda: Unread(0))  # the successful replies that gave no answer

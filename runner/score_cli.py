@@ -94,7 +94,7 @@ def _score_runs(ctx: click.Context, runs: list[Path], out: Path, options: dict[s
     _refuse_options(ctx, family, f"{family.name} runs")
     for run in runs:
         check_run_analysis(run, family.analysis_record)
-    require_answers(runs)
+    require_answers(runs, replies=family.reads_replies)
     if len(runs) == 1:
         return family.score(runs[0], out, options)
     if family.score_runs is None:

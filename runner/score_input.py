@@ -21,6 +21,7 @@ from spec_audits.contract.reader import (
     read_run_info,
     suite_dir_of,
 )
+from spec_audits.runner.unread import has_scorable, unread
 from spec_audits.safe_files import DOCUMENT_BYTES, read_bytes_capped
 
 
@@ -42,19 +43,22 @@ class NoUsableData(click.ClickException):
     exit_code = exits.NO_DATA
 
 
-def require_answers(runs: list[Path]) -> None:
-    """Refuse runs none of which holds an answered item (every call failed). run.json's count says so at
-    once; a run whose count is 0 (or that was killed before counting) is read to make sure."""
-    failed: list[str] = []
-    for run in runs:
-        if read_run_info(run).done > 0:
-            return
-        rows = read_results(run / RESULTS_FILE)
-        if any(row.error is None for row in rows):
-            return
-        failed += [row.error or "" for row in rows]
+def require_answers(runs: list[Path], replies: bool = False) -> None:
+    """Refuse runs none of which holds a scorable answer (every call failed, or every reply was unreadable),
+    before any statistics file is written. A run's first scorable row ends the look at once. With `replies`
+    (a family whose scorer reads each reply itself) a successful reply counts though the runner read none."""
+    if any(has_scorable(run / RESULTS_FILE, replies) for run in runs):
+        return
+    rows = [row for run in runs for row in read_results(run / RESULTS_FILE)]
+    failed = [row.error for row in rows if row.error is not None]
     example = f"; the first failed with: {failed[0]}" if failed else ""
     names = ", ".join(str(run) for run in runs)
+    found = unread(rows)
+    if found.count:
+        also = f"; {len(failed)} failed" if failed else ""
+        raise NoUsableData(f"{names}: no scorable answer: {found.describe()}{also}, so nothing to score. Read the "
+                           "replies in results.jsonl: the answer form, the prompt's instructions or max_tokens may "
+                           "not fit this model")
     raise NoUsableData(f"{names}: no answered item ({len(failed)} failed{example}), so nothing to score. Fix the "
                        "cause, then rerun `spec run` with --retry-failed")
 

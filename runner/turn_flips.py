@@ -10,16 +10,15 @@ as `excluded`, never guessed. A statistic the pairs cannot support is absent wit
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pandas as pd
-from scipy.stats import binomtest
-from statsmodels.stats.proportion import proportion_confint
 
 from spec_audits.contract.results_model import ResultRow
 from spec_audits.contract.suite_model import SuiteRow
+from spec_audits.stats.hypothesis import mcnemar_exact
+from spec_audits.stats.intervals import wilson_one
 
 FINAL = "answer"
 """The name flip statistics give the row's own answer (the reply to its last message)."""
@@ -87,9 +86,10 @@ def _mcnemar(group: pd.DataFrame) -> tuple[float | None, str | None, int, int]:
     low, high = next(iter(tokens)).split("|")
     b = int(((group["first"] == low) & (group["last"] == high)).sum())
     c = int(((group["first"] == high) & (group["last"] == low)).sum())
-    if b + c == 0:
+    p = mcnemar_exact(b, c)
+    if p is None:
         return None, "no discordant pairs" if options else "no pairs", b, c
-    return float(binomtest(min(b, c), b + c, 0.5).pvalue), None, b, c
+    return p, None, b, c
 
 
 def _group_stats(group: pd.DataFrame) -> dict[str, Any]:
@@ -97,13 +97,13 @@ def _group_stats(group: pd.DataFrame) -> dict[str, Any]:
     n = len(valid)
     flipped = valid[valid["first"] != valid["last"]]
     k = len(flipped)
-    low, high = proportion_confint(k, n, alpha=0.05, method="wilson") if n else (math.nan, math.nan)
+    ci = wilson_one(k, n)
     toward = int((flipped["last"] == flipped["pushed"]).sum())
     pushed = int(flipped["pushed"].notna().sum())
     p, reason, b, c = _mcnemar(valid)
     return {
         "pairs": n, "excluded": len(group) - n, "flips": k,
-        "flip_rate": k / n if n else None, "ci_low": float(low) if n else None, "ci_high": float(high) if n else None,
+        "flip_rate": k / n if n else None, "ci_low": ci and ci[0], "ci_high": ci and ci[1],
         "toward": toward if pushed else None, "away": pushed - toward if pushed else None,
         "toward_share": toward / pushed if pushed else None,
         "discordant_low_to_high": b, "discordant_high_to_low": c,

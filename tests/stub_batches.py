@@ -6,6 +6,11 @@ rest failed with batch_expired), or is cancelled (cancelling, then cancelled wit
 answered). Each request is answered exactly as the live endpoint answers it (StubServer.refusal and
 .completion), so a batch run and a live run of one suite get the same answers; a refused one goes to the
 error file with its status. `calls` counts every endpoint's requests (calls["create"]: batches made).
+
+As OpenAI does, a batch keeps the `metadata` it was created with (at most 16 keys of 64 characters, string
+values of 512; anything else is refused) and returns it when retrieved or listed; and the contents of a file
+uploaded with purpose "batch" are never given back (400; OpenAI restricts downloads by purpose), so no test
+passes that needs a batch's input file downloaded. Output and error files (purpose "batch_output") are.
 """
 
 from __future__ import annotations
@@ -22,6 +27,14 @@ if TYPE_CHECKING:
     from tests.stub_server import StubServer
 
 ENDPOINT = "/v1/chat/completions"
+NOT_DOWNLOADABLE = "Not allowed to download files of purpose: batch"
+
+
+def _metadata_ok(metadata: Any) -> bool:
+    if metadata is None:
+        return True
+    return isinstance(metadata, dict) and len(metadata) <= 16 and all(
+        isinstance(k, str) and len(k) <= 64 and isinstance(v, str) and len(v) <= 512 for k, v in metadata.items())
 
 
 @dataclass
@@ -51,6 +64,7 @@ class BatchEndpoints:
         self.config = BatchStubConfig()
         self.hold = False
         self.files: dict[str, bytes] = {}
+        self.purposes: dict[str, str] = {}  # file id -> the purpose it was uploaded or made with
         self.batches: dict[str, dict[str, Any]] = {}
         self.seen: Counter[str] = Counter()  # in_progress looks per batch
         self.calls: Counter[str] = Counter()
@@ -78,7 +92,7 @@ class BatchEndpoints:
         upload = form["file"]
         data = upload.file.read()  # type: ignore[union-attr]
         file_id = f"file-{len(self.files) + 1}"
-        self.files[file_id] = data
+        self.files[file_id], self.purposes[file_id] = data, str(form["purpose"])
         return web.json_response({"id": file_id, "object": "file", "bytes": len(data), "created_at": 0,
                                   "filename": upload.filename, "purpose": form["purpose"], "status": "processed"})
 
@@ -87,6 +101,10 @@ class BatchEndpoints:
         data = self.files.get(request.match_info["file_id"])
         if refused or data is None:
             return refused or web.json_response({"error": {"message": "no such file"}}, status=404)
+        if self.purposes.get(request.match_info["file_id"]) == "batch":
+            self.calls["refused input download"] += 1
+            return web.json_response({"error": {"message": NOT_DOWNLOADABLE, "type": "invalid_request_error"}},
+                                     status=400)
         return web.Response(body=data, content_type="application/octet-stream")
 
     async def _create(self, request: web.Request) -> web.Response:
@@ -94,7 +112,8 @@ class BatchEndpoints:
         if refused:
             return refused
         body = await request.json()
-        if body.get("input_file_id") not in self.files or body.get("endpoint") != ENDPOINT:
+        if body.get("input_file_id") not in self.files or body.get("endpoint") != ENDPOINT \
+                or not _metadata_ok(body.get("metadata")):
             return web.json_response({"error": {"message": "bad batch request"}}, status=400)
         batch_id = f"batch_{len(self.batches) + 1}"
         self.batches[batch_id] = _batch(batch_id, body["input_file_id"], body.get("metadata"), len(self.batches))
@@ -164,7 +183,7 @@ class BatchEndpoints:
         for name, lines in (("output_file_id", output), ("error_file_id", errors)):
             if lines:
                 file_id = f"file-{len(self.files) + 1}"
-                self.files[file_id] = b"".join(lines)
+                self.files[file_id], self.purposes[file_id] = b"".join(lines), "batch_output"
                 batch[name] = file_id
         batch["status"] = status
         batch["request_counts"] = {"total": len(output) + len(errors), "completed": len(output),

@@ -20,6 +20,7 @@ from spec_audits.families.interface import Family, Form, lazy
 FAMILY = Family(
     name="cue_visibility",
     title="cue-visibility",
+    reads_replies=True,  # the last JSON object of a reply holds its answer and the attributes it names
     clauses=CLAUSES,
     syntax=SYNTAX,
     answers=(Form("yesno", "yesno"), Form("options", 'options "option1" | "option2"')),

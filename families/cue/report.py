@@ -18,7 +18,7 @@ from spec_audits.runner.score_input import read_score_folder
 SECTIONS = (
     ("capability", "Capability: Could-be replies that identify every hidden attribute"),
     ("macro_net", "Net bias (Favor − Against), macro-averaged over groups"),
-    ("macro_gap", "Cue gap: Puzzled Net − Direct Net"),
+    ("macro_gap", "Cue gap: Direct Net − Puzzled Net (> 0: less favourable without the label)"),
     ("shift", "Shift of the Against and Favor rates, Puzzled − Direct"),
     ("solved_split", "Solved check: Puzzled Could-be replies correct, wrong or unparsable (Table 6)"),
     ("abstention", "Abstention (answers that are not a valid option)"),

@@ -8,7 +8,9 @@ conditions, BH-FDR, per-scenario breakdowns (docs/scoring.md, "Effects designs")
     crossing.py  full factorial, seeded balanced fraction, and the balance proved by counting
     prepare.py   stage 4: combinations fixed, balance proved, trials drawn, templates rendered once
     expand.py    the rows
-    score/       results -> outcomes -> contrasts, regression, per-scenario shifts -> summary.json
+    score/       results -> outcomes -> contrasts, regression, per-scenario shifts -> summary.json;
+                 several models: paired differences between them (score/compare.py)
+    plan.py      `spec plan`: each contrast's variance, from a pilot run or stated assumptions
     report.py    `spec report`: contrasts, regression, forest plot and heatmap (plots.py)
 """
 
@@ -36,4 +38,5 @@ FAMILY = Family(
     docs="docs/scoring.md",
     syntax=SYNTAX,
     analysis_record=EffectsRecord,
+    variances=lazy("spec_audits.families.effects.plan", "variances"),
 )

@@ -75,6 +75,9 @@ def resolve(design: TypedDesign, context: DesignContext, errors: ErrorCollector)
     trials = _trials(design, len(scenarios) * fields["samples"], context.seed, errors)
     if prompt is None or len(errors.diagnostics) > start:
         return None
+    _read_factors(design, factors, (prompt, system, correct), errors)
+    if len(errors.diagnostics) > start:
+        return None
     return EffectsInput(name=design.name, span=design.span, factors=factors, scenarios=scenarios, prompt=prompt,
                         system=system, correct=correct, trials=trials, analysis=analysis, **fields)
 
@@ -103,6 +106,19 @@ def _factors(design: TypedDesign, context: DesignContext, errors: ErrorCollector
     if len(found) != len(axes):
         return None
     return _with_references(tuple(found.values()), design, errors)
+
+
+def _read_factors(design: TypedDesign, factors: tuple[FactorSpec, ...], texts: tuple[CompiledText | None, ...],
+                  errors: ErrorCollector) -> None:
+    """A crossed factor that no template reads gives every level the same prompt: its contrasts would measure
+    nothing but noise, so it is an error at its name in `cross`."""
+    read = set().union(*(text.names for text in texts if text is not None))
+    for axis in design.get(CROSS) or ():
+        if axis.name not in read and any(f.name == axis.name for f in factors):
+            errors.add(axis.span, f"factor '{axis.name}' is crossed but no template of effects design "
+                       f"'{design.name}' reads it, so its levels would all get the same prompt",
+                       f"write {{{{ {axis.name} }}}} (or a form, {{{{ {axis.name}.plural }}}}) in the prompt or "
+                       "system template, or leave it out of cross")
 
 
 def _level(level: n.Level) -> Level:

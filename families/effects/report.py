@@ -1,5 +1,6 @@
-"""`spec report` for an effects score: per model and target outcome, the contrasts against the reference
-(shift in P and in logit, BH-FDR), the regression, a forest plot and the per-scenario heatmap."""
+"""`spec report` for an effects score: per model its position bias, and per target outcome the contrasts
+against the reference (shift in P and in logit, BH-FDR), the regression, a forest plot and the per-scenario
+heatmap; for several models, their paired differences as a table and a forest plot."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pandas as pd
 from spec_audits.families.effects import plots
 from spec_audits.runner.files_out import read_csv
 from spec_audits.runner.report import fmt
+from spec_audits.runner.report.comparisons import comparison_blocks
 from spec_audits.runner.report.document import Block, Document, Heading, Image, Paragraph, Table
 from spec_audits.runner.score_input import read_score_folder
 
@@ -23,8 +25,11 @@ def effects_report(score_dir: Path, plots_dir: Path) -> Document:
         blocks.append(Heading(f"Model {model}"))
         blocks.append(Paragraph(f"{found['answered']:,} answers scored ({found['mode']} mode); "
                                 f"{found['abstained']:,} abstentions and {found['failed']:,} failed calls left out."))
+        blocks.append(_position(found.get("position")))
         for target, result in found["targets"].items():
             blocks += _target_blocks(model, target, result, summary, scenarios, plots_dir)
+    if "comparisons" in summary:
+        blocks += comparison_blocks(summary["comparisons"], plots_dir)
     return Document("Effects", blocks)
 
 
@@ -50,7 +55,8 @@ def _target_blocks(model: str, target: str, result: dict[str, Any], summary: dic
     probability = target != "value"
     what = f"P({target})" if probability else "the mean value"
     unit = "probability" if probability else "value"
-    blocks: list[Block] = [Heading(f"Shifts in {what} against the reference", 3), _contrast_table(result, probability)]
+    blocks: list[Block] = [Heading(f"Shifts in {what} against the reference", 3),
+                           *_contrast_table(result, probability)]
     stem = plots.slug(f"{model}_{target}")
     forest = plots.forest(result["contrasts"], f"{model}: shifts in {what}", unit, plots_dir / f"forest_{stem}.png")
     blocks.append(Image(forest, f"Shift in {what} of each level against its reference, with "
@@ -63,32 +69,61 @@ def _target_blocks(model: str, target: str, result: dict[str, Any], summary: dic
     return blocks
 
 
-def _contrast_table(result: dict[str, Any], probability: bool) -> Table:
+def _contrast_table(result: dict[str, Any], probability: bool) -> list[Block]:
+    """The contrasts, an absent interval as "—" with a numbered footnote that gives its reason."""
     header = ["term", "level", "reference", "n", "mean", "shift", "interval", "q (BH)"]
     if probability:
         header += ["logit shift", "logit interval"]
-    rows = []
+    rows: list[list[str]] = []
+    notes: list[str] = []
     for c in result["contrasts"]:
         if "shift" not in c:
             rows.append([c["term"], c["level"], c["reference"], "—", "—", "—", c["absent"], "—"]
                         + (["—", "—"] if probability else []))
             continue
         row = [c["term"], c["level"], c["reference"], f"{c['n']:,}", fmt.num(c["mean"], 3), fmt.num(c["shift"], 3),
-               _interval(c["low"], c["high"]), fmt.num(c.get("q"), 3) + (" *" if c.get("significant") else "")]
+               _noted_interval(c, notes), fmt.num(c.get("q"), 3) + (" *" if c.get("significant") else "")]
         if probability:
             row += [fmt.num(c.get("logit_shift"), 3) if c.get("logit_shift") is not None else c.get("absent", "—"),
                     _interval(c.get("logit_low"), c.get("logit_high"))]
         rows.append(row)
-    return Table(header, rows)
+    return [Table(header, rows), *_footnotes(notes)]
+
+
+def _noted_interval(found: dict[str, Any], notes: list[str]) -> str:
+    """The interval, or "—" with the number of the footnote that says why it is absent (added to `notes`)."""
+    reason = found.get("interval_absent")
+    if not reason:
+        return _interval(found["low"], found["high"])
+    notes += [] if reason in notes else [reason]
+    return f"— ({notes.index(reason) + 1})"
+
+
+def _footnotes(notes: list[str]) -> list[Block]:
+    return [Paragraph(f"({i}) {reason}.") for i, reason in enumerate(notes, 1)]
+
+
+def _position(position: dict[str, Any] | None) -> Paragraph:
+    """Position bias (positions.csv, summary.json `position`): the position share with its interval and p."""
+    if position is None or "absent" in position:
+        return Paragraph(f"Position bias: absent ({(position or {}).get('absent', 'not scored by this version')}).")
+    first, other = position["shown_first"], position["shown_elsewhere"]
+    return Paragraph(
+        f"Position bias: position share {fmt.num(position['position'], 3)} {_interval(*position['ci'])}, "
+        f"p = {fmt.num(position['p'], 4)} (½: answers follow the meaning, 1: always the first slot). The first slot "
+        f"took {fmt.num(first['first_share'], 3)} of {first['n']:,} answers with '{position['meaning']}' shown first "
+        f"and {fmt.num(other['first_share'], 3)} of {other['n']:,} with it elsewhere, where "
+        f"'{position['meaning']}' took {fmt.num(other['share'], 3)}.")
 
 
 def _regression_blocks(regression: dict[str, Any]) -> list[Block]:
     head: list[Block] = [Heading(f"Regression: {regression['model']}", 3)]
     if "absent" in regression:
         return [*head, Paragraph(f"Absent: {regression['absent']}.")]
-    rows = [[t["term"], fmt.num(t["coef"], 3), fmt.num(t["se"], 3), _interval(t["low"], t["high"]),
-             fmt.num(t["p"], 4)] for t in regression["terms"]]
-    return [*head, Table(["term", "coefficient", "SE", "interval", "p"], rows)]
+    notes: list[str] = []
+    rows = [[t["term"], fmt.num(t["coef"], 3), fmt.num(t["se"], 3), _noted_interval(t, notes), fmt.num(t["p"], 4)]
+            for t in regression["terms"]]
+    return [*head, Table(["term", "coefficient", "SE", "interval", "p"], rows), *_footnotes(notes)]
 
 
 def _interval(low: float | None, high: float | None) -> str:

@@ -69,4 +69,5 @@ FAMILY = Family(
                  lazy("spec_audits.families.influence.choices_import", "import_conditions")),
     ),
     analysis_record=InfluenceRecord,
+    variances=lazy("spec_audits.families.influence.plan", "variances"),
 )

@@ -11,6 +11,7 @@ import pandas as pd
 from spec_audits.families.influence.plots import all_plots
 from spec_audits.runner.files_out import read_csv
 from spec_audits.runner.report import fmt
+from spec_audits.runner.report.comparisons import comparison_blocks
 from spec_audits.runner.report.document import Block, Document, Heading, Image, Paragraph, Table
 from spec_audits.runner.score_input import ScoreInputError, read_score_folder
 
@@ -37,8 +38,11 @@ def influence_report(score_dir: Path, plots_dir: Path) -> Document:
     by_model = score_dir / "probe_by_model.csv"
     per_model = read_csv(by_model, keep_default_na=False, na_values=[""]) if probe is not None and \
         by_model.is_file() else None
-    return build_document(summary, {key: [Image(path, caption) for path, caption in items]
-                                    for key, items in plots.items()}, probe, per_model)
+    doc = build_document(summary, {key: [Image(path, caption) for path, caption in items]
+                                   for key, items in plots.items()}, probe, per_model)
+    if "comparisons" in summary:
+        doc.blocks.extend(comparison_blocks(summary["comparisons"], plots_dir))
+    return doc
 
 
 def build_document(summary: dict[str, Any], plots: dict[str, list[Image]],

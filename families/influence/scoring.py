@@ -1,4 +1,5 @@
-"""`spec score` for influence runs (one or several together) and counts tables -> conditions.csv + summary.json."""
+"""`spec score` for influence runs (one or several together) and counts tables -> conditions.csv + summary.json;
+several models also get their paired differences (score/compare.py) -> comparisons.csv."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pandas as pd
 
 from spec_audits.families.influence.record import InfluenceRecord
 from spec_audits.families.influence.score import position
+from spec_audits.families.influence.score.compare import model_comparisons
 from spec_audits.families.influence.score.counts import CountsTable, counts_from_trials, read_counts_csv
 from spec_audits.families.influence.score.flips import flip_rates, totals
 from spec_audits.families.influence.score.noise import NoiseOptions, noise_floor, pair_replicates
@@ -52,7 +54,10 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
     if turns is not None:
         tables["turn_flips.csv"] = turns
     probe = _probe(runs, keys, options, settings.alpha, tables) if options.get("parent") else None
-    lines = _score(counts_from_trials(trials, keys, source), out, settings, noise, tables, probe, trials)
+    paired = model_comparisons(trials, keys, source, settings.alpha) if len(runs) > 1 else None
+    if paired is not None:
+        tables["comparisons.csv"] = pd.DataFrame(paired["rows"])
+    lines = _score(counts_from_trials(trials, keys, source), out, settings, noise, tables, probe, trials, paired)
     lines += turn_flip_lines(turns) if turns is not None else []
     if probe is not None:
         share = probe["stated_vs_revealed"]
@@ -113,7 +118,7 @@ def _settings(options: dict[str, Any], analysis: dict[str, Any]) -> Options:
 
 def _score(counts: CountsTable, out: Path, settings: Options, noise: dict[str, Any] | None,
            tables: dict[str, pd.DataFrame], probe: dict[str, Any] | None,
-           trials: pd.DataFrame | None = None) -> list[str]:
+           trials: pd.DataFrame | None = None, paired: dict[str, Any] | None = None) -> list[str]:
     scores = score_counts(counts, settings, noise, trials)
     flips = tables.get("flips.csv")
     if flips is not None:
@@ -124,6 +129,8 @@ def _score(counts: CountsTable, out: Path, settings: Options, noise: dict[str, A
             }
     if probe is not None:
         scores.summary["probe"] = probe
+    if paired is not None:
+        scores.summary["comparisons"] = paired
     score_folder(out)
     for name, table in tables.items():
         write_csv(table, out / name, float_format="%.10g")

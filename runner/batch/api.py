@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from spec_audits.runner.batch.collect import plain
 from spec_audits.runner.batch.providers import BATCH_URL, COMPLETION_WINDOW, BatchProvider, credentials
+from spec_audits.runner.batch.verify import made_of
 from spec_audits.runner.call import own_error, short_reason
 from spec_audits.runner.provider_errors import FatalError
 
@@ -90,29 +91,32 @@ class BatchApi:
         return await self._retrying("upload", lambda: litellm.acreate_file(
             file=(f"{name}.jsonl", data), purpose="batch", **self._kwargs()))
 
-    async def submit(self, file_id: str, name: str, may_exist: bool) -> Any:
+    async def submit(self, file_id: str, metadata: dict[str, str], may_exist: bool) -> Any:
         """The batch of `file_id`: the one already made of it when a create may have reached the provider
-        (a resumed run, or a create whose reply was lost), else a new one."""
+        (a resumed run, or a create whose reply was lost), else a new one recording `metadata` (verify.py)."""
         import litellm
 
         async def once() -> Any:
             nonlocal may_exist
-            found = await self.find(file_id) if may_exist else None
+            found = await self.find(file_id, metadata) if may_exist else None
             may_exist = True  # from here on, a failed create may still have made the batch
             return found or await litellm.acreate_batch(
                 completion_window=COMPLETION_WINDOW, endpoint=BATCH_URL, input_file_id=file_id,
-                metadata={"spec_part": name}, **self._kwargs())
+                metadata=dict(metadata), **self._kwargs())  # a copy: litellm's logging adds to the one it gets
 
         return await self._retrying("create", once)
 
-    async def find(self, file_id: str) -> Any | None:
+    async def find(self, file_id: str, metadata: dict[str, str]) -> Any | None:
+        """The newest batch made of `file_id` that records `metadata`'s digest and model, if the provider
+        lists one."""
         import litellm
 
         after: str | None = None
         for _ in range(LIST_PAGES):
             page = await litellm.alist_batches(after=after, limit=100, **self._kwargs())
             batches = list(page.data)
-            found = next((batch for batch in batches if batch.input_file_id == file_id), None)
+            found = next((batch for batch in batches
+                          if batch.input_file_id == file_id and made_of(batch, metadata)), None)
             if found is not None or not batches or not page.has_more:
                 return found
             after = batches[-1].id

@@ -26,7 +26,7 @@ from spec_audits.runner.batch.ledger import (
 )
 from spec_audits.runner.batch.providers import batch_provider
 from spec_audits.runner.batch.requests import Line, split_lines
-from spec_audits.runner.batch.verify import Needed, holds_exactly, holds_run_lines, mismatch_message, run_keys
+from spec_audits.runner.batch.verify import Needed, batch_metadata, made_of, mismatch_message, run_keys, run_lines
 from spec_audits.runner.cache import ResponseCache
 from spec_audits.runner.provider_errors import FatalError
 from spec_audits.runner.run_config import RunConfig, RunError
@@ -117,38 +117,34 @@ class Parts:
 
     async def resume(self, needed: Needed) -> None:
         """Check each part a previous run left open against the requests this pass derived (verify.py), then
-        submit the ones it uploaded but did not see submitted."""
+        send again the ones it uploaded but did not see submitted."""
         if not self.found:
             return
         for part in list(self.ledger.parts):
             keys = self.found.pop(part.name, None)
             if keys is None:
                 continue
-            ours = run_keys(part, keys, needed)
-            if part.input_file_id is None or (not ours and part.batch_id is None):
-                self._drop(part)  # nothing of it was sent, or nothing of it is this run's: written again if needed
-            elif not ours:
+            lines = run_lines(part, keys, needed)
+            if part.batch_id is None and lines is not None and part.input_file_id is not None:
+                self.open[part.name] = set(keys)
+                await self._send(part, lines, resumed=True)
+            elif part.batch_id is None:
+                self._drop(part)  # nothing of it was submitted: its requests the run needs are written again
+            elif not run_keys(part, keys, needed):
                 part.collected = True  # none of its answers is this run's: not asked, not cached
-            elif await self._verified(part, keys, ours, needed):
-                self.open[part.name] = ours
-                if part.batch_id is None:
-                    await self._send(part, resumed=True)
             else:
-                self._drop(part)
+                await self._verify(part, lines)
+                self.open[part.name] = set(keys)
         self._save()
 
-    async def _verified(self, part: Part, keys: list[str], ours: set[str], needed: Needed) -> bool:
-        """True if the provider's copy of the part is the run's own lines; a submitted part that is not them
-        is refused (its batch was made: nothing rebuilds it)."""
-        api = batch_api(self.config, part.model)
-        if part.batch_id is None:  # only a file the run would upload itself is submitted
-            return holds_exactly(await api.content(part.input_file_id), keys, needed)  # type: ignore[arg-type]
-        batch = await api.retrieve(part.batch_id)
-        update(part, batch)
-        file_id = provider_id(batch.input_file_id, "input file id", part.model)
-        if file_id is None or not holds_run_lines(await api.content(file_id), ours, needed):
+    async def _verify(self, part: Part, lines: bytes | None) -> None:
+        """A submitted part is the run's only if its batch records the digest of the run's own lines for all
+        of its keys; any other was made: nothing rebuilds it, and it is refused."""
+        # the ledger's batch id has a plain form (ledger.py); the provider is asked by it, never told of it
+        batch = await batch_api(self.config, part.model).retrieve(part.batch_id)  # type: ignore[arg-type]
+        if lines is None or not made_of(batch, batch_metadata(part, lines)):
             raise RunError(mismatch_message(part, self.config.out))
-        return True
+        update(part, batch)
 
     def _drop(self, part: Part) -> None:
         self.ledger.parts.remove(part)
@@ -169,7 +165,7 @@ class Parts:
             for chunk in split_lines(lines, limit, provider.max_bytes):
                 written.append(self._write(model, round_, len(written) + 1, chunk))
         for part in written:
-            await self._send(part, resumed=False)
+            await self._send(part, self.lines.pop(part.name), resumed=False)
 
     def _write(self, model: str, round_: int, index: int, chunk: list[Line]) -> Part:
         part = Part(name=f"r{round_:03d}-p{index:04d}", model=model, round=round_, requests=len(chunk),
@@ -181,16 +177,20 @@ class Parts:
         self.open[part.name] = {key for key, _ in chunk}
         return part
 
-    async def _send(self, part: Part, resumed: bool) -> None:
+    async def _send(self, part: Part, lines: bytes, resumed: bool) -> None:
+        """Upload `lines` and submit them as `part`'s batch; a resumed part first looks for the batch a create
+        may have made of its earlier file just before a kill (verify.py), and is uploaded anew if none."""
         api = batch_api(self.config, part.model)
-        if part.input_file_id is None:
-            uploaded = await api.upload(part.name, self.lines.pop(part.name))  # as written: never read back
+        metadata = batch_metadata(part, lines)
+        found = await api.find(part.input_file_id, metadata) if resumed and part.input_file_id else None
+        if found is None:
+            uploaded = await api.upload(part.name, lines)  # the lines this run derived: never read back
             part.input_file_id = provider_id(uploaded.id, "file id", part.model)
-            part.status = "uploaded"
+            part.status, part.bytes = "uploaded", len(lines)
             self._save()
-            resumed = False  # a file just uploaded: no batch was made of it yet
-        # uploaded above or before: the provider gave a file id (provider_id keeps None only where it gave none)
-        update(part, await api.submit(part.input_file_id, part.name, may_exist=resumed))  # type: ignore[arg-type]
+            # the provider gave a file id (provider_id keeps None only where it gave none)
+            found = await api.submit(part.input_file_id, metadata, may_exist=False)  # type: ignore[arg-type]
+        update(part, found)
         self._save()
         self.submitted += part.requests
         self._say(f"submitted {describe(part)}")

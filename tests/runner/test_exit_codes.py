@@ -12,6 +12,7 @@ from click.testing import CliRunner, Result
 
 from spec_audits import exits
 from spec_audits.cli import main
+from spec_audits.contract.reader import read_results
 from tests.stub_server import StubConfig, StubServer, serving
 from tests.support import ROOT
 
@@ -30,6 +31,11 @@ def _spec(*args: str) -> Result:
     result = CliRunner().invoke(main, list(args))
     assert isinstance(result.exception, SystemExit) or result.exception is None, result.exception
     return result
+
+
+def _run_on(stub: StubServer, suite: Path, run: Path) -> Result:
+    return _spec("run", str(suite), "--model", "openai/stub", "--api-base", f"http://127.0.0.1:{stub.port}/v1",
+                 "--out", str(run), "--no-progress")
 
 
 def test_generate_without_a_key_stops_at_once_writing_nothing(
@@ -58,20 +64,46 @@ def test_generate_whose_call_fails_exits_6_writing_nothing(
     assert stub.stats.requests == 1 and not out.exists()
 
 
-@pytest.mark.parametrize("stub", [StubConfig(reject_all=400)], indirect=True)
-def test_score_of_runs_with_no_answered_item_exits_5(
+UNREAD = '3 replies gave no valid answer (the most common, 3 times: "I cannot choose.")'
+NOTHING = {  # why the run has nothing to score: what `spec run` says, then `spec score`'s error after "Error: RUN: "
+    "failed": (StubConfig(reject_all=400), ["spec run: 3 item(s) failed"],
+               "no answered item (3 failed; the first failed with: BadRequestError: OpenAIException - rejected by "
+               "the stub), so nothing to score. Fix the cause, then rerun `spec run` with --retry-failed\n"),
+    "unreadable": (StubConfig(invalid_rate=1.0), ["{run}: 3 answered, 0 failed of 3", "{run}: " + UNREAD,
+                                                  "spec run: {run}: no reply of 3 could be read, so nothing can be "
+                                                  "scored."],
+                   f"no scorable answer: {UNREAD}, so nothing to score. Read the replies in results.jsonl: the answer "
+                   "form, the prompt's instructions or max_tokens may not fit this model\n"),
+}
+
+
+@pytest.mark.parametrize(("stub", "why"), [(c, why) for why, (c, _, _) in NOTHING.items()], indirect=["stub"])
+def test_a_run_with_nothing_to_score_exits_4_and_its_score_exits_5_writing_nothing(
+    make_suite: Callable[..., Path], tmp_path: Path, stub: StubServer, why: str
+) -> None:
+    """Every call failed, or every call succeeded but no reply holds a valid answer: neither is a success."""
+    _, said, error = NOTHING[why]
+    run = tmp_path / "run"
+    ran = _run_on(stub, make_suite(n=3, samples=1), run)
+    assert ran.exit_code == exits.PARTIAL, ran.output
+    assert all(line.format(run=run) in ran.output for line in said), ran.output
+    scored = _spec("score", str(run))
+    assert scored.exit_code == exits.NO_DATA, scored.output
+    assert scored.output == f"Error: {run}: {error}"
+    assert not (run / "score").exists()
+
+
+@pytest.mark.parametrize("stub", [StubConfig(invalid_rate=0.5, seed=3)], indirect=True)
+def test_a_run_with_some_unreadable_replies_counts_them_and_succeeds(
     make_suite: Callable[..., Path], tmp_path: Path, stub: StubServer
 ) -> None:
     run = tmp_path / "run"
-    ran = _spec("run", str(make_suite(n=3, samples=1)), "--model", "openai/stub", "--api-base",
-                f"http://127.0.0.1:{stub.port}/v1", "--out", str(run), "--no-progress")
-    assert ran.exit_code == exits.PARTIAL, ran.output
-    scored = _spec("score", str(run))
-    assert scored.exit_code == exits.NO_DATA, scored.output
-    assert scored.output == (f"Error: {run}: no answered item (3 failed; the first failed with: BadRequestError: "
-                             "OpenAIException - rejected by the stub), so nothing to score. Fix the cause, then "
-                             "rerun `spec run` with --retry-failed\n")
-    assert not (run / "score").exists()
+    ran = _run_on(stub, make_suite(n=8, samples=1), run)
+    assert ran.exit_code == exits.OK, ran.output
+    unread = sum(row.answer is None for row in read_results(run / "results.jsonl"))
+    assert 0 < unread < 8, "the stub's seed should leave some replies unreadable and some not"
+    assert f"{run}: {unread} repl" in ran.output and "gave no valid answer (the most common" in ran.output
+    assert "nothing can be scored" not in ran.output
 
 
 def test_refused_input_exits_1_and_usage_2(tmp_path: Path) -> None:

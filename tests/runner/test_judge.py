@@ -6,14 +6,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
-from spec_audits.contract.reader import read_results
+from spec_audits import exits
+from spec_audits.cli import main
+from spec_audits.contract.reader import read_results, read_suite
 from spec_audits.contract.suite_model import SuiteRow
 from spec_audits.contract.writer import suite_row
 from spec_audits.runner.answers import parse_judge_json
 from spec_audits.runner.execute import run_suite
 from spec_audits.runner.plan import WorkItem, estimate
-from spec_audits.runner.run_config import RunConfig
+from spec_audits.runner.run_config import RunConfig, RunError
 from tests.stub_server import StubConfig, StubServer
 from tests.support import forced_choice_rows, write_suite
 
@@ -142,3 +145,25 @@ def test_a_followup_gets_the_first_answer_and_its_judge_the_conversation(tmp_pat
     before = "".join(f"{m.role.capitalize()}: {m.content}\n\n" for m in row.messages)  # system and prompt
     assert judged["messages"] == [{"role": "user", "content": f"CASE conversation\n{before}Assistant: "
                                    f"{result.response}\n\nUser: {asked}\n\nAssistant: {reply}\nReply: {reply}"}]
+
+
+def test_a_judge_with_no_model_is_refused_before_any_call(tmp_path: Path) -> None:
+    """Without a model every label would be null: the run stops at once and says what to write instead."""
+    rows = _judged_rows()
+    suite = write_suite(tmp_path / "suite", list(rows.values()))
+    server = StubServer(StubConfig(record=True))
+    api_base = server.start()
+    try:
+        with pytest.raises(RunError) as err:
+            run_suite(RunConfig(suite_dir=suite, out=tmp_path / "run", model="openai/stub", api_base=api_base,
+                                progress=False))
+    finally:
+        server.stop()
+    assert str(err.value) == (
+        f"{suite / 'suite.jsonl'}, row {read_suite(suite).rows[0].id}: follow-up 'probe' has a judge with no model, "
+        "so every label would be null. Give the run one with --judge-model provider/model, or write model "
+        "\"provider/model\" in the judge clause of followup probe and compile again")
+    assert server.stats.requests == 0 and not (tmp_path / "run").exists()
+    dry = CliRunner().invoke(main, ["run", str(suite), "--model", "openai/stub", "--dry-run"])
+    assert dry.exit_code == exits.ERROR and isinstance(dry.exception, SystemExit)
+    assert dry.output == f"Error: {err.value}\n"

@@ -4,20 +4,22 @@ A reversed row (`cell.reversed`, `reverse P` in the spec) shows its options last
 shown is the original last. With both orders in a run, a model that ignores the order picks the original
 first option as often in either order; the test compares those two frequencies (two-proportion z), and
 the position share is the mean of the first-shown shares of the two orders (½ for two options when the
-order does not matter). Answers are counted by meaning: `answers` maps each displayed label to the
-option's original index. A run whose option lists are all shown one way (`reverse 0`, the released runs)
-has no position statistics, only the first-shown share of that order.
+order does not matter): spec_audits.stats.position, the statistics every family reports. Answers are
+counted by meaning: `answers` maps each displayed label to the option's original index. A run whose option
+lists are all shown one way (`reverse 0`, the released runs) has no position statistics, only the
+first-shown share of that order.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
+import numpy as np
 import pandas as pd
-from statsmodels.stats.proportion import proportion_confint, proportions_ztest
 
 from spec_audits.contract.suite_model import SuiteRow
+from spec_audits.stats.intervals import wilson_one
+from spec_audits.stats.position import position_bias
 
 ONE_ORDER = "every option list is shown in one order (reverse 0)"
 
@@ -56,16 +58,16 @@ def _arm(rows: pd.DataFrame, alpha: float) -> dict[str, Any]:
     shares = {f"reversed_{o}": _share(g, alpha) for o, g in orders.items()}
     if any(g.empty for g in orders.values()):
         return shares | {"position": None, "p": None, "absent": ONE_ORDER}
-    counts = [int(g["original_first"].sum()) for g in orders.values()]
-    sizes = [len(g) for g in orders.values()]
-    _, p = proportions_ztest(counts, sizes) if 0 < sum(counts) < sum(sizes) else (0.0, 1.0)
-    position = (shares["reversed_0"]["share"] + shares["reversed_1"]["share"]) / 2
-    return shares | {"position": position, "p": None if math.isnan(p) else float(p)}
+    n = [np.array([float(len(g))]) for g in orders.values()]
+    first = [np.array([float(g["first"].sum())]) for g in orders.values()]
+    same = np.array([float(orders[1]["original_first"].sum())])
+    found = position_bias(first[0], n[0], first[1], n[1], alpha, same_b=same)
+    p = float(found["p"][0])
+    return shares | {"position": float(found["position"][0]), "p": None if np.isnan(p) else p}
 
 
 def _share(rows: pd.DataFrame, alpha: float) -> dict[str, Any]:
     n, k = len(rows), int(rows["first"].sum())
     if n == 0:
         return {"k": 0, "n": 0, "share": None, "ci": None}
-    low, high = proportion_confint(k, n, alpha, method="wilson")
-    return {"k": k, "n": n, "share": k / n, "ci": [float(low), float(high)]}
+    return {"k": k, "n": n, "share": k / n, "ci": list(wilson_one(k, n, alpha) or ())}

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pandas as pd
-from scipy.stats import binomtest, kendalltau
+from scipy.stats import kendalltau
+
+from spec_audits.stats.hypothesis import sign_test
 
 
 def sign_tests(gaps: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
@@ -13,8 +15,7 @@ def sign_tests(gaps: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
     rows = []
     for key, part in gaps.groupby(keys, dropna=False):
         adverse, favourable = int((part["gap"] > 0).sum()), int((part["gap"] < 0).sum())
-        moved = adverse + favourable
-        p_value = binomtest(adverse, moved, 0.5).pvalue if moved else float("nan")
+        p_value = sign_test(adverse, favourable)
         rows.append(dict(zip(keys, key, strict=True)) | {"adverse": adverse, "favourable": favourable, "p": p_value})
     return pd.DataFrame(rows)
 

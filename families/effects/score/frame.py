@@ -20,6 +20,7 @@ import pandas as pd
 
 from spec_audits.families.effects.design import CORRECT
 from spec_audits.families.effects.rows import check_rows
+from spec_audits.families.effects.score import positions
 from spec_audits.runner.result_checks import read_checked_run
 from spec_audits.runner.score_input import ScoreInputError
 
@@ -34,6 +35,7 @@ class Loaded:
     model: str
     abstained: int
     failed: int
+    moved: str | None = None  # the meaning whose display slot varies (positions.py), None with one order
 
 
 def targets(analysis: dict[str, Any]) -> list[str | None]:
@@ -55,13 +57,15 @@ def load(run_dir: Path) -> Loaded:
     if analysis.get("family") != "effects":
         raise ScoreInputError(run_dir, "not a run of an effects suite")
     check_rows(analysis, suite)  # the record and the rows agree: every cell key and answer the scorer reads
-    cells = {row.id: (row.cell, row.answers) for row in suite.rows}
+    by_id = {row.id: row for row in suite.rows}
+    moved = positions.moved_meaning(suite.rows)
     factors = [f["name"] for f in analysis["factors"]]
     wanted = targets(analysis)
     records: list[dict[str, Any]] = []
     abstained = failed = 0
     for result in rows:
-        cell, answers = cells[result.item_id]
+        row = by_id[result.item_id]
+        cell, answers = row.cell, row.answers
         if result.error is not None:
             failed += 1
             continue
@@ -70,9 +74,13 @@ def load(run_dir: Path) -> Loaded:
             abstained += 1
             continue
         records.append({"scenario": cell["scenario"], "condition": cell["condition"],
-                        **{f: cell[f] for f in factors}, **values})
-    frame = pd.DataFrame.from_records(records, columns=["scenario", "condition", *factors, *map(column, wanted)])
-    return Loaded(frame, analysis, info.mode, info.model, abstained, failed)
+                        **{f: cell[f] for f in factors}, **values,
+                        **positions.columns(row, result.answer, result.logprobs if info.mode == "logprob" else None,
+                                            moved)})
+    placed = positions.COLUMNS if moved is not None else []
+    frame = pd.DataFrame.from_records(records, columns=["scenario", "condition", *factors, *map(column, wanted),
+                                                        *placed])
+    return Loaded(frame, analysis, info.mode, info.model, abstained, failed, moved)
 
 
 def column(target: str | None) -> str:

@@ -4,7 +4,8 @@ Treatment coding against each factor's reference (and the baseline), declared in
 
 * binary, sampled: logistic, errors clustered by scenario (statsmodels GLM); with `scenarios random`, a
   random intercept per scenario (statsmodels BinomialBayesMixedGLM, variational Bayes).
-* binary, logprob: linear on logit P, clustered (stats.ols_cluster); `random`: statsmodels MixedLM.
+* binary, logprob: linear on logit P, clustered (spec_audits.stats.intervals.ols_cluster); `random`:
+  statsmodels MixedLM.
 * scale, sampled: ordinal logistic (statsmodels OrderedModel), clustered (statsmodels has no mixed ordinal
   model, so `random` fits the same, and the table says which model it is).
 * scale in logprob mode (the expected rating), or a number: linear, clustered; `random`: MixedLM.
@@ -23,7 +24,8 @@ import numpy as np
 import pandas as pd
 
 from spec_audits.families.effects.design import BASELINE
-from spec_audits.families.effects.score.stats import interval, logit, ols_cluster
+from spec_audits.families.effects.score.stats import logit, tested
+from spec_audits.stats.intervals import ols_cluster
 
 
 @dataclass(frozen=True)
@@ -85,9 +87,10 @@ def fit(frame: pd.DataFrame, y: np.ndarray, analysis: dict[str, Any], *, binary:
         return {"model": kind, "terms": [], "absent": "the fit gave no finite standard errors (perfect separation "
                 "or a level with one outcome only)"}
     rows = []
+    scale = max(1.0, float(np.abs(outcome).max()))
     for name, b, s in zip(terms.names[len(terms.names) - len(coef):], coef, se, strict=True):
-        low, high, p = interval(float(b), float(s), df, alpha)
-        rows.append({"term": name, "coef": float(b), "se": float(s), "low": low, "high": high, "p": p})
+        term = tested(float(b), float(s), df, alpha, scale)
+        rows.append({"term": name, "coef": term.pop("estimate"), "se": float(s), **term})
     return {"model": kind, "terms": rows}
 
 

@@ -1,7 +1,8 @@
 """`spec score` for effects runs, one or several models together: per model and target outcome, the
 contrasts of every level against its factor's reference and of every intervention against the baseline
-(BH-FDR over them), the regression, and the per-scenario shifts -> contrasts.csv, regression.csv,
-scenarios.csv and summary.json."""
+(BH-FDR over them), the regression, the per-scenario shifts and position bias -> contrasts.csv,
+regression.csv, scenarios.csv, positions.csv and summary.json; for several models also each pair's paired
+difference on every contrast (score/compare.py) -> comparisons.csv."""
 
 from __future__ import annotations
 
@@ -10,14 +11,15 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.multitest import multipletests
 
 from spec_audits.families.effects.design import BASELINE
-from spec_audits.families.effects.score import models
+from spec_audits.families.effects.score import models, positions
+from spec_audits.families.effects.score.compare import model_comparisons
 from spec_audits.families.effects.score.frame import Loaded, load, targets, values_array
 from spec_audits.families.effects.score.stats import contrast
 from spec_audits.runner.files_out import score_folder, write_csv_rows, write_json
 from spec_audits.runner.score_input import ScoreInputError, require_answers
+from spec_audits.stats.multiple import bh_adjust
 
 
 def score_run(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:
@@ -32,21 +34,28 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
     summary: dict[str, Any] = {"family": "effects", "answer": analysis["answer"], "factors": analysis["factors"],
                                "conditions": analysis["conditions"], "crossing": analysis["crossing"],
                                "alpha": analysis["alpha"], "models": {}}
-    contrasts, terms, scenarios = [], [], []
+    contrasts, terms, scenarios, placed = [], [], [], []
     for run in loaded:
+        entry = summary["models"].setdefault(run.model, {"mode": run.mode, "answered": len(run.frame),
+                                                         "abstained": run.abstained, "failed": run.failed,
+                                                         "targets": {}})
+        entry["position"] = positions.summary(run.frame, run.moved, run.mode, float(analysis["alpha"]))
+        placed += positions.table(run.frame, run.model)
         for target in targets(analysis):
             found = analyse(run, target)
-            summary["models"].setdefault(run.model, {"mode": run.mode, "answered": len(run.frame),
-                                                     "abstained": run.abstained, "failed": run.failed,
-                                                     "targets": {}})["targets"][_name(target)] = found
+            entry["targets"][_name(target)] = found
             contrasts += [{"model": run.model, "target": _name(target), **c} for c in found["contrasts"]]
             terms += [{"model": run.model, "target": _name(target), "fit": found["regression"]["model"], **t}
                       for t in found["regression"]["terms"]]
             scenarios += [{"model": run.model, "target": _name(target), **s} for s in found.pop("scenarios")]
     out = score_folder(out)
+    if len(loaded) > 1:
+        summary["comparisons"] = model_comparisons(loaded, comparisons(analysis), float(analysis["alpha"]))
+        write_csv_rows(summary["comparisons"]["rows"], out / "comparisons.csv")
     write_csv_rows(contrasts, out / "contrasts.csv")
     write_csv_rows(terms, out / "regression.csv")
     write_csv_rows(scenarios, out / "scenarios.csv")
+    write_csv_rows(placed, out / "positions.csv")
     write_json(out / "summary.json", summary)
     return [f"{sum(len(r.frame) for r in loaded):,} answers of {len(loaded)} model(s) scored: {len(contrasts)} "
             f"contrasts, {len(terms)} regression terms -> {out}"]
@@ -79,7 +88,7 @@ def analyse(run: Loaded, target: str | None) -> dict[str, Any]:
     return {"contrasts": found, "regression": regression, "scenarios": per_scenario(frame, y, analysis)}
 
 
-def _comparisons(analysis: dict[str, Any]) -> list[tuple[str, str, str]]:
+def comparisons(analysis: dict[str, Any]) -> list[tuple[str, str, str]]:
     """(column, level, reference): every non-reference level of every factor, every intervention vs baseline."""
     pairs = [(f["name"], level, f["reference"]) for f in analysis["factors"] for level in f["levels"]
              if level != f["reference"]]
@@ -92,7 +101,7 @@ def _contrasts(frame: pd.DataFrame, y: np.ndarray, analysis: dict[str, Any], pro
                alpha: float) -> list[dict[str, Any]]:
     out = []
     scenario = frame["scenario"].cat.codes.to_numpy().astype(np.int64)
-    for column, level, reference in _comparisons(analysis):
+    for column, level, reference in comparisons(analysis):
         at_level, at_ref = (frame[column] == level).to_numpy(), (frame[column] == reference).to_numpy()
         keep = at_level | at_ref
         row = {"term": column, "level": level, "reference": reference}
@@ -108,16 +117,16 @@ def _fdr(found: list[dict[str, Any]], alpha: float) -> None:
     tested = [c for c in found if c.get("p") is not None and np.isfinite(c["p"])]
     if not tested:
         return
-    rejected, q, _, _ = multipletests([c["p"] for c in tested], alpha=alpha, method="fdr_bh")
-    for c, q_value, reject in zip(tested, q, rejected, strict=True):
-        c["q"], c["significant"] = float(q_value), bool(reject)
+    q = bh_adjust(np.array([c["p"] for c in tested]))
+    for c, q_value in zip(tested, q, strict=True):
+        c["q"], c["significant"] = float(q_value), bool(q_value <= alpha)
 
 
 def per_scenario(frame: pd.DataFrame, y: np.ndarray, analysis: dict[str, Any]) -> list[dict[str, Any]]:
     """Per scenario, each level's mean minus its reference's mean (no interval: a scenario is one cluster)."""
     work = frame.assign(_y=y)
     rows = []
-    for column, level, reference in _comparisons(analysis):
+    for column, level, reference in comparisons(analysis):
         means = work[work[column].isin([level, reference])].groupby(["scenario", column], observed=True)["_y"].mean()
         table = means.unstack(column)
         if level not in table or reference not in table:

@@ -1,51 +1,21 @@
-"""Least squares with errors clustered by scenario, and the per-level contrasts built on it.
-
-`ols_cluster` is statsmodels' OLS with `cov_type="cluster"` (its default small-sample correction,
-G/(G-1) x (N-1)/(N-K)), computed in numpy so a million rows fit in well under a second;
-tests/families/effects cross-check both against statsmodels.
+"""The per-level contrasts of an effects design: least squares with errors clustered by scenario
+(spec_audits.stats.intervals), solved from per-cluster sums; tests/families/effects cross-check them against
+statsmodels.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from scipy import stats
 
+from spec_audits.stats.intervals import Fit, sandwich
+
 EPS = 1e-6  # logit P is taken of P clipped to [EPS, 1 - EPS] (a logprob run's P can round to 0 or 1)
-
-
-@dataclass(frozen=True)
-class Fit:
-    coef: np.ndarray
-    cov: np.ndarray
-    groups: int  # clusters: the degrees of freedom of the t intervals are groups - 1
-
-    def se(self) -> np.ndarray:
-        return np.sqrt(np.clip(np.diag(self.cov), 0, None))
-
-
-def ols_cluster(x: np.ndarray, y: np.ndarray, clusters: np.ndarray, counts: np.ndarray | None = None) -> Fit:
-    """OLS of y on the columns of x, with the cluster-robust sandwich covariance; clusters are codes 0..G-1.
-
-    With `counts`, each row of x stands for `counts` observations that share its regressors and cluster, and
-    y holds their sum: the fit is exactly the one of the observations themselves (the normal equations and
-    the per-cluster score sums only ever add them up), from a table as small as the design's cells."""
-    n = np.ones(len(y)) if counts is None else counts
-    xtx_inv = np.linalg.pinv(x.T @ (x * n[:, None]))
-    coef = xtx_inv @ (x.T @ y)
-    residual = y - n * (x @ coef)
-    groups = int(clusters.max()) + 1 if len(clusters) else 0
-    summed = np.column_stack([np.bincount(clusters, x[:, j] * residual, groups) for j in range(x.shape[1])])
-    return _sandwich(coef, xtx_inv, summed, int(round(n.sum())), groups)
-
-
-def _sandwich(coef: np.ndarray, xtx_inv: np.ndarray, summed: np.ndarray, n: int, groups: int) -> Fit:
-    """The clustered covariance from the per-cluster sums of the scores x_i * residual_i."""
-    k = len(coef)
-    correction = groups / (groups - 1) * (n - 1) / (n - k) if groups > 1 and n > k else np.nan
-    return Fit(coef, correction * xtx_inv @ (summed.T @ summed) @ xtx_inv, groups)
+ROUNDING = 1e-12  # a shift or standard error this small against the means is zero to rounding
+ONE_SCENARIO = "one scenario: an interval over scenarios needs two or more"
+SAME_SHIFT = "every scenario gives the same shift (zero variance between scenarios): no interval"
 
 
 def interval(estimate: float, se: float, df: int, alpha: float) -> tuple[float, float, float]:
@@ -81,15 +51,38 @@ def contrast(y: np.ndarray, at_level: np.ndarray, clusters: np.ndarray, alpha: f
     coef = np.array([ref, mean - ref])
     xtx_inv = np.linalg.inv(np.array([[n0.sum() + n1.sum(), n1.sum()], [n1.sum(), n1.sum()]]))
     at_ref, at_lvl = s0 - ref * n0, s1 - mean * n1  # per cluster: the residuals summed at the reference, the level
-    fit = _sandwich(coef, xtx_inv, np.column_stack([at_ref + at_lvl, at_lvl]), len(y), groups)
-    shift = float(coef[1])
+    fit = sandwich(coef, xtx_inv, np.column_stack([at_ref + at_lvl, at_lvl]), len(y), groups)
     df = groups - 1
-    low, high, p = interval(shift, float(fit.se()[1]), df, alpha)
+    tested = _tested(float(coef[1]), float(fit.se()[1]), groups, alpha, max(1.0, abs(ref), abs(mean)))
     out: dict[str, Any] = {"n": int(n1.sum()), "n_ref": int(n0.sum()), "clusters": groups, "mean_ref": float(ref),
-                           "mean": float(mean), "shift": shift, "low": low, "high": high, "p": p}
+                           "mean": float(mean), **tested}
     if probability:
-        out.update(_logit_shift(float(ref), shift, fit, df, alpha))
+        out.update(_logit_shift(float(ref), float(coef[1]), fit, df, alpha))
     return out
+
+
+def _tested(shift: float, se: float, groups: int, alpha: float, scale: float) -> dict[str, Any]:
+    """The shift with its interval and p, or their absence with the reason (tested)."""
+    if groups < 2:
+        zero = abs(shift) <= ROUNDING * scale
+        return {"shift": 0.0 if zero else shift, "low": None, "high": None, "p": 1.0 if zero else None,
+                "interval_absent": ONE_SCENARIO}
+    found = tested(shift, se, groups - 1, alpha, scale)
+    return {"shift": found.pop("estimate"), **found}
+
+
+def tested(estimate: float, se: float, df: int, alpha: float, scale: float) -> dict[str, Any]:
+    """An estimate with its interval and p, or their absence with the reason. An estimate zero to rounding (a
+    logprob run's 1e-16, against `scale`, the size of the means) is 0 with p = 1 exactly, never a t of rounding
+    noise over rounding noise; a zero standard error has no interval."""
+    tiny = ROUNDING * scale
+    estimate = 0.0 if abs(estimate) <= tiny else estimate
+    if not np.isfinite(se) or se <= tiny:
+        reason = SAME_SHIFT + (", and p = 1 for a zero shift" if estimate == 0 else "")
+        return {"estimate": estimate, "low": None, "high": None, "p": 1.0 if estimate == 0 else None,
+                "interval_absent": reason}
+    low, high, p = interval(estimate, se, df, alpha)
+    return {"estimate": estimate, "low": low, "high": high, "p": 1.0 if estimate == 0 else p}
 
 
 def _logit_shift(ref: float, shift: float, fit: Fit, df: int, alpha: float) -> dict[str, Any]:

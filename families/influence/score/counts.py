@@ -7,7 +7,7 @@ floats so that logprob runs can carry expected counts.
 
 Where the display order is known, the baseline counts are also split by the group shown first
 (`c_0_Y_firstG`: baseline trials that chose Y when G's option came first), which measures position bias.
-A logprob run adds, per arm, the sums its between-item intervals need (`v_X_*`, see stattests.item_mean).
+A logprob run adds, per arm, the sums its between-item intervals need (`v_X_*`, see intervals.item_mean).
 """
 
 from __future__ import annotations

@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 
 from spec_audits.families.influence.score.counts import LABELS
-from spec_audits.families.influence.score.stattests import wilson
 from spec_audits.families.influence.score.summary import rate
+from spec_audits.stats.intervals import wilson
 
 ITEM_COLUMNS = ("n_A", "n_B", "edge", "item")
 """The cell fields that identify an item within its condition (display order is pooled over)."""

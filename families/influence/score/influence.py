@@ -18,9 +18,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from spec_audits.families.influence.score import itemwise, position, stattests
+from spec_audits.families.influence.score import itemwise, position
 from spec_audits.families.influence.score.counts import COUNTS, LABELS, ORDER_COUNTS, CountsTable
 from spec_audits.families.influence.score.options import Options
+from spec_audits.stats import hypothesis, intervals
 
 ARM_NAMES = {"0": "baseline", "A": "toward_A", "B": "toward_B"}
 
@@ -88,19 +89,19 @@ def _tests(out: pd.DataFrame, c: dict[str, np.ndarray], has: dict[str, np.ndarra
         v = items.log_odds_variances(c)
     for d in "AB":
         both = has[d] & has["0"]
-        z, p = stattests.wald(out[f"steerability_{d}"], v[d] + v["0"])
+        z, p = hypothesis.wald(out[f"steerability_{d}"], v[d] + v["0"])
         out[f"z_steerability_{d}"], out[f"p_steerability_{d}"] = present(z, both), present(p, both)
         if items is None:
-            z, p = stattests.two_proportion_z(c[f"c_{d}_{d}"], out[f"n_{d}"], c[f"c_0_{d}"], out["n_0"],
+            z, p = hypothesis.two_proportion_z(c[f"c_{d}_{d}"], out[f"n_{d}"], c[f"c_0_{d}"], out["n_0"],
                                               pooled=options.pooled_z)
-            lo, hi = stattests.newcombe(c[f"c_{d}_{d}"], out[f"n_{d}"], c[f"c_0_{d}"], out["n_0"], options.alpha)
+            lo, hi = intervals.newcombe(c[f"c_{d}_{d}"], out[f"n_{d}"], c[f"c_0_{d}"], out["n_0"], options.alpha)
         else:
             z, p, lo, hi = items.effect(d, out[f"effect_{d}"].to_numpy(float), options.alpha)
         out[f"z_effect_{d}"], out[f"p_effect_{d}"] = present(z, both), present(p, both)
         out[f"effect_{d}_lo"], out[f"effect_{d}_hi"] = present(lo, both), present(hi, both)
     every = has["A"] & has["B"] & has["0"]
     for k in (2, 4):
-        z, p = stattests.wald(out["asymmetry"], v["A"] + v["B"] + k * v["0"])
+        z, p = hypothesis.wald(out["asymmetry"], v["A"] + v["B"] + k * v["0"])
         out[f"z_asymmetry_{k}v0"], out[f"p_asymmetry_{k}v0"] = present(z, every), present(p, every)
     chosen = options.asym_variance
     out["z_asymmetry"], out["p_asymmetry"] = out[f"z_asymmetry_{chosen}"], out[f"p_asymmetry_{chosen}"]
@@ -111,8 +112,8 @@ def _baseline(out: pd.DataFrame, c: dict[str, np.ndarray], has: np.ndarray, item
     """Baseline bias |f0(B) − ½|, its test against ½ and the 95% interval of f0(B) (§6.8)."""
     out["baseline_bias"] = (out["f0_B"] - 0.5).abs()
     if items is None:
-        p = stattests.binomial_two_sided_half(c["c_0_B"], out["n_0"])
-        lo, hi = stattests.wilson(c["c_0_B"], out["n_0"], options.alpha)
+        p = hypothesis.binomial_two_sided_half(c["c_0_B"], out["n_0"])
+        lo, hi = intervals.wilson(c["c_0_B"], out["n_0"], options.alpha)
     else:
         p, lo, hi = items.baseline(out["f0_B"].to_numpy(float), options.alpha)
     out["p_baseline"] = present(p, has)

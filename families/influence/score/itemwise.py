@@ -4,7 +4,7 @@ A logprob row gives the probabilities of the answer tokens, an exactly known num
 of its `samples`; counting it as `samples` trials would make up a sampling error it does not have (an
 exactly known 0.3 got a Wilson interval of [0.002, 0.826] from one row). Here each arm of a condition is
 its items: a share is the ratio mean Σw / Σm over them (w expected choices, m samples), its standard
-error the ratio estimator's over items (stattests.item_mean), intervals and tests Student t with k − 1
+error the ratio estimator's over items (intervals.item_mean), intervals and tests Student t with k − 1
 degrees of freedom (Welch–Satterthwaite for a difference of two arms), and the Wald variance of a log
 odds ratio the delta method on that standard error. An arm with fewer than two items has no
 between-item variation: its intervals and tests are absent.
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from spec_audits.families.influence.score import stattests
+from spec_audits.stats import hypothesis, intervals
 
 ARMS = {"0": "baseline", "A": "toward_A", "B": "toward_B"}
 
@@ -43,15 +43,15 @@ class Arms:
                alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Welch t test and t interval of Δ_d, the difference of two independent item means."""
         se = np.sqrt(self.se[d] ** 2 + self.se["0"] ** 2)
-        df = stattests.welch_df(self.se[d], self.df(d), self.se["0"], self.df("0"))
-        t, p = stattests.t_test(effect, se, df)
-        lo, hi = stattests.t_interval(effect, se, df, alpha, (-1.0, 1.0))
+        df = intervals.welch_df(self.se[d], self.df(d), self.se["0"], self.df("0"))
+        t, p = hypothesis.t_test(effect, se, df)
+        lo, hi = intervals.t_interval(effect, se, df, alpha, (-1.0, 1.0))
         return t, p, lo, hi
 
     def baseline(self, f0_b: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """One-sample t test of f0(B) against ½ and its t interval."""
-        _, p = stattests.t_test(f0_b - 0.5, self.se["0"], self.df("0"))
-        lo, hi = stattests.t_interval(f0_b, self.se["0"], self.df("0"), alpha)
+        _, p = hypothesis.t_test(f0_b - 0.5, self.se["0"], self.df("0"))
+        lo, hi = intervals.t_interval(f0_b, self.se["0"], self.df("0"), alpha)
         return p, lo, hi
 
     def why_absent(self, i: int) -> list[str]:
@@ -68,6 +68,6 @@ def arms(frame: pd.DataFrame, source: str) -> Arms | None:
         v = {s: frame[f"v_{code}_{s}"].to_numpy(float) for s in ("items", "m2", "B2", "Bm")}
         total[code] = frame[f"c_{code}_A"].to_numpy(float) + frame[f"c_{code}_B"].to_numpy(float)
         items[code] = v["items"]
-        share[code], se[code], _ = stattests.item_mean(total[code], frame[f"c_{code}_B"].to_numpy(float),
+        share[code], se[code], _ = intervals.item_mean(total[code], frame[f"c_{code}_B"].to_numpy(float),
                                                        v["B2"], v["Bm"], v["m2"], v["items"])
     return Arms(total, items, share, se)

@@ -1,12 +1,6 @@
-"""Position bias: the share of answers that pick the option shown first, by display order.
-
-A design that shows both display orders can tell a preference for a group from a preference for a slot:
-with group A shown first the first-shown share is f(A | A first), with B first it is f(B | B first). Their
-mean is the position share (½: no position bias; 1: always the first shown; 0: always the second), and
-it departs from ½ exactly when f(A | A first) ≠ f(A | B first), which is what is tested: the two-proportion
-z of those two frequencies in a sampled run (its Newcombe interval, mapped to the share, is the interval),
-Welch's t over items in a logprob run. Pooling the orders, as f0(B) does, averages this bias away: a model
-that always answers "A" has f0(B) = ½ and position share 1.
+"""Position bias of an influence run: the share of answers that pick the option shown first, by display
+order, from the shared position-bias statistics (spec_audits.stats.position). Pooling the orders, as f0(B)
+does, averages this bias away: a model that always answers "A" has f0(B) = ½ and position share 1.
 
 Written per condition (the baseline's, in conditions.csv, where it qualifies neutrality), per item and
 condition (positions.csv) and per benchmark and arm (summary.json `position`). A design with one display
@@ -20,44 +14,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from spec_audits.families.influence.score import stattests
 from spec_audits.families.influence.score.counts import CONDITION_CODE, LABELS, ORDER_COUNTS
 from spec_audits.families.influence.score.flips import ITEM_COLUMNS
 from spec_audits.families.influence.score.summary import rate
+from spec_audits.stats.position import position_bias
 
 COLUMNS = ["position_0_firstA", "position_0_firstB", "position_0", "position_0_lo", "position_0_hi", "p_position_0"]
 ONE_ORDER = "baseline trials shown in one display order only"
-
-
-def shares(k_a: np.ndarray, n_a: np.ndarray, k_b: np.ndarray, n_b: np.ndarray, alpha: float,
-           moments: dict[str, np.ndarray] | None = None, pooled: bool = True) -> dict[str, np.ndarray]:
-    """Position statistics from the first-shown choices k_g of n_g trials shown with group g first.
-
-    `moments` (a logprob run: items_g, m2_g, A2_g, Am_g per order) switches to between-item errors."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        first_a, first_b = np.where(n_a > 0, k_a / n_a, np.nan), np.where(n_b > 0, k_b / n_b, np.nan)
-    chose_a_when_b = n_b - k_b  # trials shown B first that chose A
-    if moments is None:
-        _, p = stattests.two_proportion_z(k_a, n_a, chose_a_when_b, n_b, pooled=pooled)
-        lo, hi = stattests.newcombe(k_a, n_a, chose_a_when_b, n_b, alpha)
-    else:
-        p, lo, hi = _item_difference(first_a + first_b - 1, (n_a, k_a), (n_b, chose_a_when_b), moments, alpha)
-    both = (n_a > 0) & (n_b > 0)
-    return {"firstA": first_a, "firstB": first_b, "position": np.where(both, (first_a + first_b) / 2, np.nan),
-            "lo": np.where(both, (1 + lo) / 2, np.nan), "hi": np.where(both, (1 + hi) / 2, np.nan),
-            "p": np.where(both, p, np.nan)}
-
-
-def _item_difference(diff: np.ndarray, shown_a: tuple[np.ndarray, np.ndarray], shown_b: tuple[np.ndarray, np.ndarray],
-                     moments: dict[str, np.ndarray], alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Welch t test and interval of f(A | A first) − f(A | B first) over the items of each order."""
-    means = [stattests.item_mean(n, k, moments[f"A2_{g}"], moments[f"Am_{g}"], moments[f"m2_{g}"],
-                                 moments[f"items_{g}"]) for g, (n, k) in (("A", shown_a), ("B", shown_b))]
-    se = np.sqrt(means[0][1] ** 2 + means[1][1] ** 2)
-    df = stattests.welch_df(means[0][1], means[0][2], means[1][1], means[1][2])
-    _, p = stattests.t_test(diff, se, df)
-    lo, hi = stattests.t_interval(diff, se, df, alpha, (-1.0, 1.0))
-    return p, lo, hi
 
 
 def baseline(out: pd.DataFrame, frame: pd.DataFrame, source: str, alpha: float, pooled: bool) -> None:
@@ -73,7 +36,7 @@ def baseline(out: pd.DataFrame, frame: pd.DataFrame, source: str, alpha: float, 
     if source == "expected" and "v_0_items_firstA" in frame.columns:
         moments = {f"{s}_{g}": frame[f"v_0_{s}_first{g}"].to_numpy(float)
                    for g in "AB" for s in ("items", "m2", "A2", "Am")}
-    found = shares(c["c_0_A_firstA"], c["c_0_A_firstA"] + c["c_0_B_firstA"], c["c_0_B_firstB"],
+    found = position_bias(c["c_0_A_firstA"], c["c_0_A_firstA"] + c["c_0_B_firstA"], c["c_0_B_firstB"],
                    c["c_0_A_firstB"] + c["c_0_B_firstB"], alpha, moments, pooled)
     for column, key in zip(COLUMNS, ("firstA", "firstB", "position", "lo", "hi", "p"), strict=True):
         out[column] = found[key]
@@ -156,8 +119,8 @@ def _stats(k_a: float, n_a: float, k_b: float, n_b: float, alpha: float,
            moments: dict[str, float] | None) -> dict[str, Any]:
     """summary.json's entry for one arm: the first-shown share with each group first, and over both."""
     arrays = None if moments is None else {k: np.array([v]) for k, v in moments.items()}
-    found = {k: _value(v) for k, v in shares(np.array([k_a]), np.array([n_a]), np.array([k_b]), np.array([n_b]),
-                                                alpha, arrays).items()}
+    found = {k: _value(v) for k, v in position_bias(np.array([k_a]), np.array([n_a]), np.array([k_b]),
+                                                       np.array([n_b]), alpha, arrays).items()}
     return {"first_A": {"k": k_a, "n": n_a, "share": found["firstA"]},
             "first_B": {"k": k_b, "n": n_b, "share": found["firstB"]},
             "position": found["position"], "ci": [found["lo"], found["hi"]], "p": found["p"]}

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from spec_audits.families.influence.score import stattests
 from spec_audits.families.influence.score.bootstrap import cluster_bootstrap_mean
+from spec_audits.stats import intervals
 
 if TYPE_CHECKING:
     from spec_audits.families.influence.score.options import Options
@@ -45,7 +45,7 @@ ASYMMETRY_ABSENT = "no condition has baseline, toward_A and toward_B trials"
 def rate(k: float, n: float, alpha: float = 0.05, absent: str | None = None) -> dict[str, Any]:
     """k of n (whole numbers, often numpy's) as a fraction with its Wilson interval (rate None when n = 0, with
     why when `absent` says)."""
-    low, high = stattests.wilson(k, n, alpha)
+    low, high = intervals.wilson(k, n, alpha)
     found: dict[str, Any] = {
         "k": int(k),
         "n": int(n),

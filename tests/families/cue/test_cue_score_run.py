@@ -252,7 +252,17 @@ def test_spec_report_writes_the_cue_report_with_its_plot(tiny_suite: Path, tmp_p
                                      str(report / "plots" / "net_by_group.png")]
     markdown = (report / "report.md").read_text()
     assert markdown.startswith("# Cue-visibility audit: cue_visibility\n")
-    assert "![Net bias per group" in markdown and "## Cue gap: Puzzled Net − Direct Net" in markdown
+    assert "![Net bias per group" in markdown
+    assert "## Cue gap: Direct Net − Puzzled Net (> 0: less favourable without the label)" in markdown
+    summary = json.loads((run_dir / "score" / "summary.json").read_text())
+    nets = {(n["view"], n["model"], n["format"], n["difficulty"], n["consequences"]): n["net"]
+            for n in summary["macro_net"]}
+    direct = {(v, m, c): net for (v, m, f, _, c), net in nets.items() if f == "direct"}
+    for gap in summary["macro_gap"]:  # the values are what the heading says: Direct minus Puzzled
+        view, model, band, setting = gap["view"], gap["model"], gap["difficulty"], gap["consequences"]
+        expected = direct[(view, model, setting)] - nets[(view, model, "puzzled", band, setting)]
+        assert gap["gap"] == pytest.approx(expected), gap
+    assert any(gap["gap"] != 0 for gap in summary["macro_gap"])
     assert "| view | model | format | difficulty | consequences | net |" in markdown
     assert "## Solved check: Puzzled Could-be replies correct, wrong or unparsable (Table 6)" in markdown
     assert "| model | format | difficulty | consequences | correct | unparsable | wrong |" in markdown

@@ -95,6 +95,7 @@ def test_a_balanced_fraction_compiles_with_its_proof(tmp_path: Path) -> None:
                          'factor tone:\n  calm "calm"   curt "curt"   warm "warm"\n'
                          'factor place:\n  city "city"   town "town"   farm "farm"')
             .replace("cross age x gender", "cross age x gender x tone x place")
+            .replace("{{ gender.plural }}.", "{{ gender.plural }} from a {{ place }}, {{ tone }}.")
             .replace("  items scenarios\n", "  items scenarios\n  fraction 9 seed 4\n"))
     suite = tmp_path / "suite"
     compile_file(write_tiny(tmp_path, spec), suite)
@@ -129,3 +130,11 @@ def test_a_scale_or_a_number_takes_the_whole_numbers_of_its_range(form: str, tmp
 def test_an_empty_range_is_an_error_at_the_answer(tmp_path: Path) -> None:
     assert _errors(tmp_path, "answer yesno", "answer number 5..5") == [
         "16:10: a number runs from a lower to a higher whole number, got 5..5"]
+
+
+def test_a_crossed_factor_that_no_template_reads_is_an_error_at_its_name(tmp_path: Path) -> None:
+    """Its levels would all get the same prompt, so every contrast of it would measure noise."""
+    assert _errors(tmp_path, "a {{ age.plural }} {{ gender.plural }}.", "a {{ gender.plural }}.") == [
+        "11:9: factor 'age' is crossed but no template of effects design 'tiny' reads it, so its levels would all "
+        "get the same prompt | write {{ age }} (or a form, {{ age.plural }}) in the prompt or system template, "
+        "or leave it out of cross"]

@@ -32,3 +32,7 @@ def test_a_shipped_effects_spec_runs_on_the_embedded_model(name: str, target: st
     assert found["answered"] == 8 and found["mode"] == "logprob" and target in found["targets"]
     report = (run / "score" / "report.md").read_text()
     assert f"### Shifts in P({target}) against the reference" in report and "### Per scenario" in report
+    # the right answer moves between the slots of option_order and sycophancy: their position bias is measured
+    position = found["position"]
+    assert (position["meaning"] == "correct") if target == "correct" else ("absent" in position), position
+    assert "Position bias: " in report and (run / "score" / "positions.csv").is_file()

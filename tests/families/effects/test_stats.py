@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
 from scipy import stats
 
+from spec_audits.families.effects.report import effects_report
 from spec_audits.families.effects.score import models
 from spec_audits.families.effects.score.frame import Loaded
 from spec_audits.families.effects.score.pipeline import analyse
-from spec_audits.families.effects.score.stats import contrast, logit, ols_cluster
+from spec_audits.families.effects.score.stats import ONE_SCENARIO, SAME_SHIFT, contrast, logit
+from spec_audits.runner.files_out import write_csv_rows, write_json
+from spec_audits.runner.report.markdown import render_markdown
+from spec_audits.stats.intervals import ols_cluster
 
 AGES = ["a20", "a40", "a60", "a80"]
 PLANTED = {"a20": 0.15, "a40": 0.05, "a60": 0.0, "a80": -0.2}  # shift in P(yes) against a60
@@ -131,3 +137,56 @@ def test_a_scale_is_fitted_by_an_ordinal_model() -> None:
     terms = {t["term"]: t for t in found["regression"]["terms"]}
     assert "intercept" not in terms and terms["age=a80"]["high"] < 0 < terms["age=a20"]["low"]
     assert "logit_shift" not in found["contrasts"][0]
+
+
+def _agreeing(level_p: np.ndarray | float, scenarios: int = 12) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A logprob run's P(yes): 0.3 at the reference and `level_p` at the level, in every scenario alike."""
+    clusters = np.repeat(np.arange(scenarios), 2)
+    at_level = np.tile([False, True], scenarios)
+    y = np.where(at_level, np.broadcast_to(level_p, scenarios * 2), 0.3)
+    return y, at_level, clusters
+
+
+def test_scenarios_that_agree_exactly_give_the_shift_with_its_reason_and_no_interval() -> None:
+    found = contrast(*_agreeing(0.5), 0.05, probability=True)
+    assert found["shift"] == pytest.approx(0.2) and found["clusters"] == 12
+    assert found["low"] is None and found["high"] is None and found["p"] is None
+    assert found["interval_absent"] == SAME_SHIFT
+
+
+def test_an_effect_zero_to_rounding_is_zero_with_p_exactly_one() -> None:
+    """1e-16 between the levels (a logprob run's rounding) was a t of noise over noise: p = .065."""
+    rounding = 0.3 + np.tile([0.0, 1e-16, -1e-16, 2e-16], 6)
+    found = contrast(*_agreeing(rounding), 0.05, probability=True)
+    assert found["shift"] == 0.0 and found["p"] == 1.0
+    assert found["interval_absent"] == f"{SAME_SHIFT}, and p = 1 for a zero shift"
+
+
+def test_one_scenario_has_no_interval_over_scenarios_and_says_so() -> None:
+    rng = np.random.default_rng(2)
+    y = rng.random(40)
+    found = contrast(y, np.tile([False, True], 20), np.zeros(40, np.int64), 0.05, probability=False)
+    assert found["low"] is None and found["p"] is None and found["interval_absent"] == ONE_SCENARIO
+
+
+def test_a_zero_variance_contrast_gets_its_q_and_the_report_shows_a_dash_with_the_reason(tmp_path: Path) -> None:
+    frame = _frame(np.random.default_rng(6), scenarios=5, per_cell=1)
+    frame["y_yes"] = 0.4 + frame["age"].map(PLANTED)  # every scenario alike: zero variance for every contrast
+    found = analyse(_loaded(frame, "logprob", _analysis()), "yes")
+    fair = next(c for c in found["contrasts"] if c["term"] == "condition")
+    assert fair["shift"] == 0.0 and fair["p"] == 1.0 and fair["q"] == 1.0 and not fair["significant"]
+    a80 = next(c for c in found["contrasts"] if c["level"] == "a80")
+    assert a80["shift"] == pytest.approx(-0.2) and a80["p"] is None and "q" not in a80
+    terms = {t["term"]: t for t in found["regression"]["terms"]}  # logit P fits exactly: no error either
+    assert all(t["interval_absent"].startswith(SAME_SHIFT) and t["low"] is None for t in terms.values())
+    assert terms["condition=fair"]["coef"] == 0.0 and terms["condition=fair"]["p"] == 1.0
+    summary = {"factors": _analysis()["factors"], "conditions": ["baseline", "fair"], "alpha": 0.05,
+               "answer": {"kind": "yesno"}, "crossing": {"kind": "full", "runs": 8, "per_level": {"age": 2}},
+               "models": {"stub": {"mode": "logprob", "answered": len(frame), "abstained": 0, "failed": 0,
+                                   "targets": {"yes": {k: v for k, v in found.items() if k != "scenarios"}}}}}
+    write_json(tmp_path / "summary.json", summary)
+    write_csv_rows([{"model": "stub", "target": "yes", **c} for c in found["contrasts"]], tmp_path / "contrasts.csv")
+    document = effects_report(tmp_path, tmp_path / "plots")
+    markdown = render_markdown(document, tmp_path)
+    assert f"| age | a80 | a60 | {a80['n']} | 0.200 | -0.200 | — (1) | n/a |" in markdown
+    assert f"(1) {SAME_SHIFT}.\n" in markdown and f"(2) {SAME_SHIFT}, and p = 1 for a zero shift.\n" in markdown

@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 from scipy import stats
 from statsmodels.stats import proportion as smp
 
-from spec_audits.families.influence.score import stattests
 from spec_audits.families.influence.score.counts import BASE_KEYS, CountsTable
 from spec_audits.families.influence.score.influence import condition_statistics
 from spec_audits.families.influence.score.options import Options
+from spec_audits.stats import hypothesis, intervals
 
 
 def one_condition(c0a: float, c0b: float, caa: float, cab: float, cba: float, cbb: float) -> pd.Series:
@@ -67,12 +67,12 @@ def test_worked_example_variances_and_unpooled_z() -> None:
     assert (v0, va, vb) == pytest.approx((0.041220, 0.061203, 0.039996), abs=5e-7)
     assert va + vb + 2 * v0 == pytest.approx(0.183639, abs=5e-7)
     assert va + vb + 4 * v0 == pytest.approx(0.266080, abs=5e-7)
-    z, p = stattests.two_proportion_z(80, 100, 60, 100, pooled=False)
+    z, p = hypothesis.two_proportion_z(80, 100, 60, 100, pooled=False)
     assert (float(z), float(p)) == pytest.approx((3.1623, 0.00157), abs=5e-5)
 
 
 def test_binomial_39_of_100_is_not_neutral() -> None:
-    assert float(stattests.binomial_two_sided_half(39, 100)) == pytest.approx(0.0352, abs=5e-5)
+    assert float(hypothesis.binomial_two_sided_half(39, 100)) == pytest.approx(0.0352, abs=5e-5)
 
 
 def test_worked_example_triage_scale() -> None:
@@ -108,7 +108,7 @@ def test_pilot_rows(f0b: float, fab: float, fbb: float, s_a: float, s_b: float) 
     [(60, 135, 0.3633, 0.5286), (84, 475, 0.1452, 0.2137), (11, 28, 0.2357, 0.5759), (4063, 5200, 0.7699, 0.7924)],
 )
 def test_wilson_examples(k: int, n: int, low: float, high: float) -> None:
-    lo, hi = stattests.wilson(k, n)
+    lo, hi = intervals.wilson(k, n)
     assert (float(lo), float(hi)) == pytest.approx((low, high), abs=5e-5)
     assert (float(lo), float(hi)) == pytest.approx(smp.proportion_confint(k, n, 0.05, method="wilson"), abs=1e-12)
 
@@ -118,7 +118,7 @@ def test_wilson_examples(k: int, n: int, low: float, high: float) -> None:
 def test_wilson_contains_the_proportion(n: int, data: st.DataObject) -> None:
     """The report draws error bars relative to the rate: 0/28 once gave a lower bound of 1.4e-17 > 0."""
     k = data.draw(st.integers(0, n))
-    lo, hi = stattests.wilson(k, n)
+    lo, hi = intervals.wilson(k, n)
     assert 0 <= float(lo) <= k / n <= float(hi) <= 1
     if k == 0:
         assert float(lo) == 0.0
@@ -129,7 +129,7 @@ def test_wilson_contains_the_proportion(n: int, data: st.DataObject) -> None:
 def test_binomial_matches_scipy(n: int, data: st.DataObject) -> None:
     k = data.draw(st.integers(0, n))
     expected = stats.binomtest(k, n, 0.5).pvalue
-    assert float(stattests.binomial_two_sided_half(k, n)) == pytest.approx(expected, rel=1e-9, abs=1e-300)
+    assert float(hypothesis.binomial_two_sided_half(k, n)) == pytest.approx(expected, rel=1e-9, abs=1e-300)
 
 
 @settings(max_examples=100, deadline=None)
@@ -138,7 +138,7 @@ def test_two_proportion_z_matches_statsmodels(n1: int, n2: int, data: st.DataObj
     x1, x2 = data.draw(st.integers(0, n1)), data.draw(st.integers(0, n2))
     if x1 + x2 in (0, n1 + n2) or not pooled and x1 in (0, n1) and x2 in (0, n2):
         return  # zero variance: covered by test_one_sided_arms_stay_finite
-    z, p = stattests.two_proportion_z(x1, n1, x2, n2, pooled=pooled)
+    z, p = hypothesis.two_proportion_z(x1, n1, x2, n2, pooled=pooled)
     if pooled:
         expected = smp.proportions_ztest([x1, x2], [n1, n2])
     else:
@@ -152,7 +152,7 @@ def test_two_proportion_z_matches_statsmodels(n1: int, n2: int, data: st.DataObj
 def test_newcombe_matches_statsmodels_and_keeps_its_width_at_the_boundaries(
         n1: int, n2: int, data: st.DataObject, alpha: float) -> None:
     x1, x2 = data.draw(st.integers(0, n1)), data.draw(st.integers(0, n2))
-    low, high = stattests.newcombe(x1, n1, x2, n2, alpha)
+    low, high = intervals.newcombe(x1, n1, x2, n2, alpha)
     expected = smp.confint_proportions_2indep(x1, n1, x2, n2, method="newcomb", compare="diff", alpha=alpha)
     assert (float(low), float(high)) == pytest.approx(tuple(map(float, expected)), rel=1e-9, abs=1e-12)
     assert -1 <= float(low) <= x1 / n1 - x2 / n2 <= float(high) <= 1 and float(high) - float(low) > 0.01
@@ -162,19 +162,19 @@ def test_effect_intervals_of_a_handful_of_trials_are_never_a_point() -> None:
     """8 of 8 under the cue against 0 of 8 at baseline: the Wald interval is exactly [100, 100] p."""
     r = one_condition(8, 0, 0, 8, 0, 8)
     assert r.effect_B == 1.0 and (r.effect_B_lo, r.effect_B_hi) == pytest.approx((0.5412184, 1.0), abs=1e-7)
-    assert np.isnan(stattests.newcombe(3, 0, 1, 4)[0])  # no trials in one arm: no interval
+    assert np.isnan(intervals.newcombe(3, 0, 1, 4)[0])  # no trials in one arm: no interval
 
 
 def test_wald_matches_normal_reference() -> None:
     est, var = np.array([-0.76382, 2.0]), np.array([0.183639, 4.0])
-    z, p = stattests.wald(est, var)
+    z, p = hypothesis.wald(est, var)
     assert p == pytest.approx(2 * stats.norm.sf(np.abs(est / np.sqrt(var))))
     assert z[1] == pytest.approx(1.0)
 
 
 def test_expected_counts_interpolate_the_exact_binomial() -> None:
     """Non-integer (logprob) counts: equal to the exact test at integers, monotone in between."""
-    p = stattests.binomial_two_sided_half(np.array([40.0, 40.25, 40.5, 41.0]), 100.0)
+    p = hypothesis.binomial_two_sided_half(np.array([40.0, 40.25, 40.5, 41.0]), 100.0)
     assert p[0] == pytest.approx(stats.binomtest(40, 100).pvalue)
     assert p[3] == pytest.approx(stats.binomtest(41, 100).pvalue)
     assert p[0] < p[1] < p[2] < p[3]

@@ -4,6 +4,8 @@ and a ledger cannot send a call to a model the run does not make. Every hostile 
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import json
 from pathlib import Path
 from types import SimpleNamespace
@@ -14,9 +16,12 @@ from click.testing import CliRunner
 
 from spec_audits import exits
 from spec_audits.contract.reader import read_results
+from spec_audits.runner.batch.api import BatchApi
 from spec_audits.runner.batch.collect import TWICE
 from spec_audits.runner.batch.ledger import read_ledger
 from spec_audits.runner.batch.parts import Part, update
+from spec_audits.runner.batch.providers import batch_provider
+from spec_audits.runner.batch.verify import batch_metadata, made_of
 from spec_audits.runner.cache import ResponseCache
 from spec_audits.runner.provider_errors import FatalError
 from spec_audits.runner.run_cli import run as run_command
@@ -68,12 +73,29 @@ def test_a_planted_written_part_is_rebuilt_from_the_suite_never_uploaded(tmp_pat
     assert answers(out) == answers(tmp_path / "first")
 
 
-def test_a_submitted_part_holding_other_requests_under_the_runs_keys_is_refused(tmp_path: Path,
-                                                                                 stub: StubServer) -> None:
-    suite, keys, _ = _first_run(tmp_path, stub)
-    stub.batches.files["file-forged"] = _forged_lines(keys)
+def _digest(data: bytes, model: str = "openai/stub") -> dict[str, str]:
+    """The metadata spec gives a batch made of `data` (as another run of spec would have)."""
+    return {"spec_part": "r001-p0001", "spec_model": model, "spec_sha256": hashlib.sha256(data).hexdigest()}
+
+
+def _plant_batch(stub: StubServer, data: bytes, metadata: dict[str, str] | None) -> None:
+    """A batch made with the user's key of `data` (file-forged), recording `metadata`: batch_forged."""
+    stub.batches.files["file-forged"], stub.batches.purposes["file-forged"] = data, "batch"
     stub.batches.batches["batch_forged"] = {**stub.batches.batches["batch_1"], "id": "batch_forged",
-                                            "input_file_id": "file-forged", "status": "validating"}
+                                            "input_file_id": "file-forged", "status": "validating",
+                                            "metadata": metadata}
+
+
+@pytest.mark.parametrize("made_of", ["another run's lines", "no metadata", "no digest", "another model"])
+def test_a_submitted_part_not_recording_the_runs_digest_is_refused(tmp_path: Path, stub: StubServer,
+                                                                   made_of: str) -> None:
+    """Its input file is never downloaded (the stub refuses, as OpenAI may): the batch's own metadata says
+    what it was made of, and a batch that does not record the digest of the run's lines is not the run's."""
+    suite, keys, ours = _first_run(tmp_path, stub)
+    forged = _forged_lines(keys)
+    metadata = {"another run's lines": _digest(forged), "no metadata": None, "no digest": {"spec_part": "r001-p0001"},
+                "another model": _digest(ours, "openai/gpt-4o")}[made_of]
+    _plant_batch(stub, forged, metadata)
     out = tmp_path / "planted"
     _plant(out, keys, status="in_progress", input_file_id="file-1", batch_id="batch_forged")
     cache = tmp_path / "planted.sqlite"
@@ -82,10 +104,47 @@ def test_a_submitted_part_holding_other_requests_under_the_runs_keys_is_refused(
                                        r"the requests this run derives from its suite and settings; its answers "
                                        r"are not used\. Cancel it"):
         run(suite, out, stub, cache_path=cache)
-    assert stub.batches.calls["create"] == 1 and stub.batches.batches["batch_forged"]["status"] == "in_progress"
+    assert (stub.batches.calls["create"], stub.batches.calls["upload"], stub.batches.calls["content"]) == (1, 1, 1)
+    assert stub.batches.batches["batch_forged"]["status"] == "in_progress"  # retrieved once, never collected
     stored = ResponseCache(cache)
     assert all(stored.get(key) is None for key in keys)
     stored.close()
+
+
+def test_a_submitted_part_recording_the_runs_digest_is_collected_without_its_input(tmp_path: Path,
+                                                                                    stub: StubServer) -> None:
+    """The run's own batch, named by a ledger in another folder, is collected (its output downloaded), with
+    no upload, no create and no download of its input file."""
+    suite, keys, _ = _first_run(tmp_path, stub)
+    out = tmp_path / "planted"
+    _plant(out, keys, status="in_progress", input_file_id="file-1", batch_id="batch_1")
+    summary = run(suite, out, stub, cache_path=tmp_path / "planted.sqlite")
+    assert (summary.done, summary.calls) == (6, 0)
+    assert (stub.batches.calls["create"], stub.batches.calls["upload"], stub.batches.calls["content"]) == (1, 1, 2)
+    assert stub.batches.calls["refused input download"] == 0
+    assert answers(out) == answers(tmp_path / "first")
+
+
+@pytest.mark.parametrize("batch", ["no batch", "a batch of it"])
+def test_an_uploaded_part_is_uploaded_again_from_the_suite_never_read_back(tmp_path: Path, stub: StubServer,
+                                                                          batch: str) -> None:
+    """A part the ledger records as uploaded names a file of other requests (and maybe a batch made of it):
+    the run neither downloads that file nor adopts that batch; it uploads its own lines and submits those."""
+    suite, keys, ours = _first_run(tmp_path, stub)
+    forged = _forged_lines(keys)
+    _plant_batch(stub, forged, _digest(forged))
+    if batch == "no batch":
+        del stub.batches.batches["batch_forged"]
+    out = tmp_path / "planted"
+    _plant(out, keys, status="uploaded", input_file_id="file-forged")
+    summary = run(suite, out, stub, cache_path=tmp_path / "planted.sqlite")
+    assert (summary.done, summary.failed, stub.batches.calls["upload"], stub.batches.calls["create"]) == (6, 0, 2, 2)
+    (part,) = read_ledger(out).parts
+    made = stub.batches.batches[part.batch_id or ""]
+    assert made["metadata"] == _digest(ours) and stub.batches.files[made["input_file_id"]] == ours
+    assert stub.batches.calls["refused input download"] == 0
+    assert all(body["model"] == "stub" and "tools" not in body for body in stub.batches.bodies)
+    assert answers(out) == answers(tmp_path / "first")
 
 
 def test_a_part_holding_none_of_the_runs_requests_is_closed_without_a_call(tmp_path: Path, stub: StubServer,
@@ -180,3 +239,24 @@ def test_text_in_a_providers_request_counts_stops_the_run_naming_the_field(tmp_p
     assert ("run stopped: openai/stub: batch status failed: the provider's reply is not one litellm can read "
             "(request_counts.total: Input should be a valid integer, unable to parse string as an integer, got "
             "'many'); spec does not use it") in result.output
+
+
+def test_the_stub_keeps_metadata_through_litellm_and_refuses_input_downloads(stub: StubServer) -> None:
+    """What the tests above rest on: litellm passes a batch's metadata to the provider and reads it back, and
+    the stub, as OpenAI may, gives back no file of purpose "batch" (a run needing one would stop here)."""
+    api = BatchApi("openai/stub", batch_provider("openai/stub"), f"http://127.0.0.1:{stub.port}/v1", max_retries=0)
+    part = Part(name="r001-p0001", model="openai/stub", round=1, requests=1, bytes=3)
+    metadata = batch_metadata(part, b"{}\n")
+
+    async def steps() -> tuple[Any, Any]:
+        uploaded = await api.upload(part.name, b"{}\n")
+        made = await api.submit(uploaded.id, metadata, may_exist=False)
+        return await api.retrieve(made.id), await api.find(uploaded.id, metadata)
+
+    retrieved, found = asyncio.run(steps())
+    assert retrieved.metadata == metadata == stub.batches.batches["batch_1"]["metadata"]
+    assert found.id == "batch_1" and made_of(found, metadata)
+    assert metadata["spec_sha256"] == hashlib.sha256(b"{}\n").hexdigest()
+    with pytest.raises(FatalError, match=r"^openai/stub: batch download failed: BadRequestError.*Not allowed to "
+                                         r"download files of purpose: batch"):
+        asyncio.run(api.content("file-1"))

@@ -1,65 +1,18 @@
-"""Vectorised test statistics of methods §6.9 and §6.13 (exact binomial, two-proportion z, Wald, Wilson),
-Newcombe's score interval for a difference of proportions, and the between-item intervals of logprob runs.
+"""Intervals every family and the runner share (docs/scoring.md, "The shared statistics and the rows they need"):
+Wilson's for a proportion, Newcombe's for a difference of two, the between-item interval of a logprob run's
+share, and least squares with errors clustered by scenario.
 
-Every function takes numpy arrays (or scalars) of counts and accepts non-integer *expected* counts from
-logprob runs: the binomial tail uses the regularised incomplete beta function, which is the exact binomial
-tail at integer counts and its continuous extension in between. Degenerate inputs (no trials, zero
-variance) give p = 1 instead of NaN so that zero counts and one-sided conditions stay finite.
+Every function takes numpy arrays (or scalars) and accepts non-integer *expected* counts from logprob runs.
+tests/stats cross-check each against statsmodels or scipy.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special, stats
-
-
-def binomial_two_sided_half(k: ArrayLike, n: ArrayLike) -> np.ndarray:
-    """Exact two-sided binomial p-value of k successes in n trials against p = 0.5.
-
-    For p = 0.5 the distribution is symmetric, so scipy's "minlike" two-sided p-value equals
-    min(1, 2 * min(P(X <= k), P(X >= k))).
-    """
-    k, n = np.broadcast_arrays(np.asarray(k, float), np.asarray(n, float))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        lower = np.where(k >= n, 1.0, special.betainc(np.maximum(n - k, 1e-300), k + 1.0, 0.5))
-        upper = np.where(k <= 0, 1.0, special.betainc(np.maximum(k, 1e-300), n - k + 1.0, 0.5))
-    p = np.minimum(1.0, 2.0 * np.minimum(lower, upper))
-    return np.where(n > 0, p, 1.0)
-
-
-def normal_two_sided(z: ArrayLike) -> np.ndarray:
-    """Two-sided p-value of a standard-normal statistic."""
-    return 2.0 * stats.norm.sf(np.abs(np.asarray(z, float)))
-
-
-def two_proportion_z(
-    x1: ArrayLike, n1: ArrayLike, x2: ArrayLike, n2: ArrayLike, *, pooled: bool = True
-) -> tuple[np.ndarray, np.ndarray]:
-    """z and two-sided p of x1/n1 - x2/n2 (pooled SE by default, as in statsmodels' proportions_ztest)."""
-    x1, n1, x2, n2 = (np.asarray(a, float) for a in (x1, n1, x2, n2))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p1, p2 = x1 / n1, x2 / n2
-        if pooled:
-            pp = (x1 + x2) / (n1 + n2)
-            var = pp * (1 - pp) * (1 / n1 + 1 / n2)
-        else:
-            var = p1 * (1 - p1) / n1 + p2 * (1 - p2) / n2
-        z = (p1 - p2) / np.sqrt(var)
-    defined = (n1 > 0) & (n2 > 0) & (var > 0)
-    z = np.where(defined, z, 0.0)
-    return z, np.where(defined, normal_two_sided(z), 1.0)
-
-
-def wald(estimate: ArrayLike, variance: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-    """Wald z = estimate / sqrt(variance) with its two-sided normal p-value; a zero variance (a logprob
-    run whose items agree exactly) gives p = 1 for a zero estimate and p = 0 otherwise."""
-    estimate, variance = np.asarray(estimate, float), np.asarray(variance, float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        z = np.where(variance > 0, estimate / np.sqrt(variance),
-                     np.where(estimate == 0, 0.0, np.sign(estimate) * np.inf))
-    z = np.where(np.isnan(variance) | np.isnan(estimate), np.nan, z)
-    return z, normal_two_sided(z)
+from scipy import stats
 
 
 def wilson(k: ArrayLike, n: ArrayLike, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
@@ -124,12 +77,45 @@ def welch_df(se1: ArrayLike, df1: ArrayLike, se2: ArrayLike, df2: ArrayLike) -> 
         df = (v1 + v2) ** 2 / (v1**2 / np.asarray(df1, float) + v2**2 / np.asarray(df2, float))
     return np.where(np.isfinite(df), df, np.maximum(np.minimum(df1, df2), 1))
 
+def wilson_one(k: float, n: float, alpha: float = 0.05) -> tuple[float, float] | None:
+    """One proportion's Wilson interval as two floats, None when there are no trials."""
+    if n <= 0:
+        return None
+    low, high = wilson(k, n, alpha)
+    return float(low), float(high)
 
-def t_test(estimate: ArrayLike, se: ArrayLike, df: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-    """t = estimate / se and its two-sided p with `df` degrees of freedom. A zero standard error (every item
-    alike) gives p = 1 for a zero estimate and p = 0 otherwise; a NaN one (fewer than two items) gives NaN."""
-    estimate, se, df = (np.asarray(a, float) for a in (estimate, se, df))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        t = np.where(se > 0, estimate / se, np.where(estimate == 0, 0.0, np.sign(estimate) * np.inf))
-        p = 2 * stats.t.sf(np.abs(t), np.maximum(df, 1))
-    return np.where(np.isnan(se), np.nan, t), np.where(np.isnan(se) | np.isnan(estimate), np.nan, p)
+
+@dataclass(frozen=True)
+class Fit:
+    """A least-squares fit with its cluster-robust covariance."""
+
+    coef: np.ndarray
+    cov: np.ndarray
+    groups: int  # clusters: the degrees of freedom of the t intervals are groups - 1
+
+    def se(self) -> np.ndarray:
+        return np.asarray(np.sqrt(np.clip(np.diag(self.cov), 0, None)), float)
+
+
+def ols_cluster(x: np.ndarray, y: np.ndarray, clusters: np.ndarray, counts: np.ndarray | None = None) -> Fit:
+    """OLS of y on the columns of x, with the cluster-robust sandwich covariance; clusters are codes 0..G-1.
+    It is statsmodels' OLS with `cov_type="cluster"` (its default small-sample correction,
+    G/(G-1) x (N-1)/(N-K)), computed in numpy so a million rows fit in well under a second.
+
+    With `counts`, each row of x stands for `counts` observations that share its regressors and cluster, and
+    y holds their sum: the fit is exactly the one of the observations themselves (the normal equations and
+    the per-cluster score sums only ever add them up), from a table as small as the design's cells."""
+    n = np.ones(len(y)) if counts is None else counts
+    xtx_inv = np.linalg.pinv(x.T @ (x * n[:, None]))
+    coef = xtx_inv @ (x.T @ y)
+    residual = y - n * (x @ coef)
+    groups = int(clusters.max()) + 1 if len(clusters) else 0
+    summed = np.column_stack([np.bincount(clusters, x[:, j] * residual, groups) for j in range(x.shape[1])])
+    return sandwich(coef, xtx_inv, summed, int(round(n.sum())), groups)
+
+
+def sandwich(coef: np.ndarray, xtx_inv: np.ndarray, summed: np.ndarray, n: int, groups: int) -> Fit:
+    """The clustered covariance from the per-cluster sums of the scores x_i * residual_i."""
+    k = len(coef)
+    correction = groups / (groups - 1) * (n - 1) / (n - k) if groups > 1 and n > k else np.nan
+    return Fit(coef, correction * xtx_inv @ (summed.T @ summed) @ xtx_inv, groups)

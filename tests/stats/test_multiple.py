@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from statsmodels.stats.multitest import multipletests
 
-from spec_audits.families.influence.score.multiple import bh_adjust, bh_within
+from spec_audits.stats.multiple import bh_adjust, bh_within
 
 EXAMPLE = np.array([0.001, 0.008, 0.039, 0.041, 0.042, 0.06, 0.074, 0.205])
 

@@ -1,4 +1,5 @@
-"""Benjamini–Hochberg step-up FDR control (methods §6.11), applied within benchmark × test family."""
+"""Benjamini–Hochberg step-up FDR control (methods §6.11): q-values over one set of tests, or within each
+group of one (the influence family's benchmark × test family, the effects family's contrasts of a model)."""
 
 from __future__ import annotations
 

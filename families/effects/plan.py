@@ -1,0 +1,67 @@
+"""`spec plan` for effects designs: how each contrast's variance is computed (spec_audits/stats/power.py).
+
+Each contrast (a level against its factor's reference, an intervention against the baseline, per target
+outcome) is a difference of two arms' mean answers clustered by scenario. The suite gives the answers per
+arm (a row's samples in sampled mode, one exact probability per row in logprob mode) and the scenarios; a
+pilot run of the suite gives each contrast's answer variance and intra-cluster correlation. Without a pilot
+(or where it cannot tell: too few answers in an arm or scenarios) the answer variance is its largest
+possible value, p(1 - p) at p = 0.5 for a probability and (max - min)^2 / 4 for a value, and the
+intra-cluster correlation the assumed one."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from spec_audits.contract.reader import Suite
+from spec_audits.families.effects.score.compare import statistic_name
+from spec_audits.families.effects.score.frame import Loaded, load, targets, values_array
+from spec_audits.families.effects.score.pipeline import comparisons
+from spec_audits.stats.power import PILOT, Variance, from_pilot
+
+
+def variances(suite: Suite, pilot: Path | None, icc: float) -> list[Variance]:
+    analysis: dict[str, Any] = suite.manifest.analysis or {}
+    cells = pd.DataFrame([row.cell for row in suite.rows])
+    cells["answers"] = [1 if suite.manifest.mode == "logprob" else row.samples for row in suite.rows]
+    loaded = load(pilot) if pilot is not None else None
+    found = []
+    for target in targets(analysis):
+        for column, level, reference in comparisons(analysis):
+            arms = cells[cells[column].astype(str).isin([level, reference])]
+            n = Counter(dict(arms.groupby(arms[column].astype(str))["answers"].sum()))
+            name = statistic_name(target, column, level, reference)
+            unit_var, rho, source = _spread(loaded, pilot, target, (column, level, reference), analysis, icc)
+            found.append(Variance(name, int(n[level]), int(n[reference]), int(arms["scenario"].nunique()),
+                                  unit_var, rho, source, measured=source.startswith(PILOT)))
+    return found
+
+
+def _spread(loaded: Loaded | None, pilot: Path | None, target: str | None, pair: tuple[str, str, str],
+            analysis: dict[str, Any], icc: float) -> tuple[float, float, str]:
+    """(unit variance, icc, where they come from) of one contrast."""
+    assumed = f"assumed: answer variance at its largest, icc {icc:g}"
+    if loaded is None:
+        return _largest(target, analysis), icc, assumed
+    column, level, reference = pair
+    frame = loaded.frame
+    keep = frame[column].astype(str).isin([level, reference]).to_numpy()
+    at_level = frame[column].astype(str).to_numpy()[keep] == level
+    scenarios = frame["scenario"].astype(str).to_numpy()[keep]
+    clusters = np.unique(scenarios, return_inverse=True)[1].astype(np.int64)
+    estimate = from_pilot(values_array(frame, target)[keep], at_level, clusters)
+    if estimate is None:
+        return _largest(target, analysis), icc, f"{assumed} (the pilot {pilot} cannot tell)"
+    return estimate.unit_var, estimate.icc, f"{PILOT} {pilot} ({len(frame):,} answers)"
+
+
+def _largest(target: str | None, analysis: dict[str, Any]) -> float:
+    """The largest variance one answer can have: 1/4 for a probability, (max - min)^2 / 4 for a value."""
+    if target is not None:
+        return 0.25
+    values = [float(token) for token in analysis["answer"]["tokens"]]
+    return (max(values) - min(values)) ** 2 / 4
