@@ -15,6 +15,8 @@ The package ships a `py.typed` marker, so a plug-in is type-checked against thes
     recorded fields       Reader (a row's `read`: a stated confidence, ...), read_fields
     its scorer            read_results, read_run, read_suite, ResultRow, RunInfo, Suite, ScoreInputError
     its report            Document, Heading, Paragraph, Table, Image
+    shared statistics     hypothesis, intervals, multiple, paired, position, power (spec_audits.stats): the
+                          tests, intervals, multiple comparisons and power every family and the runner share
 
 and, below these, the rest of what the built-in families use (their statistics helpers, output writers, the
 puzzles, ...), each name imported on first use: `from spec_audits.sdk import Family` loads the family
@@ -116,8 +118,13 @@ if TYPE_CHECKING:
     from spec_audits.contract.analysis_record import (
         CLOSED,
         AnalysisRecord,
+        cell_problem,
         domain,
+        listed_twice,
         one_of,
+        row_contradicts,
+        shown,
+        tokens_problem,
     )
     from spec_audits.contract.reader import (
         DAMAGED_RESULTS,
@@ -188,6 +195,10 @@ if TYPE_CHECKING:
         Binary,
     )
     from spec_audits.puzzles.propositional import Selection as PuzzleSelection
+    from spec_audits.puzzles.styled import (
+        one_person_compound,
+        states_identity,
+    )
     from spec_audits.puzzles.validate import (
         parse_cell,
     )
@@ -211,6 +222,7 @@ if TYPE_CHECKING:
         read_csv,
         replacing,
         score_folder,
+        write_bytes,
         write_csv,
         write_csv_rows,
         write_figure,
@@ -228,6 +240,9 @@ if TYPE_CHECKING:
         solved_table,
     )
     from spec_audits.runner.report import fmt
+    from spec_audits.runner.report.comparisons import (
+        comparison_blocks,
+    )
     from spec_audits.runner.report.document import (
         Block,
         Document,
@@ -264,6 +279,39 @@ if TYPE_CHECKING:
         flip_rates,
         pairs,
     )
+    from spec_audits.safe_files import (
+        DOCUMENT_BYTES,
+        read_bytes_capped,
+    )
+    from spec_audits.stats import hypothesis, intervals, multiple, paired, position, power
+    from spec_audits.stats.hypothesis import (
+        sign_test,
+    )
+    from spec_audits.stats.intervals import (
+        Fit,
+        ols_cluster,
+        sandwich,
+        wilson,
+        wilson_one,
+    )
+    from spec_audits.stats.multiple import (
+        bh_adjust,
+        bh_within,
+    )
+    from spec_audits.stats.paired import (
+        Estimate,
+        compare_models,
+        contrast_influence,
+        ties,
+    )
+    from spec_audits.stats.position import (
+        position_bias,
+    )
+    from spec_audits.stats.power import (
+        PILOT,
+        Variance,
+        from_pilot,
+    )
 
 
 @cache
@@ -278,25 +326,29 @@ def _home() -> dict[str, tuple[str, str]]:
 __all__ = [
     "AnalysisRecord", "Answer", "Args", "Balance", "Binary", "Block", "Builder", "CallSettings", "ClauseSpec", "CLOSED",
     "CompiledDesign", "CompiledText", "Conditions", "ContractError", "Counted", "Crossing", "DAMAGED_RESULTS",
-    "DesignContext", "Diagnostic", "Document", "Domain", "ErrorCollector", "Expression", "EXTRACTION_SLOT", "Family",
-    "FlipInputError", "FOLLOWUP_SLOTS", "Form", "Heading", "Image", "ImportedRun", "Importer", "ImportInputError",
-    "Items", "JUDGE_SLOTS", "Leaf", "Manifest", "Message", "ModelClient", "Name", "NameOptions", "Names", "NameThen",
-    "NO_DATA", "NoCache", "Number", "NumberThenNames", "Options", "Paragraph", "Plan", "PlannedDesign",
-    "PropositionalConfig", "PuzzleConfig", "PuzzleError", "PuzzleSelection", "Ranges", "Reader", "ResponseCache",
-    "ResultRow", "RESULTS_FILE", "Row", "RUN_FILE", "RunInfo", "ScoreInputError", "Selection", "Shape", "Skeleton",
-    "SOLUTION_FORMAT", "SOLUTION_OUTCOMES", "Span", "SpecError", "Suite", "SUITE_FILE", "SuiteRow", "Syntax", "Table",
-    "TableKind", "Tables", "TemplateShape", "Text", "Texts", "TypedDesign", "Values", "Whole", "accuracy_by_band",
-    "at_turn", "cannot_draw", "canonical_json", "check_attributes", "check_domains", "check_render",
-    "check_result_columns", "check_run_analysis", "check_slots", "checked_decode", "clauses", "compile_text",
-    "complete_lines", "default_cache_path", "did_you_mean", "domain", "draw_selections", "environment", "evaluate",
-    "expand_runs", "expect_of", "final_rows", "first_key", "flip_rates", "fmt", "generate_puzzle", "generate_skeleton",
-    "generate_zebra", "instantiate", "is_local", "is_number", "is_whole", "item_rng", "json_lines", "key_of", "lazy",
-    "names", "no_data_background", "nodes", "one_of", "option_lines", "pairs", "parse_answer", "parse_answer_line",
-    "parse_cell", "parse_judge_json", "parse_option_number", "puzzle_config", "read_checked_run", "read_csv",
+    "DesignContext", "Diagnostic", "Document", "DOCUMENT_BYTES", "Domain", "ErrorCollector", "Estimate", "Expression",
+    "EXTRACTION_SLOT", "Family", "Fit", "FlipInputError", "FOLLOWUP_SLOTS", "Form", "Heading", "Image", "ImportedRun",
+    "Importer", "ImportInputError", "Items", "JUDGE_SLOTS", "Leaf", "Manifest", "Message", "ModelClient", "Name",
+    "NameOptions", "Names", "NameThen", "NO_DATA", "NoCache", "Number", "NumberThenNames", "Options", "Paragraph",
+    "PILOT", "Plan", "PlannedDesign", "PropositionalConfig", "PuzzleConfig", "PuzzleError", "PuzzleSelection", "Ranges",
+    "Reader", "ResponseCache", "ResultRow", "RESULTS_FILE", "Row", "RUN_FILE", "RunInfo", "ScoreInputError",
+    "Selection", "Shape", "Skeleton", "SOLUTION_FORMAT", "SOLUTION_OUTCOMES", "Span", "SpecError", "Suite",
+    "SUITE_FILE", "SuiteRow", "Syntax", "Table", "TableKind", "Tables", "TemplateShape", "Text", "Texts", "TypedDesign",
+    "Values", "Variance", "Whole", "accuracy_by_band", "at_turn", "bh_adjust", "bh_within", "cannot_draw",
+    "canonical_json", "cell_problem", "check_attributes", "check_domains", "check_render", "check_result_columns",
+    "check_run_analysis", "check_slots", "checked_decode", "clauses", "compare_models", "comparison_blocks",
+    "compile_text", "complete_lines", "contrast_influence", "default_cache_path", "did_you_mean", "domain",
+    "draw_selections", "environment", "evaluate", "expand_runs", "expect_of", "final_rows", "first_key", "flip_rates",
+    "fmt", "from_pilot", "generate_puzzle", "generate_skeleton", "generate_zebra", "hypothesis", "instantiate",
+    "intervals", "is_local", "is_number", "is_whole", "item_rng", "json_lines", "key_of", "lazy", "listed_twice",
+    "multiple", "names", "no_data_background", "nodes", "ols_cluster", "one_of", "one_person_compound", "option_lines",
+    "paired", "pairs", "parse_answer", "parse_answer_line", "parse_cell", "parse_judge_json", "parse_option_number",
+    "position", "position_bias", "power", "puzzle_config", "read_bytes_capped", "read_checked_run", "read_csv",
     "read_fields", "read_results", "read_rows", "read_run", "read_score_folder", "read_suite", "record",
-    "render_with_slots", "replacing", "report_repeats", "require_answers", "resolves", "reuse_groups", "score_folder",
-    "solved_table", "spread", "suite_row", "test_case_text", "text_colour", "write_csv", "write_csv_rows",
-    "write_figure", "write_json", "write_runs", "write_suite_folder", "write_text",
+    "render_with_slots", "replacing", "report_repeats", "require_answers", "resolves", "reuse_groups",
+    "row_contradicts", "sandwich", "score_folder", "shown", "sign_test", "solved_table", "spread", "states_identity",
+    "suite_row", "test_case_text", "text_colour", "ties", "tokens_problem", "wilson", "wilson_one", "write_bytes",
+    "write_csv", "write_csv_rows", "write_figure", "write_json", "write_runs", "write_suite_folder", "write_text",
 ]
 
 
