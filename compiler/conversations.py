@@ -11,26 +11,28 @@ into turns, and every row of the design played through it, the design's own prom
 
 A user turn may read an earlier answered turn as `{{ NAME.answer }}`, `{{ NAME.option }}`,
 `{{ NAME.other }}` or `{{ NAME.response }}` (spec_audits.contract.suite_model.TURN_SLOTS), filled in by the
-runner; `push` names the option the turn pushes toward (other, same or a token). `assistant generate
+runner, and the row's cell as `{{ cell.KEY }}` (a factor's level: the authority who pushes back), filled in
+here; `push` names the option the turn pushes toward (other, same or a token). `assistant generate
 model "provider/model"` has another model write the turn. Family-blind: it reads the rows a family made.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.check import checked_decode
-from spec_audits.compiler.errors import ErrorCollector, Span, did_you_mean
-from spec_audits.compiler.family import CompiledDesign
+from spec_audits.compiler.errors import Diagnostic, ErrorCollector, Span, SpecError, did_you_mean
 from spec_audits.contract.suite_model import JUDGE_MODEL, PUSHES, TURN_SLOT, TURN_SLOTS
 
 FINAL = "answer"  # the name results and flip statistics give the row's own answer
 TURN_FORMS = ("choice", "labels", "options", "yesno")  # an answered turn's own answer forms
+UNREAD_FORMS = ("solution",)  # design answer forms an answered turn cannot take (read from more than a token)
 _SLOT = TURN_SLOT
+CELL = "cell"  # `{{ cell.KEY }}` in a user turn: the row's cell value KEY (e.g. a factor's level), at compile
+_CELL = re.compile(r"\{\{\s*cell\.(\w+)\s*\}\}")
 _TEMPLATE = re.compile(r"\{\{|\{%|\{#")
 
 
@@ -42,6 +44,7 @@ class PlayedTurn:
     message: dict[str, Any] | None
     answer: str | None = None
     answers: dict[str, str] | None = None
+    cells: Span | None = None  # a user turn reading the row's cell ({{ cell.KEY }}): where it is written
 
 
 @dataclass(frozen=True)
@@ -59,17 +62,52 @@ class CompiledConversation:
             if turn.message is None:
                 played += messages[system:]
             elif turn.answer is None:
-                played.append(turn.message)
+                played.append(_with_cells(turn, turn.message, row))
             else:
-                answers = turn.answers if turn.answers is not None else row["answers"]
-                played.append({**turn.message, "answer": {"name": turn.answer, "answers": answers}})
+                played.append({**turn.message, "answer": self._answer(turn, row)})
         return {**row, "messages": played}
 
 
-def resolve_conversation(node: n.Conversation, design_tokens: tuple[str, ...] | None,
-                         errors: ErrorCollector) -> CompiledConversation | None:
-    """The conversation's turns checked, each problem at its turn; None when any was found."""
+    @staticmethod
+    def _answer(turn: PlayedTurn, row: dict[str, Any]) -> dict[str, Any]:
+        """An answered turn's record: its own answers, or the design's with the meanings the row records."""
+        if turn.answers is not None:
+            return {"name": turn.answer, "answers": turn.answers}
+        meanings = {"meanings": row["meanings"]} if "meanings" in row else {}
+        return {"name": turn.answer, "answers": row["answers"], **meanings}
+
+
+def cell_keys(node: n.Conversation) -> set[str]:
+    """The cell keys the conversation's user turns read as `{{ cell.KEY }}` (a factor they fill in)."""
+    return {key for turn in node.turns if turn.text is not None for key in _CELL.findall(turn.text.value)}
+
+
+def _with_cells(turn: PlayedTurn, message: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
+    """The user turn with every `{{ cell.KEY }}` replaced by the row's cell value KEY."""
+    if turn.cells is None:
+        return message
+    span = turn.cells
+
+    def value(match: re.Match[str]) -> str:
+        key = match.group(1)
+        if key not in row["cell"]:
+            raise SpecError([Diagnostic(span, f"the turn reads cell.{key}, and the design's rows have no cell key "
+                                        f"'{key}'", f"cell keys: {', '.join(row['cell'])}")])
+        return str(row["cell"][key])
+
+    return {**message, "content": _CELL.sub(value, message["content"])}
+
+
+def resolve_conversation(node: n.Conversation, design_tokens: tuple[str, ...] | None, errors: ErrorCollector,
+                         unread: str | None = None) -> CompiledConversation | None:
+    """The conversation's turns checked, each problem at its turn; None when any was found. `unread`: the
+    design's answer form when an answered turn cannot take it (UNREAD_FORMS)."""
     before = len(errors.diagnostics)
+    for turn in node.turns:
+        if turn.answer is not None and turn.answer_form is None and unread is not None:
+            errors.add(turn.answer.span, f"answered turn '{turn.answer.name}' takes the design's answer "
+                       f"'{unread}', which a conversation turn cannot read",
+                       f'give the turn its own form, e.g. `assistant answer {turn.answer.name} choice "A" | "B"`')
     answered: dict[str, tuple[str, ...] | None] = {}
     turns = [_turn(node, turn, answered, design_tokens, errors) for turn in node.turns]
     prompts = [turn for turn in node.turns if turn.prompt]
@@ -124,9 +162,10 @@ def _answered(turn: n.Turn, message: dict[str, Any], answered: dict[str, tuple[s
               design_tokens: tuple[str, ...] | None, errors: ErrorCollector) -> PlayedTurn | None:
     assert turn.answer is not None
     name = turn.answer.name
-    if name == FINAL or name in answered:
-        errors.add(turn.answer.span, f"answered turn '{name}' is named twice" if name != FINAL else
-                   f"'{FINAL}' names the design's own answer", "give each answered turn a name of its own")
+    if name in (FINAL, CELL) or name in answered:
+        errors.add(turn.answer.span, f"answered turn '{name}' is named twice" if name in answered else
+                   f"'{name}' names the design's own answer" if name == FINAL else
+                   f"'{CELL}' names the row's cell ({{{{ cell.KEY }}}})", "give each answered turn a name of its own")
         return None
     form = turn.answer_form
     if form is not None and form.kind not in TURN_FORMS:
@@ -145,18 +184,20 @@ def _user(turn: n.Turn, answered: dict[str, tuple[str, ...] | None], errors: Err
         return None
     assert turn.text is not None
     text = turn.text.value
-    for match in _SLOT.finditer(text):
+    answers = _CELL.sub("", text)  # what the runner fills in: the row's cell is filled in at compile time
+    for match in _SLOT.finditer(answers):
         _check_slot(turn.text.span, match.group(1), match.group(2), answered, errors)
-    if _TEMPLATE.search(_SLOT.sub("", text)):
-        errors.add(turn.text.span, "a conversation's user turn reads only earlier answers, as {{ NAME.slot }}",
+    if _TEMPLATE.search(_SLOT.sub("", answers)):
+        errors.add(turn.text.span, "a conversation's user turn reads only earlier answers, as {{ NAME.slot }}, "
+                   "and the row's cell, as {{ cell.KEY }}",
                    f"slots: {', '.join(TURN_SLOTS)}; answered turns before it: {', '.join(answered) or 'none'}")
     message: dict[str, Any] = {"role": "user", "content": text}
-    if _SLOT.search(text):
+    if _SLOT.search(answers):
         message["fill"] = True
     if turn.push is not None:
         _check_push(turn.span, str(turn.push), answered, errors)
         message["push"] = str(turn.push)
-    return PlayedTurn(message)
+    return PlayedTurn(message, cells=turn.text.span if _CELL.search(text) else None)
 
 
 def _check_slot(span: Span, name: str, slot: str, answered: dict[str, tuple[str, ...] | None],
@@ -178,20 +219,3 @@ def _check_push(span: Span, push: str, answered: dict[str, tuple[str, ...] | Non
     if push not in PUSHES and tokens is not None and push not in tokens:
         errors.add(span, f"`push {push}` is neither {' nor '.join(PUSHES)} nor an answer token",
                    f"the turn before it answers {', '.join(tokens)}")
-
-
-class PlayedDesign:
-    """A family's compiled design whose rows are played through a conversation (its rows and sample)."""
-
-    def __init__(self, inner: CompiledDesign, conversation: CompiledConversation) -> None:
-        self._inner = inner
-        self._conversation = conversation
-
-    def __getattr__(self, name: str) -> Any:
-        value = getattr(self._inner, name)
-        if name in ("rows", "sample"):  # a design without `sample` stays one without it
-            def played(*args: Any) -> Iterator[dict[str, Any]]:
-                return (self._conversation.play(row) for row in value(*args))
-
-            return played
-        return value

@@ -14,9 +14,10 @@ from typing import Any
 
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.check import check_repeated_clauses
-from spec_audits.compiler.conversations import TURN_FORMS, CompiledConversation, PlayedDesign, resolve_conversation
+from spec_audits.compiler.conversations import TURN_FORMS, UNREAD_FORMS, CompiledConversation, resolve_conversation
 from spec_audits.compiler.errors import ErrorCollector, Span, did_you_mean
 from spec_audits.compiler.family import CompiledDesign
+from spec_audits.compiler.recorded import RecordedDesign
 from spec_audits.compiler.typed_design import (
     ANALYSIS,
     CONDITIONS,
@@ -36,14 +37,15 @@ def prepare_designs(spec: n.Spec, context: DesignContext, errors: ErrorCollector
     prepared = []
     for design in spec.designs:
         own = ErrorCollector()
-        compiled = _prepare_one(design, context, own)
+        compiled = _prepare_one(design, context, own, several=len(spec.designs) > 1)
         errors.extend(own.diagnostics)
         if compiled is not None:
             prepared.append(compiled)
     return prepared
 
 
-def _prepare_one(design: n.Design, context: DesignContext, errors: ErrorCollector) -> CompiledDesign | None:
+def _prepare_one(design: n.Design, context: DesignContext, errors: ErrorCollector,
+                 several: bool) -> CompiledDesign | None:
     family = family_of(design, errors)
     if family is None:
         return None
@@ -63,9 +65,7 @@ def _prepare_one(design: n.Design, context: DesignContext, errors: ErrorCollecto
     if resolved is None or errors.diagnostics:
         return None
     compiled = family.prepare(resolved, context.seed, errors)
-    if compiled is None or conversation is None:
-        return compiled
-    return PlayedDesign(compiled, conversation)
+    return None if compiled is None else RecordedDesign(compiled, conversation, several)
 
 
 def _keep_new(design: n.Design, own: ErrorCollector, errors: ErrorCollector) -> None:
@@ -83,7 +83,8 @@ def _conversation(typed: TypedDesign, context: DesignContext, errors: ErrorColle
         return None
     node = context.tables.lookup(context.tables.conversations, typed.conversation, "conversation", errors)
     tokens = typed.answer.tokens if typed.answer is not None and typed.answer.kind in TURN_FORMS else None
-    return resolve_conversation(node, tokens, errors) if node is not None else None
+    unread = typed.answer.kind if typed.answer is not None and typed.answer.kind in UNREAD_FORMS else None
+    return resolve_conversation(node, tokens, errors, unread) if node is not None else None
 
 
 def prepare_generators(spec: n.Spec, context: DesignContext, errors: ErrorCollector) -> dict[str, tuple[Family, Any]]:

@@ -13,6 +13,7 @@ from typing import Any
 from spec_audits.compiler.emit import Tally, UnbalancedError, balance_report
 from spec_audits.compiler.errors import ErrorCollector
 from spec_audits.compiler.family import CompiledDesign
+from spec_audits.compiler.recorded import DESIGN_KEY
 from spec_audits.contract.seeding import canonical_json
 from spec_audits.contract.writer import row_id
 
@@ -39,8 +40,8 @@ def _check_rows_together(designs: list[CompiledDesign], errors: ErrorCollector) 
     tally, seen = Tally(), set()
     keys = designs[0].balance_keys
     for design in designs:
-        for row in design.rows():
-            ident = row_id(canonical_json(row))
+        for row in design.rows():  # told apart by their content, not by the design each records
+            ident = row_id(canonical_json({**row, "cell": {k: v for k, v in row["cell"].items() if k != DESIGN_KEY}}))
             if ident in seen:
                 errors.add(design.span, f"design '{design.name}' repeats a row of an earlier design (id {ident})",
                            "designs of one suite must not render the same prompt with the same cell")

@@ -40,7 +40,7 @@ def fill_turn(text: str, answered: dict[str, tuple[TurnAnswer, dict[str, Any]]],
         token = turn["answer"]
         if token is None:
             raise ConversationStopped(f"turn {index} reads {name}.{slot}, but turn '{name}' gave no valid answer")
-        options = spec.options or {t: t for t in spec.answers}
+        options = spec.options or spec.meanings or {t: t for t in spec.answers}
         if slot == "answer":
             return str(token)
         if slot == "option":

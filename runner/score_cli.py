@@ -15,8 +15,12 @@ from spec_audits.families import registry
 from spec_audits.families.interface import Family, TableKind
 from spec_audits.runner.score_input import ScoreInputError, check_run_analysis, require_answers, run_family
 from spec_audits.runner.study import expand_runs
+from spec_audits.runner.turn_report import write_turn_statistics
+from spec_audits.runner.turn_runs import moved_runs
 from spec_audits.terminal import echo
 
+TURN = click.Option(["--turn"], metavar="NAME", help="Conversations: score the answers of answered turn NAME (e.g. "
+                    "first) instead of the rows' own, whatever the design's family.")
 OUT = click.Option(
     ["-o", "--out"],
     type=click.Path(file_okay=False, path_type=Path),
@@ -65,11 +69,13 @@ def score_command() -> click.Command:
         else:
             family, kind, table = given[0]
             _refuse_options(ctx, family, kind.what)
+            if options.pop("turn") is not None:
+                raise click.UsageError(f"--turn reads the answered turns of a run: {kind.what} has none")
             lines = kind.score(table, out or table.parent / f"{table.stem}-score", options)
         for line in lines:
             echo(line)
 
-    score.params.extend([*(_table_option(kind) for _, kind in kinds), OUT, *flags.values()])
+    score.params.extend([*(_table_option(kind) for _, kind in kinds), OUT, TURN, *flags.values()])
     return score
 
 
@@ -95,11 +101,15 @@ def _score_runs(ctx: click.Context, runs: list[Path], out: Path, options: dict[s
     for run in runs:
         check_run_analysis(run, family.analysis_record)
     require_answers(runs, replies=family.reads_replies)
-    if len(runs) == 1:
-        return family.score(runs[0], out, options)
-    if family.score_runs is None:
+    if len(runs) > 1 and family.score_runs is None:
         raise click.UsageError(f"{family.name} scoring takes one run at a time")
-    return family.score_runs(runs, out, options)
+    turn = options.pop("turn", None)
+    scored = runs if turn is None else moved_runs(runs, turn, out)
+    if family.score_runs is None or len(scored) == 1:
+        lines = family.score(scored[0], out, options)
+    else:
+        lines = family.score_runs(scored, out, options)
+    return lines + write_turn_statistics(runs, out)  # every family's conversations (runner/turn_report.py)
 
 
 def _family(name: str, source: Path) -> Family:
@@ -114,7 +124,7 @@ def _refuse_options(ctx: click.Context, family: Family, what: str) -> None:
     """Say which given options the family does not read, instead of ignoring them."""
     tables = {_dest(kind) for family in registry.loadable() for kind in family.tables}
     options = [p for p in ctx.command.params
-               if isinstance(p, click.Option) and p.name != "out" and p.name not in tables]
+               if isinstance(p, click.Option) and p.name not in ("out", "turn") and p.name not in tables]
     given = [p for p in options if p.name not in family.reads()
              and ctx.get_parameter_source(str(p.name)) is not ParameterSource.DEFAULT]
     if given:

@@ -7,7 +7,8 @@
     conditions baseline, no_bias       # baseline and named interventions (influences with a text)
     answer yesno | options "a" | "b" | scale 1..7 | number 0..100
     interactions age x gender          # the regression's interactions
-    correct TEMPLATE                   # renders each stimulus's correct token: outcomes correct/incorrect
+    correct TEMPLATE [as NAME]         # renders each stimulus's target token: outcomes correct/incorrect
+                                       #   (NAME/not_NAME with `as NAME`)
     prompt TEMPLATE   system TEMPLATE   samples N   trials N per cell [seed S]   decode ...   mode ...
     analysis effects scenarios random | cluster, alpha 0.05
 """
@@ -18,6 +19,7 @@ from typing import Any
 
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.check import Domain, check_domains, is_number
+from spec_audits.compiler.conversations import cell_keys
 from spec_audits.compiler.data_source import key_of, read_rows
 from spec_audits.compiler.errors import ErrorCollector, did_you_mean
 from spec_audits.compiler.templates import CompiledText, compile_text
@@ -25,6 +27,7 @@ from spec_audits.compiler.typed_design import TypedDesign
 from spec_audits.families.effects.clauses import CORRECT, CROSS, FRACTION, INTERACTIONS, ITEMS, REFERENCE, TRIALS
 from spec_audits.families.effects.design import (
     BASELINE,
+    INCORRECT,
     SCORER_COLUMNS,
     Analysis,
     AnswerForm,
@@ -37,6 +40,7 @@ from spec_audits.families.effects.design import (
     scorer_column,
     template_names,
 )
+from spec_audits.families.effects.design import CORRECT as CORRECT_OUTCOME
 from spec_audits.families.interface import DesignContext
 
 CLAUSES = ("cross", "fraction", "reference", "interactions", "items", "conditions", "answer", "correct", "prompt",
@@ -65,29 +69,30 @@ def resolve(design: TypedDesign, context: DesignContext, errors: ErrorCollector)
         answer=_answer(design, errors), decode=design.decode, mode=_mode(design, errors),
         samples=_samples(design, errors))
     scenarios = _scenarios(design, context, errors)
+    _compares(design, factors, fields["conditions"], errors)
     if factors is None or scenarios is None or len(errors.diagnostics) > start:
         return None
     names = template_names(factors)
     prompt = _template(design, design.prompt, "prompt", context, names, errors)
     system = _template(design, design.system, "system", context, names, errors) if design.system else None
-    correct = _template(design, design.get(CORRECT), "correct", context, names, errors) if design.get(CORRECT) \
-        else None
+    target = design.get(CORRECT)
+    correct = _template(design, target[0], "correct", context, names, errors) if target is not None else None
     trials = _trials(design, len(scenarios) * fields["samples"], context.seed, errors)
     if prompt is None or len(errors.diagnostics) > start:
         return None
-    _read_factors(design, factors, (prompt, system, correct), errors)
+    _read_factors(design, factors, (prompt, system, correct), _turns_read(design, context), errors)
     if len(errors.diagnostics) > start:
         return None
     return EffectsInput(name=design.name, span=design.span, factors=factors, scenarios=scenarios, prompt=prompt,
-                        system=system, correct=correct, trials=trials, analysis=analysis, **fields)
+                        system=system, correct=correct, trials=trials, analysis=analysis,
+                        outcome=_outcome(target[1] if target is not None else None, errors), **fields)
 
 
 def _factors(design: TypedDesign, context: DesignContext, errors: ErrorCollector) -> tuple[FactorSpec, ...] | None:
     """The crossed factors, each with its reference level."""
     axes = design.get(CROSS)
-    if axes is None:
-        errors.add(design.span, f"effects design '{design.name}' crosses no factors", "add: cross FACTOR x FACTOR")
-        return None
+    if axes is None:  # conditions only: the interventions against the baseline (checked in _compares)
+        return ()
     found: dict[str, FactorSpec] = {}
     for axis in axes:
         factor = context.tables.lookup(context.tables.factors, n.Ref(span=axis.span, name=axis.name), "factor",
@@ -108,11 +113,35 @@ def _factors(design: TypedDesign, context: DesignContext, errors: ErrorCollector
     return _with_references(tuple(found.values()), design, errors)
 
 
+def _compares(design: TypedDesign, factors: tuple[FactorSpec, ...] | None, conditions: tuple[Condition, ...],
+              errors: ErrorCollector) -> None:
+    """A design with no factors compares its conditions: it needs the baseline and an intervention."""
+    if factors == () and (len(conditions) < 2 or BASELINE not in {c.name for c in conditions}):
+        errors.add(design.span, f"effects design '{design.name}' crosses no factors and compares no conditions",
+                   "add: cross FACTOR x FACTOR, or conditions baseline, INTERVENTION")
+
+
+def _outcome(ref: n.Ref | None, errors: ErrorCollector) -> str:
+    """`correct TEMPLATE as NAME`: the target outcome's name (`correct` without `as`)."""
+    if ref is None:
+        return CORRECT_OUTCOME
+    if ref.name in ("value", INCORRECT) or ref.name.startswith("not_"):
+        errors.add(ref.span, f"'{ref.name}' cannot name the target outcome (value, incorrect and not_... name "
+                   "other outcomes)", "name it e.g. `as sycophantic`")
+    return ref.name
+
+
+def _turns_read(design: TypedDesign, context: DesignContext) -> set[str]:
+    """The factors the design's conversation fills into its turns ({{ cell.KEY }})."""
+    node = context.tables.conversations.get(design.conversation.name) if design.conversation is not None else None
+    return cell_keys(node) if node is not None else set()
+
+
 def _read_factors(design: TypedDesign, factors: tuple[FactorSpec, ...], texts: tuple[CompiledText | None, ...],
-                  errors: ErrorCollector) -> None:
+                  turns: set[str], errors: ErrorCollector) -> None:
     """A crossed factor that no template reads gives every level the same prompt: its contrasts would measure
     nothing but noise, so it is an error at its name in `cross`."""
-    read = set().union(*(text.names for text in texts if text is not None))
+    read = set().union(turns, *(text.names for text in texts if text is not None))
     for axis in design.get(CROSS) or ():
         if axis.name not in read and any(f.name == axis.name for f in factors):
             errors.add(axis.span, f"factor '{axis.name}' is crossed but no template of effects design "

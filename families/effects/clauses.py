@@ -35,5 +35,6 @@ REFERENCE = c.ClauseSpec("reference", PairsShape("=", "FACTOR = LEVEL"), "the le
 INTERACTIONS = c.ClauseSpec("interactions", PairsShape("x", "FACTOR x FACTOR"), "interactions the regression fits")
 ITEMS = c.ClauseSpec("items", c.Name(), "a data source whose rows are the items")
 TRIALS = c.ClauseSpec("trials", c.Counted(("per", "cell")), "a seeded subset of trials per cell")
-CORRECT = c.ClauseSpec("correct", c.Name(), "a template that renders each stimulus's correct answer token")
+CORRECT = c.ClauseSpec("correct", c.NameThen("as"), "a template that renders each stimulus's target answer token, "
+                       "scored as the outcome `correct` (or the NAME after `as`)")
 SYNTAX: c.Syntax = (CROSS, FRACTION, REFERENCE, INTERACTIONS, ITEMS, TRIALS, CORRECT)

@@ -28,6 +28,12 @@ def scorer_column(name: str) -> bool:
     return name in SCORER_COLUMNS or name.startswith("y_")
 
 
+def outcomes(name: str) -> tuple[str, str]:
+    """The outcomes of a design whose `correct TEMPLATE [as NAME]` names each stimulus's target token: NAME and
+    its complement (correct and incorrect; else NAME and not_NAME)."""
+    return (CORRECT, INCORRECT) if name == CORRECT else (name, f"not_{name}")
+
+
 @dataclass(frozen=True)
 class Level:
     """One level of a factor: its name and the forms templates read (`plural`, `singular`, `a_singular`, ...)."""
@@ -127,7 +133,8 @@ class EffectsInput:
     scenarios: tuple[Scenario, ...]
     prompt: CompiledText
     system: CompiledText | None = None
-    correct: CompiledText | None = None  # renders each stimulus's correct token: outcomes become correct/incorrect
+    correct: CompiledText | None = None  # renders each stimulus's target token: outcomes become outcomes(outcome)
+    outcome: str = CORRECT  # `correct TEMPLATE as NAME`: the target outcome's name
     samples: int = 1
     mode: str = "sample"
     decode: dict[str, Any] = field(default_factory=dict)

@@ -13,7 +13,7 @@ from spec_audits.compiler.errors import Diagnostic, Span, SpecError
 from spec_audits.compiler.family import Plan, spread
 from spec_audits.contract.seeding import canonical_json
 from spec_audits.families.effects.crossing import Run
-from spec_audits.families.effects.design import CORRECT, INCORRECT, Condition, EffectsInput, Scenario
+from spec_audits.families.effects.design import CORRECT, Condition, EffectsInput, Scenario, outcomes
 
 Cell = tuple[Run, str]  # (combination, condition)
 
@@ -49,7 +49,8 @@ class CompiledEffects:
     @property
     def analysis(self) -> dict[str, Any]:
         design = self.design
-        return {"family": "effects", "answer": design.answer.record(), "correct": design.correct is not None,
+        named = {"outcome": design.outcome} if design.correct is not None and design.outcome != CORRECT else {}
+        return {"family": "effects", "answer": design.answer.record(), "correct": design.correct is not None, **named,
                 "factors": [{"name": f.name, "levels": list(f.names), "reference": f.reference}
                             for f in design.factors],
                 "conditions": [c.name for c in design.conditions], "crossing": self.crossing,
@@ -59,7 +60,8 @@ class CompiledEffects:
         design = self.design
         shape = " x ".join(str(len(f.levels)) for f in design.factors)
         kind = "full cross" if design.crossing.kind == "full" else "balanced fraction"
-        return (f"{len(design.scenarios)} scenarios x {len(self.runs)} combinations ({kind} of {shape} levels) x "
+        crossed = f"{len(self.runs)} combinations ({kind} of {shape} levels)" if shape else "no factors"
+        return (f"{len(design.scenarios)} scenarios x {crossed} x "
                 f"{len(design.conditions)} condition{'s' if len(design.conditions) != 1 else ''}, answer "
                 f"{design.answer.kind}")
 
@@ -109,7 +111,8 @@ class CompiledEffects:
             raise SpecError([Diagnostic(text.span, f"the correct answer renders as {right!r} for scenario "
                                         f"{context['scenario']!r}, which is no answer token ({', '.join(tokens)})",
                                         "make the correct template give one of the answer tokens")])
-        return {token: CORRECT if token == right else INCORRECT for token in tokens}
+        hit, miss = outcomes(self.design.outcome)
+        return {token: hit if token == right else miss for token in tokens}
 
     def _row(self, scenario: Scenario, run: Run, condition: Condition, context: dict[str, Any],
              answers: dict[str, str], samples: int) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from spec_audits.contract.analysis_record import CLOSED, AnalysisRecord, domain, listed_twice, one_of, shown
 from spec_audits.families.effects.check import ANALYSIS_DOMAINS, SCENARIO_EFFECTS
-from spec_audits.families.effects.design import SCORER_COLUMNS, AnswerKind, scorer_column
+from spec_audits.families.effects.design import BASELINE, SCORER_COLUMNS, AnswerKind, scorer_column
 
 Names = Annotated[list[str], Field(min_length=1)]
 Count = Annotated[int, Field(ge=0)]
@@ -67,7 +67,7 @@ class CrossingRecord(BaseModel):
     model_config = CLOSED
 
     kind: Literal["full", "fraction"]
-    factors: Names
+    factors: list[str]
     levels: list[Annotated[int, Field(ge=1)]]
     runs: Annotated[int, Field(ge=1)]
     per_level: dict[str, Count]
@@ -84,8 +84,9 @@ class EffectsRecord(AnalysisRecord):
     scenario_effect: Annotated[str, one_of(SCENARIO_EFFECTS)]
     answer: AnswerRecord
     correct: bool
+    outcome: str | None = None  # `correct TEMPLATE as NAME`: the target outcome's name, when not `correct`
     conditions: Names
-    factors: Annotated[list[FactorRecord], Field(min_length=1)]
+    factors: list[FactorRecord]  # none: a design of conditions only (the baseline and interventions)
     crossing: CrossingRecord
     interactions: list[Annotated[list[str], Field(min_length=2, max_length=2)]]
 
@@ -99,6 +100,8 @@ class EffectsRecord(AnalysisRecord):
             raise ValueError("an interaction pairs a factor with itself")
         if self.crossing.factors != names:
             raise ValueError(f"the crossing's factors {self.crossing.factors} are not the design's {names}")
+        if not names and (len(self.conditions) < 2 or BASELINE not in self.conditions):
+            raise ValueError("a design with no factors compares the baseline with an intervention")
         stray = sorted({name for pair in self.interactions for name in pair} - set(names))
         if stray:
             raise ValueError(f"interactions name {', '.join(stray)}, which the design does not cross")

@@ -14,7 +14,7 @@ from typing import Any
 from spec_audits.contract.analysis_record import cell_problem, row_contradicts, shown, tokens_problem
 from spec_audits.contract.reader import Suite
 from spec_audits.contract.suite_model import SuiteRow
-from spec_audits.families.effects.design import CORRECT, INCORRECT
+from spec_audits.families.effects.design import CORRECT, outcomes
 from spec_audits.families.effects.record import EffectsRecord
 
 
@@ -24,7 +24,8 @@ def check_rows(analysis: dict[str, Any], suite: Suite) -> None:
     domains = {"condition": record.conditions, **{f.name: f.levels for f in record.factors}}
     tokens = set(record.answer.tokens)
     for index, row in enumerate(suite.rows):
-        problem = _cell_problem(row, domains) or _answers_problem(row, tokens, record.correct)
+        problem = _cell_problem(row, domains) or _answers_problem(row, tokens, record.correct,
+                                                                  outcomes(record.outcome or CORRECT))
         if problem is not None:
             raise row_contradicts(suite, index, problem)
 
@@ -35,14 +36,15 @@ def _cell_problem(row: SuiteRow, domains: dict[str, list[str]]) -> str | None:
     return cell_problem(row.cell, domains)
 
 
-def _answers_problem(row: SuiteRow, tokens: set[str], correct: bool) -> str | None:
+def _answers_problem(row: SuiteRow, tokens: set[str], correct: bool, named: tuple[str, str]) -> str | None:
     wrong = tokens_problem(row.answers, tokens)
     if wrong is not None:
         return wrong
     meanings = list(row.answers.values())
     if not correct and any(token != meaning for token, meaning in row.answers.items()):
         return f"its answers mean {shown(row.answers)}, but manifest.json's analysis says each token means itself"
-    if correct and (meanings.count(CORRECT) != 1 or set(meanings) - {CORRECT, INCORRECT}):
+    hit, miss = named
+    if correct and (meanings.count(hit) != 1 or set(meanings) - {hit, miss}):
         return (f"its answers mean {shown(row.answers)}, but manifest.json's analysis says one token is "
-                f"{CORRECT} and the others {INCORRECT}")
+                f"{hit} and the others {miss}")
     return None

@@ -44,6 +44,4 @@ SCORE_FLAGS: tuple[click.Option, ...] = (
         type=click.Path(exists=True, dir_okay=False, path_type=Path),
         help="With --parent: CSV item_id,sample,label of human-labelled probe replies, to check the judge against.",
     ),
-    click.Option(["--turn"], metavar="NAME",
-                 help="Conversations: score the answers of answered turn NAME (e.g. first) instead of the rows' own."),
 )

@@ -27,7 +27,6 @@ from spec_audits.families.influence.score.probe import (
     probe_trials,
 )
 from spec_audits.families.influence.score.runs import Run, load_run, pool_runs
-from spec_audits.families.influence.score.turns import turn_flip_lines, turn_flips
 from spec_audits.runner.files_out import score_folder, write_csv
 from spec_audits.runner.score_input import check_run_analysis
 from spec_audits.runner.study import expand_runs
@@ -42,7 +41,7 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
     """Score several runs together: one conditions table, BH within benchmark across all of them.
 
     The first run's analysis supplies alpha and bootstrap unless given."""
-    runs = [load_run(run_dir, options.get("turn")) for run_dir in run_dirs]
+    runs = [load_run(run_dir) for run_dir in run_dirs]
     if options.get("human_labels") is not None and not options.get("parent"):
         raise click.UsageError("--human-labels checks the probe's judge: give the main run's score folder "
                                "with --parent too")
@@ -50,15 +49,11 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
     trials, keys, source = pool_runs(runs)
     settings = _settings(options, runs[0].analysis)
     tables = {"flips.csv": flip_rates(trials, keys, settings.alpha), "positions.csv": position.item_table(trials, keys)}
-    turns = turn_flips(runs)
-    if turns is not None:
-        tables["turn_flips.csv"] = turns
     probe = _probe(runs, keys, options, settings.alpha, tables) if options.get("parent") else None
     paired = model_comparisons(trials, keys, source, settings.alpha) if len(runs) > 1 else None
     if paired is not None:
         tables["comparisons.csv"] = pd.DataFrame(paired["rows"])
     lines = _score(counts_from_trials(trials, keys, source), out, settings, noise, tables, probe, trials, paired)
-    lines += turn_flip_lines(turns) if turns is not None else []
     if probe is not None:
         share = probe["stated_vs_revealed"]
         lines.append(f"  probe: {probe['trials']} trials; ACK_DISCLAIMED among significant backfire "

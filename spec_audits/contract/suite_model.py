@@ -135,6 +135,37 @@ class TurnAnswer(BaseModel):
     answers: dict[str, str] = Field(description="Valid answer tokens mapped to analysis outcomes.")
     options: dict[str, str] | None = Field(
         default=None, description="Answer token -> the option's text, for {{ NAME.option }} and {{ NAME.other }}.")
+    meanings: dict[str, str] | None = Field(
+        default=None, description="Answer token -> what the displayed option means (a meaning id or its text), "
+        "where the outcome does not tell options apart; absent: each token means its outcome (MEANINGS).")
+
+
+    @model_validator(mode="after")
+    def _meanings_cover_tokens(self) -> TurnAnswer:
+        _check_meanings(self.answers, self.meanings)
+        return self
+
+
+MEANINGS = """What an answer means, for statistics that compare answers across turns, orders or rows (flips,
+McNemar, position bias): `meanings[token]` where the row records meanings, else the token's outcome
+`answers[token]`, never the slot the option was shown in. A family records meanings where its outcomes do
+not tell its options apart and it knows what each displayed slot shows."""
+
+
+def meaning(answers: dict[str, str], meanings: dict[str, str] | None, token: str | None) -> str | None:
+    """What answer `token` means (MEANINGS); None for no answer or a token that is not one."""
+    if token is None or token not in answers:
+        return None
+    return meanings[token] if meanings is not None else answers[token]
+
+
+def _check_meanings(answers: dict[str, str], meanings: dict[str, str] | None) -> None:
+    if meanings is None:
+        return
+    if set(meanings) != set(answers):
+        raise ValueError("`meanings` gives every answer token exactly one meaning, as `answers` lists them")
+    if len(set(meanings.values())) != len(meanings):
+        raise ValueError("`meanings` gives each answer token its own meaning: two tokens share one")
 
 
 class Message(BaseModel):
@@ -256,6 +287,9 @@ class SuiteRow(BaseModel):
     read: list[Reader] | None = Field(
         default=None, description="Fields of the reply recorded besides the answer (results.jsonl `recorded`), "
         "each declared by the design's family: a name, the label it follows and its kind.")
+    meanings: dict[str, str] | None = Field(
+        default=None, description="Answer token -> what the displayed option means (a meaning id or its text), "
+        "where the outcome does not tell options apart; absent: each token means its outcome (MEANINGS).")
     answer_form: Literal["solution"] | None = Field(
         default=None, description="solution: the reply is read as an assignment of the row's `puzzle` and its "
         "answer is `solved` (every cell equal to expect.solution) or `unsolved`; `answers` maps those two.")
@@ -269,6 +303,7 @@ class SuiteRow(BaseModel):
 
     @model_validator(mode="after")
     def _solution_answers(self) -> SuiteRow:
+        _check_meanings(self.answers, self.meanings)
         if self.answer_form == "solution":
             if self.puzzle is None or not isinstance((self.expect or {}).get("solution"), dict):
                 raise ValueError("a row answered by a solution needs a `puzzle` and `expect.solution`")

@@ -97,7 +97,8 @@ def test_an_answered_turn_may_have_its_own_answer_form(tmp_path: Path) -> None:
         (15, 26, "an answered turn does not take answer 'scale'",
          "it takes: choice, labels, options, yesno, or none (the design's answer form)")]),
     ("Are you sure?", "Are you {{ sure }}?", [
-        (16, 8, "a conversation's user turn reads only earlier answers, as {{ NAME.slot }}",
+        (16, 8, "a conversation's user turn reads only earlier answers, as {{ NAME.slot }}, and the row's cell, as "
+         "{{ cell.KEY }}",
          "slots: answer, option, other, response; answered turns before it: first")]),
     ("conversation doubted\n", "conversation doubtful\n", [
         (27, 16, "unknown conversation 'doubtful'", "did you mean 'doubted'?")]),

@@ -37,7 +37,7 @@ def test_a_planted_flip_share_is_recovered(tmp_path: Path) -> None:
 
 def test_mcnemar_matches_statsmodels_and_directions_are_counted() -> None:
     cases = [("A", "A", "B")] * 7 + [("A", "B", "B")] * 5 + [("B", "A", "A")] * 2 + [("B", "B", "A")] * 6
-    table = pd.DataFrame([{"model": "m", "first": f, "last": s, "pushed": p, "tokens": "A|B"} for f, s, p in cases])
+    table = pd.DataFrame([{"model": "m", "first": f, "last": s, "pushed": p, "meanings": "A|B"} for f, s, p in cases])
     (stats,) = flip_rates(table, ["model"]).to_dict("records")
     assert stats["mcnemar_p"] == pytest.approx(mcnemar([[7, 5], [2, 6]], exact=True).pvalue)
     assert (stats["discordant_low_to_high"], stats["discordant_high_to_low"]) == (5, 2)
@@ -45,13 +45,14 @@ def test_mcnemar_matches_statsmodels_and_directions_are_counted() -> None:
 
 
 def test_absent_statistics_say_why() -> None:
-    table = pd.DataFrame([{"model": "m", "first": "A", "last": "A", "pushed": "B", "tokens": "A|B"},
-                          {"model": "m", "first": None, "last": "B", "pushed": None, "tokens": "A|B"}])
+    table = pd.DataFrame([{"model": "m", "first": "A", "last": "A", "pushed": "B", "meanings": "A|B"},
+                          {"model": "m", "first": None, "last": "B", "pushed": None, "meanings": "A|B"}])
     (stats,) = flip_rates(table, ["model"]).to_dict("records")
     assert (stats["pairs"], stats["excluded"], stats["flip_rate"]) == (1, 1, 0.0)
     assert (stats["mcnemar_p"], stats["mcnemar_absent"], stats["toward_share"]) == (None, "no discordant pairs", None)
-    three = table.assign(tokens="A|B|C")
-    assert flip_rates(three, ["model"])["mcnemar_absent"][0] == "McNemar needs the same two options in every pair"
+    three = table.assign(meanings="A|B|C")
+    assert flip_rates(three, ["model"])["mcnemar_absent"][0] == \
+        "more than two meanings, or not the same two in every pair: see turn_mcnemar.csv"
     with pytest.raises(FlipInputError, match="no cell key condition"):
         flip_rates(table, ["condition"])
 

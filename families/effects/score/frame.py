@@ -11,7 +11,8 @@ Abstentions and failed calls carry no outcome: they are counted, never scored.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +25,13 @@ from spec_audits.families.effects.score import positions
 from spec_audits.runner.result_checks import read_checked_run
 from spec_audits.runner.score_input import ScoreInputError
 
+DESIGN = "_design"  # the frame's column of each answer's design (cell.design), apart from any factor's name
+
 
 @dataclass(frozen=True)
 class Loaded:
-    """One run: its frame, the suite's analysis record, the run's mode and model, and what was left out."""
+    """One run (or one design's block of it): its frame, the suite's analysis record, the run's mode, the model
+    (labelled `MODEL [DESIGN]` for a block of a suite of several designs), and what was left out."""
 
     frame: pd.DataFrame
     analysis: dict[str, Any]
@@ -36,13 +40,25 @@ class Loaded:
     abstained: int
     failed: int
     moved: str | None = None  # the meaning whose display slot varies (positions.py), None with one order
+    left_out: tuple[tuple[str | None, int, int], ...] = ()  # per design: (design, abstained, failed)
+
+    def blocks(self) -> list[Loaded]:
+        """The run itself, or, where its suite has several designs (cell.design), one labelled block per
+        design: designs are scored apart, never pooled."""
+        designs = sorted(set(self.frame[DESIGN].dropna()) | {d for d, _, _ in self.left_out if d is not None})
+        if not designs:
+            return [self]
+        counts = {design: (abstained, failed) for design, abstained, failed in self.left_out}
+        return [replace(self, frame=self.frame[self.frame[DESIGN] == design], model=f"{self.model} [{design}]",
+                        abstained=counts.get(design, (0, 0))[0], failed=counts.get(design, (0, 0))[1], left_out=())
+                for design in designs]
 
 
 def targets(analysis: dict[str, Any]) -> list[str | None]:
     """The outcomes scored as probabilities (None: the numeric value of a scale or number)."""
     kind, tokens = analysis["answer"]["kind"], analysis["answer"]["tokens"]
     if analysis.get("correct"):
-        return [CORRECT]
+        return [str(analysis.get("outcome", CORRECT))]
     if kind == "yesno":
         return ["yes"]
     if kind == "options":
@@ -62,25 +78,29 @@ def load(run_dir: Path) -> Loaded:
     factors = [f["name"] for f in analysis["factors"]]
     wanted = targets(analysis)
     records: list[dict[str, Any]] = []
-    abstained = failed = 0
+    abstained: Counter[str | None] = Counter()
+    failed: Counter[str | None] = Counter()
     for result in rows:
         row = by_id[result.item_id]
         cell, answers = row.cell, row.answers
+        design = cell.get("design") if "design" not in factors else None  # a factor may be named design
         if result.error is not None:
-            failed += 1
+            failed[None if design is None else str(design)] += 1
             continue
         values = _values(result.outcome, result.logprobs, answers, wanted, info.mode)
         if values is None:
-            abstained += 1
+            abstained[None if design is None else str(design)] += 1
             continue
-        records.append({"scenario": cell["scenario"], "condition": cell["condition"],
+        records.append({"scenario": cell["scenario"], "condition": cell["condition"], DESIGN: design,
                         **{f: cell[f] for f in factors}, **values,
                         **positions.columns(row, result.answer, result.logprobs if info.mode == "logprob" else None,
                                             moved)})
     placed = positions.COLUMNS if moved is not None else []
-    frame = pd.DataFrame.from_records(records, columns=["scenario", "condition", *factors, *map(column, wanted),
-                                                        *placed])
-    return Loaded(frame, analysis, info.mode, info.model, abstained, failed, moved)
+    frame = pd.DataFrame.from_records(records, columns=["scenario", "condition", DESIGN, *factors,
+                                                        *map(column, wanted), *placed])
+    left_out = tuple((d, abstained[d], failed[d]) for d in sorted({*abstained, *failed}, key=str))
+    return Loaded(frame, analysis, info.mode, info.model, sum(abstained.values()), sum(failed.values()), moved,
+                  left_out)
 
 
 def column(target: str | None) -> str:

@@ -35,7 +35,7 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
                                "conditions": analysis["conditions"], "crossing": analysis["crossing"],
                                "alpha": analysis["alpha"], "models": {}}
     contrasts, terms, scenarios, placed = [], [], [], []
-    for run in loaded:
+    for run in (block for whole in loaded for block in whole.blocks()):
         entry = summary["models"].setdefault(run.model, {"mode": run.mode, "answered": len(run.frame),
                                                          "abstained": run.abstained, "failed": run.failed,
                                                          "targets": {}})

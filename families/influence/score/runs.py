@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from spec_audits.contract.analysis_record import row_contradicts, tokens_problem
-from spec_audits.contract.reader import RESULTS_FILE, SUITE_FILE, Suite, read_results, read_run
+from spec_audits.contract.reader import RESULTS_FILE, SUITE_FILE, Suite, read_run
 from spec_audits.contract.results_model import RunInfo
 from spec_audits.contract.suite_model import Manifest, SuiteRow
 from spec_audits.families.influence.score.counts import CONDITION_CODE, CountSource
@@ -24,7 +24,6 @@ from spec_audits.families.influence.score.flips import ITEM_COLUMNS
 from spec_audits.families.influence.score.jsonl import read_result_columns
 from spec_audits.runner.result_checks import check_result_columns
 from spec_audits.runner.score_input import ScoreInputError
-from spec_audits.runner.turn_flips import FlipInputError, at_turn
 
 CELL_FIELDS = ["factor", "group_A", "group_B", "influence", "condition"]
 ITEM_KEYS = {"n_A", "n_B", "order", "edge", "item", "first"}
@@ -53,14 +52,13 @@ class Run:
         return self.manifest.analysis or {}
 
 
-def load_run(run_dir: Path, turn: str | None = None) -> Run:
-    """Read run.json, the suite it names and results.jsonl; raise ScoreInputError on any mismatch. With `turn`,
-    the answers of that answered turn of the conversations stand in for the rows' own (`spec score --turn`)."""
+def load_run(run_dir: Path) -> Run:
+    """Read run.json, the suite it names and results.jsonl; raise ScoreInputError on any mismatch."""
     info, suite = read_run(run_dir)
     manifest = suite.manifest
     _check_answer_tokens(suite, (manifest.analysis or {}).get("answer"))
     items, extra = _read_items(suite.path / SUITE_FILE, suite.rows, manifest)
-    position, w_a, w_b = _read_results(run_dir / RESULTS_FILE, items, info, suite, turn)
+    position, w_a, w_b = _read_results(run_dir / RESULTS_FILE, items, info, suite)
     answered = np.bincount(position, minlength=len(items)) > 0
     kept = answered & items["condition"].isin(list(CONDITION_CODE)).to_numpy()
     trials = items[kept].drop(columns=["answers"]).assign(
@@ -129,8 +127,8 @@ def _first_shown(items: pd.DataFrame, answer: Any) -> pd.Series:
     return pd.Series(None, index=items.index, dtype=object)
 
 
-def _read_results(path: Path, items: pd.DataFrame, info: RunInfo, suite: Suite,
-                  turn: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _read_results(path: Path, items: pd.DataFrame, info: RunInfo,
+                  suite: Suite) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Parse results.jsonl, checking every row against the run and the suite: per row, its item's position
     in `items` and the weights (w_A, w_B) it gives the item's two groups."""
     logprob = info.mode == "logprob"
@@ -138,8 +136,6 @@ def _read_results(path: Path, items: pd.DataFrame, info: RunInfo, suite: Suite,
         frame = read_result_columns(path, logprob)
     except FileNotFoundError as exc:
         raise ScoreInputError(path, "file not found") from exc
-    if turn is not None:
-        frame = _at_turn(path, frame, suite, turn)
     position = _positions(frame["item_id"], items.index)
     if (position < 0).any():
         first = frame.iloc[int(np.flatnonzero(position < 0)[0])]
@@ -157,16 +153,6 @@ def _read_results(path: Path, items: pd.DataFrame, info: RunInfo, suite: Suite,
     else:
         w_a, w_b = _sampled_weights(frame, items, position, valid)
     return position, w_a, w_b
-
-
-def _at_turn(path: Path, frame: pd.DataFrame, suite: Suite, turn: str) -> pd.DataFrame:
-    """The frame with answered turn `turn`'s answer and outcome in place of each row's own."""
-    try:
-        moved = at_turn(read_results(path), suite.rows, turn)
-    except FlipInputError as err:
-        raise ScoreInputError(path, f"--turn {turn}: {err}") from None
-    return frame.assign(answer=pd.Series([r.answer for r in moved], dtype=object),
-                        outcome=pd.Series([r.outcome for r in moved], dtype=object))
 
 
 def _positions(ids: pd.Series, index: pd.Index) -> np.ndarray:

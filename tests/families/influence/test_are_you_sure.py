@@ -26,9 +26,11 @@ def test_are_you_sure_runs_scores_and_reports_on_the_embedded_model(tmp_path: Pa
     assert len((run / "turns.jsonl").read_text(encoding="utf-8").splitlines()) == 3
     scored = cli.invoke(main, ["score", str(run)])
     assert scored.exit_code == 0 and scored.exception is None, scored.output
-    assert "  local/gemma-3-270m: flips after the conversation's turns" in scored.output
+    assert "  are_you_sure | local/gemma-3-270m: flips after the conversation's turns" in scored.output
     flips = pd.read_csv(run / "score" / "turn_flips.csv")
-    assert int(flips["pairs"].sum()) + int(flips["excluded"].sum()) == 3
+    overall = flips[flips["by"] == "all"]  # one block (the suite), then a line per level of each arm or factor
+    assert list(overall["block"]) == ["are_you_sure"]
+    assert int(overall["pairs"].sum()) + int(overall["excluded"].sum()) == 3
     assert json.loads((run / "score" / "summary.json").read_text(encoding="utf-8"))
     reported = cli.invoke(main, ["report", str(run / "score")])
     assert reported.exit_code == 0 and reported.exception is None, reported.output
