@@ -67,6 +67,9 @@ if TYPE_CHECKING:
         Values,
         Whole,
     )
+    from spec_audits.compiler.conversations import (
+        cell_keys,
+    )
     from spec_audits.compiler.data_parse import (
         option_lines,
         test_case_text,
@@ -335,20 +338,21 @@ __all__ = [
     "Selection", "Shape", "Skeleton", "SOLUTION_FORMAT", "SOLUTION_OUTCOMES", "Span", "SpecError", "Suite",
     "SUITE_FILE", "SuiteRow", "Syntax", "Table", "TableKind", "Tables", "TemplateShape", "Text", "Texts", "TypedDesign",
     "Values", "Variance", "Whole", "accuracy_by_band", "at_turn", "bh_adjust", "bh_within", "cannot_draw",
-    "canonical_json", "cell_problem", "check_attributes", "check_domains", "check_render", "check_result_columns",
-    "check_run_analysis", "check_slots", "checked_decode", "clauses", "compare_models", "comparison_blocks",
-    "compile_text", "complete_lines", "contrast_influence", "default_cache_path", "did_you_mean", "domain",
-    "draw_selections", "environment", "evaluate", "expand_runs", "expect_of", "final_rows", "first_key", "flip_rates",
-    "fmt", "from_pilot", "generate_puzzle", "generate_skeleton", "generate_zebra", "hypothesis", "instantiate",
-    "intervals", "is_local", "is_number", "is_whole", "item_rng", "json_lines", "key_of", "lazy", "listed_twice",
-    "multiple", "names", "no_data_background", "nodes", "ols_cluster", "one_of", "one_person_compound", "option_lines",
-    "paired", "pairs", "parse_answer", "parse_answer_line", "parse_cell", "parse_judge_json", "parse_option_number",
-    "position", "position_bias", "power", "puzzle_config", "read_bytes_capped", "read_checked_run", "read_csv",
-    "read_fields", "read_results", "read_rows", "read_run", "read_score_folder", "read_suite", "record",
-    "render_with_slots", "replacing", "report_repeats", "require_answers", "resolves", "reuse_groups",
-    "row_contradicts", "sandwich", "score_folder", "shown", "sign_test", "solved_table", "spread", "states_identity",
-    "suite_row", "test_case_text", "text_colour", "ties", "tokens_problem", "wilson", "wilson_one", "write_bytes",
-    "write_csv", "write_csv_rows", "write_figure", "write_json", "write_runs", "write_suite_folder", "write_text",
+    "canonical_json", "cell_keys", "cell_problem", "check_attributes", "check_domains", "check_render",
+    "check_result_columns", "check_run_analysis", "check_slots", "checked_decode", "clauses", "compare_models",
+    "comparison_blocks", "compile_text", "complete_lines", "contrast_influence", "default_cache_path", "did_you_mean",
+    "domain", "draw_selections", "environment", "evaluate", "expand_runs", "expect_of", "final_rows", "first_key",
+    "flip_rates", "fmt", "from_pilot", "generate_puzzle", "generate_skeleton", "generate_zebra", "hypothesis",
+    "instantiate", "intervals", "is_local", "is_number", "is_whole", "item_rng", "json_lines", "key_of", "lazy",
+    "listed_twice", "multiple", "names", "no_data_background", "nodes", "ols_cluster", "one_of", "one_person_compound",
+    "option_lines", "paired", "pairs", "parse_answer", "parse_answer_line", "parse_cell", "parse_judge_json",
+    "parse_option_number", "position", "position_bias", "power", "puzzle_config", "read_bytes_capped",
+    "read_checked_run", "read_csv", "read_fields", "read_results", "read_rows", "read_run", "read_score_folder",
+    "read_suite", "record", "render_with_slots", "replacing", "report_repeats", "require_answers", "resolves",
+    "reuse_groups", "row_contradicts", "sandwich", "score_folder", "shown", "sign_test", "solved_table", "spread",
+    "states_identity", "suite_row", "test_case_text", "text_colour", "ties", "tokens_problem", "wilson", "wilson_one",
+    "write_bytes", "write_csv", "write_csv_rows", "write_figure", "write_json", "write_runs", "write_suite_folder",
+    "write_text",
 ]
 
 

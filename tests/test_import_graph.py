@@ -72,6 +72,16 @@ def test_no_family_imports_another() -> None:
         assert not foreign, f"{module} imports another family: {sorted(foreign)}"
 
 
+def test_builtin_families_import_only_the_sdk_and_their_own_folder() -> None:
+    """A built-in family is written as an outside one would be: spec_audits.sdk, and its own modules."""
+    for module, targets in graph().items():
+        if not module.startswith(f"{FAMILIES}.") or module.startswith(SHARED):
+            continue
+        own = ".".join(module.split(".")[:3])
+        other = {t for t in targets if t.startswith(PACKAGE) and not t.startswith(own)}
+        assert other <= {f"{PACKAGE}.sdk", PACKAGE}, f"{module} imports spec's internals: {sorted(other)}"
+
+
 def test_the_shipped_example_families_import_only_the_sdk() -> None:
     """The worked examples (spec_audits/examples/) use the public API alone, as an outside family would."""
     examples = {m: t for m, t in graph().items() if m.startswith(f"{PACKAGE}.examples.")}

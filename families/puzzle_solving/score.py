@@ -7,11 +7,22 @@ import json
 from pathlib import Path
 from typing import Any
 
-from spec_audits.contract.reader import RESULTS_FILE, read_results, read_run
-from spec_audits.runner.files_out import score_folder, write_csv, write_json
-from spec_audits.runner.puzzle_scores import accuracy_by_band, solved_table
-from spec_audits.runner.report.document import Document, Heading, Paragraph, Table
-from spec_audits.safe_files import DOCUMENT_BYTES, read_bytes_capped
+from spec_audits.sdk import (
+    DOCUMENT_BYTES,
+    RESULTS_FILE,
+    Document,
+    Heading,
+    Paragraph,
+    Table,
+    accuracy_by_band,
+    read_bytes_capped,
+    read_results,
+    read_run,
+    score_folder,
+    solved_table,
+    write_csv,
+    write_json,
+)
 
 COLUMNS = ["model", "family", "band", "items", "answered", "solved", "accuracy", "ci_low", "ci_high", "cell_accuracy",
            "abstained", "failed"]

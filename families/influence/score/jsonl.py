@@ -18,8 +18,7 @@ from typing import Annotated, Any
 import numpy as np
 import pandas as pd
 
-from spec_audits.contract.reader import DAMAGED_RESULTS, ContractError, complete_lines
-from spec_audits.safe_files import read_bytes_capped
+from spec_audits.sdk import DAMAGED_RESULTS, ContractError, complete_lines, read_bytes_capped
 
 try:
     import msgspec
