@@ -10,7 +10,7 @@ The package ships a `py.typed` marker, so a plug-in is type-checked against thes
     what its checks get   TypedDesign, nodes (the typed AST: Ref, Text, Design, ...), Span, ErrorCollector
     templates             compile_text, check_render, CompiledText (sandboxed, strict undefined)
     data sources          read_rows, key_of, Row
-    what emit reads       CompiledDesign, PlannedDesign, Plan, spread
+    what emit reads       CompiledDesign (Compiled: its plain fields, to extend), PlannedDesign, Plan, spread
     answer readers        parse_answer, parse_answer_line, parse_option_number, parse_judge_json
     recorded fields       Reader (a row's `read`: a stated confidence, ...), read_fields
     its scorer            read_results, read_run, read_suite, ResultRow, RunInfo, Suite, ScoreInputError
@@ -94,6 +94,7 @@ if TYPE_CHECKING:
         resolves,
     )
     from spec_audits.compiler.family import (
+        Compiled,
         CompiledDesign,
         Plan,
         PlannedDesign,
@@ -328,17 +329,17 @@ def _home() -> dict[str, tuple[str, str]]:
 
 __all__ = [
     "AnalysisRecord", "Answer", "Args", "Balance", "Binary", "Block", "Builder", "CallSettings", "ClauseSpec", "CLOSED",
-    "CompiledDesign", "CompiledText", "Conditions", "ContractError", "Counted", "Crossing", "DAMAGED_RESULTS",
-    "DesignContext", "Diagnostic", "Document", "DOCUMENT_BYTES", "Domain", "ErrorCollector", "Estimate", "Expression",
-    "EXTRACTION_SLOT", "Family", "Fit", "FlipInputError", "FOLLOWUP_SLOTS", "Form", "Heading", "Image", "ImportedRun",
-    "Importer", "ImportInputError", "Items", "JUDGE_SLOTS", "Leaf", "Manifest", "Message", "ModelClient", "Name",
-    "NameOptions", "Names", "NameThen", "NO_DATA", "NoCache", "Number", "NumberThenNames", "Options", "Paragraph",
-    "PILOT", "Plan", "PlannedDesign", "PropositionalConfig", "PuzzleConfig", "PuzzleError", "PuzzleSelection", "Ranges",
-    "Reader", "ResponseCache", "ResultRow", "RESULTS_FILE", "Row", "RUN_FILE", "RunInfo", "ScoreInputError",
-    "Selection", "Shape", "Skeleton", "SOLUTION_FORMAT", "SOLUTION_OUTCOMES", "Span", "SpecError", "Suite",
-    "SUITE_FILE", "SuiteRow", "Syntax", "Table", "TableKind", "Tables", "TemplateShape", "Text", "Texts", "TypedDesign",
-    "Values", "Variance", "Whole", "accuracy_by_band", "at_turn", "bh_adjust", "bh_within", "cannot_draw",
-    "canonical_json", "cell_keys", "cell_problem", "check_attributes", "check_domains", "check_render",
+    "Compiled", "CompiledDesign", "CompiledText", "Conditions", "ContractError", "Counted", "Crossing",
+    "DAMAGED_RESULTS", "DesignContext", "Diagnostic", "Document", "DOCUMENT_BYTES", "Domain", "ErrorCollector",
+    "Estimate", "Expression", "EXTRACTION_SLOT", "Family", "Fit", "FlipInputError", "FOLLOWUP_SLOTS", "Form", "Heading",
+    "Image", "ImportedRun", "Importer", "ImportInputError", "Items", "JUDGE_SLOTS", "Leaf", "Manifest", "Message",
+    "ModelClient", "Name", "NameOptions", "Names", "NameThen", "NO_DATA", "NoCache", "Number", "NumberThenNames",
+    "Options", "Paragraph", "PILOT", "Plan", "PlannedDesign", "PropositionalConfig", "PuzzleConfig", "PuzzleError",
+    "PuzzleSelection", "Ranges", "Reader", "ResponseCache", "ResultRow", "RESULTS_FILE", "Row", "RUN_FILE", "RunInfo",
+    "ScoreInputError", "Selection", "Shape", "Skeleton", "SOLUTION_FORMAT", "SOLUTION_OUTCOMES", "Span", "SpecError",
+    "Suite", "SUITE_FILE", "SuiteRow", "Syntax", "Table", "TableKind", "Tables", "TemplateShape", "Text", "Texts",
+    "TypedDesign", "Values", "Variance", "Whole", "accuracy_by_band", "at_turn", "bh_adjust", "bh_within",
+    "cannot_draw", "canonical_json", "cell_keys", "cell_problem", "check_attributes", "check_domains", "check_render",
     "check_result_columns", "check_run_analysis", "check_slots", "checked_decode", "clauses", "compare_models",
     "comparison_blocks", "compile_text", "complete_lines", "contrast_influence", "default_cache_path", "did_you_mean",
     "domain", "draw_selections", "environment", "evaluate", "expand_runs", "expect_of", "final_rows", "first_key",

@@ -24,7 +24,7 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ import click
 from spec_audits.sdk import (
     Builder,
     ClauseSpec,
+    Compiled,
     CompiledText,
     DesignContext,
     Document,
@@ -84,17 +85,10 @@ class Quiz:
     reader: Reader
 
 
-@dataclass
-class CompiledQuiz:
+@dataclass(kw_only=True)
+class CompiledQuiz(Compiled):
     quiz: Quiz
     prompt: CompiledText
-    name: str
-    span: Span
-    mode: str = "sample"
-    balance_keys: tuple[str, ...] = ("item",)
-    analysis: dict[str, Any] = field(default_factory=lambda: {"family": "calibration"})
-    shared: dict[str, str] = field(default_factory=dict)
-    served: dict[str, list[Any]] = field(default_factory=dict)
 
     def summary(self) -> str:
         return f"{len(self.quiz.items)} items, confidence on {self.quiz.reader.low:g}..{self.quiz.reader.high:g}"
@@ -137,7 +131,8 @@ def prepare(quiz: Quiz, seed: int, errors: ErrorCollector) -> CompiledQuiz | Non
     prompt = compile_text(quiz.prompt.text, f"template '{quiz.prompt.name}'", {"item"}, errors)
     if prompt is None or check_render(prompt, {"item": quiz.items[0][1]}, errors) is None:
         return None
-    return CompiledQuiz(quiz, prompt, quiz.name, quiz.span)
+    return CompiledQuiz(quiz=quiz, prompt=prompt, name=quiz.name, span=quiz.span, analysis={"family": "calibration"},
+                        balance_keys=("item",))
 
 
 def reliability(answers: list[tuple[float, bool]], bins: int) -> tuple[list[dict[str, Any]], float | None]:

@@ -17,11 +17,12 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from spec_audits.sdk import (
+    Compiled,
     CompiledText,
     DesignContext,
     Document,
@@ -31,7 +32,6 @@ from spec_audits.sdk import (
     Heading,
     Reader,
     ResultRow,
-    Span,
     Table,
     TypedDesign,
     check_render,
@@ -51,17 +51,12 @@ class EchoDesign:
     prompt: nodes.TemplateDef
 
 
-@dataclass
-class CompiledEcho:
+@dataclass(kw_only=True)
+class CompiledEcho(Compiled):
+    """What emit reads: Compiled's fields (name, span, analysis, balance keys, ...), the summary and the rows."""
+
     resolved: EchoDesign
     prompt: CompiledText
-    name: str
-    span: Span
-    mode: str = "sample"
-    balance_keys: tuple[str, ...] = ("condition",)
-    analysis: dict[str, Any] = field(default_factory=lambda: {"family": "echo"})
-    shared: dict[str, str] = field(default_factory=dict)
-    served: dict[str, list[Any]] = field(default_factory=dict)
 
     def summary(self) -> str:
         return f"{len(self.resolved.conditions)} conditions"
@@ -86,7 +81,8 @@ def prepare(resolved: EchoDesign, seed: int, errors: ErrorCollector) -> Compiled
     prompt = compile_text(resolved.prompt.text, f"template '{resolved.prompt.name}'", {"condition"}, errors)
     if prompt is None or check_render(prompt, {"condition": resolved.conditions[0]}, errors) is None:
         return None
-    return CompiledEcho(resolved, prompt, resolved.design.name, resolved.design.span)
+    return CompiledEcho(resolved=resolved, prompt=prompt, name=resolved.design.name, span=resolved.design.span,
+                        analysis={"family": "echo"}, balance_keys=("condition",))
 
 
 def score(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:

@@ -14,7 +14,7 @@ import csv
 import json
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ import click
 
 from spec_audits import sdk
 from spec_audits.sdk import (
+    Compiled,
     CompiledText,
     DesignContext,
     Document,
@@ -64,17 +65,10 @@ class TallyDesign:
     times: int
 
 
-@dataclass
-class CompiledTally:
+@dataclass(kw_only=True)
+class CompiledTally(Compiled):
     resolved: TallyDesign
     prompt: CompiledText
-    name: str
-    span: Span
-    mode: str = "sample"
-    balance_keys: tuple[str, ...] = ("condition",)
-    analysis: dict[str, Any] = field(default_factory=lambda: {"family": "tally"})
-    shared: dict[str, str] = field(default_factory=dict)
-    served: dict[str, list[Any]] = field(default_factory=dict)
 
     def summary(self) -> str:
         return f"{len(self.resolved.conditions)} conditions, {self.resolved.times} times each"
@@ -106,7 +100,8 @@ def prepare(resolved: TallyDesign, seed: int, errors: ErrorCollector) -> Compile
     prompt = compile_text(resolved.prompt.text, f"template '{resolved.prompt_name}'", {"condition"}, errors)
     if prompt is None or check_render(prompt, {"condition": resolved.conditions[0]}, errors) is None:
         return None
-    return CompiledTally(resolved, prompt, resolved.name, resolved.span)
+    return CompiledTally(resolved=resolved, prompt=prompt, name=resolved.name, span=resolved.span,
+                         analysis={"family": "tally"}, balance_keys=("condition",))
 
 
 def _write(counts: Counter[str], out: Path, options: dict[str, Any], what: str) -> list[str]:
