@@ -19,10 +19,12 @@ in a store keyed by the flags, never in pip's cache, and the flags are recorded 
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -74,16 +76,46 @@ def store_folder(args: list[str]) -> Path:
     return wheel_store() / f"llama-cpp-python-{VERSION}-{machine()}-{key}"
 
 
+CORE_MINUTES = 7.6
+"""The build's compiling work in core-minutes: 3 min 47 s on an idle 2-core VM (README, "Quickstart")."""
+_STEP = re.compile(r"\[\s*(\d+)/(\d+)\]|\[\s*(\d+)%\]")  # ninja's [12/150] or make's [ 45%]
+
+
+def estimate_minutes(cores: int, load: float) -> float:
+    """The build's wall time on `cores` cores while other work keeps `load` of them busy (the 1-minute load
+    average): the build's share of the machine is cores / (cores + load) of its cores."""
+    return CORE_MINUTES * (cores + load) / cores**2
+
+
+def estimate_line(cores: int, load: float) -> str:
+    minutes = estimate_minutes(cores, load)
+    return (f"setup: building {PACKAGE} from source: about {minutes:.0f} minutes here ({cores} cores, load "
+            f"{load:.1f}; {CORE_MINUTES} core-minutes of compiling, longer if the load rises)")
+
+
+def build_progress(line: str) -> int | None:
+    """The percentage a build output line reports (ninja's [k/n], make's [ p%]), or None."""
+    found = _STEP.search(line)
+    if found is None:
+        return None
+    if found.group(3) is not None:
+        return int(found.group(3))
+    done, total = int(found.group(1)), int(found.group(2))
+    return 100 * done // total if total else None
+
+
 @contextlib.contextmanager
-def heartbeat(what: str, every_s: float = 60.0, say: Callable[[str], None] | None = None) -> Iterator[None]:
-    """A line every `every_s` seconds while the block runs, so that a long quiet build is seen to be alive."""
+def heartbeat(what: str, every_s: float = 60.0, say: Callable[[str], None] | None = None,
+              status: Callable[[], str] = str) -> Iterator[None]:
+    """A line every `every_s` seconds while the block runs (with `status()`, e.g. how far the build is), so that
+    a long quiet build is seen to be alive."""
     say = say or (lambda line: print(line, flush=True))
     stop = threading.Event()
     started = time.monotonic()
 
     def beat() -> None:
         while not stop.wait(every_s):
-            say(f"setup: {what}: {(time.monotonic() - started) / 60:.0f} min so far")
+            say(f"setup: {what}: {(time.monotonic() - started) / 60:.0f} min so far{status()}")
 
     thread = threading.Thread(target=beat, daemon=True)
     thread.start()
@@ -98,18 +130,43 @@ def _pip(*args: str, env: dict[str, str] | None = None) -> None:
     subprocess.run([sys.executable, "-m", "pip", *args], check=True, env=env)
 
 
+def _pip_watched(args: list[str], env: dict[str, str], seen: list[int]) -> None:
+    """pip with its build output read line by line: the last percentage into `seen`, the output's tail shown
+    only when pip fails."""
+    command = [sys.executable, "-m", "pip", *args]
+    tail: collections.deque[str] = collections.deque(maxlen=80)
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                          errors="replace") as child:
+        assert child.stdout is not None
+        for line in child.stdout:
+            tail.append(line)
+            percent = build_progress(line)
+            if percent is not None:
+                seen.append(percent)
+    if child.returncode:
+        sys.stderr.write("".join(tail))
+        raise subprocess.CalledProcessError(child.returncode, command)
+
+
 def build_wheel(args: list[str]) -> Path:
     """The wheel for these flags, built once into the store with pip's wheel cache off."""
     folder = store_folder(args)
     if not sorted(folder.glob("*.whl")):
         folder.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=folder.name + ".", dir=folder.parent))
-        print(f"setup: building {PACKAGE} from source, about 5 minutes on 2 cores\n  flags: {' '.join(args)}",
-              flush=True)
+        cores = os.cpu_count() or 1
+        print(f"{estimate_line(cores, os.getloadavg()[0])}\n  flags: {' '.join(args)}", flush=True)
         env = {**os.environ, "CMAKE_ARGS": " ".join(args)}
-        with heartbeat(f"still building {PACKAGE}"):
-            _pip("wheel", "--quiet", "--no-cache-dir", "--no-deps", "--no-binary", "llama-cpp-python",
-                 PACKAGE, "-w", str(staging), env=env)
+        seen: list[int] = []
+
+        def status() -> str:
+            done = f", compiled {seen[-1]}%" if seen else ""
+            load = os.getloadavg()[0]
+            return f"{done} (at load {load:.1f} the whole build takes about {estimate_minutes(cores, load):.0f} min)"
+
+        with heartbeat(f"still building {PACKAGE}", status=status):
+            _pip_watched(["wheel", "-v", "--no-cache-dir", "--no-deps", "--no-binary", "llama-cpp-python", PACKAGE,
+                          "-w", str(staging)], env, seen)
         staging.replace(folder)
     return sorted(folder.glob("*.whl"))[0]
 

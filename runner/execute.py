@@ -19,14 +19,14 @@ from spec_audits.contract.reader import (
     read_results,
     read_suite,
 )
-from spec_audits.contract.results_model import RunInfo
+from spec_audits.contract.results_model import ResultRow, RunInfo
 from spec_audits.contract.suite_model import SuiteRow
 from spec_audits.local.names import is_local
 from spec_audits.runner.cache import NoCache, ResponseCache, default_cache_path
 from spec_audits.runner.cache_writes import BatchedCache
 from spec_audits.runner.failures import RepeatBreaker
 from spec_audits.runner.item_runner import ANSWER_LINE, Runner, now_iso
-from spec_audits.runner.plan import WorkItem, plan, prefix_order
+from spec_audits.runner.plan import WorkItem, cost_usd, plan, prefix_order
 from spec_audits.runner.progress import progress
 from spec_audits.runner.provider_errors import FatalError
 from spec_audits.runner.results_io import (
@@ -187,15 +187,16 @@ async def _run_locked(config: RunConfig, suite: Suite, requested: str, items: li
         found = _record_counts(config.out, info, {work.key for work in items})
     calls = runner.client.calls + sum(j.calls for j in runner.judges.values())
     return RunSummary(config.out, runner.mode, len(items), info.done, info.failed, len(items) - len(todo), calls,
-                      runner.client.hits, notes, found)
+                      runner.client.hits, notes, usage=info.usage or {}, unread=found)
 
 
 def _record_counts(out: Path, info: RunInfo, planned: set[Any]) -> Unread:
-    """run.json's done/failed counts from what results.jsonl holds for the planned items, and the end time;
-    returns the successful replies that gave no valid answer."""
+    """run.json's done/failed counts from what results.jsonl holds for the planned items, its tokens and their
+    estimated cost, and the end time; returns the successful replies that gave no valid answer."""
     rows = [row for key, row in final_rows(read_results(out / RESULTS_FILE)).items() if key in planned]
     info.done = sum(row.error is None for row in rows)
     info.failed = len(rows) - info.done
+    info.usage = _usage(info.model, rows)
     info.ended = now_iso()
     write_run_info(out, info)
     return unread(rows)
@@ -213,6 +214,16 @@ def check_judges(suite: Suite, rows: list[SuiteRow], judge_model: str | None) ->
         raise RunError(f"{suite.path / SUITE_FILE}, row {row.id}: follow-up '{name}' has a judge with no model, so "
                        "every label would be null. Give the run one with --judge-model provider/model, or write "
                        f"model \"provider/model\" in the judge clause of followup {name} and compile again")
+
+
+def _usage(model: str, rows: list[ResultRow]) -> dict[str, Any]:
+    """Tokens of the rows' calls, and the price of those not answered from the response cache."""
+    def tokens(kind: str, fresh: bool) -> int:
+        return sum((row.usage or {}).get(kind, 0) for row in rows if not (fresh and row.cached))
+
+    paid = cost_usd(model, tokens("prompt_tokens", True), tokens("completion_tokens", True))
+    return {"prompt_tokens": tokens("prompt_tokens", False), "completion_tokens": tokens("completion_tokens", False),
+            "cost_usd": None if paid is None else round(paid, 6)}
 
 
 def run_suite(config: RunConfig) -> RunSummary:

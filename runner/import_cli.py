@@ -1,5 +1,6 @@
 """`spec import`: another harness's published files into a run or score folder, through the adapter of the
-family whose runs they are (Family.importers). This front door knows formats only by name."""
+family whose runs they are (Family.importers), or a family-blind one for the peer tools' formats that hold any
+exported suite (runner/peer_imports.py). This front door knows formats only by name."""
 
 from __future__ import annotations
 
@@ -10,11 +11,15 @@ import click
 from spec_audits.contract.analysis_record import read_analysis
 from spec_audits.families import registry
 from spec_audits.families.interface import Importer
+from spec_audits.runner.peer_imports import PEER_FORMATS
 from spec_audits.terminal import echo
+
+PEER_IMPORTERS = {name: Importer(name, summary, convert) for name, summary, convert in PEER_FORMATS}
 
 
 def _importers() -> dict[str, Importer]:
-    return {importer.name: importer for family in registry.all_families() for importer in family.importers}
+    found = {importer.name: importer for family in registry.all_families() for importer in family.importers}
+    return found | {name: importer for name, importer in PEER_IMPORTERS.items()}
 
 
 class _Formats(click.ParamType[Importer]):
@@ -61,8 +66,14 @@ def import_cmd(importer: Importer, files: tuple[Path, ...], suite: Path, out: Pa
       spec import choices-conditions trolley_summary.csv --suite generated/triage_probe_all \\
           --out scores/release-triage
       spec score runs/release-probe-triage --parent scores/release-triage
+      spec import inspect-log logs/2026-01-01T00-00-00_triage.eval --suite generated/triage --out runs/triage-inspect
+      spec import promptfoo promptfoo-results.json --suite generated/triage --out runs/triage-promptfoo
     """
-    family = next(family for family in registry.all_families() if importer in family.importers)
-    read_analysis(suite, family.analysis_record)  # before the importer reads it: the manifest is a stranger's data
+    family = next((family for family in registry.all_families() if importer in family.importers), None)
+    if family is not None:
+        read_analysis(suite, family.analysis_record)  # before the importer reads it: the manifest is a stranger's data
+    elif skip_unmatched:
+        raise click.UsageError(f"--skip-unmatched does not apply to {importer.name}: every answer to an exported "
+                               "suite matches its row, and one that does not is an error")
     for line in importer.convert(list(files), out, {"suite": suite, "skip_unmatched": skip_unmatched}):
         echo(line)

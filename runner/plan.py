@@ -230,19 +230,21 @@ def _add_item(main: Estimate, judges: Callable[[Judge], Estimate | None], work: 
 
 
 def _cost(estimate: Estimate) -> float | None:
+    return cost_usd(estimate.model, estimate.prompt_tokens, estimate.completion_tokens)
+
+
+def cost_usd(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
+    """litellm's price of these tokens for `model`: 0 for the embedded model, None when litellm knows none."""
     import litellm
 
-    if estimate.model.startswith("local/"):
+    if model.startswith("local/"):
         return 0.0
     try:
         prompt, completion = litellm.cost_per_token(
-            model=estimate.model,
-            prompt_tokens=estimate.prompt_tokens,
-            completion_tokens=estimate.completion_tokens,
-        )
+            model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
     except Exception:  # noqa: BLE001 - litellm raises assorted errors for models missing from its map
         return None
-    return prompt + completion
+    return float(prompt + completion)
 
 
 def estimate(items: list[WorkItem], *, mode: str, model: str, judge_model: str | None) -> list[Estimate]:

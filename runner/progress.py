@@ -1,4 +1,4 @@
-"""Progress of a run: a tqdm bar on a terminal, a plain line every tenth of the way in a log."""
+"""Progress of a run: a tqdm bar on a terminal, a plain line every tenth of the way in a log, both with an ETA."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ class LineProgress:
 
     def __init__(self, total: int, initial: int, unit: str, file: TextIO) -> None:
         self.total, self.done, self.unit, self.file = total, initial, unit, file
+        self.initial = initial
         self.started = time.monotonic()
         self.postfix: dict[str, Any] = {}
         self.note, self.noted = "", 0.0
@@ -43,11 +44,23 @@ class LineProgress:
         extra = "".join(f", {key} {value}" for key, value in self.postfix.items())
         elapsed = time.monotonic() - self.started
         print(f"{self.done}/{self.total} {self.unit} ({100 * self.done // max(self.total, 1)}%), "
-              f"{elapsed:.0f} s{extra}", file=self.file, flush=True)
+              f"{elapsed:.0f} s{eta(elapsed, self.done - self.initial, self.total - self.done)}{extra}",
+              file=self.file, flush=True)
 
     def close(self) -> None:
         if self.printed < _STEPS and self.done:
             self._line()
+
+
+def eta(elapsed: float, done: int, left: int) -> str:
+    """", ETA ..." at the rate so far (`done` answers in `elapsed` seconds), or "" before the first or after the
+    last answer."""
+    if done <= 0 or left <= 0:
+        return ""
+    seconds = elapsed / done * left
+    shown = f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min" if seconds < 7200 else \
+        f"{seconds / 3600:.1f} h"
+    return f", ETA {shown}"
 
 
 def progress(total: int, initial: int, enabled: bool, unit: str = "answers", file: TextIO | None = None) -> Any:

@@ -191,6 +191,11 @@ def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, verbos
         click.get_current_context().exit(exits.PARTIAL)
 
 
+EMBEDDED_NOTE = (f"model: {DEFAULT_MODEL}, the embedded offline base model (gemma-3 270M, 4-bit, run on this CPU): "
+                 "it shows that the audit runs end to end; its answers are no finding about any deployed model. "
+                 "Audit a model with --model PROVIDER/MODEL (e.g. openai/gpt-4o-mini).")
+
+
 def _run_one(config: RunConfig, dry_run: bool, action: str | None = None) -> tuple[int, int]:
     """Run (or estimate, or show or cancel the batches of) one run; the number of its items that failed, and
     1 when it answered items but not one reply could be read (nothing to score: not a success)."""
@@ -201,6 +206,8 @@ def _run_one(config: RunConfig, dry_run: bool, action: str | None = None) -> tup
         if dry_run:
             _dry_run(config)
             return 0, 0
+        if config.model == DEFAULT_MODEL and not config.batch:
+            echo(EMBEDDED_NOTE, err=True)
         summary = run_suite(config)
     except RunError as err:
         raise click.ClickException(str(err)) from None
@@ -212,6 +219,7 @@ def _run_one(config: RunConfig, dry_run: bool, action: str | None = None) -> tup
         f"{summary.run_dir}: {summary.done} answered, {summary.failed} failed of {summary.planned} "
         f"({summary.mode} mode{resumed}); {summary.calls} calls, {summary.cache_hits} cache hits"
     )
+    echo(usage_line(summary.usage))
     unread = summary.unread
     if unread.count:
         echo(f"{summary.run_dir}: {unread.describe()}", err=unread.count == summary.done)
@@ -221,6 +229,14 @@ def _run_one(config: RunConfig, dry_run: bool, action: str | None = None) -> tup
              "fit this model", err=True)
         return summary.failed, 1
     return summary.failed, 0
+
+
+def usage_line(usage: dict[str, Any]) -> str:
+    """The run's tokens and estimated cost, as run.json records them."""
+    cost = usage.get("cost_usd")
+    price = "no price known to litellm" if cost is None else f"estimated cost ${cost:,.4f}"
+    return (f"  tokens: {usage.get('prompt_tokens', 0):,} prompt + {usage.get('completion_tokens', 0):,} completion; "
+            f"{price} (calls answered from the response cache cost nothing)")
 
 
 @click.command("merge")

@@ -96,4 +96,5 @@ class RunSummary:
     calls: int
     cache_hits: int
     notes: list[str] = field(default_factory=list)
+    usage: dict[str, Any] = field(default_factory=dict)  # run.json's usage: tokens and estimated cost
     unread: Unread = field(default_factory=lambda: Unread(0))  # the successful replies that gave no answer

@@ -65,14 +65,22 @@ def score_command() -> click.Command:
         if run_dirs:
             if out is None and len(run_dirs) > 1:
                 raise click.UsageError("scoring several folders together needs -o OUT")
-            lines = _score_runs(ctx, expand_runs(run_dirs), out or run_dirs[0] / "score", options)
+            out = out or run_dirs[0] / "score"
+            lines = _score_runs(ctx, expand_runs(run_dirs), out, options)
+            scored = " ".join(map(str, run_dirs))
         else:
             family, kind, table = given[0]
             _refuse_options(ctx, family, kind.what)
             if options.pop("turn") is not None:
                 raise click.UsageError(f"--turn reads the answered turns of a run: {kind.what} has none")
-            lines = kind.score(table, out or table.parent / f"{table.stem}-score", options)
+            out = out or table.parent / f"{table.stem}-score"
+            lines = kind.score(table, out, options)
+            scored = str(out)
         for line in lines:
+            echo(line)
+        from spec_audits.runner.report.build import score_lines
+
+        for line in score_lines(out, scored):
             echo(line)
 
     score.params.extend([*(_table_option(kind) for _, kind in kinds), OUT, TURN, *flags.values()])

@@ -51,16 +51,23 @@ def forest(contrasts: list[dict[str, Any]], title: str, unit: str, path: Path) -
     ax.hlines(y[ok], low[ok], high[ok], colors=np.array(colours)[ok], lw=1.5)
     ax.scatter(shift, y, c=colours, s=14, zorder=3)
     ax.axvline(0, color="grey", lw=0.8)
-    ax.set_yticks(y, labels, fontsize=7)
+    ax.set_yticks(y, labels, fontsize=9)
     ax.invert_yaxis()
-    ax.set(xlabel=f"shift against the reference ({unit}); red: significant after BH-FDR", title=title)
+    ax.set(xlabel=f"shift against the reference ({unit}); {legend(contrasts)}", title=title)
     return _save(fig, path)
+
+
+def legend(contrasts: list[dict[str, Any]]) -> str:
+    """What the forest plot's colours mean, true of this plot: red is named only when a contrast is red."""
+    if any(c.get("significant") for c in contrasts):
+        return "red: significant after BH-FDR, blue: not"
+    return "none significant after BH-FDR (all blue)"
 
 
 def heatmap(scenarios: pd.DataFrame, title: str, path: Path) -> Path:
     """Scenario x contrast: each level's shift against its reference in that scenario."""
-    fig, ax = plt.subplots(figsize=(2 + 0.35 * max(scenarios["label"].nunique(), 1),
-                                    1.5 + 0.28 * max(scenarios["scenario"].nunique(), 1)))
+    fig, ax = plt.subplots(figsize=(2.5 + 0.55 * max(scenarios["label"].nunique(), 1),
+                                    1.8 + 0.32 * max(scenarios["scenario"].nunique(), 1)))
     if scenarios.empty:
         cannot_draw(ax, title, "no scenario has answers at both a level and its reference")
         return _save(fig, path)
@@ -69,12 +76,12 @@ def heatmap(scenarios: pd.DataFrame, title: str, path: Path) -> Path:
     bound = float(np.nanmax(np.abs(values))) or 1.0
     no_data_background(ax)
     image = ax.imshow(np.ma.masked_invalid(values), cmap="RdBu_r", vmin=-bound, vmax=bound, aspect="auto")
-    ax.set_xticks(range(table.shape[1]), table.columns, rotation=60, ha="right", fontsize=7)
-    ax.set_yticks(range(table.shape[0]), table.index, fontsize=7)
+    ax.set_xticks(range(table.shape[1]), table.columns, rotation=60, ha="right", fontsize=9)
+    ax.set_yticks(range(table.shape[0]), table.index, fontsize=9)
     if values.size <= 400:
         for (i, j), v in np.ndenumerate(values):
             if np.isfinite(v):
-                ax.text(j, i, f"{v:+.2f}", ha="center", va="center", fontsize=5,
+                ax.text(j, i, f"{v:+.2f}", ha="center", va="center", fontsize=8,
                         color=text_colour(tuple(map(float, image.cmap(image.norm(v))))))
     fig.colorbar(image, ax=ax, shrink=0.8, label="shift against the reference")
     ax.set_title(f"{title} ({NO_DATA})")

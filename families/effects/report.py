@@ -53,8 +53,8 @@ def _design_line(summary: dict[str, Any]) -> str:
     crossing = summary["crossing"]
     return (f"Reference: {refs}; conditions: {', '.join(summary['conditions'])} (each intervention compared with "
             f"the baseline). Answer form: {summary['answer']['kind']}. Combinations: {crossing['kind']} "
-            f"({crossing['runs']} runs; " + ", ".join(f"each {name} level {times} times" for name, times
-                                            in crossing["per_level"].items()) + ").")
+            f"({crossing['runs']} combinations of levels; "
+            + ", ".join(f"each {name} level {times} times" for name, times in crossing["per_level"].items()) + ").")
 
 
 def _target_blocks(model: str, target: str, result: dict[str, Any], summary: dict[str, Any],

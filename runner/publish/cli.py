@@ -14,7 +14,7 @@ from spec_audits.puzzles.verify import reprove_row
 from spec_audits.runner.publish.archive import is_archive, opened, removed_on_termination
 from spec_audits.runner.publish.bundle import write_bundle
 from spec_audits.runner.publish.diff import by_content, diff_lines
-from spec_audits.runner.publish.export import EXPORTERS
+from spec_audits.runner.publish.export import EXPORTERS, FORMATS, to_promptfoo
 from spec_audits.runner.publish.members import DEFAULT_CAPS, Caps, Members, scan
 from spec_audits.runner.publish.recompile import Diagnostics
 from spec_audits.runner.publish.sums import SUMS_FILE
@@ -144,16 +144,19 @@ def verify(target: Path, rlimit: int | None, max_seconds: float, max_memory: int
 
 @click.command("export")
 @click.argument("suite_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--to", "fmt", required=True, type=click.Choice(sorted(EXPORTERS)), help="The format to write.")
+@click.option("--to", "fmt", required=True, type=click.Choice(FORMATS), help="The format to write.")
 @click.option("-o", "--out", required=True, type=click.Path(path_type=Path),
               help="A file for inspect (.jsonl) and csv; a folder for promptfoo and hf.")
-def export(suite_dir: Path, fmt: str, out: Path) -> None:
+@click.option("--provider", metavar="ID",
+              help="promptfoo only, and required there: the provider the config names, e.g. openai:chat:gpt-4o-mini.")
+def export(suite_dir: Path, fmt: str, out: Path, provider: str | None) -> None:
     """Export the compiled suite SUITE_DIR for inspect_ai, promptfoo, Hugging Face datasets or as CSV.
 
     \b
-    inspect    JSONL for inspect_ai's json_dataset(): input messages, the valid answers as target,
-               the cell, answers, samples and decode in metadata
-    promptfoo  a folder with promptfooconfig.yaml, prompt.json and tests.yaml (one test per row)
+    inspect    JSONL for inspect_ai's json_dataset() (input messages; the cell, answers, samples and
+               decode in metadata) and beside it OUT.py, the task `inspect eval OUT.py` runs as it is
+    promptfoo  a folder with promptfooconfig.yaml (--provider with the suite's decode settings),
+               prompt.json, tests.yaml (one test per row) and assert_answer.py (spec's answer parser)
     hf         a saved DatasetDict (one test split) with a card, for datasets.load_from_disk(OUT)
                and datasets.load_dataset(OUT); needs the datasets library
     csv        one line per row: id, samples, cell_<key> per cell key, the rest as JSON text
@@ -161,10 +164,18 @@ def export(suite_dir: Path, fmt: str, out: Path) -> None:
     \b
     Example:
       spec export generated/triage --to inspect -o triage.jsonl
+      inspect eval triage.py --model openai/gpt-4o-mini
+      spec export generated/triage --to promptfoo --provider openai:chat:gpt-4o-mini -o triage-promptfoo
     """
+    if (provider is None) == (fmt == "promptfoo"):
+        raise click.UsageError("--provider ID goes with --to promptfoo, and only there (e.g. --provider "
+                               "openai:chat:gpt-4o-mini)")
     suite = read_suite(suite_dir)
     out.parent.mkdir(parents=True, exist_ok=True)
-    EXPORTERS[fmt](suite, out)
+    if provider is None:
+        EXPORTERS[fmt](suite, out)
+    else:
+        to_promptfoo(suite, out, provider)
     click.echo(f"exported {len(suite.rows)} rows of {visible(suite.manifest.suite)} for {fmt} -> {out}")
 
 

@@ -21,6 +21,7 @@ from spec_audits.contract.reader import SUITE_FILE, ContractError, Suite
 from spec_audits.contract.suite_model import SuiteRow
 from spec_audits.runner.files_out import write_csv_rows
 from spec_audits.runner.publish.card import cell_types, size_category
+from spec_audits.runner.publish.peer_files import inspect_task, promptfoo_assert, provider_config
 
 OPTIONAL = ("puzzle", "followups", "expect", "meta", "unit")
 
@@ -48,27 +49,66 @@ def _metadata(row: SuiteRow) -> dict[str, Any]:
     return {"cell": row.cell, "answers": row.answers, "samples": row.samples, "decode": row.decode, **_extras(row)}
 
 
+def uniform(suite: Suite, what: str, value: Callable[[SuiteRow], Any], tool: str) -> Any:
+    """The one value every row has (its samples, its decode settings); a located error naming two rows that
+    differ, since `tool` applies one to a whole run."""
+    first = suite.rows[0]
+    other = next((row for row in suite.rows if value(row) != value(first)), None)
+    if other is not None:
+        raise ContractError(suite.path / SUITE_FILE, f"rows {first.id} and {other.id} differ in {what} "
+                            f"({value(first)!r}, {value(other)!r}), but {tool} takes one for every row",
+                            fix="run this suite with `spec run`, or compile the rows of each setting as their own "
+                            "suite")
+    return value(first)
+
+
+def _plain(suite: Suite, row: SuiteRow) -> SuiteRow:
+    """`row`, refused where its answer is not read from the reply alone (an extraction call, follow-ups, a
+    puzzle's solution): the peer tools make one call per sample."""
+    extra = next((name for name in ("extract", "followups", "answer_form") if getattr(row, name) is not None), None)
+    if extra is not None:
+        raise ContractError(suite.path / SUITE_FILE, f"row {row.id} has `{extra}`: its answer needs more than the "
+                            "reply to its chat, which the exported task does not ask",
+                            fix="run this suite with `spec run`")
+    return row
+
+
 def to_inspect(suite: Suite, out: Path) -> None:
-    """A JSONL file for inspect_ai's json_dataset(): input messages, the valid answers as target, and the
-    cell with everything else in metadata."""
-    lines = [_json({"id": row.id, "input": chat(suite, row, "inspect_ai"), "target": sorted(row.answers),
-                    "metadata": _metadata(row)}) for row in suite.rows]
+    """A JSONL dataset for inspect_ai's json_dataset() (input messages; cell, answers, samples and decode in
+    metadata) and beside it the task file `inspect eval` runs as it is (runner/publish/peer_files.py)."""
+    epochs = uniform(suite, "samples", lambda row: row.samples, "inspect_ai's epochs")
+    lines = [_json({"id": row.id, "input": chat(suite, _plain(suite, row), "inspect_ai"), "metadata": _metadata(row)})
+             for row in suite.rows]
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    task = out.with_suffix(".py")
+    task.write_text(inspect_task(suite.manifest.suite, suite.manifest_sha256, task.name, out.name, epochs),
+                    encoding="utf-8")
 
 
-def to_promptfoo(suite: Suite, out: Path) -> None:
-    """A promptfoo folder: promptfooconfig.yaml (the chat prompt, tests, a provider to replace), prompt.json
-    (the row's messages) and tests.yaml (one test per row; the reply must contain a valid answer)."""
-    out.mkdir(parents=True, exist_ok=True)
+def to_promptfoo(suite: Suite, out: Path, provider: str) -> None:
+    """A promptfoo folder: promptfooconfig.yaml (the chat prompt, `provider` with the suite's decode settings,
+    one repeat per sample), prompt.json (the row's messages), tests.yaml (one test per row) and
+    assert_answer.py (passes when spec's parser reads a valid answer from the reply)."""
+    decode = uniform(suite, "decode settings", lambda row: provider_config(row.decode), "a promptfoo provider")
+    repeat = uniform(suite, "samples", lambda row: row.samples, "promptfoo's repeat")
     tests: list[dict[str, Any]] = [
-        {"description": row.id, "vars": {"messages": chat(suite, row, "promptfoo"), **row.cell},
-         "assert": [{"type": "contains-any", "value": sorted(row.answers)}], "metadata": _metadata(row)}
+        {"description": row.id, "vars": {"messages": chat(suite, _plain(suite, row), "promptfoo"), **row.cell,
+                                         "spec_answers": row.answers, **_answer_line(row)},
+         "assert": [{"type": "python", "value": "file://assert_answer.py"}], "metadata": _metadata(row)}
         for row in suite.rows]
     config = {"description": suite.manifest.title or suite.manifest.suite, "prompts": ["file://prompt.json"],
-              "providers": ["openai:gpt-4o-mini"], "tests": "file://tests.yaml"}
+              "providers": [{"id": provider, "config": decode}], "tests": "file://tests.yaml",
+              "evaluateOptions": {"repeat": repeat}}
+    out.mkdir(parents=True, exist_ok=True)
     (out / "prompt.json").write_text("{{ messages | dump }}\n", encoding="utf-8")
     (out / "tests.yaml").write_text(yaml.safe_dump(tests, sort_keys=True, allow_unicode=True), encoding="utf-8")
     (out / "promptfooconfig.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    (out / "assert_answer.py").write_text(promptfoo_assert(), encoding="utf-8")
+
+
+def _answer_line(row: SuiteRow) -> dict[str, Any]:
+    line = row.decode.get("answer_line")
+    return {} if line is None else {"spec_answer_line": line}
 
 
 def flat(row: SuiteRow) -> dict[str, Any]:
@@ -154,5 +194,6 @@ def to_csv(suite: Suite, out: Path) -> None:
     write_csv_rows(rows, out)
 
 
-EXPORTERS: dict[str, Callable[[Suite, Path], None]] = {
-    "inspect": to_inspect, "promptfoo": to_promptfoo, "hf": to_hf, "csv": to_csv}
+EXPORTERS: dict[str, Callable[[Suite, Path], None]] = {"inspect": to_inspect, "hf": to_hf, "csv": to_csv}
+"""The formats written from the suite alone; promptfoo takes the provider too (to_promptfoo)."""
+FORMATS = sorted([*EXPORTERS, "promptfoo"])

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from spec_audits.families import registry
 from spec_audits.runner.files_out import write_text
-from spec_audits.runner.report.document import Document, Image
+from spec_audits.runner.report.cold import first_table, headline, readable, runs_behind
+from spec_audits.runner.report.document import Document, Image, Table
 from spec_audits.runner.report.html import render_html
 from spec_audits.runner.report.markdown import render_markdown
 from spec_audits.runner.score_input import ScoreInputError
+from spec_audits.runner.view_data import view_for_report
 from spec_audits.safe_files import DOCUMENT_BYTES, present, read_bytes_capped
 
 SUMMARY = "summary.json"
@@ -35,8 +38,8 @@ def score_folder(folder: Path) -> Path:
 RESCORE = "is it a `spec score` folder made by this version? score the run again with `spec score`"
 
 
-def build_report(score_dir: Path, out: Path) -> list[Path]:
-    """Write the report files (and plots/*.png) into `out` and return their paths."""
+def report_document(score_dir: Path, plots: Path) -> Document:
+    """The family's report of `score_dir` (its plots written into `plots`), made readable cold (cold.py)."""
     summary_path = score_folder(score_dir) / SUMMARY
     name = _summary(summary_path).get("family")
     family = registry.get(str(name))
@@ -44,12 +47,39 @@ def build_report(score_dir: Path, out: Path) -> list[Path]:
         raise ScoreInputError(summary_path, f"names no known analysis family (family: {name!r}; known: "
                               f"{', '.join(registry.names())}); score the run again with `spec score`",
                               column="family")
-    doc = _document(family.report, score_dir, out)
+    return readable(_document(family.report, score_dir, plots), score_folder(score_dir))
+
+
+def score_lines(score_dir: Path, scored: str) -> list[str]:
+    """What `spec score` prints after its own lines: the report's first table and the commands to run next
+    (`scored`, the folder or file the user scored); nothing for a score `spec report` cannot read."""
+    if not (score_dir / SUMMARY).is_file():
+        return []
+    with tempfile.TemporaryDirectory() as plots:
+        lines = headline(report_document(score_dir, Path(plots)))
+    transcripts = [f"      spec view {scored}     (every answer's transcript)"] if runs_behind(score_dir) else []
+    return ["", *lines, "", f"next: spec report {score_dir}     (report.html and report.md, with plots)",
+            *transcripts]
+
+
+def score_headline(score_dir: Path) -> tuple[Table, str] | None:
+    """The first table of the report of a `spec score` folder (None when there is none), its plots discarded."""
+    if not (score_dir / SUMMARY).is_file():
+        return None
+    with tempfile.TemporaryDirectory() as plots:
+        return first_table(report_document(score_dir, Path(plots)))
+
+
+def build_report(score_dir: Path, out: Path) -> list[Path]:
+    """Write the report files (and plots/*.png) into `out` and return their paths."""
+    doc = report_document(score_dir, out / "plots")
     out.mkdir(parents=True, exist_ok=True)
     md, html = out / "report.md", out / "report.html"
+    view = view_for_report(score_folder(score_dir), out, first_table(doc))
     write_text(md, render_markdown(doc, out))
-    write_text(html, render_html(doc))
-    return [html, md, *(block.path for block in doc.blocks if isinstance(block, Image))]
+    write_text(html, render_html(doc, None if view is None else view.name))
+    return [html, md, *([] if view is None else [view]),
+            *(block.path for block in doc.blocks if isinstance(block, Image))]
 
 
 def _summary(path: Path) -> dict[str, Any]:
@@ -66,11 +96,11 @@ def _summary(path: Path) -> dict[str, Any]:
     return summary
 
 
-def _document(report: Callable[[Path, Path], Document], score_dir: Path, out: Path) -> Document:
+def _document(report: Callable[[Path, Path], Document], score_dir: Path, plots: Path) -> Document:
     """The family's report of `score_dir`. Its files are ours, but a folder may be damaged or edited (or
     come from someone else), so what does not have the shape `spec score` writes is a located error."""
     try:
-        return report(score_dir, out / "plots")
+        return report(score_dir, plots)
     except KeyError as err:
         raise ScoreInputError(score_dir, f"summary.json or a table beside it lacks the entry {err}; "
                               f"{RESCORE}") from None

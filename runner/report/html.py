@@ -26,12 +26,16 @@ figure { margin: 1.5em 0; } img { max-width: 100%; } figcaption { font-style: it
 """
 
 
-def render_html(doc: Document) -> str:
+def render_html(doc: Document, transcripts: str | None = None) -> str:
+    """The page; `transcripts`, the file name of the `spec view` page beside it, is linked under the title."""
     parts = [
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{escape(doc.title)}</title>',
         f"<style>{STYLE}</style></head><body>",
         f"<h1>{escape(doc.title)}</h1>",
     ]
+    if transcripts is not None:
+        parts.append(f'<p class="transcripts">The answers behind these numbers, cell by cell and row by row, with '
+                     f'every transcript: <a href="{escape(transcripts)}">{escape(transcripts)}</a></p>')
     for block in doc.blocks:
         if isinstance(block, Heading):
             parts.append(f"<h{block.level}>{escape(block.text)}</h{block.level}>")

@@ -41,6 +41,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                "Import another harness's published files into a run or score folder."),
     "report": ("spec_audits.runner.score_cli", "report",
                "Write report.html (self-contained) and report.md with PNG plots from a `spec score` folder."),
+    "view": ("spec_audits.runner.view_cli", "view",
+             "Write view.html: headline figures, cells, rows and every row's transcript, with filters."),
     "plan": ("spec_audits.runner.plan_cli", "plan_cmd",
              "Plan an audit before paying for it: what it can detect, and what a target effect costs."),
     "doctor": ("spec_audits.runner.doctor", "doctor",

@@ -72,3 +72,7 @@ class RunInfo(BaseModel):
     planned: int
     done: int
     failed: int
+    usage: dict[str, Any] | None = Field(
+        default=None, description="Tokens of every answer's calls (prompt_tokens, completion_tokens; response-cache "
+        "hits included) and cost_usd, litellm's price of the calls not answered from the cache (null when litellm "
+        "knows no price for the model; 0 for the embedded model).")

@@ -194,7 +194,7 @@ def test_an_unknown_setup_command_prints_the_usage(capsys: pytest.CaptureFixture
     assert capsys.readouterr().err == "usage: python .ci/llama_build.py install|check\n"
 
 
-def test_a_long_build_prints_a_line_a_minute_until_it_ends() -> None:
+def test_a_long_build_prints_a_line_a_minute_with_how_far_it_is_until_it_ends() -> None:
     lines: list[str] = []
     beaten = threading.Event()
 
@@ -202,10 +202,28 @@ def test_a_long_build_prints_a_line_a_minute_until_it_ends() -> None:
         lines.append(line)
         beaten.set()
 
-    with build.heartbeat("still building llama-cpp-python==0.3.36", every_s=0.01, say=say):
+    with build.heartbeat("still building llama-cpp-python==0.3.36", every_s=0.01, say=say,
+                         status=lambda: ", compiled 40%"):
         assert beaten.wait(60)  # the block lasts until the first line, however slow the machine
     count = len(lines)
-    assert lines[0].startswith("setup: still building llama-cpp-python==0.3.36: ") and lines[0].endswith(" so far")
+    assert lines[0].startswith("setup: still building llama-cpp-python==0.3.36: ")
+    assert lines[0].endswith(" so far, compiled 40%")
     threading.Event().wait(0.05)
     assert len(lines) == count  # no line once the block has ended
     assert inspect.signature(build.heartbeat).parameters["every_s"].default == 60.0
+
+
+def test_the_build_estimate_follows_the_cores_and_the_load() -> None:
+    assert build.estimate_minutes(2, 0.0) == pytest.approx(3.8)  # the measured idle build: 3 min 47 s
+    assert build.estimate_minutes(2, 10.0) == pytest.approx(22.8)  # issue 36: about 22 min at load 3-26
+    assert build.estimate_minutes(16, 0.0) == pytest.approx(0.475)
+    assert build.estimate_line(2, 10.0) == ("setup: building llama-cpp-python==0.3.36 from source: about 23 minutes "
+                                            "here (2 cores, load 10.0; 7.6 core-minutes of compiling, longer if the "
+                                            "load rises)")
+
+
+def test_the_builds_progress_is_read_from_its_output() -> None:
+    assert build.build_progress("  [37/148] Building CXX object vendor/llama.cpp/ggml/src/ggml.c.o") == 25
+    assert build.build_progress("[ 45%] Building C object ggml/src/CMakeFiles/ggml-base.dir/ggml.c.o") == 45
+    assert build.build_progress("Building wheel for llama-cpp-python (pyproject.toml): started") is None
+

@@ -97,7 +97,8 @@ def test_a_model_name_never_leaves_the_study_folder(make_suite: Callable[..., Pa
 
 def _spec_lines(study: Path, name: str) -> str:
     return "".join(f"{study / folder}: 2 answered, 0 failed of 2 (sample mode); 2 calls, 0 cache hits\n"
-                   for folder in (name, "stub"))
+                   "  tokens: 20 prompt + 2 completion; no price known to litellm (calls answered from the response "
+                   "cache cost nothing)\n" for folder in (name, "stub"))
 
 
 def test_a_study_listing_a_path_is_refused(tmp_path: Path) -> None:

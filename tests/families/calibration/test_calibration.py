@@ -69,8 +69,11 @@ def test_the_example_compiles_runs_on_the_stub_and_scores(quiz: Path, tmp_path: 
     scored = _spec("score", str(run_dir), "--bins", "2")
     assert scored.exit_code == 0 and scored.exception is None, scored.output
     # bin [0, .5): q4, right at .3; bin [.5, 1]: q1, q2, q3, two of three right at a mean of .7667
-    assert scored.output == f"ECE 0.250 over 4 answers (0 without an answer and a confidence left out) -> " \
-                            f"{run_dir / 'score'}\n"
+    lines = scored.output.splitlines()  # the headline, the report's first table, what to run next
+    assert lines[:6] == [f"ECE 0.250 over 4 answers (0 without an answer and a confidence left out) -> "
+                         f"{run_dir / 'score'}", "", "stated confidence  answers  mean confidence  accuracy",
+                         "0.00-0.50          1        0.300            1.000",
+                         "0.50-1.00          3        0.767            0.667", ""]
     summary = json.loads((run_dir / "score" / "summary.json").read_text())
     assert summary["ece"] == pytest.approx(0.25) and [b["answers"] for b in summary["bins"]] == [1, 3]
     reported = _spec("report", str(run_dir / "score"))

@@ -249,7 +249,7 @@ def test_spec_report_writes_the_cue_report_with_its_plot(tiny_suite: Path, tmp_p
     assert result.exit_code == 0, result.output
     report = tmp_path / "report"
     assert result.output.split() == [str(report / "report.html"), str(report / "report.md"),
-                                     str(report / "plots" / "net_by_group.png")]
+                                     str(report / "view.html"), str(report / "plots" / "net_by_group.png")]
     markdown = (report / "report.md").read_text()
     assert markdown.startswith("# Cue-visibility audit: cue_visibility\n")
     assert "![Net bias per group" in markdown

@@ -81,7 +81,10 @@ def test_echo_compiles_runs_on_the_stub_scores_and_reports(echo: None, spec: Pat
     assert ran.exit_code == 0, ran.output
     scored = _spec("score", str(run_dir))
     assert scored.exit_code == 0, scored.output
-    assert scored.output == f"6 echo answers scored -> {run_dir / 'score'}\n"
+    lines = scored.output.splitlines()  # then the report's first table and the commands to run next
+    assert lines[:3] == [f"6 echo answers scored -> {run_dir / 'score'}", "",
+                         "item              outcome  answers  mean stated confidence"]
+    assert lines[-2].startswith(f"next: spec report {run_dir / 'score'}")
     results = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
     assert sorted((r["outcome"], r["recorded"]["confidence"]) for r in results) == \
         [("first", 70)] * 3 + [("second", None)] * 3

@@ -73,8 +73,9 @@ def test_labels_by_trial_kind_with_wilson_intervals(probe_run: Path) -> None:
     out = probe_run.parent / "score"
     result = spec("score", probe_run, "--parent", probe_run.parent / "parent", "-o", out)
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[-1] == (f"  probe: 12 trials; ACK_DISCLAIMED among significant backfire "
-                                              f"75.0% (3/4) -> {out / 'probe.csv'}")
+    probe = [line for line in result.output.splitlines() if line.startswith("  probe: ")]
+    assert probe == [f"  probe: 12 trials; ACK_DISCLAIMED among significant backfire 75.0% (3/4) -> "
+                     f"{out / 'probe.csv'}"]
     tab = pd.read_csv(out / "probe.csv").set_index(["kind", "label"])
     assert tab.loc[("significant backfire", "ACK_DISCLAIMED"), ["k", "n"]].tolist() == [3, 4]
     assert tab.loc[("significant compliance", "ACK_AFFECTED"), ["k", "n", "unlabelled"]].tolist() == [2, 3, 1]
@@ -139,7 +140,8 @@ def test_the_report_shows_labels_by_trial_kind_and_the_judge_check(probe_run: Pa
         "", f"Judge against 4 human labels: agreement 75.0%, Cohen's κ = {kappa:.2f}.", "",
         "| Cell | n | ACK_AFFECTED | ACK_DISCLAIMED | DENIED | PARTIAL | UNCLEAR |", "|---|---|---|---|---|---|---|",
         "| synthetic/model probed, significant backfire | 4 | 0.0% | 75.0% | 25.0% | 0.0% | 0.0% |",  # Tab. 22's rows
-        "| synthetic/model probed, significant compliance | 3 | 66.7% | 0.0% | 0.0% | 33.3% | 0.0% |",
+        "| synthetic/model probed, significant compliance | 3 | 66.7% | 0.0% | 0.0% | 33.3% | 0.0% |", "",
+        "How to read this: n counts the answers behind the row (abstentions and failed calls left out).",
     ]
 
 

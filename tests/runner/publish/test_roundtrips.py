@@ -132,25 +132,23 @@ def test_inspect_ai_reads_the_export_as_samples(suite: Path) -> None:
     to_inspect(read_suite(suite), Path("t.jsonl"))
     samples = inspect_dataset.json_dataset("t.jsonl")
     first = samples[0]
-    assert first.id == read_suite(suite).rows[0].id and first.target == ["X", "Y"]
+    assert first.id == read_suite(suite).rows[0].id and first.target == ""
     assert first.input[0].role == "user" and first.metadata["cell"]["order"] == "AB"
 
 
-def test_an_inspect_task_runs_one_exported_sample_on_a_mock_model(suite: Path) -> None:
+def test_the_exported_task_file_records_the_parsed_answer_on_a_mock_model(suite: Path) -> None:
     inspect_ai = pytest.importorskip("inspect_ai", reason="inspect_ai is not installed")
-    from inspect_ai.dataset import json_dataset
     from inspect_ai.model import ModelOutput, ModelUsage, get_model
-    from inspect_ai.scorer import includes
-    from inspect_ai.solver import generate
 
     to_inspect(read_suite(suite), Path("t.jsonl"))
-    reply = ModelOutput.from_content(model="mockllm/model", content="X")
-    reply.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)  # else it counts tokens online
-    model = get_model("mockllm/model", custom_outputs=[reply])
-    task = inspect_ai.Task(dataset=json_dataset("t.jsonl"), solver=generate(), scorer=includes())
-    (log,) = inspect_ai.eval(task, model=model, limit=1, log_dir="logs", display="none")
-    first = read_suite(suite).rows[0]
-    assert log.status == "success" and log.samples is not None and len(log.samples) == 1
-    assert log.samples[0].id == first.id and log.samples[0].metadata["cell"] == first.cell
-    assert log.samples[0].output.completion == "X"
-    assert log.samples[0].scores["includes"].value == "C"  # the reply holds a valid answer
+    replies = [ModelOutput.from_content(model="mockllm/model", content=text) for text in ("**Y**", "X or Y?")]
+    for reply in replies:
+        reply.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)  # else it counts tokens online
+    model = get_model("mockllm/model", custom_outputs=replies)
+    (log,) = inspect_ai.eval("t.py", model=model, limit=2, epochs=1, log_dir="logs", display="none")
+    rows = read_suite(suite).rows
+    assert log.status == "success" and log.samples is not None and len(log.samples) == 2
+    assert [s.id for s in log.samples] == [rows[0].id, rows[1].id]
+    scores = [s.scores["parsed_answer"] for s in log.samples]
+    assert [(s.answer, s.value, s.metadata) for s in scores] == [("Y", 1, {"outcome": rows[0].answers["Y"]}),
+                                                                (None, 0, {"outcome": None})]
