@@ -7,12 +7,16 @@ the same design with the same stack: the spec parsed and checked, then per stimu
 its cue (or of its few-shot demonstrations), its row's fields serialised as canonical JSON, and the
 sha256 that names it, written as a line. The compile does more than that, all of it needed: bounded
 renders, a seeded RNG per few-shot item, the sort by id, the balance tally, schema and manifest.
+The effects cases (specs/demographic_decisions.spec with its scenarios made up to 100k and 1M stimuli) have
+their own floor, which writes the very lines the compile writes (the same set of bytes, in another order):
+per (scenario, combination) one render of the prompt, per condition one of its instruction, the row as
+canonical JSON and its sha256.
 
     .venv/bin/python benchmarks/compile_bench.py            # all cases
-    .venv/bin/python benchmarks/compile_bench.py --quick    # triage, 15k and 250k only
+    .venv/bin/python benchmarks/compile_bench.py --quick    # triage, 15k, 250k and effects-100k only
 
 Targets (issue 14): >= 1.0x the floor's stimuli/s at every size; flat microseconds per stimulus from
-15k to 1M; peak RSS < 300 MB.
+15k to 1M; peak RSS < 300 MB. Issue 34: the effects compile within 1.2x of its floor's cost.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ ROOT = Path(__file__).resolve().parent.parent
 TRIAGE = ROOT / "specs" / "triage.spec"
 # Size range per target: 5 factors x 15 rows (baseline + 7 influences x 2 directions) x 2 orders x X^2 pairs.
 SYNTHETIC = {"15k": 10, "250k": 41, "500k": 58, "1M": 82}
+# The effects family: specs/demographic_decisions.spec with its scenarios made up to about this many stimuli.
+EFFECTS = {"effects-100k": 100_000, "effects-1M": 1_000_000}
 INFLUENCES = (
     'survey prepend "Most people preferred saving {{ target.plural }} over {{ other.plural }}."',
     'aside after_line 1 bracketed "I would save {{ target.plural }}."',
@@ -132,8 +138,44 @@ def _reference_rows(handle: Any, influences: list[tuple[str, Any, int]], prompt:
 
 def _reference_line(handle: Any, fixed: dict[str, Any], condition: str, influence: str | None,
                     sent: list[dict[str, Any]], head: str) -> None:
-    row = {**fixed, "cell": {**fixed["cell"], "condition": condition, "influence": influence},
-           "messages": [{"role": "system", "content": head}, *sent]}
+    _write_row(handle, {**fixed, "cell": {**fixed["cell"], "condition": condition, "influence": influence},
+                        "messages": [{"role": "system", "content": head}, *sent]})
+
+
+def run_effects_reference(spec: Path, out: Path) -> dict[str, Any]:
+    """The effects floor: check, then per (scenario, combination) one jinja2 render of the prompt and per
+    condition one of its instruction, the row serialised as canonical JSON and named by its sha256, a line."""
+    from spec_audits.compiler.build import check_file
+    from spec_audits.compiler.templates import environment
+
+    start, cpu = time.perf_counter(), time.process_time()
+    compiled = check_file(spec).designs[0]
+    design = compiled.design
+    env = environment()
+    prompt = env.from_string(design.prompt.text.value)
+    instructions = [(c.name, env.from_string(c.text.text.value) if c.text else None) for c in design.conditions]
+    rows = 0
+    with (out / "reference.jsonl").open("wb") as handle:
+        for scenario in design.scenarios:
+            for run in compiled.runs:
+                context: dict[str, Any] = {"scenario": scenario.values}
+                levels = {}
+                for factor, level in zip(design.factors, run, strict=True):
+                    context[factor.name] = factor.levels[level].context()
+                    levels[factor.name] = factor.levels[level].name
+                question = prompt.render(context)
+                answers = {token: token for token in design.answer.tokens}
+                for name, instruction in instructions:
+                    text = question if instruction is None else f"{question}\n\n{instruction.render(context)}"
+                    _write_row(handle, {"answers": answers, "cell": {"scenario": scenario.key, "condition": name,
+                                                                     **levels},
+                                        "decode": design.decode, "messages": [{"role": "user", "content": text}],
+                                        "samples": design.samples})
+                    rows += 1
+    return timings(start, cpu, rows)
+
+
+def _write_row(handle: Any, row: dict[str, Any]) -> None:
     body = json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     ident = hashlib.sha256(body.encode()).hexdigest()[:16]
     handle.write(f'{{"id":"{ident}",{body[1:]}\n'.encode())
@@ -144,10 +186,16 @@ def child(kind: str, case: str) -> None:
         folder = Path(tmp)
         if case == "triage":
             spec = TRIAGE
+        elif case in EFFECTS:
+            sys.path.insert(0, str(ROOT))
+            from benchmarks.effects_bench import COMBINATIONS, effects_spec
+
+            spec = effects_spec(EFFECTS[case] // COMBINATIONS, folder)
         else:
             spec = folder / f"{case}.spec"
             spec.write_text(synthetic_spec(SYNTHETIC[case]), encoding="utf-8")
-        result = run_compile(spec, folder / "out") if kind == "compile" else run_reference(spec, folder)
+        floor = run_effects_reference if case in EFFECTS else run_reference
+        result = run_compile(spec, folder / "out") if kind == "compile" else floor(spec, folder)
     print(json.dumps(result))
 
 
@@ -172,14 +220,16 @@ def machine() -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="triage, 15k and 250k only")
+    parser.add_argument("--quick", action="store_true", help="triage, 15k, 250k and effects-100k only")
+    parser.add_argument("--cases", nargs="+", choices=["triage", *SYNTHETIC, *EFFECTS], help="these cases only")
     parser.add_argument("--repeat", type=int, default=2, help="alternating runs of each; the best counts")
     parser.add_argument("--child", nargs=2, metavar=("KIND", "CASE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(*args.child)
         return
-    cases = ["triage", "15k", "250k"] if args.quick else ["triage", *SYNTHETIC]
+    quick = ["triage", "15k", "250k", "effects-100k"]
+    cases = args.cases or (quick if args.quick else ["triage", *SYNTHETIC, *EFFECTS])
     print(f"machine: {machine()}")
     print("rates from CPU seconds (user + system of the process): steadier than wall time on a shared machine")
     print(f"{'case':<8}{'rows':>10}{'wall s':>8}{'cpu s':>8}{'stimuli/s':>11}{'us/stim':>9}{'peak MB':>9}"
@@ -203,8 +253,9 @@ def report(results: list[tuple[str, dict[str, Any], float, float]]) -> None:
     """Each target on one line: figure, reference, ratio, target."""
     print()
     for case, _, rate, ref_rate in results:
-        print(f"compile {case}: {rate:,.0f} stimuli/s; floor {ref_rate:,.0f} rows/s; ratio {rate / ref_rate:.2f}x; "
-              "target >= 1.0x")
+        target = "target cost <= 1.2x the floor's (issue 34)" if case in EFFECTS else "target >= 1.0x"
+        print(f"compile {case}: {rate:,.0f} stimuli/s; floor {ref_rate:,.0f} rows/s; ratio {rate / ref_rate:.2f}x "
+              f"(cost {ref_rate / rate:.2f}x the floor's); {target}")
     synthetic = [(case, 1e6 / rate) for case, _, rate, _ in results if case in SYNTHETIC]
     if len(synthetic) > 1:
         (small, us_small), (large, us_large) = synthetic[0], synthetic[-1]

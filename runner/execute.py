@@ -4,44 +4,41 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from spec_audits.contract.reader import (
     RESULTS_FILE,
     RUN_FILE,
     SUITE_FILE,
-    Suite,
+    SuiteHead,
     check_run_matches_suite,
-    check_suite_integrity,
     find_run_info,
-    read_results,
-    read_suite,
+    iter_results,
 )
-from spec_audits.contract.results_model import ResultRow, RunInfo
-from spec_audits.contract.suite_model import SuiteRow
+from spec_audits.contract.results_model import RunInfo
 from spec_audits.local.names import is_local
 from spec_audits.runner.cache import NoCache, ResponseCache, default_cache_path
 from spec_audits.runner.cache_writes import BatchedCache
 from spec_audits.runner.failures import RepeatBreaker
-from spec_audits.runner.item_runner import ANSWER_LINE, Runner, now_iso
-from spec_audits.runner.plan import WorkItem, cost_usd, plan, prefix_order
+from spec_audits.runner.item_runner import Runner, now_iso
+from spec_audits.runner.plan import Plan, WorkItem, cost_usd, index_suite, prefix_order
 from spec_audits.runner.progress import progress
 from spec_audits.runner.provider_errors import FatalError
-from spec_audits.runner.results_io import (
-    ResultsWriter,
-    final_rows,
-    prepare_resume,
-    write_run_info,
-)
-from spec_audits.runner.run_config import RunConfig, RunError, RunSummary, check_api_base
+from spec_audits.runner.results_io import ResultsWriter, final_counts, prepare_resume, write_run_info
+from spec_audits.runner.run_config import DEFAULT_MODEL, RunConfig, RunError, RunSummary, check_api_base
 from spec_audits.runner.run_lock import locked
+from spec_audits.runner.shared_turns import written_turns
+from spec_audits.runner.suite_index import RowIndex
 from spec_audits.runner.turn_journal import TurnJournal
-from spec_audits.runner.unread import Unread, unread
+from spec_audits.runner.unread import Unread
 
 
-def _check_out_dir(config: RunConfig, suite: Suite, requested_mode: str) -> RunInfo | None:
+def _check_out_dir(config: RunConfig, suite: SuiteHead, requested_mode: str) -> RunInfo | None:
     """An output folder may only be resumed by the same suite, model and mode; answers that no run.json
     ties to a suite and model are never adopted."""
     info = find_run_info(config.out)
@@ -60,7 +57,7 @@ def _check_out_dir(config: RunConfig, suite: Suite, requested_mode: str) -> RunI
     return info
 
 
-async def _execute(runner: Runner, todo: list[WorkItem], writer: ResultsWriter, bar: Any) -> None:
+async def _execute(runner: Runner, todo: Plan | list[WorkItem], writer: ResultsWriter, bar: Any) -> None:
     """Run `todo` with `concurrency` workers; a FatalError cancels every worker and propagates."""
     pending = iter(todo)
     failed = 0
@@ -113,36 +110,41 @@ def _stage(config: RunConfig) -> tuple[type[Runner], Callable[..., Awaitable[Non
     return Runner, _execute
 
 
+EMBEDDED_NOTE = (f"model: {DEFAULT_MODEL}, the embedded offline base model (gemma-3 270M, 4-bit, run on this CPU): "
+                 "it shows that the audit runs end to end; its answers are no finding about any deployed model. "
+                 "Audit a model with --model PROVIDER/MODEL (e.g. openai/gpt-4o-mini).")
+
+
 def _warn(message: str) -> None:
     print(f"spec run: {message}", file=sys.stderr)
 
 
-def _plan(suite: Suite, config: RunConfig, mode: str) -> list[WorkItem]:
-    return plan(suite.rows, mode=mode, limit=config.limit, seed=config.seed, shard=config.shard, strata=suite.strata,
-                only=dict(config.only))
+def _plan(index: RowIndex, suite: SuiteHead, config: RunConfig, mode: str) -> Plan:
+    return Plan.of(index, suite.path / SUITE_FILE, mode=mode, limit=config.limit, seed=config.seed)
 
 
 async def _run(config: RunConfig) -> RunSummary:
     check_api_base(config.api_base)
-    suite = read_suite(config.suite_dir)
-    check_suite_integrity(suite)  # before the first call, and on every resume
+    suite, index = index_suite(config.suite_dir, config.shard, dict(config.only))  # hashed and checked as it streams
     requested = config.mode or suite.manifest.mode
-    if requested == "logprob" and any(ANSWER_LINE in row.decode for row in suite.rows):
+    if requested == "logprob" and index.answer_line:
         raise RunError("logprob mode reads the answer's first token, but this suite's rows answer on the last line "
                        "of a reasoned reply (decode answer_line): run it in sample mode")
-    if requested == "logprob" and any(row.answer_form for row in suite.rows):
+    if requested == "logprob" and index.answer_form:
         raise RunError("logprob mode reads the answer's first token, but this suite's rows are answered by a puzzle's "
                        "solution, written out in full: run it in sample mode")
-    items = _plan(suite, config, requested)
-    check_judges(suite, [work.row for work in items], config.judge_model)
-    if config.only and not items:  # before the folder is made: a refused run leaves nothing behind
+    items = _plan(index, suite, config, requested)
+    check_judges(suite, items, config.judge_model)
+    if config.only and not len(items):  # before the folder is made: a refused run leaves nothing behind
         raise RunError(f"--only {' '.join(f'{k}={v}' for k, v in config.only)} keeps no row of {config.suite_dir}")
     stage = _stage(config)  # also before the folder is made: a model without batches leaves nothing behind
+    if config.model == DEFAULT_MODEL and not config.batch:  # said once the suite is known to be sound
+        print(EMBEDDED_NOTE, file=sys.stderr)
     with locked(config.out, "spec run"):
         return await _run_locked(config, suite, requested, items, stage)
 
 
-async def _run_locked(config: RunConfig, suite: Suite, requested: str, items: list[WorkItem],
+async def _run_locked(config: RunConfig, suite: SuiteHead, requested: str, items: Plan,
                       stage: tuple[type[Runner], Callable[..., Awaitable[None]]]) -> RunSummary:
     previous = _check_out_dir(config, suite, requested)
     runner_class, execute = stage
@@ -151,16 +153,16 @@ async def _run_locked(config: RunConfig, suite: Suite, requested: str, items: li
     notes: list[str] = []
     results_path = config.out / RESULTS_FILE
     state = prepare_resume(results_path, model=config.model, retry_failed=config.retry_failed)
-    if requested == "logprob" and items and not config.batch and not await runner.supports_logprobs(items[0]):
+    if requested == "logprob" and len(items) and not config.batch and \
+            not await runner.supports_logprobs(next(iter(items))):
         notes.append(f"{config.model} returns no logprobs: sampling instead")
         _warn(notes[-1])
         runner.mode = "sample"
-        items = _plan(suite, config, "sample")
-    todo = [work for work in items if work.key not in state.rows]
-    if is_local(config.model):  # answers do not depend on the order; the speed does
-        todo = prefix_order(todo)
+        items = _plan(items.index, suite, config, "sample")
+    todo = items.without(state.keys)
     runner.journal = TurnJournal(config.out)
-    runner.shared.seed(suite.rows, list(state.rows.values()), runner.journal.shared)
+    made = written_turns(iter_results(results_path), items.row_of) if items.index.shares else {}
+    runner.shared.seed(made, runner.journal.shared)
     info = RunInfo(
         suite_dir=str(suite.path),
         suite_manifest_sha256=suite.manifest_sha256,
@@ -178,51 +180,55 @@ async def _run_locked(config: RunConfig, suite: Suite, requested: str, items: li
     writer = ResultsWriter(results_path)
     bar = progress(len(items), len(items) - len(todo), config.progress)
     try:
-        await execute(runner, todo, writer, bar)
+        await execute(runner, _in_order(config, todo), writer, bar)
     finally:
         bar.close()
         writer.close()
         runner.journal.close()
         cache.close()
-        found = _record_counts(config.out, info, {work.key for work in items})
+        found = _record_counts(config.out, info, np.sort(items.keys()))
     calls = runner.client.calls + sum(j.calls for j in runner.judges.values())
     return RunSummary(config.out, runner.mode, len(items), info.done, info.failed, len(items) - len(todo), calls,
                       runner.client.hits, notes, usage=info.usage or {}, unread=found)
 
 
-def _record_counts(out: Path, info: RunInfo, planned: set[Any]) -> Unread:
-    """run.json's done/failed counts from what results.jsonl holds for the planned items, its tokens and their
-    estimated cost, and the end time; returns the successful replies that gave no valid answer."""
-    rows = [row for key, row in final_rows(read_results(out / RESULTS_FILE)).items() if key in planned]
-    info.done = sum(row.error is None for row in rows)
-    info.failed = len(rows) - info.done
-    info.usage = _usage(info.model, rows)
+def _in_order(config: RunConfig, todo: Plan) -> Plan | list[WorkItem]:
+    """The items as a live run takes them, read from the suite as they go; in memory where the order is the
+    embedded model's (answers do not depend on the order; the speed does) or for batch rounds."""
+    if is_local(config.model):
+        return prefix_order(list(todo))
+    return list(todo) if config.batch else todo
+
+
+def _record_counts(out: Path, info: RunInfo, planned: np.ndarray) -> Unread:
+    """run.json's done/failed counts from what results.jsonl holds for the planned items (`planned`: their sorted
+    keys), its tokens and their estimated cost, and the end time; returns the successful replies that gave no
+    valid answer."""
+    counts = final_counts(out / RESULTS_FILE, planned)
+    info.done, info.failed = counts.done, counts.failed
+    info.usage = _usage(info.model, counts.tokens)
     info.ended = now_iso()
     write_run_info(out, info)
-    return unread(rows)
+    return counts.unread
 
 
-def check_judges(suite: Suite, rows: list[SuiteRow], judge_model: str | None) -> None:
+def check_judges(suite: SuiteHead, items: Plan, judge_model: str | None) -> None:
     """Refuse, before any call, a follow-up whose judge has no model when the run names none either: its
     labels would all be null (what to write instead is in the message). The first such row of the suite is named."""
     if judge_model:
         return
-    planned = {row.id for row in rows}
-    row, name = next(((row, f.name) for row in suite.rows if row.id in planned for f in row.followups or []
-                      if f.judge and not f.judge.model), (None, None))
+    row = items.first_unjudged()
     if row is not None:
+        name = next(f.name for f in row.followups or [] if f.judge and not f.judge.model)
         raise RunError(f"{suite.path / SUITE_FILE}, row {row.id}: follow-up '{name}' has a judge with no model, so "
                        "every label would be null. Give the run one with --judge-model provider/model, or write "
                        f"model \"provider/model\" in the judge clause of followup {name} and compile again")
 
 
-def _usage(model: str, rows: list[ResultRow]) -> dict[str, Any]:
-    """Tokens of the rows' calls, and the price of those not answered from the response cache."""
-    def tokens(kind: str, fresh: bool) -> int:
-        return sum((row.usage or {}).get(kind, 0) for row in rows if not (fresh and row.cached))
-
-    paid = cost_usd(model, tokens("prompt_tokens", True), tokens("completion_tokens", True))
-    return {"prompt_tokens": tokens("prompt_tokens", False), "completion_tokens": tokens("completion_tokens", False),
+def _usage(model: str, tokens: Counter[str]) -> dict[str, Any]:
+    """Tokens of the rows' calls, and the price of those not answered from the response cache (`fresh_...`)."""
+    paid = cost_usd(model, tokens["fresh_prompt_tokens"], tokens["fresh_completion_tokens"])
+    return {"prompt_tokens": tokens["prompt_tokens"], "completion_tokens": tokens["completion_tokens"],
             "cost_usd": None if paid is None else round(paid, 6)}
 
 

@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 import hashlib
-import random
-from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
-from spec_audits.contract.seeding import canonical_json as canonical
+from spec_audits.contract.reader import (
+    SuiteHead,
+    check_suite_integrity,
+    id_hash,
+    read_manifest,
+    read_rows_at,
+    scan_suite,
+)
 from spec_audits.contract.suite_model import DecodeSettings, Judge, SuiteRow
+from spec_audits.runner.suite_index import RowIndex, item_keys
 
 # The judge's max_tokens by its reply format: a bare label fits in 16; JSON carries a one-sentence reason too.
 JUDGE_MAX_TOKENS: dict[str | None, int] = {None: 16, "json": 256}
@@ -53,59 +61,6 @@ class Shard:
         return int.from_bytes(digest[:8], "big") % self.count == self.index - 1
 
 
-def stratified_subset(
-    rows: list[SuiteRow], limit: int, seed: int, strata: Sequence[str] | None = None
-) -> list[SuiteRow]:
-    """`limit` rows spread evenly over strata: strata visited round-robin in a seeded order,
-    rows within a stratum in a seeded order; returned in suite order.
-
-    A stratum is the row's whole cell, or only the cell keys in `strata` (a suite's balance keys,
-    e.g. factor x influence x condition, so that every condition of the design gets answers)."""
-    by_cell: dict[str, list[SuiteRow]] = defaultdict(list)
-    for row in rows:
-        cell = row.cell if strata is None else {key: row.cell.get(key) for key in strata}
-        by_cell[canonical(cell)].append(row)
-    rng = random.Random(seed)
-    queues = [by_cell[key] for key in sorted(by_cell)]
-    rng.shuffle(queues)
-    for queue in queues:
-        rng.shuffle(queue)
-    if strata is not None and len(strata) > 1:
-        queues = _marginally_balanced(queues, strata, limit)
-    picked: set[str] = set()
-    depth = 0
-    while len(picked) < min(limit, len(rows)):
-        for queue in queues:
-            if depth < len(queue) and len(picked) < limit:
-                picked.add(queue[depth].id)
-        depth += 1
-    return [row for row in rows if row.id in picked]
-
-
-def _marginally_balanced(queues: list[list[SuiteRow]], keys: Sequence[str], limit: int) -> list[list[SuiteRow]]:
-    """The strata reordered so that every prefix holds each value of each key about equally often, and a --limit
-    below the number of strata still spreads evenly over every factor's levels: step by step the stratum whose
-    values are least ahead of their key's least-taken value (the most ahead first, then the sum), ties in the
-    seeded order. Only the strata a limit can reach in its first round are ordered (all of them when it goes
-    round again); the rest keep the seeded order."""
-    seen: list[dict[str, int]] = [{} for _ in keys]
-    codes = np.array([[seen[k].setdefault(canonical(queue[0].cell.get(key)), len(seen[k]))
-                       for k, key in enumerate(keys)] for queue in queues])
-    used = [np.zeros(int(column.max()) + 1, dtype=np.int64) for column in codes.T]
-    free = np.ones(len(queues), dtype=bool)
-    order = []
-    for _ in range(len(queues) if limit >= len(queues) else limit):
-        ahead = np.column_stack([used[k][codes[:, k]] - used[k].min() for k in range(len(keys))])
-        score = ahead.max(axis=1) * (len(keys) * len(queues) + 1) + ahead.sum(axis=1)
-        score[~free] = np.iinfo(np.int64).max
-        pick = int(np.argmin(score))
-        free[pick] = False
-        order.append(pick)
-        for k in range(len(keys)):
-            used[k][codes[pick, k]] += 1
-    return [queues[i] for i in order] + [queue for i, queue in enumerate(queues) if free[i]]
-
-
 def plan(
     rows: list[SuiteRow],
     *,
@@ -121,36 +76,98 @@ def plan(
     Rows that name a `unit` are taken whole: --limit then counts units (each stratified by its first row's
     cell) and shards split by unit, so that rows meant to be compared with each other, e.g. the two arms of
     a test, never split. `only` keeps the rows whose cell has the given values (compared as text, `null` for
-    none): e.g. {"condition": "baseline"} for a noise-floor replicate."""
-    if only:
-        rows = [row for row in rows if all(_text(row.cell.get(key)) == value for key, value in only.items())]
-    if limit is not None:
-        rows = _whole_units(rows, limit, seed, strata) if any(r.unit for r in rows) else \
-            stratified_subset(rows, limit, seed, strata)
-    if shard is not None:  # by unit, so one shard generates a unit's shared turns for all its rows
-        rows = [row for row in rows if shard.owns(row.unit or row.id)]
+    none): e.g. {"condition": "baseline"} for a noise-floor replicate. A run streams its suite instead
+    (`Plan`), with the same selection."""
+    index = RowIndex(strata, only, shard.owns if shard else None)
+    for position, row in enumerate(rows):
+        index.add(position, row)
+    picked = index.select(limit, seed).tolist()
     if mode == "logprob":
-        return [WorkItem(row, 0) for row in rows]
-    return [WorkItem(row, s) for row in rows for s in range(row.samples)]
+        return [WorkItem(rows[i], 0) for i in picked]
+    return [WorkItem(rows[i], s) for i in picked for s in range(rows[i].samples)]
 
 
-def _text(value: object) -> str:
-    return "null" if value is None else str(value)
+@dataclass
+class Plan:
+    """A run's work items without its rows: the rows' positions and samples, read again from suite.jsonl one at a
+    time as the items are taken (`items`), so that a run holds only the rows in flight."""
+
+    index: RowIndex
+    path: Path
+    rows: np.ndarray
+    samples: np.ndarray
+    _by_id: np.ndarray | None = None  # the rows' positions sorted by id hash, made when `row_of` is first asked
+
+    @classmethod
+    def of(cls, index: RowIndex, path: Path, *, mode: str, limit: int | None, seed: int) -> Plan:
+        picked = index.select(limit, seed)
+        counts = np.ones(len(picked), dtype=np.int64) if mode == "logprob" else \
+            np.frombuffer(index.samples, dtype=np.int64)[picked]
+        rows = np.repeat(picked, counts)
+        starts = np.cumsum(counts) - counts
+        samples = np.arange(len(rows), dtype=np.int64) - np.repeat(starts, counts)
+        return cls(index, path, rows, samples)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def keys(self) -> np.ndarray:
+        """Each item's 64-bit (id, sample) key (`suite_index.item_key`)."""
+        return item_keys(np.frombuffer(self.index.ids, dtype=np.uint64)[self.rows], self.samples)
+
+    def without(self, done: np.ndarray) -> Plan:
+        """The items whose keys are not in `done`."""
+        todo = ~np.isin(self.keys(), done)
+        return Plan(self.index, self.path, self.rows[todo], self.samples[todo])
+
+    def __iter__(self) -> Iterator[WorkItem]:
+        """The work items in order, each row read once however many samples it has."""
+        offsets = np.frombuffer(self.index.offsets, dtype=np.int64)
+        changes = np.flatnonzero(np.diff(self.rows, prepend=-1))
+        bounds = [*changes.tolist(), len(self.rows)]
+        found = read_rows_at(self.path, (int(offsets[self.rows[i]]) for i in changes))
+        for start, end, row in zip(bounds, bounds[1:], found, strict=False):
+            for sample in self.samples[start:end].tolist():
+                yield WorkItem(row, sample)
+
+    def first_unjudged(self) -> SuiteRow | None:
+        """The first planned row with a follow-up whose judge names no model, read from the file; None if none."""
+        flagged = np.flatnonzero(np.frombuffer(self.index.unjudged, dtype=np.int8)[self.rows])
+        if not len(flagged):
+            return None
+        offset = int(np.frombuffer(self.index.offsets, dtype=np.int64)[self.rows[flagged[0]]])
+        return next(read_rows_at(self.path, [offset]))
+
+    def row_of(self, item_id: str) -> SuiteRow | None:
+        """The suite row with this id (any row of the suite, planned or not), read from the file; None if none."""
+        ids = np.frombuffer(self.index.ids, dtype=np.uint64)
+        if self._by_id is None:
+            self._by_id = np.argsort(ids, kind="stable")
+        wanted = np.uint64(id_hash(item_id))
+        at = int(np.searchsorted(ids[self._by_id], wanted))
+        offsets = np.frombuffer(self.index.offsets, dtype=np.int64)
+        while at < len(ids) and ids[self._by_id[at]] == wanted:
+            row = next(read_rows_at(self.path, [int(offsets[self._by_id[at]])]))
+            if row.id == item_id:
+                return row
+            at += 1
+        return None
+
+
+def index_suite(suite_dir: Path, shard: Shard | None, only: dict[str, str]) -> tuple[SuiteHead, RowIndex]:
+    """A suite read in one stream, hashed and checked against its manifest, into the index a run plans with."""
+    manifest, _ = read_manifest(suite_dir)
+    strata = manifest.balance[0].keys if manifest.balance else None
+    index = RowIndex(strata, only, shard.owns if shard else None)
+    suite = scan_suite(suite_dir, index.add)
+    check_suite_integrity(suite)
+    return suite, index
 
 
 def prefix_order(items: list[WorkItem]) -> list[WorkItem]:
     """`items` with rows of the same text next to each other, and rows sharing a longer beginning nearer:
     the embedded model then reuses a shared prompt prefix's evaluation (spec_audits/local/evaluator.py)."""
     return sorted(items, key=lambda work: ([(m.role, m.content or "") for m in work.row.messages], work.sample))
-
-
-def _whole_units(rows: list[SuiteRow], limit: int, seed: int, strata: Sequence[str] | None) -> list[SuiteRow]:
-    first: dict[str, SuiteRow] = {}
-    for row in rows:
-        first.setdefault(row.unit or row.id, row)
-    strata = [key for key in strata or () if key != "unit"] or None
-    picked = {row.unit or row.id for row in stratified_subset(list(first.values()), limit, seed, strata)}
-    return [row for row in rows if (row.unit or row.id) in picked]
 
 
 @dataclass
@@ -247,7 +264,7 @@ def cost_usd(model: str, prompt_tokens: int, completion_tokens: int) -> float | 
     return float(prompt + completion)
 
 
-def estimate(items: list[WorkItem], *, mode: str, model: str, judge_model: str | None) -> list[Estimate]:
+def estimate(items: Iterable[WorkItem], *, mode: str, model: str, judge_model: str | None) -> list[Estimate]:
     """Calls, tokens and cost per model for `items`, without calling anything (re-asks not included)."""
     main = Estimate(model)
     judges: dict[str, Estimate] = {}

@@ -30,13 +30,13 @@ def read_checked_run(run_dir: Path) -> tuple[RunInfo, Suite, list[ResultRow]]:
     rows = found.rows
     frame = pd.DataFrame({"row": found.lines, "item_id": [r.item_id for r in rows], "model": [r.model for r in rows],
                           "answer": [r.answer for r in rows], "outcome": [r.outcome for r in rows]})
-    check_result_columns(path, info, suite, frame)
+    check_result_columns(path, info, {row.id: row.answers for row in suite.rows}, frame)
     return info, suite, rows
 
 
-def check_result_columns(path: Path, info: RunInfo, suite: Suite, frame: pd.DataFrame) -> None:
+def check_result_columns(path: Path, info: RunInfo, meanings: dict[str, dict[str, str]], frame: pd.DataFrame) -> None:
     """Refuse the first row (columns row, item_id, model, answer, outcome) of another model, or whose
-    outcome contradicts its answer."""
+    outcome contradicts its answer (`meanings`: each suite row's answers, token -> meaning, by id)."""
     models, model_names = _codes(frame["model"])
     other = [code for code, name in enumerate(model_names) if name != info.model]
     if other or (models < 0).any():
@@ -51,7 +51,6 @@ def check_result_columns(path: Path, info: RunInfo, suite: Suite, frame: pd.Data
     outcome_codes = {name: code for code, name in enumerate(outcome_names)}
     width = len(answer_names) + 1
     pairs, inverse = np.unique(ids.astype(np.int64) * width + (answers + 1), return_inverse=True)
-    meanings = {row.id: row.answers for row in suite.rows}
     expected = np.array([_expected(meanings.get(id_names[pair // width]), pair % width - 1, answer_names,
                                    outcome_codes) for pair in pairs.tolist()], dtype=np.int64)[inverse.ravel()]
     bad = (expected != _UNCHECKED) & (expected != outcomes)

@@ -9,12 +9,12 @@ from typing import Any
 import click
 
 from spec_audits import exits
-from spec_audits.contract.reader import check_suite_integrity, read_suite
+from spec_audits.contract.reader import SUITE_FILE
 from spec_audits.local.names import VERBOSE_ENV
 from spec_audits.runner.batch.cli import batch_options, dry_run_lines, show_batches
 from spec_audits.runner.execute import check_judges, run_suite
 from spec_audits.runner.merge import MergeError, merge_runs
-from spec_audits.runner.plan import Shard, estimate, plan
+from spec_audits.runner.plan import Plan, Shard, estimate, index_suite
 from spec_audits.runner.provider_errors import FatalError
 from spec_audits.runner.run_config import DEFAULT_MODEL, RunConfig, RunError
 from spec_audits.runner.study import record_study, slug, study_configs
@@ -43,13 +43,11 @@ def _default_out(suite_dir: Path, name: str, shard: Shard | None) -> Path:
 
 
 def _dry_run(config: RunConfig) -> None:
-    suite = read_suite(config.suite_dir)
-    check_suite_integrity(suite)
+    suite, index = index_suite(config.suite_dir, config.shard, dict(config.only))
     mode = config.mode or suite.manifest.mode
-    items = plan(suite.rows, mode=mode, limit=config.limit, seed=config.seed, shard=config.shard, strata=suite.strata,
-                 only=dict(config.only))
+    items = Plan.of(index, suite.path / SUITE_FILE, mode=mode, limit=config.limit, seed=config.seed)
     try:
-        check_judges(suite, [work.row for work in items], config.judge_model)
+        check_judges(suite, items, config.judge_model)
     except RunError as err:
         raise click.ClickException(str(err)) from None
     echo(f"{suite.manifest.suite}: {len(items)} answers to obtain ({mode} mode); nothing is called")
@@ -191,10 +189,6 @@ def run(suite_dir: Path, out: Path | None, no_cache: bool, dry_run: bool, verbos
         click.get_current_context().exit(exits.PARTIAL)
 
 
-EMBEDDED_NOTE = (f"model: {DEFAULT_MODEL}, the embedded offline base model (gemma-3 270M, 4-bit, run on this CPU): "
-                 "it shows that the audit runs end to end; its answers are no finding about any deployed model. "
-                 "Audit a model with --model PROVIDER/MODEL (e.g. openai/gpt-4o-mini).")
-
 
 def _run_one(config: RunConfig, dry_run: bool, action: str | None = None) -> tuple[int, int]:
     """Run (or estimate, or show or cancel the batches of) one run; the number of its items that failed, and
@@ -206,8 +200,6 @@ def _run_one(config: RunConfig, dry_run: bool, action: str | None = None) -> tup
         if dry_run:
             _dry_run(config)
             return 0, 0
-        if config.model == DEFAULT_MODEL and not config.batch:
-            echo(EMBEDDED_NOTE, err=True)
         summary = run_suite(config)
     except RunError as err:
         raise click.ClickException(str(err)) from None

@@ -7,7 +7,7 @@ failure fails them all). A resumed run starts from the turns its written answers
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import Awaitable, Callable, Hashable, Iterable
 from dataclasses import replace
 
 from spec_audits.contract.results_model import ResultRow
@@ -22,19 +22,10 @@ class SharedTurns:
         self._replies: dict[Key, asyncio.Future[Reply]] = {}
         self._makers: dict[Key, Hashable] = {}
 
-    def seed(self, rows: list[SuiteRow], done: list[ResultRow], journal: dict[Key, str | None] | None = None) -> None:
-        """Keep the shared turns of answers already written and of the run's turn journal, so the rows still to
-        come get the same text."""
-        by_id = {row.id: row for row in rows}
-        made = dict(journal or {})
-        for result in done:
-            row = by_id.get(result.item_id)
-            if row is None or result.error is not None:
-                continue
-            for turn in result.turns or []:
-                share = row.messages[turn["turn"]].share
-                if share is not None:
-                    made.setdefault((share, result.sample), turn["content"])
+    def seed(self, made: dict[Key, str | None], journal: dict[Key, str | None] | None = None) -> None:
+        """Keep the shared turns of answers already written (`written_turns`) and of the run's turn journal, so
+        the rows still to come get the same text."""
+        made = {**made, **(journal or {})}
         loop = asyncio.get_running_loop()
         for key, text in made.items():
             if key not in self._replies:
@@ -65,3 +56,18 @@ class SharedTurns:
             future.exception()  # marks it retrieved when no other row waits on it
             raise
         return future.result()
+
+
+def written_turns(done: Iterable[tuple[int, ResultRow]],
+                  row_of: Callable[[str], SuiteRow | None]) -> dict[Key, str | None]:
+    """The shared turns (share key, sample) the answers in `done` (results.jsonl, streamed) saw."""
+    made: dict[Key, str | None] = {}
+    for _, result in done:
+        row = row_of(result.item_id) if result.error is None and result.turns else None
+        if row is None:
+            continue
+        for turn in result.turns or []:
+            share = row.messages[turn["turn"]].share
+            if share is not None:
+                made.setdefault((share, result.sample), turn["content"])
+    return made

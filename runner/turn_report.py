@@ -18,7 +18,8 @@ from typing import Any
 import pandas as pd
 from scipy.stats import fisher_exact
 
-from spec_audits.contract.reader import RESULTS_FILE, read_manifest, read_results, read_run, suite_dir_of
+from spec_audits.contract.reader import RESULTS_FILE, read_manifest, read_results, read_run, scan_run, suite_dir_of
+from spec_audits.contract.suite_model import SuiteRow
 from spec_audits.runner.files_out import write_csv
 from spec_audits.runner.turn_flips import flip_rates, mcnemar_by_meaning, pairs
 from spec_audits.stats.intervals import newcombe
@@ -34,15 +35,27 @@ def turn_pairs(runs: list[Path]) -> pd.DataFrame | None:
     of these runs holds two answered turns."""
     tables = []
     for run in runs:
-        info, suite = read_run(run)
-        if not any(message.answer is not None for row in suite.rows for message in row.messages):
+        if not _answers_turns(run):  # a stream that holds nothing: the suite is read whole only for conversations
             continue
+        info, suite = read_run(run)
         manifest, _ = read_manifest(suite_dir_of(run, info))
         table = pairs(suite.rows, read_results(run / RESULTS_FILE))
         design = table["design"].astype(str) if "design" in table.columns else None
         table["block"] = manifest.suite if design is None else manifest.suite + "/" + design
         tables.append(table)
     return pd.concat(tables, ignore_index=True) if tables else None
+
+
+def _answers_turns(run: Path) -> bool:
+    """Whether a row of the run's suite holds an answered turn (Message.answer), read as a stream."""
+    found = False
+
+    def visit(offset: int, row: SuiteRow) -> None:
+        nonlocal found
+        found = found or any(message.answer is not None for message in row.messages)
+
+    scan_run(run, visit)
+    return found
 
 
 def _levels(table: pd.DataFrame) -> list[str]:

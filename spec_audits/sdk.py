@@ -137,10 +137,12 @@ if TYPE_CHECKING:
         SUITE_FILE,
         ContractError,
         Suite,
+        SuiteHead,
         complete_lines,
         read_results,
         read_run,
         read_suite,
+        scan_run,
     )
     from spec_audits.contract.results_model import (
         ResultRow,
@@ -191,6 +193,7 @@ if TYPE_CHECKING:
     )
     from spec_audits.puzzles.answers import (
         SOLUTION_FORMAT,
+        SOLVED,
     )
     from spec_audits.puzzles.block import (
         puzzle_config,
@@ -271,11 +274,15 @@ if TYPE_CHECKING:
     from spec_audits.runner.score_input import (
         ScoreInputError,
         check_run_analysis,
+        check_study_runs,
         read_score_folder,
         require_answers,
     )
     from spec_audits.runner.study import (
         expand_runs,
+    )
+    from spec_audits.runner.suite_columns import (
+        SuiteColumns,
     )
     from spec_audits.runner.turn_flips import (
         FlipInputError,
@@ -285,6 +292,8 @@ if TYPE_CHECKING:
     )
     from spec_audits.safe_files import (
         DOCUMENT_BYTES,
+        open_regular,
+        present,
         read_bytes_capped,
     )
     from spec_audits.stats import hypothesis, intervals, multiple, paired, position, power
@@ -306,6 +315,7 @@ if TYPE_CHECKING:
         Estimate,
         compare_models,
         contrast_influence,
+        mean_influence,
         ties,
     )
     from spec_audits.stats.position import (
@@ -336,24 +346,25 @@ __all__ = [
     "ModelClient", "Name", "NameOptions", "Names", "NameThen", "NO_DATA", "NoCache", "Number", "NumberThenNames",
     "Options", "Paragraph", "PILOT", "Plan", "PlannedDesign", "PropositionalConfig", "PuzzleConfig", "PuzzleError",
     "PuzzleSelection", "Ranges", "Reader", "ResponseCache", "ResultRow", "RESULTS_FILE", "Row", "RUN_FILE", "RunInfo",
-    "ScoreInputError", "Selection", "Shape", "Skeleton", "SOLUTION_FORMAT", "SOLUTION_OUTCOMES", "Span", "SpecError",
-    "Suite", "SUITE_FILE", "SuiteRow", "Syntax", "Table", "TableKind", "Tables", "TemplateShape", "Text", "Texts",
-    "TypedDesign", "Values", "Variance", "Whole", "accuracy_by_band", "at_turn", "bh_adjust", "bh_within",
-    "cannot_draw", "canonical_json", "cell_keys", "cell_problem", "check_attributes", "check_domains", "check_render",
-    "check_result_columns", "check_run_analysis", "check_slots", "checked_decode", "clauses", "compare_models",
-    "comparison_blocks", "compile_text", "complete_lines", "contrast_influence", "default_cache_path", "did_you_mean",
-    "domain", "draw_selections", "environment", "evaluate", "expand_runs", "expect_of", "final_rows", "first_key",
-    "flip_rates", "fmt", "from_pilot", "generate_puzzle", "generate_skeleton", "generate_zebra", "hypothesis",
-    "instantiate", "intervals", "is_local", "is_number", "is_whole", "item_rng", "json_lines", "key_of", "lazy",
-    "listed_twice", "multiple", "names", "no_data_background", "nodes", "ols_cluster", "one_of", "one_person_compound",
+    "ScoreInputError", "Selection", "Shape", "Skeleton", "SOLUTION_FORMAT", "SOLUTION_OUTCOMES", "SOLVED", "Span",
+    "SpecError", "Suite", "SUITE_FILE", "SuiteColumns", "SuiteHead", "SuiteRow", "Syntax", "Table", "TableKind",
+    "Tables", "TemplateShape", "Text", "Texts", "TypedDesign", "Values", "Variance", "Whole", "accuracy_by_band",
+    "at_turn", "bh_adjust", "bh_within", "cannot_draw", "canonical_json", "cell_keys", "cell_problem",
+    "check_attributes", "check_domains", "check_render", "check_result_columns", "check_run_analysis", "check_slots",
+    "check_study_runs", "checked_decode", "clauses", "compare_models", "comparison_blocks", "compile_text",
+    "complete_lines", "contrast_influence", "default_cache_path", "did_you_mean", "domain", "draw_selections",
+    "environment", "evaluate", "expand_runs", "expect_of", "final_rows", "first_key", "flip_rates", "fmt", "from_pilot",
+    "generate_puzzle", "generate_skeleton", "generate_zebra", "hypothesis", "instantiate", "intervals", "is_local",
+    "is_number", "is_whole", "item_rng", "json_lines", "key_of", "lazy", "listed_twice", "mean_influence", "multiple",
+    "names", "no_data_background", "nodes", "ols_cluster", "one_of", "one_person_compound", "open_regular",
     "option_lines", "paired", "pairs", "parse_answer", "parse_answer_line", "parse_cell", "parse_judge_json",
-    "parse_option_number", "position", "position_bias", "power", "puzzle_config", "read_bytes_capped",
+    "parse_option_number", "position", "position_bias", "power", "present", "puzzle_config", "read_bytes_capped",
     "read_checked_run", "read_csv", "read_fields", "read_results", "read_rows", "read_run", "read_score_folder",
     "read_suite", "record", "render_with_slots", "replacing", "report_repeats", "require_answers", "resolves",
-    "reuse_groups", "row_contradicts", "sandwich", "score_folder", "shown", "sign_test", "solved_table", "spread",
-    "states_identity", "suite_row", "test_case_text", "text_colour", "ties", "tokens_problem", "wilson", "wilson_one",
-    "write_bytes", "write_csv", "write_csv_rows", "write_figure", "write_json", "write_runs", "write_suite_folder",
-    "write_text",
+    "reuse_groups", "row_contradicts", "sandwich", "scan_run", "score_folder", "shown", "sign_test", "solved_table",
+    "spread", "states_identity", "suite_row", "test_case_text", "text_colour", "ties", "tokens_problem", "wilson",
+    "wilson_one", "write_bytes", "write_csv", "write_csv_rows", "write_figure", "write_json", "write_runs",
+    "write_suite_folder", "write_text",
 ]
 
 

@@ -1,5 +1,6 @@
 """The conditional-bias report section: Table 1, the diagonal test, the per-target-bias mixed model, DiD,
-SCM and PSM, with the three heatmaps and the DiD/SCM panel, all from the files `spec score` wrote."""
+SCM and PSM, with the three heatmaps and the DiD/SCM panel (and several models' paired comparisons), all
+from the files `spec score` wrote."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from spec_audits.sdk import (
     Image,
     Paragraph,
     Table,
+    comparison_blocks,
     fmt,
     read_bytes_capped,
     read_csv,
@@ -70,6 +72,8 @@ def bias_report(score_dir: Path, plots_dir: Path) -> Document:
                    _table(pd.DataFrame([{"model": m, **{k: v for k, v in r.items() if k != "smd"}}
                                         for m, r in matching.items()]),
                           ["model", "n_treated", "n_control", "att_matched", "p_matched", "att_unmatched", "balanced"])]
+    if "comparisons" in summary:
+        doc.blocks += comparison_blocks(summary["comparisons"], plots_dir)
     return doc
 
 

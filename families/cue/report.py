@@ -1,5 +1,6 @@
 """The cue-visibility report section: capability, macro Net and cue gap per condition, the solved split,
-abstention (and the abstention screen), and the Net-by-group plot, all from the files `spec score` wrote
+abstention (and the abstention screen), the Net-by-group plot and, with several models, their paired
+comparisons, all from the files `spec score` wrote
 (summary.json, conditions.csv)."""
 
 from __future__ import annotations
@@ -10,7 +11,17 @@ from typing import Any
 import pandas as pd
 
 from spec_audits.families.cue.score.outputs import plot_net
-from spec_audits.sdk import Document, Heading, Image, Paragraph, Table, fmt, read_csv, read_score_folder
+from spec_audits.sdk import (
+    Document,
+    Heading,
+    Image,
+    Paragraph,
+    Table,
+    comparison_blocks,
+    fmt,
+    read_csv,
+    read_score_folder,
+)
 
 SECTIONS = (
     ("capability", "Capability: Could-be replies that identify every hidden attribute"),
@@ -56,6 +67,8 @@ def cue_report(score_dir: Path, plots_dir: Path) -> Document:
         doc.blocks.append(Heading("Model ranking: Direct vs Puzzled"))
         doc.blocks.append(Paragraph(f"Kendall τ = {fmt.num(ranking['tau'], 3)} (p = {fmt.num(ranking['p'], 3)}) "
                                     f"between rankings by macro Net under Direct and Puzzled {ranking['difficulty']}."))
+    if "comparisons" in summary:
+        doc.blocks.extend(comparison_blocks(summary["comparisons"], plots_dir))
     return doc
 
 

@@ -15,12 +15,14 @@ import contextlib
 import gc
 import hashlib
 import json
-from collections.abc import Iterator
+from array import array
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
 import click
+import numpy as np
 from pydantic import BaseModel, ValidationError
 
 from spec_audits.contract.results_model import ResultRow, RunInfo
@@ -59,19 +61,26 @@ class ContractError(click.ClickException):
 
 
 @dataclass(frozen=True)
-class Suite:
-    """A validated compiled suite; `sha256` is suite.jsonl's, as read."""
+class SuiteHead:
+    """A validated compiled suite without its rows (`scan_suite` read them once, in a stream); `sha256` is
+    suite.jsonl's, as read."""
 
     path: Path
     manifest: Manifest
     manifest_sha256: str
-    rows: list[SuiteRow]
     sha256: str
 
     @property
     def strata(self) -> list[str] | None:
         """The cell keys a --limit subset is stratified over: the suite's balance keys, if any."""
         return self.manifest.balance[0].keys if self.manifest.balance else None
+
+
+@dataclass(frozen=True)
+class Suite(SuiteHead):
+    """A validated compiled suite with every row in memory."""
+
+    rows: list[SuiteRow]
 
 
 @dataclass(frozen=True)
@@ -133,30 +142,75 @@ def read_manifest(folder: Path | str) -> tuple[Manifest, str]:
 
 def read_suite_rows(path: Path | str) -> list[SuiteRow]:
     """Every row of a suite.jsonl; each line must be a valid row with answers, messages and a unique id."""
-    return _read_suite_rows(Path(path))[0]
+    rows: list[SuiteRow] = []
+    _scan_rows(Path(path), lambda offset, row: rows.append(row))
+    return rows
 
 
-def _read_suite_rows(path: Path) -> tuple[list[SuiteRow], str]:
-    """The rows of a suite.jsonl and the file's sha256, hashed as it is read."""
+def _scan_rows(path: Path, visit: Callable[[int, SuiteRow], None]) -> tuple[int, str]:
+    """Validate every row of a suite.jsonl in one pass, hashing the file as it is read, and hand each row with its
+    byte offset to `visit`; the number of rows and the file's sha256. Only 8 bytes per row are kept (a hash of
+    its id, for the unique-id check), so a caller that keeps nothing reads any size in constant memory."""
     if not present(path):
         raise ContractError(path, "missing; give a compiled suite folder or its suite.jsonl (spec compile writes one)")
-    rows: list[SuiteRow] = []
-    seen: set[str] = set()
+    ids = array("Q")
     digest = hashlib.sha256()
+    offset = 0
     with open_regular(path) as handle, collector_paused():
         for number, line in enumerate(iter_lines_capped(handle, path), start=1):
             digest.update(line)
-            if not line.strip():
-                continue
-            row = _validate_row(line, path, number)
-            problem = _row_problem(row, seen)
-            if problem:
-                raise ContractError(path, problem, line=number, fix=RECOMPILE)
-            seen.add(row.id)
-            rows.append(row)
-    if not rows:
+            if line.strip():
+                row = _validate_row(line, path, number)
+                problem = _row_problem(row)
+                if problem:
+                    raise ContractError(path, problem, line=number, fix=RECOMPILE)
+                ids.append(id_hash(row.id))
+                visit(offset, row)
+            offset += len(line)
+    if not ids:
         raise ContractError(path, "no rows", fix=RECOMPILE)
-    return rows, digest.hexdigest()
+    _check_unique(path, ids)
+    return len(ids), digest.hexdigest()
+
+
+def id_hash(text: str) -> int:
+    """A 64-bit hash of an id: what a streamed suite keeps of each row to find duplicates and done answers."""
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+
+
+def _check_unique(path: Path, ids: array[int]) -> None:
+    """Refuse a suite that repeats an id, at the line of its second use (the file is read again only when two
+    ids' hashes agree, to tell a true repeat from a hash collision)."""
+    hashes = np.sort(np.frombuffer(ids, dtype=np.uint64))
+    twice = hashes[1:][hashes[1:] == hashes[:-1]]
+    if not len(twice):
+        return
+    suspects = set(twice.tolist())
+    seen: set[str] = set()
+    with open_regular(path) as handle:
+        for number, line in enumerate(iter_lines_capped(handle, path), start=1):
+            if line.strip():
+                found = SuiteRow.model_validate_json(line).id
+                if found in seen:
+                    raise ContractError(path, f"duplicate id {found}", line=number, fix=RECOMPILE)
+                if id_hash(found) in suspects:
+                    seen.add(found)
+
+
+def read_rows_at(path: Path, offsets: Iterable[int]) -> Iterator[SuiteRow]:
+    """The rows of a suite.jsonl that `scan_suite` already checked, read again one at a time at their byte
+    offsets, so that a run holds only the rows in flight."""
+    for offset, line in read_lines_at(path, offsets):
+        yield _validate(SuiteRow, line, path, None, f"it changed while it was read (at byte {offset}): "
+                        f"leave a suite alone while it runs; {RECOMPILE}")
+
+
+def read_lines_at(path: Path, offsets: Iterable[int]) -> Iterator[tuple[int, bytes]]:
+    """Each offset of `offsets` (found by an earlier pass) and the line of a .jsonl file that starts there."""
+    with open_regular(path) as lines:
+        for offset in offsets:
+            lines.seek(offset)
+            yield offset, lines.readline()
 
 
 def _validate_row(line: bytes, path: Path, number: int) -> SuiteRow:
@@ -185,9 +239,7 @@ def _row_id(line: bytes) -> str:
     return f"row {found}: " if isinstance(found, str) and found.isalnum() and len(found) <= 64 else ""
 
 
-def _row_problem(row: SuiteRow, seen: set[str]) -> str | None:
-    if row.id in seen:
-        return f"duplicate id {row.id}"
+def _row_problem(row: SuiteRow) -> str | None:
     if not row.answers:
         return f"row {row.id} has no valid answers"
     if not row.messages:
@@ -196,18 +248,30 @@ def _row_problem(row: SuiteRow, seen: set[str]) -> str | None:
 
 
 def read_suite(folder: Path | str) -> Suite:
-    """A compiled suite folder: manifest.json and suite.jsonl, validated and consistent."""
+    """A compiled suite folder: manifest.json and suite.jsonl, validated and consistent, every row in memory."""
+    rows: list[SuiteRow] = []
+    return _with_rows(scan_suite(folder, lambda offset, row: rows.append(row)), rows)
+
+
+def _with_rows(head: SuiteHead, rows: list[SuiteRow]) -> Suite:
+    return Suite(path=head.path, manifest=head.manifest, manifest_sha256=head.manifest_sha256, sha256=head.sha256,
+                 rows=rows)
+
+
+def scan_suite(folder: Path | str, visit: Callable[[int, SuiteRow], None]) -> SuiteHead:
+    """A compiled suite folder read in one stream: manifest.json, and every row of suite.jsonl validated and handed
+    to `visit` with its byte offset (see `read_rows_at`), the count checked against the manifest."""
     folder = Path(folder)
     manifest, sha = read_manifest(folder)
-    rows, suite_sha = _read_suite_rows(folder / SUITE_FILE)
-    if manifest.rows != len(rows):
+    count, suite_sha = _scan_rows(folder / SUITE_FILE, visit)
+    if manifest.rows != count:
         raise ContractError(
-            folder / MANIFEST_FILE, f"says rows={manifest.rows}, {SUITE_FILE} has {len(rows)}", fix=RECOMPILE
+            folder / MANIFEST_FILE, f"says rows={manifest.rows}, {SUITE_FILE} has {count}", fix=RECOMPILE
         )
-    return Suite(path=folder, manifest=manifest, manifest_sha256=sha, rows=rows, sha256=suite_sha)
+    return SuiteHead(path=folder, manifest=manifest, manifest_sha256=sha, sha256=suite_sha)
 
 
-def check_suite_integrity(suite: Suite) -> None:
+def check_suite_integrity(suite: SuiteHead) -> None:
     """Refuse a suite.jsonl whose sha256 is not the one its manifest.json records."""
     recorded = suite.manifest.files.get(SUITE_FILE)
     if recorded is None:
@@ -243,6 +307,39 @@ def read_results(path: Path | str) -> list[ResultRow]:
     return read_results_file(path).rows
 
 
+def iter_results(path: Path | str) -> Iterator[tuple[int, ResultRow]]:
+    """The rows of a results.jsonl one at a time with their byte offsets, as read_results_file reads them (a torn
+    last line is left out: `results_torn` says whether there is one), holding one row at a time."""
+    path = Path(path)
+    if not present(path):
+        return
+    offset = 0
+    with open_regular(path) as handle:
+        for number, line in enumerate(iter_lines_capped(handle, path), start=1):
+            if not line.endswith(b"\n"):
+                return
+            if line.strip():
+                yield offset, _validate(ResultRow, line, path, number, DAMAGED_RESULTS)
+            offset += len(line)
+
+
+def result_row(line: bytes, path: Path) -> ResultRow:
+    """A line of a results.jsonl that `iter_results` already read (found again at its offset), as its row."""
+    return _validate(ResultRow, line, path, None, DAMAGED_RESULTS)
+
+
+def results_torn(path: Path | str) -> bool:
+    """Whether a results.jsonl ends in an unterminated line (a killed run's)."""
+    path = Path(path)
+    if not present(path):
+        return False
+    with open_regular(path) as data:
+        if not data.seek(0, 2):
+            return False
+        data.seek(-1, 2)
+        return data.read(1) != b"\n"
+
+
 def find_run_info(run_dir: Path | str) -> RunInfo | None:
     """run.json of a run folder, or None if the folder holds none (yet)."""
     path = Path(run_dir) / RUN_FILE
@@ -258,7 +355,7 @@ def read_run_info(run_dir: Path | str) -> RunInfo:
     return info
 
 
-def check_run_matches_suite(run_dir: Path | str, info: RunInfo, suite: Suite) -> None:
+def check_run_matches_suite(run_dir: Path | str, info: RunInfo, suite: SuiteHead) -> None:
     """Refuse a suite that is not its manifest's, or a run whose recorded suite hashes are not the suite's."""
     check_suite_integrity(suite)
     recorded = {MANIFEST_FILE: info.suite_manifest_sha256, SUITE_FILE: info.suite_sha256}
@@ -288,7 +385,15 @@ def suite_dir_of(run_dir: Path | str, info: RunInfo) -> Path:
 
 def read_run(run_dir: Path | str) -> tuple[RunInfo, Suite]:
     """A run folder's run.json and the suite it names, checked to be the suite the run was made on."""
+    rows: list[SuiteRow] = []
+    info, head = scan_run(run_dir, lambda offset, row: rows.append(row))
+    return info, _with_rows(head, rows)
+
+
+def scan_run(run_dir: Path | str, visit: Callable[[int, SuiteRow], None]) -> tuple[RunInfo, SuiteHead]:
+    """A run folder's run.json and the suite it names, streamed through `visit` (as `scan_suite` does) and checked
+    to be the suite the run was made on."""
     info = read_run_info(run_dir)
-    suite = read_suite(suite_dir_of(run_dir, info))
+    suite = scan_suite(suite_dir_of(run_dir, info), visit)
     check_run_matches_suite(run_dir, info, suite)
     return info, suite

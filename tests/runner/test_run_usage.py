@@ -51,7 +51,7 @@ def test_run_json_and_the_console_give_tokens_and_the_price_of_the_fresh_calls(m
 
 
 def test_a_run_of_the_embedded_default_says_what_it_is(make_suite: Callable[..., Path], tmp_path: Path) -> None:
-    from spec_audits.runner.run_cli import EMBEDDED_NOTE
+    from spec_audits.runner.execute import EMBEDDED_NOTE
 
     result = CliRunner().invoke(main, ["run", str(make_suite(n=2, samples=1)), "--out", str(tmp_path / "r"),
                                        "--no-progress"])

@@ -12,13 +12,14 @@ and line. A torn last line (a killed run's) is left out, as spec_audits.contract
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
 import numpy as np
 import pandas as pd
 
-from spec_audits.sdk import DAMAGED_RESULTS, ContractError, complete_lines, read_bytes_capped
+from spec_audits.sdk import DAMAGED_RESULTS, ContractError, complete_lines, open_regular, present, read_bytes_capped
 
 try:
     import msgspec
@@ -28,6 +29,7 @@ except ImportError:  # an environment installed before msgspec was a dependency:
     FAST = False
 
 COLUMNS = ["row", "item_id", "sample", "outcome", "error", "model", "answer"]
+CHUNK = 8 << 20  # bytes of results.jsonl decoded at a time
 MAX_SAMPLE = 2**63 - 1  # a sample index past this is no index (and past numpy's int64): the exact parser names it
 
 if FAST:
@@ -51,32 +53,58 @@ if FAST:
 def read_result_columns(path: Path, logprobs: bool = False) -> pd.DataFrame:
     """Columns row (line number), item_id, sample, outcome, error, model, answer (+ logprobs). The fast
     path gives the text columns as categoricals (each distinct value once)."""
-    data = complete_lines(read_bytes_capped(path))[0]
-    fast = _fast(data, logprobs)
-    return fast if fast is not None else _exact(path, data, logprobs)
+    if not present(path):
+        raise FileNotFoundError(path)
+    fast = _fast(path, logprobs)
+    return fast if fast is not None else _exact(path, complete_lines(read_bytes_capped(path))[0], logprobs)
 
 
-def _fast(data: bytes, logprobs: bool) -> pd.DataFrame | None:
-    """The columns decoded by msgspec, or None for the exact parser."""
+def _chunks(path: Path) -> Iterator[bytes]:
+    """The file's complete lines in pieces of about CHUNK bytes, each ending at a line's end (a torn last line is
+    left out), so that neither the file nor its decoded rows are ever held whole."""
+    rest = b""
+    with open_regular(path) as data:
+        while piece := data.read(CHUNK):
+            piece = rest + piece
+            end = piece.rfind(b"\n") + 1
+            rest = piece[end:]
+            if end:
+                yield piece[:end]
+
+
+def _fast(path: Path, logprobs: bool) -> pd.DataFrame | None:
+    """The columns decoded by msgspec a piece at a time, or None for the exact parser."""
     if not FAST:
         return None
-    try:
-        rows = _DECODERS[logprobs].decode_lines(data)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
-    if len(rows) != data.count(b"\n"):
-        return None  # a blank line: its line number would be lost
+    names = ["item_id", "outcome", "error", "model", "answer"] + (["logprobs"] if logprobs else [])
+    values: dict[str, list[Any]] = {name: [] for name in names}
+    samples: list[np.ndarray] = []
+    shared: dict[str | None, str | None] = {}  # each distinct text held once (msgspec makes a string per row)
+    for chunk in _chunks(path):
+        try:
+            rows = _DECODERS[logprobs].decode_lines(chunk)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return None
+        if len(rows) != chunk.count(b"\n"):
+            return None  # a blank line: its line number would be lost
+        samples.append(np.fromiter((r.sample for r in rows), np.int64, len(rows)))
+        values["item_id"] += [r.item_id for r in rows]
+        for name in names[1:5]:
+            values[name] += [shared.setdefault(v, v) for v in (getattr(r, name) for r in rows)]
+        if logprobs:
+            values["logprobs"] += [r.logprobs for r in rows]
+    count = len(values["item_id"])
     columns: dict[str, Any] = {
-        "row": np.arange(1, len(rows) + 1),
-        "item_id": _categorical([r.item_id for r in rows]),
-        "sample": np.fromiter((r.sample for r in rows), np.int64, len(rows)),
-        "outcome": _categorical([r.outcome for r in rows]),
-        "error": _categorical([r.error for r in rows]),
-        "model": _uniform([r.model for r in rows]),
-        "answer": _categorical([r.answer for r in rows]),
+        "row": np.arange(1, count + 1),
+        "item_id": _categorical(values.pop("item_id")),
+        "sample": np.concatenate(samples) if samples else np.zeros(0, np.int64),
+        "outcome": _categorical(values.pop("outcome")),
+        "error": _categorical(values.pop("error")),
+        "model": _uniform(values.pop("model")),
+        "answer": _categorical(values.pop("answer")),
     }
     if logprobs:
-        columns["logprobs"] = [r.logprobs for r in rows]
+        columns["logprobs"] = values.pop("logprobs")
     return pd.DataFrame(columns)
 
 

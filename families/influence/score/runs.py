@@ -24,11 +24,12 @@ from spec_audits.sdk import (
     Manifest,
     RunInfo,
     ScoreInputError,
-    Suite,
-    SuiteRow,
+    SuiteColumns,
+    SuiteHead,
     check_result_columns,
-    read_run,
+    read_suite,
     row_contradicts,
+    scan_run,
     tokens_problem,
 )
 
@@ -61,11 +62,12 @@ class Run:
 
 def load_run(run_dir: Path) -> Run:
     """Read run.json, the suite it names and results.jsonl; raise ScoreInputError on any mismatch."""
-    info, suite = read_run(run_dir)
+    columns = SuiteColumns()
+    info, suite = scan_run(run_dir, columns.add)  # the rows' messages are never held
     manifest = suite.manifest
-    _check_answer_tokens(suite, (manifest.analysis or {}).get("answer"))
-    items, extra = _read_items(suite.path / SUITE_FILE, suite.rows, manifest)
-    position, w_a, w_b = _read_results(run_dir / RESULTS_FILE, items, info, suite)
+    _check_answer_tokens(suite, columns, (manifest.analysis or {}).get("answer"))
+    items, extra = _read_items(suite.path / SUITE_FILE, columns.frame(), manifest)
+    position, w_a, w_b = _read_results(run_dir / RESULTS_FILE, items, info, columns.meanings())
     answered = np.bincount(position, minlength=len(items)) > 0
     kept = answered & items["condition"].isin(list(CONDITION_CODE)).to_numpy()
     trials = items[kept].drop(columns=["answers"]).assign(
@@ -85,13 +87,17 @@ def load_run(run_dir: Path) -> Run:
     return Run(trials, keys, "expected" if info.mode == "logprob" else "samples", manifest, info, run_dir)
 
 
-def _check_answer_tokens(suite: Suite, answer: dict[str, Any] | None) -> None:
-    """Every row answers with the record's tokens (which say what the first token shows), else a located error."""
+def _check_answer_tokens(suite: SuiteHead, columns: SuiteColumns, answer: dict[str, Any] | None) -> None:
+    """Every row answers with the record's tokens (which say what the first token shows), else a located error.
+    Each distinct answers mapping is checked once; the suite is read whole only to name a row that fails."""
     if answer is None:  # a suite compiled before answers were recorded
         return
-    for index, row in enumerate(suite.rows):
-        if (problem := tokens_problem(row.answers, answer["tokens"])) is not None:
-            raise row_contradicts(suite, index, problem)
+    checked: dict[int, str | None] = {}
+    for index, answers in enumerate(columns.answers):
+        if id(answers) not in checked:
+            checked[id(answers)] = tokens_problem(answers, answer["tokens"])
+        if (problem := checked[id(answers)]) is not None:
+            raise row_contradicts(read_suite(suite.path), index, problem)
 
 
 def reasoning_setting(analysis: dict[str, Any], settings: dict[str, Any]) -> str | None:
@@ -102,10 +108,9 @@ def reasoning_setting(analysis: dict[str, Any], settings: dict[str, Any]) -> str
     return "+".join(found) if found else None
 
 
-def _read_items(path: Path, suite_rows: list[SuiteRow], manifest: Manifest) -> tuple[pd.DataFrame, list[str]]:
-    """Influence items indexed by id (cell fields, extra keys, samples, answers) and the extra key names."""
-    rows = [{"item_id": row.id, "samples": row.samples, "answers": row.answers, **row.cell} for row in suite_rows]
-    items = pd.DataFrame(rows)
+def _read_items(path: Path, items: pd.DataFrame, manifest: Manifest) -> tuple[pd.DataFrame, list[str]]:
+    """Influence items indexed by id (cell fields, extra keys, samples, answers) and the extra key names, from the
+    suite's columns (runner/suite_columns.py)."""
     for column in ("factor", "group_A", "group_B", "condition"):
         if column not in items.columns or items[column].isna().any():
             row = 1 if column not in items.columns else int(np.flatnonzero(items[column].isna())[0]) + 1
@@ -135,7 +140,7 @@ def _first_shown(items: pd.DataFrame, answer: Any) -> pd.Series:
 
 
 def _read_results(path: Path, items: pd.DataFrame, info: RunInfo,
-                  suite: Suite) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                  meanings: dict[str, dict[str, str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Parse results.jsonl, checking every row against the run and the suite: per row, its item's position
     in `items` and the weights (w_A, w_B) it gives the item's two groups."""
     logprob = info.mode == "logprob"
@@ -148,7 +153,7 @@ def _read_results(path: Path, items: pd.DataFrame, info: RunInfo,
         first = frame.iloc[int(np.flatnonzero(position < 0)[0])]
         shown = "null" if pd.api.types.is_scalar(first.item_id) and pd.isna(first.item_id) else repr(first.item_id)
         raise ScoreInputError(path, f"item_id {shown} is not in the suite", row=int(first.row), column="item_id")
-    check_result_columns(path, info, suite, frame)
+    check_result_columns(path, info, meanings, frame)
     sample = frame["sample"].to_numpy()
     samples = items["samples"].to_numpy()[position]
     _check(path, frame, (sample < 0) | (sample >= samples), "sample", "sample index outside the item's samples")

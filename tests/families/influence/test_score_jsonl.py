@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from spec_audits.contract.reader import DAMAGED_RESULTS, ContractError
+from spec_audits.families.influence.score import jsonl
 from spec_audits.families.influence.score.jsonl import _exact, _fast, read_result_columns
 
 ROWS = [
@@ -31,12 +32,15 @@ def _values(frame: pd.DataFrame) -> list[list[object]]:
     return frame.astype(object).where(frame.notna(), None).values.tolist()
 
 
+@pytest.mark.parametrize("chunk", [7, 1 << 20])  # 7 bytes: every line spans pieces, most pieces end mid-line
 @pytest.mark.parametrize("logprobs", [False, True])
-def test_fast_path_equals_exact_parse(tmp_path: Path, logprobs: bool) -> None:
+def test_fast_path_equals_exact_parse(tmp_path: Path, logprobs: bool, chunk: int,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("msgspec")
+    monkeypatch.setattr(jsonl, "CHUNK", chunk)
     rows = [*ROWS, {"item_id": "b2", "sample": 1, "outcome": "old", "logprobs": {"A": 0.25, "B": 1}}]
     path = _write(tmp_path, rows, blank=False)
-    fast = _fast(path.read_bytes(), logprobs)
+    fast = _fast(path, logprobs)
     assert fast is not None
     assert _values(fast) == _values(_exact(path, path.read_bytes(), logprobs))
     assert fast["outcome"].tolist()[2] == "café" and fast["error"].tolist()[1] == 'timeout "x"'
@@ -46,7 +50,7 @@ def test_fast_path_equals_exact_parse(tmp_path: Path, logprobs: bool) -> None:
 @pytest.mark.parametrize("odd", [{"sample": 2.0}, {"outcome": 3}, {"error": {"code": 5}}, {"logprobs": [0.5]}])
 def test_values_of_another_type_are_read_the_exact_way(tmp_path: Path, odd: dict) -> None:
     path = _write(tmp_path, [*ROWS[:3], ROWS[3] | odd], blank=False)
-    assert _fast(path.read_bytes(), "logprobs" in odd) is None
+    assert _fast(path, "logprobs" in odd) is None
     frame = read_result_columns(path, "logprobs" in odd)
     assert _values(frame)[3][1:5] == ["b2", int((ROWS[3] | odd)["sample"]), (ROWS[3] | odd)["outcome"],
                                       (ROWS[3] | odd)["error"]]
@@ -54,7 +58,7 @@ def test_values_of_another_type_are_read_the_exact_way(tmp_path: Path, odd: dict
 
 def test_blank_lines_fall_back_and_keep_line_numbers(tmp_path: Path) -> None:
     path = _write(tmp_path, ROWS)
-    assert _fast(path.read_bytes(), False) is None
+    assert _fast(path, False) is None
     assert read_result_columns(path)["row"].tolist() == [1, 2, 4, 5]
 
 
@@ -98,3 +102,10 @@ def test_a_nested_key_on_one_line_and_a_missing_one_on_another(tmp_path: Path) -
     path = _write(tmp_path, rows, blank=False)
     frame = read_result_columns(path)
     assert frame["outcome"].tolist()[0] == "old" and frame["outcome"].isna().tolist()[1]
+
+
+def test_a_torn_last_line_is_left_out_of_the_pieces(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(jsonl, "CHUNK", 5)
+    path = _write(tmp_path, ROWS[:2], blank=False)
+    path.write_bytes(path.read_bytes() + b'{"item_id": "a9", "sam')
+    assert read_result_columns(path)[["item_id", "sample"]].values.tolist() == [["a1", 0], ["a1", 1]]
