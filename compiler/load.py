@@ -83,13 +83,17 @@ def _load(path: Path, sources: dict[str, str], chain: tuple[Path, ...], loaded: 
         spec = spec.model_copy(update={"designs": tuple(
             d.model_copy(update={"damaged": True}) if d.span.line in parsed.damaged else d for d in spec.designs)})
     merged = {field: list(getattr(spec, field)) for field in _IMPORTED}
+    refused = ErrorCollector()  # an import that cannot be read: its vocabulary would be reported missing
     for item in spec.imports:
-        target = _import_target(path, item, (*chain, here), loaded, errors)
+        target = _import_target(path, item, (*chain, here), loaded, refused)
         if target is None:
             continue
         imported = _load(target, sources, (*chain, here), loaded, syntax, errors)
         for field in _IMPORTED:
             merged[field] = list(getattr(imported, field)) + merged[field]
+    if refused.diagnostics:  # so the checks wait, as after a statement lost to a syntax error
+        errors.extend(refused.diagnostics)
+        raise SpecError(list(errors.diagnostics), dict(sources))
     return spec.model_copy(update={k: tuple(v) for k, v in merged.items()})
 
 
