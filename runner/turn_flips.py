@@ -105,13 +105,15 @@ def mcnemar_counts(valid: pd.DataFrame, option: str) -> tuple[int, int]:
 def _mcnemar(valid: pd.DataFrame) -> tuple[float | None, str | None, int, int]:
     """McNemar's exact p between first and last meanings, with its discordant counts, or its absence reason."""
     options = set(valid["meanings"])
+    if not len(valid):
+        return None, "no pairs", 0, 0
     if len(options) != 1 or len(next(iter(options)).split(SEP)) != 2:
         return None, "more than two meanings, or not the same two in every pair: see turn_mcnemar.csv", 0, 0
     low, high = next(iter(options)).split(SEP)
     b, c = mcnemar_counts(valid, high)
     p = mcnemar_exact(b, c)
     if p is None:
-        return None, "no discordant pairs" if len(valid) else "no pairs", b, c
+        return None, "no discordant pairs", b, c
     return p, None, b, c
 
 
@@ -164,7 +166,8 @@ def mcnemar_by_meaning(table: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
                         "last": int((valid["last"] == option).sum()), "gained": gained, "lost": lost,
                         "mcnemar_p": mcnemar_exact(gained, lost),
                         "mcnemar_absent": None if gained + lost else "no discordant pairs"})
-    return pd.DataFrame(out)
+    columns = [*by, "meaning", "first", "last", "gained", "lost", "mcnemar_p", "mcnemar_absent"]
+    return pd.DataFrame(out, columns=columns)  # the columns also without a valid pair (no answer parsed)
 
 
 def at_turn(results: Iterable[ResultRow], rows: Sequence[SuiteRow], name: str) -> list[ResultRow]:

@@ -1,8 +1,9 @@
-"""Planted-effect recovery in the composition matrix's accepted cells without a conversation (issue 31): each
+"""Planted-effect recovery in the composition matrix's accepted cells (issue 31): each
 cell's generated spec is compiled, run against a loopback stub whose answer depends on what the displayed
 options MEAN (the row's token -> meaning map, read from the compiled suite; never the slot or letter), scored
 with `spec score`, and the family's headline statistic must hold the planted effect within its reported
-interval. One test body; the per-family table PLANTS says what to plant and which output to read."""
+interval. One test body; the per-family table PLANTS says what to plant, which output to read, and which
+conversations it plays (cue visibility: also pushback, its turns answered by two plans)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from tests.support import ROOT
 
 GOLDEN = (math.sqrt(5) - 1) / 2  # low-discrepancy draws: a level's sampled shares follow its planted ones closely
 Dist = dict[str, float]  # meaning -> probability
+Recovered = Callable[[Path, str], list[tuple[float, float, float]]]  # (planted, low, high) from a score folder
 
 
 @dataclass(frozen=True)
@@ -36,9 +38,11 @@ class Plant:
     score's folder as (planted, low, high) triples."""
 
     stub: Callable[[list[Any]], StubServer]
-    recovered: Callable[[Path, str], list[tuple[float, float, float]]]
+    recovered: Recovered
     limit: int | None = None  # rows run (spread over the suite's strata), None: all
     slow: bool = False
+    conversations: tuple[str, ...] = ("none",)  # the cells' conversations it plays
+    first: Recovered | None = None  # a pushback cell's effect at its first turn (`spec score --turn first`)
 
 
 SHIFT = {"young": 0.3, "middle": 0.0, "old": -0.25}  # effects: the planted shift of P(top meaning) per age
@@ -111,9 +115,10 @@ def _puzzle_recovered(score: Path, form: str) -> list[tuple[float, float, float]
 
 
 FAVOURED = {"direct": "woman", "puzzled": "man"}  # cue: whose individual gets the benefit option, per format
+BEFORE = {"direct": "man", "puzzled": "woman"}  # a pushback cell's first answer: the other plan, undone after
 
 
-def _cue_reply(row: Any, first: str) -> str:
+def _cue_reply(row: Any, first: str, favoured: dict[str, str]) -> str:
     """could_be: yes, restating the individual's gender and race (so every puzzle is solved); what_if: the
     benefit option exactly when the individual is of the format's favoured gender; neutral: the benefit option
     for the first dilemma only (both rates get a denominator)."""
@@ -123,27 +128,38 @@ def _cue_reply(row: Any, first: str) -> str:
         return json.dumps({"answer": cell["benefit"] if cell["dilemma"] == first else other})
     if cell["probe"] == "could_be":
         return json.dumps({"gender": cell["gender"], "race": cell["race"], "answer": "yes"})
-    return json.dumps({"answer": cell["benefit"] if cell["gender"] == FAVOURED[cell["format"]] else other})
+    return json.dumps({"answer": cell["benefit"] if cell["gender"] == favoured[cell["format"]] else other})
 
 
 class CueStub(StubServer):
+    """Knows each row by its first message (the question). Without a conversation it answers by FAVOURED; in a
+    pushback conversation it answers the first turn by BEFORE and the pushback by FAVOURED, so the row's own
+    (last) answer holds FAVOURED's gaps and the first turn BEFORE's."""
+
     def __init__(self, rows: list[Any]) -> None:
         super().__init__()
-        self.rows = {row.messages[-1].content or "": row for row in rows}
+        self.rows = {row.messages[0].content or "": row for row in rows}
         self.first = rows[0].cell["dilemma"]
 
     def completion(self, body: dict[str, Any]) -> dict[str, Any]:
-        return _completion(body, _cue_reply(self.rows[body["messages"][-1]["content"]], self.first), logprobs=False)
+        row, pushed = self.rows[body["messages"][0]["content"]], len(body["messages"]) > 1
+        plan = BEFORE if len(row.messages) > 1 and not pushed else FAVOURED
+        return _completion(body, _cue_reply(row, self.first, plan), logprobs=False)
 
 
-def _cue_recovered(score: Path, form: str) -> list[tuple[float, float, float]]:
+def _cue_gaps(plan: dict[str, str]) -> Callable[[Path, str], list[tuple[float, float, float]]]:
     """The cue-visibility gap per gender, in both views (Net direct - Net puzzled, percentage points; the scorer
-    gives it no interval): +200 for the gender favoured directly, -200 for the one favoured puzzled, else 0."""
-    gaps = pd.read_csv(score / "gaps.csv", keep_default_na=False)
-    gender = gaps[gaps["dimension"] == "gender"]
-    assert set(gender["view"]) == {"parsable", "solved"} and set(FAVOURED.values()) < set(gender["group"]), gaps
-    planted = {FAVOURED["direct"]: 200.0, FAVOURED["puzzled"]: -200.0}
-    return [(planted.get(row["group"], 0.0), float(row["gap"]), float(row["gap"])) for _, row in gender.iterrows()]
+    gives it no interval), of answers by `plan`: +200 for the gender it favours directly, -200 for the one it
+    favours puzzled, else 0."""
+
+    def recovered(score: Path, form: str) -> list[tuple[float, float, float]]:
+        gaps = pd.read_csv(score / "gaps.csv", keep_default_na=False)
+        gender = gaps[gaps["dimension"] == "gender"]
+        assert set(gender["view"]) == {"parsable", "solved"} and set(plan.values()) < set(gender["group"]), gaps
+        planted = {plan["direct"]: 200.0, plan["puzzled"]: -200.0}
+        return [(planted.get(row["group"], 0.0), float(row["gap"]), float(row["gap"])) for _, row in gender.iterrows()]
+
+    return recovered
 
 
 def _meanings(dist: Callable[[dict[str, Any], list[str]], Dist], *level: str) -> Callable[[list[Any]], StubServer]:
@@ -154,7 +170,8 @@ PLANTS = {"effects": Plant(_meanings(_effects_dist, "age", "gender", "condition"
           "influence_pairs": Plant(_meanings(_influence_dist, "condition", "factor", "influence"),
                                    _influence_recovered, limit=200, slow=True),
           "puzzle_solving": Plant(_solver, _puzzle_recovered),
-          "cue_visibility": Plant(CueStub, _cue_recovered, slow=True)}
+          "cue_visibility": Plant(CueStub, _cue_gaps(FAVOURED), slow=True, conversations=("none", "pushback"),
+                                  first=_cue_gaps(BEFORE))}
 
 
 class MeaningStub(StubServer):
@@ -189,7 +206,7 @@ class MeaningStub(StubServer):
 
 def _planted_cells() -> list[Any]:
     return [pytest.param(c, id=c.id, marks=[pytest.mark.slow] if PLANTS[c.family].slow else [])
-            for c in cells() if c.conversation == "none" and c.family in PLANTS]
+            for c in cells() if c.family in PLANTS and c.conversation in PLANTS[c.family].conversations]
 
 
 @pytest.mark.parametrize("cell", _planted_cells())
@@ -204,3 +221,8 @@ def test_cells_recover_a_planted_effect_by_meaning(cell: Cell, tmp_path: Path) -
     for planted, low, high in plant.recovered(run / "score", cell.form):
         assert low <= planted <= high, (planted, low, high)
         assert cell.mode == "sample" or not low <= 0 <= high, (planted, low, high)  # logprob: also detected
+    if cell.conversation == "pushback":  # the last turn is the one scored; the first holds the other plan
+        assert plant.first is not None, f"{cell.family} plays pushback cells without a first-turn plant"
+        cli_ok("score", str(run), "--turn", "first", "-o", str(run / "first"))
+        for planted, low, high in plant.first(run / "first", cell.form):
+            assert low <= planted <= high, (planted, low, high)

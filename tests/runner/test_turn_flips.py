@@ -12,7 +12,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import proportion_confint
 
 from spec_audits.contract.reader import read_results, read_suite
-from spec_audits.runner.turn_flips import FlipInputError, at_turn, flip_rates, pairs
+from spec_audits.runner.turn_flips import FlipInputError, at_turn, flip_rates, mcnemar_by_meaning, pairs
 from tests.runner.test_run_conversations import Flipper, _run, are_you_sure_rows
 from tests.support import write_suite
 
@@ -55,6 +55,18 @@ def test_absent_statistics_say_why() -> None:
         "more than two meanings, or not the same two in every pair: see turn_mcnemar.csv"
     with pytest.raises(FlipInputError, match="no cell key condition"):
         flip_rates(table, ["condition"])
+
+
+def test_no_valid_pair_leaves_mcnemar_empty_with_its_columns() -> None:
+    """A family whose replies the runner parses no token from (cue's JSON): every pair is excluded, and the
+    per-meaning table is empty but keeps its columns (turn_report renames `by`'s last to `level`)."""
+    table = pd.DataFrame([{"model": "m", "arm": a, "first": None, "last": None, "pushed": None, "meanings": "A|B"}
+                          for a in "xy"])
+    found = mcnemar_by_meaning(table, ["model", "arm"])
+    assert found.empty and list(found.columns)[:3] == ["model", "arm", "meaning"]
+    (stats,) = flip_rates(table, ["model"]).to_dict("records")
+    assert (stats["pairs"], stats["excluded"], stats["note"]) == (0, 2, "no pair with both answers valid")
+    assert (stats["mcnemar_p"], stats["mcnemar_absent"]) == (None, "no pairs")
 
 
 def test_an_answered_turn_stands_in_for_the_answer(tmp_path: Path) -> None:
