@@ -51,12 +51,14 @@ if FAST:
         False: msgspec.json.Decoder(_Scored), True: msgspec.json.Decoder(_ScoredLogprobs)}
 
 
-def read_result_columns(path: Path, logprobs: bool = False) -> pd.DataFrame:
+def read_result_columns(path: Path, logprobs: bool = False, ids: pd.Index | None = None) -> pd.DataFrame:
     """Columns row (line number), item_id, sample, outcome, error, model, answer (+ logprobs). The fast
-    path gives the text columns as categoricals (each distinct value once)."""
+    path gives the text columns as categoricals (each distinct value once). Given the suite's `ids` (unique),
+    the fast path looks each piece's item ids up in them as it goes, so that item_id's categories are `ids`
+    (then any ids the suite lacks) and its codes the rows' positions in the suite: no row's id text is held."""
     if not present(path):
         raise FileNotFoundError(path)
-    fast = _fast(path, logprobs)
+    fast = _fast(path, logprobs, _IdCodes(ids) if ids is not None else None)
     return fast if fast is not None else _exact(path, complete_lines(read_bytes_capped(path))[0], logprobs)
 
 
@@ -73,7 +75,28 @@ def _chunks(path: Path) -> Iterator[bytes]:
                 yield piece[:end]
 
 
-def _fast(path: Path, logprobs: bool) -> pd.DataFrame | None:
+class _IdCodes:
+    """Item ids as positions in the suite's ids, a piece at a time; ids the suite lacks get codes after them."""
+
+    def __init__(self, ids: pd.Index) -> None:
+        self.ids = ids
+        self.extra: dict[str, int] = {}
+        self.codes: list[np.ndarray] = []
+
+    def add(self, item_ids: list[str]) -> None:
+        codes, distinct = pd.factorize(np.array(item_ids, object))
+        found = self.ids.get_indexer(distinct)
+        for index in np.flatnonzero(found < 0).tolist():
+            found[index] = self.extra.setdefault(distinct[index], len(self.ids) + len(self.extra))
+        self.codes.append(found[codes])
+
+    def column(self) -> pd.Categorical:
+        codes = np.concatenate(self.codes) if self.codes else np.zeros(0, np.int64)
+        names = self.ids.append(pd.Index(list(self.extra), dtype=object)) if self.extra else self.ids
+        return pd.Categorical.from_codes(codes, categories=names)
+
+
+def _fast(path: Path, logprobs: bool, ids: _IdCodes | None = None) -> pd.DataFrame | None:
     """The columns decoded by msgspec a piece at a time, or None for the exact parser."""
     if not FAST:
         return None
@@ -89,15 +112,18 @@ def _fast(path: Path, logprobs: bool) -> pd.DataFrame | None:
         if len(rows) != chunk.count(b"\n"):
             return None  # a blank line: its line number would be lost
         samples.append(np.fromiter((r.sample for r in rows), np.int64, len(rows)))
-        values["item_id"] += [r.item_id for r in rows]
+        if ids is not None:
+            ids.add([r.item_id for r in rows])
+        else:
+            values["item_id"] += [r.item_id for r in rows]
         for name in names[1:5]:
             values[name] += [shared.setdefault(v, v) for v in (getattr(r, name) for r in rows)]
         if logprobs:
             values["logprobs"] += [r.logprobs for r in rows]
-    count = len(values["item_id"])
+    count = len(values["outcome"])
     columns: dict[str, Any] = {
         "row": np.arange(1, count + 1),
-        "item_id": _categorical(values.pop("item_id")),
+        "item_id": _categorical(values.pop("item_id")) if ids is None else ids.column(),
         "sample": np.concatenate(samples) if samples else np.zeros(0, np.int64),
         "outcome": _categorical(values.pop("outcome")),
         "error": _categorical(values.pop("error")),

@@ -138,7 +138,7 @@ def _read_results(path: Path, items: pd.DataFrame, info: RunInfo,
     in `items` and the weights (w_A, w_B) it gives the item's two groups."""
     logprob = info.mode == "logprob"
     try:
-        frame = read_result_columns(path, logprob)
+        frame = read_result_columns(path, logprob, items.index)
     except FileNotFoundError as exc:
         raise ScoreInputError(path, "file not found") from exc
     position = _positions(frame["item_id"], items.index)
@@ -161,7 +161,11 @@ def _read_results(path: Path, items: pd.DataFrame, info: RunInfo,
 
 
 def _positions(ids: pd.Series, index: pd.Index) -> np.ndarray:
-    """Each id's position in `index` (-1 where absent or null), looking up each distinct id once."""
+    """Each id's position in `index` (-1 where absent or null), looking up each distinct id once; a categorical
+    whose categories begin with `index` (the fast reader's) holds the positions as its codes."""
+    if isinstance(ids.dtype, pd.CategoricalDtype) and ids.cat.categories[: len(index)].equals(index):
+        codes = ids.cat.codes.to_numpy()
+        return np.where(codes < len(index), codes, -1)
     codes, distinct = pd.factorize(ids)
     return np.where(codes >= 0, index.get_indexer(distinct)[codes], -1)
 
