@@ -47,7 +47,3 @@ class SuiteColumns:
         as pandas.DataFrame would make them from the rows' records."""
         return pd.DataFrame({"item_id": self.ids, "samples": np.frombuffer(self.samples, dtype=np.int64),
                              "answers": self.answers, **self.cells})
-
-    def meanings(self) -> dict[str, dict[str, str]]:
-        """Each row's answers (token -> meaning) by id."""
-        return dict(zip(self.ids, self.answers, strict=True))

@@ -85,7 +85,7 @@ class _IdCodes:
 
     def add(self, item_ids: list[str]) -> None:
         codes, distinct = pd.factorize(np.array(item_ids, object))
-        found = self.ids.get_indexer(distinct)
+        found = self.ids.get_indexer(pd.Index(distinct, dtype=object))
         for index in np.flatnonzero(found < 0).tolist():
             found[index] = self.extra.setdefault(distinct[index], len(self.ids) + len(self.extra))
         self.codes.append(found[codes])

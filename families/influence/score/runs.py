@@ -8,6 +8,7 @@ group_A nor group_B (e.g. BBQ's dropped "unknown") are invalid trials and carry 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -60,7 +61,7 @@ def load_run(run_dir: Path) -> Run:
     manifest = suite.manifest
     _check_answer_tokens(suite, columns, (manifest.analysis or {}).get("answer"))
     items, extra = _read_items(suite.path / SUITE_FILE, columns.frame(), manifest)
-    position, w_a, w_b = _read_results(run_dir / RESULTS_FILE, items, info, columns.meanings())
+    position, w_a, w_b = _read_results(run_dir / RESULTS_FILE, items, info, columns.answers)
     answered = np.bincount(position, minlength=len(items)) > 0
     kept = answered & items["condition"].isin(list(CONDITION_CODE)).to_numpy()
     trials = items[kept].drop(columns=["answers"]).assign(
@@ -133,9 +134,10 @@ def _first_shown(items: pd.DataFrame, answer: Any) -> pd.Series:
 
 
 def _read_results(path: Path, items: pd.DataFrame, info: RunInfo,
-                  meanings: dict[str, dict[str, str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Parse results.jsonl, checking every row against the run and the suite: per row, its item's position
-    in `items` and the weights (w_A, w_B) it gives the item's two groups."""
+                  answers: list[dict[str, str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Parse results.jsonl, checking every row against the run and the suite (`answers`: each item's, in the
+    order of `items`): per row, its item's position in `items` and the weights (w_A, w_B) it gives the item's
+    two groups."""
     logprob = info.mode == "logprob"
     try:
         frame = read_result_columns(path, logprob, items.index)
@@ -146,7 +148,7 @@ def _read_results(path: Path, items: pd.DataFrame, info: RunInfo,
         first = frame.iloc[int(np.flatnonzero(position < 0)[0])]
         shown = "null" if pd.api.types.is_scalar(first.item_id) and pd.isna(first.item_id) else repr(first.item_id)
         raise ScoreInputError(path, f"item_id {shown} is not in the suite", row=int(first.row), column="item_id")
-    check_result_columns(path, info, meanings, frame)
+    check_result_columns(path, info, lambda names: _answers_of(names, items.index, answers), frame)
     sample = frame["sample"].to_numpy()
     samples = items["samples"].to_numpy()[position]
     _check(path, frame, (sample < 0) | (sample >= samples), "sample", "sample index outside the item's samples")
@@ -168,6 +170,14 @@ def _positions(ids: pd.Series, index: pd.Index) -> np.ndarray:
         return np.where(codes < len(index), codes, -1)
     codes, distinct = pd.factorize(ids)
     return np.where(codes >= 0, index.get_indexer(distinct)[codes], -1)
+
+
+def _answers_of(names: pd.Index, index: pd.Index, answers: list[dict[str, str]]) -> Sequence[dict[str, str]]:
+    """The answers of each of `names` (ids of `index`): `answers` itself where they are the index (the fast reader's
+    item_id categories), so that no mapping by id is built."""
+    if names.equals(index):
+        return answers
+    return [answers[position] for position in index.get_indexer(names)]
 
 
 def _sampled_weights(frame: pd.DataFrame, items: pd.DataFrame, position: np.ndarray,
