@@ -45,5 +45,7 @@ class SuiteColumns:
     def frame(self) -> pd.DataFrame:
         """item_id, samples, answers and every cell field, a row per suite row (NaN where a cell lacks a field),
         as pandas.DataFrame would make them from the rows' records."""
-        return pd.DataFrame({"item_id": self.ids, "samples": np.frombuffer(self.samples, dtype=np.int64),
+        # the ids as the Python strings already held: a str (arrow) column would copy every id, and the id index's
+        # look-ups would make a Python string of each again
+        return pd.DataFrame({"item_id": pd.Series(self.ids, dtype=object), "samples": np.frombuffer(self.samples, dtype=np.int64),
                              "answers": self.answers, **self.cells})
