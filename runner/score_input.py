@@ -5,6 +5,7 @@ files themselves are read by spec_audits.contract.reader."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -85,3 +86,18 @@ def read_score_folder(score_dir: Path, table: str) -> tuple[Path, dict[str, Any]
     if not path.is_file():
         raise ScoreInputError(path, "file not found (run `spec score` first)")
     return path, json.loads(read_bytes_capped(score_dir / "summary.json", DOCUMENT_BYTES))
+
+
+def check_study_runs(run_dirs: list[Path], manifests: list[Any], models: list[Iterable[str]]) -> None:
+    """Runs scored together (a study, one model each) must be of one suite (equal manifests) and no model
+    may answer in two of them: a located error otherwise."""
+    seen: dict[str, Path] = {}
+    for run_dir, manifest, answered in zip(run_dirs, manifests, models, strict=True):
+        if manifest != manifests[0]:
+            raise ScoreInputError(run_dir / "run.json", f"is a run of another suite than {run_dirs[0]}: "
+                                  "score each suite separately")
+        for model in answered:
+            if model in seen:
+                raise ScoreInputError(run_dir, f"answers with {model}, as {seen[model]} does; "
+                                      "merge shards with spec merge before scoring")
+            seen[model] = run_dir

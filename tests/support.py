@@ -99,3 +99,27 @@ def rewrite_suite(folder: Path, edit: Callable[[int, dict[str, Any]], None]) -> 
 def suite_rows(folder: Path) -> list[dict[str, Any]]:
     """The rows of a compiled suite folder, as plain dicts."""
     return [json.loads(line) for line in (folder / "suite.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def shipped_plan(spec: str, *args: str) -> str:
+    """`spec plan specs/SPEC ARGS` run from the repository root; its output (the command must succeed)."""
+    from click.testing import CliRunner
+
+    from spec_audits.cli import main
+
+    with contextlib.chdir(ROOT):
+        result = CliRunner().invoke(main, ["plan", f"specs/{spec}", *args])
+    assert result.exit_code == 0 and result.exception is None, result.output
+    return result.output
+
+
+def hand_mde(unit_var: float, n: int, clusters: int, per_cluster: float, icc: float, tests: int) -> float:
+    """The MDE by hand: (t_{1-a/2} + t_{0.8}) SE with G - 1 df, a = 0.05 / tests, equal arms of n answers,
+    SE^2 = unit_var (1 + (m - 1) icc) 2 / n."""
+    import math
+
+    from scipy import stats
+
+    level, df = 0.05 / tests, clusters - 1
+    se = math.sqrt(unit_var * (1 + (per_cluster - 1) * icc) * 2 / n)
+    return float((stats.t.ppf(1 - level / 2, df) + stats.t.ppf(0.8, df)) * se)

@@ -5,6 +5,7 @@ played with no user turn, a neutral one and a biased one. docs/cognitive-bias.md
     check.py     stage 3: clauses resolved, the bank read, every bank row checked (biases, metric params)
     expand.py    stage 4: conversations compiled, units formed, rows expanded (shared turns keyed)
     score/       `spec score` (outputs.py), `--cells` (cells.py); report.py is `spec report`
+    plan.py      `spec plan`: the variances of Table 1's Δn, δ and Δb
     generator.py, generate.py   the `generator` block and `spec generate` (bank turns judged by a jury)
 """
 
@@ -30,7 +31,9 @@ FAMILY = Family(
     check=resolve_bias,
     prepare=prepare_bias,
     score=lazy("spec_audits.families.cognitive_bias.score.outputs", "score"),
+    score_runs=lazy("spec_audits.families.cognitive_bias.score.outputs", "score_runs"),
     report=lazy("spec_audits.families.cognitive_bias.report", "bias_report"),
+    variances=lazy("spec_audits.families.cognitive_bias.plan", "variances"),
     docs="docs/cognitive-bias.md",
     tables=(TableKind("cells", "a per-cell table",
                       "Re-score a published per-cell table of a conditional-bias audit (docs/cognitive-bias.md): what "

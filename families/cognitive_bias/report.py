@@ -1,5 +1,6 @@
 """The conditional-bias report section: Table 1, the diagonal test, the per-target-bias mixed model, DiD,
-SCM and PSM, with the three heatmaps and the DiD/SCM panel, all from the files `spec score` wrote."""
+SCM and PSM, with the three heatmaps and the DiD/SCM panel (and several models' paired comparisons), all
+from the files `spec score` wrote."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pandas as pd
 
 from spec_audits.runner.files_out import read_csv, write_bytes
 from spec_audits.runner.report import fmt
+from spec_audits.runner.report.comparisons import comparison_blocks
 from spec_audits.runner.report.document import Block, Document, Heading, Image, Paragraph, Table
 from spec_audits.runner.score_input import read_score_folder
 from spec_audits.safe_files import DOCUMENT_BYTES, read_bytes_capped
@@ -61,6 +63,8 @@ def bias_report(score_dir: Path, plots_dir: Path) -> Document:
                    _table(pd.DataFrame([{"model": m, **{k: v for k, v in r.items() if k != "smd"}}
                                         for m, r in matching.items()]),
                           ["model", "n_treated", "n_control", "att_matched", "p_matched", "att_unmatched", "balanced"])]
+    if "comparisons" in summary:
+        doc.blocks += comparison_blocks(summary["comparisons"], plots_dir)
     return doc
 
 

@@ -6,6 +6,7 @@ with Z3 (Puzzled), against a Neutral baseline. docs/puzzles.md describes the puz
     score/       the tidy frame of probe answers (load.py) and pure metrics over it (metrics.py, events.py,
                  stats.py; the appendix breakdowns in breakdowns.py); outputs.py writes them
                  (outputs.score is `spec score`)
+    plan.py      `spec plan`: the variances of each format's Net and of the cue gaps
     report.py    `spec report`: capability, Net and cue gap tables with the Net-by-group plot
 """
 
@@ -32,6 +33,7 @@ FAMILY = Family(
     score=lazy("spec_audits.families.cue.score.outputs", "score"),
     score_runs=lazy("spec_audits.families.cue.score.outputs", "score_runs"),
     report=lazy("spec_audits.families.cue.report", "cue_report"),
+    variances=lazy("spec_audits.families.cue.plan", "variances"),
     docs="docs/puzzles.md",
     analysis_record=CueRecord,
 )

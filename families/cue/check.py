@@ -24,12 +24,14 @@ from spec_audits.compiler.template_shapes import Items, Shape, record
 from spec_audits.compiler.templates import check_attributes
 from spec_audits.compiler.typed_design import TypedDesign
 from spec_audits.families.cue import clauses
+from spec_audits.families.cue.score.events import VALID
 from spec_audits.families.interface import DesignContext
 from spec_audits.puzzles import PropositionalConfig
 from spec_audits.puzzles.block import puzzle_config
 
 FORMATS = ("neutral", "direct", "puzzled")
 PROBES = ("could_be", "what_if")
+PROBE_FORMS = {"could_be": "yesno", "what_if": 'options "option1" | "option2"'}  # the answers the scorer reads
 SETTINGS = ("with", "without")
 BENEFIT = "benefit"
 PUZZLE_FIELDS = ("clues", "domain", "text")  # what a puzzled template reads of its puzzle
@@ -282,6 +284,11 @@ def _probe_nodes(design: TypedDesign, config: PropositionalConfig | None,
             errors.add(probe.span, f"unknown probe '{probe.name}'", did_you_mean(probe.name, PROBES))
         if len(set(probe.answer.tokens)) < 2 and probe.answer.kind == "options":  # other forms: the shared checks
             errors.add(probe.answer.span, f"probe '{probe.name}' needs two different answers: options \"a\" | \"b\"")
+        elif probe.name in PROBES and set(probe.answer.tokens) != VALID[probe.name]:
+            errors.add(probe.answer.span, f"probe '{probe.name}' is scored by the answers "
+                       f"{' and '.join(sorted(VALID[probe.name]))}: the scorer would count every other answer as an "
+                       "abstention", f"write: {probe.name}({probe.variable} in {probe.first}..{probe.last}) "
+                       f"{PROBE_FORMS[probe.name]}")
         if config is not None and not {str(probe.first), str(probe.last)} <= set(config.people):
             errors.add(probe.span, f"probe '{probe.name}' ranges over {probe.first}..{probe.last}, but the "
                        f"puzzle's people are {', '.join(config.people)}",

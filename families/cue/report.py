@@ -1,5 +1,6 @@
 """The cue-visibility report section: capability, macro Net and cue gap per condition, the solved split,
-abstention (and the abstention screen), and the Net-by-group plot, all from the files `spec score` wrote
+abstention (and the abstention screen), the Net-by-group plot and, with several models, their paired
+comparisons, all from the files `spec score` wrote
 (summary.json, conditions.csv)."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import pandas as pd
 from spec_audits.families.cue.score.outputs import plot_net
 from spec_audits.runner.files_out import read_csv
 from spec_audits.runner.report import fmt
+from spec_audits.runner.report.comparisons import comparison_blocks
 from spec_audits.runner.report.document import Document, Heading, Image, Paragraph, Table
 from spec_audits.runner.score_input import read_score_folder
 
@@ -59,6 +61,8 @@ def cue_report(score_dir: Path, plots_dir: Path) -> Document:
         doc.blocks.append(Heading("Model ranking: Direct vs Puzzled"))
         doc.blocks.append(Paragraph(f"Kendall τ = {fmt.num(ranking['tau'], 3)} (p = {fmt.num(ranking['p'], 3)}) "
                                     f"between rankings by macro Net under Direct and Puzzled {ranking['difficulty']}."))
+    if "comparisons" in summary:
+        doc.blocks.extend(comparison_blocks(summary["comparisons"], plots_dir))
     return doc
 
 

@@ -3,6 +3,8 @@ by their solution, scored by exact match and per-cell accuracy per band (a capab
 audits). docs/puzzles.md, "Puzzle-solving designs", describes the design.
 
     design.py    stages 3 and 4: the puzzle block and template resolved, puzzles certified, rows expanded
+    plan.py      `spec plan`: the variance of each band's accuracy difference
+    compare.py   several models' paired differences on each band's accuracy
     score.py     `spec score` (accuracy per band through runner/puzzle_scores.py) and `spec report`
 """
 
@@ -23,6 +25,8 @@ FAMILY = Family(
     check=resolve,
     prepare=prepare,
     score=lazy("spec_audits.families.puzzle_solving.score", "score"),
+    score_runs=lazy("spec_audits.families.puzzle_solving.score", "score_runs"),
     report=lazy("spec_audits.families.puzzle_solving.score", "report"),
+    variances=lazy("spec_audits.families.puzzle_solving.plan", "variances"),
     docs="docs/puzzles.md",
 )

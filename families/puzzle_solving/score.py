@@ -1,5 +1,6 @@
 """`spec score` and `spec report` of puzzle-solving runs: accuracy per model, puzzle family and difficulty
-band (runner/puzzle_scores.py) -> bands.csv, answers.csv and summary.json."""
+band (runner/puzzle_scores.py) -> bands.csv, answers.csv and summary.json; several runs of one suite (a
+study, one model each) also get their paired differences (compare.py) -> comparisons.csv."""
 
 from __future__ import annotations
 
@@ -7,32 +8,57 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from spec_audits.contract.reader import RESULTS_FILE, read_results, read_run
+from spec_audits.contract.suite_model import Manifest
+from spec_audits.families.puzzle_solving.compare import model_comparisons
 from spec_audits.runner.files_out import score_folder, write_csv, write_json
 from spec_audits.runner.puzzle_scores import accuracy_by_band, solved_table
+from spec_audits.runner.report.comparisons import comparison_blocks
 from spec_audits.runner.report.document import Document, Heading, Paragraph, Table
+from spec_audits.runner.score_input import check_study_runs
 from spec_audits.safe_files import DOCUMENT_BYTES, read_bytes_capped
 
+ALPHA = 0.05  # the paired model comparisons' level and BH false discovery rate (the family reads no options)
 COLUMNS = ["model", "family", "band", "items", "answered", "solved", "accuracy", "ci_low", "ci_high", "cell_accuracy",
            "abstained", "failed"]
 
 
 def score(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:
     """Score one run: exact-match and per-cell accuracy per band."""
-    _, suite = read_run(run_dir)
-    table = solved_table(suite.rows, read_results(run_dir / RESULTS_FILE))
+    return score_runs([run_dir], out, options)
+
+
+def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list[str]:
+    """Score runs of one suite together: accuracy per model and band, and each pair of models compared."""
+    loaded = [_table(run_dir) for run_dir in run_dirs]
+    check_study_runs(run_dirs, [manifest for manifest, _ in loaded],
+                     [table["model"].unique() if not table.empty else [] for _, table in loaded])
+    tables = [table for _, table in loaded]
+    table = pd.concat(tables, ignore_index=True)
     bands = accuracy_by_band(table)
     score_folder(out)
     write_csv(table, out / "answers.csv", float_format="%.10g")
     write_csv(bands, out / "bands.csv", float_format="%.10g")
     records = json.loads(bands.to_json(orient="records"))
-    write_json(out / "summary.json", {"family": "puzzle_solving", "bands": records})
+    summary: dict[str, Any] = {"family": "puzzle_solving", "bands": records}
+    if not table.empty and table["model"].nunique() > 1:
+        summary["comparisons"] = model_comparisons(table, ALPHA)
+        write_csv(pd.DataFrame(summary["comparisons"]["rows"]), out / "comparisons.csv")
+    write_json(out / "summary.json", summary)
     lines = [f"{len(table)} puzzle answers scored -> {out}"]
     for row in records:
         accuracy = "absent (no answered item)" if row["accuracy"] is None else f"{row['accuracy']:.1%}"
         lines.append(f"  {row['model']} {row['family']} {row['band']}: solved {accuracy} "
                      f"({row['solved']}/{row['answered']}; {row['abstained']} abstained)")
     return lines
+
+
+def _table(run_dir: Path) -> tuple[Manifest, pd.DataFrame]:
+    """A run's suite manifest and solved table."""
+    _, suite = read_run(run_dir)
+    return suite.manifest, solved_table(suite.rows, read_results(run_dir / RESULTS_FILE))
 
 
 def report(score_dir: Path, plots_dir: Path) -> Document:
@@ -43,7 +69,8 @@ def report(score_dir: Path, plots_dir: Path) -> Document:
         Heading("Accuracy per difficulty band"),
         Paragraph("Exact-match accuracy (every cell of the certified solution right; Wilson 95% interval) and "
                   "mean per-cell accuracy of the answered items, per model, puzzle family and band."),
-        Table(COLUMNS, rows)])
+        Table(COLUMNS, rows),
+        *(comparison_blocks(summary["comparisons"], plots_dir) if "comparisons" in summary else [])])
 
 
 def _cell(value: Any) -> str:

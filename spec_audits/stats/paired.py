@@ -52,6 +52,16 @@ def contrast_influence(y: np.ndarray, at_level: np.ndarray, at_ref: np.ndarray, 
     return Estimate(mean1 - mean0, psi, present)
 
 
+def mean_influence(y: np.ndarray, clusters: np.ndarray, groups: int) -> Estimate:
+    """mean(y) and its per-cluster influence sum over answers of g of (y_i - mean) / n: a one-arm statistic
+    (an accuracy, the mean of per-row differences), whose paired difference is the paired t test's."""
+    if len(y) == 0:
+        return Estimate(math.nan, np.zeros(groups), np.zeros(groups, dtype=bool))
+    mean = float(y.mean())
+    return Estimate(mean, np.bincount(clusters, (y - mean) / len(y), groups),
+                    np.bincount(clusters, minlength=groups) > 0)
+
+
 def clustered_se(psi: np.ndarray, groups: int | None = None) -> float:
     """sqrt(G / (G - 1) * sum psi_g^2): the CR1 standard error over G clusters (default: every entry)."""
     g = len(psi) if groups is None else groups

@@ -18,6 +18,7 @@ from spec_audits.compiler.build import check_file
 from spec_audits.compiler.errors import Diagnostic, SpecError
 from spec_audits.families import registry
 from spec_audits.families.interface import Family
+from tests.families import with_form
 from tests.support import ROOT
 
 ORDERS = {"fixed": None, "both": "order both", "rotated": "order rotated"}
@@ -78,11 +79,9 @@ def _with_clauses(text: str, clauses: dict[str, str | None]) -> str:
 
 def write_cell(cell: Cell, folder: Path) -> Path:
     """The family's example spec with the cell's answer form, order, conversation and mode."""
-    write, shipped, around = _example(cell.family)
     folder.mkdir(parents=True, exist_ok=True)
-    path: Path = write(folder)  # type: ignore[operator]
-    text = path.read_text(encoding="utf-8")
-    text = text.replace(around.replace("FORM", shipped), around.replace("FORM", cell.form), 1)
+    path: Path = _example(cell.family)[0](folder)  # type: ignore[operator]
+    text = with_form(cell.family, path.read_text(encoding="utf-8"), cell.form)
     clauses = {"order": ORDERS[cell.order], "conversation": CONVERSATIONS[cell.conversation],
                "mode": MODES[cell.mode]}
     text = _with_clauses(text, clauses)

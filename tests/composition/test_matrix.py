@@ -1,7 +1,8 @@
 """The composition matrix (issue 31): every family x answer form x display order x conversation x mode, from
 the families' declarations (tests/composition/matrix.py). Each cell is refused at `spec check` with errors
 located in its spec, or accepted; an accepted cell recovers a planted effect (a pushback cell: a planted
-flip share, by a stub whose behaviour depends on what the answers mean), or is listed in UNCOVERED and
+flip share, by a stub whose behaviour depends on what the answers mean; a cell without a conversation:
+test_planted_cells.py), or is listed in UNCOVERED and
 reported as an expected failure, never as a pass. docs/language.md's table of accepted combinations is
 generated from the same outcomes."""
 
@@ -20,27 +21,22 @@ from spec_audits.contract.reader import read_suite
 from spec_audits.runner.turn_flips import flip_rates
 from spec_audits.runner.turn_report import turn_pairs
 from tests.composition.matrix import DOCS, Cell, cells, check_cell, outcomes, with_table, write_cell
+from tests.composition.test_planted_cells import PLANTS
 from tests.runner.test_run_conversations import _run
 from tests.stub_server import StubServer, _completion
 from tests.support import ROOT
 
 PLANTED = 0.5  # the share of conversations whose answer the stub changes after the pushback
-COVERED = {  # accepted cells without a conversation, and the test that recovers a planted effect in them
-    "effects|yesno|fixed|none|logprob": "tests/families/effects/test_planted.py",
-}
 UNCOVERED = (  # accepted cells no planted-effect test covers yet: expected failures, never passes
     ("bias_decomposition", "*", "*", "*", "*"),
-    ("cue_visibility", "*", "*", "*", "*"),
-    ("effects", "*", "*", "none", "*"),
-    ("influence_pairs", "*", "*", "none", "*"),
-    ("puzzle_solving", "*", "*", "none", "*"),
+    ("cue_visibility", "*", "*", "pushback", "*"),  # the generic pushback stub answers with tokens, not JSON
 )
 RUNNABLE = ("effects", "influence_pairs")  # families whose pushback cells the generic stub below plays
 
 
 def _uncovered(cell: Cell) -> bool:
     values = (cell.family, cell.form, cell.order, cell.conversation, cell.mode)
-    return cell.id not in COVERED and any(all(p in ("*", v) for p, v in zip(pattern, values, strict=True))
+    return any(all(p in ("*", v) for p, v in zip(pattern, values, strict=True))
                                           for pattern in UNCOVERED)
 
 
@@ -54,9 +50,8 @@ def test_every_cell_is_refused_with_located_errors_or_covered(cell: Cell, tmp_pa
         return
     if cell.conversation == "pushback" and cell.family in RUNNABLE:
         return  # test_pushback_cells_recover_a_planted_flip_share runs it
-    if cell.id in COVERED:
-        assert (ROOT / COVERED[cell.id]).is_file()
-        return
+    if cell.conversation == "none" and cell.family in PLANTS:
+        return  # tests/composition/test_planted_cells.py recovers a planted effect in it
     assert _uncovered(cell), f"{cell.id} is accepted and nothing recovers a planted effect in it"
     pytest.xfail("accepted; no planted-effect test covers this cell yet (UNCOVERED)")
 

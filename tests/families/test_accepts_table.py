@@ -15,6 +15,7 @@ from spec_audits.compiler.build import check_file
 from spec_audits.compiler.errors import SpecError
 from spec_audits.families import registry
 from spec_audits.families.interface import Family
+from tests.families import with_form
 from tests.support import ROOT
 
 Example = tuple[Callable[[Path], Path], str, str]
@@ -49,12 +50,8 @@ def test_every_builtin_family_has_an_example(family: Family) -> None:
 
 
 def _with_answer(family: Family, form: str, folder: Path) -> Path:
-    write, shipped, around = _example(family)
-    path = write(folder)
-    text = path.read_text(encoding="utf-8")
-    place = around.replace("FORM", shipped)
-    assert text.count(place) == 1, place
-    path.write_text(text.replace(place, around.replace("FORM", form)), encoding="utf-8")
+    path = _example(family)[0](folder)
+    path.write_text(with_form(family.name, path.read_text(encoding="utf-8"), form), encoding="utf-8")
     return path
 
 

@@ -19,7 +19,7 @@ from spec_audits.families.cognitive_bias.score.metric import bias_metric, effect
 from spec_audits.families.cognitive_bias.score.position import answer_record
 from spec_audits.runner.result_checks import read_checked_run
 from spec_audits.runner.results_io import final_rows
-from spec_audits.runner.score_input import ScoreInputError
+from spec_audits.runner.score_input import ScoreInputError, check_study_runs
 
 CONDITIONS = ("zero_shot", "neutral_turn", "biased_turn")
 
@@ -68,6 +68,15 @@ def load_bias_run(run_dir: Path) -> BiasRun:
         raise ScoreInputError(run_dir / RESULTS_FILE, "no bank row has answers in the biased_turn condition")
     return BiasRun(frame, suite.manifest, _abstentions(counts), sum(r.error is not None for r in results),
                    pd.DataFrame(shown))
+
+
+def load_bias_runs(run_dirs: list[Path]) -> BiasRun:
+    """Several runs of one conditional-bias suite (one model each, e.g. a study's) as one BiasRun."""
+    runs = [load_bias_run(run_dir) for run_dir in run_dirs]
+    check_study_runs(run_dirs, [r.manifest for r in runs], [r.rows["model"].unique() for r in runs])
+    return BiasRun(pd.concat([r.rows for r in runs], ignore_index=True),
+                   runs[0].manifest, pd.concat([r.abstentions for r in runs], ignore_index=True),
+                   sum(r.failed for r in runs), pd.concat([r.answers for r in runs], ignore_index=True))
 
 
 def _owner(row: SuiteRow) -> str:

@@ -2,7 +2,8 @@
 cells_{presence,content,total}.csv (the released per-cell schema, a `model` column first when the run
 has several models), lmm.csv (the release's per-target-bias mixed model, likewise), diagonal.json,
 causal.csv (DiD both variants), scm.csv, psm.json, abstention.csv, positions.csv (first-shown answers
-per item and order), summary.json, and the plots (heatmaps.png, causal.png)."""
+per item and order), summary.json, and the plots (heatmaps.png, causal.png); with several models also
+comparisons.csv, their paired differences on Table 1's effects (compare.py)."""
 
 from __future__ import annotations
 
@@ -14,17 +15,26 @@ import pandas as pd
 
 from spec_audits.families.cognitive_bias.score import position
 from spec_audits.families.cognitive_bias.score.causal import psm, scm
+from spec_audits.families.cognitive_bias.score.compare import model_comparisons
 from spec_audits.families.cognitive_bias.score.did import did
 from spec_audits.families.cognitive_bias.score.lmm import lmm_table
-from spec_audits.families.cognitive_bias.score.load import BiasRun, load_bias_run
+from spec_audits.families.cognitive_bias.score.load import BiasRun, load_bias_run, load_bias_runs
 from spec_audits.families.cognitive_bias.score.plots import plot_causal, plot_heatmaps
 from spec_audits.families.cognitive_bias.score.tables import EFFECTS, cells, diagonal_test, table1
 from spec_audits.runner.files_out import score_folder, write_csv, write_json
+
+ALPHA = 0.05  # the paired model comparisons' level and BH false discovery rate (the family reads no options)
 
 
 def score(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:
     """`spec score` on a conditional-bias run (the family reads no options)."""
     summary = score_run(load_bias_run(run_dir), out)
+    return [f"{summary['bank_rows']} bank rows scored ({len(summary['models'])} model(s)) -> {out}"]
+
+
+def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list[str]:
+    """`spec score` on several runs of one conditional-bias suite (a study): their models compared."""
+    summary = score_run(load_bias_runs(run_dirs), out)
     return [f"{summary['bank_rows']} bank rows scored ({len(summary['models'])} model(s)) -> {out}"]
 
 
@@ -60,6 +70,9 @@ def score_run(run: BiasRun, out: Path) -> dict[str, Any]:
                "bank_rows": int(len(rows)), "failed": run.failed, "matrix_order": order,
                "did_default": analysis.get("did", "abs"),
                "position": position.summary(run.answers) if not run.answers.empty else {}}
+    if len(models) > 1:
+        summary["comparisons"] = model_comparisons(rows, ALPHA)
+        write_csv(pd.DataFrame(summary["comparisons"]["rows"]), out / "comparisons.csv")
     write_json(out / "summary.json", summary, sort_keys=True)
     return summary
 

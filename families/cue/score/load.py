@@ -26,7 +26,7 @@ from spec_audits.contract.reader import SUITE_FILE
 from spec_audits.contract.suite_model import Manifest, SuiteRow
 from spec_audits.families.cue.check import CELL_FIELDS
 from spec_audits.runner.result_checks import read_checked_run
-from spec_audits.runner.score_input import ScoreInputError
+from spec_audits.runner.score_input import ScoreInputError, check_study_runs
 
 PAIR_KEYS = ["model", "dilemma", "combination", "difficulty", "consequences", "individual"]
 _OPTION = re.compile(r"^option\s*([12])$")
@@ -74,16 +74,7 @@ def hidden_attributes(rows: list[SuiteRow]) -> tuple[str, ...]:
 def load_cue_runs(run_dirs: list[Path]) -> CueRun:
     """Several runs of one cue-visibility suite (one model each, e.g. a study's) as one CueRun."""
     runs = [load_cue_run(run_dir) for run_dir in run_dirs]
-    seen: dict[str, Path] = {}
-    for run_dir, run in zip(run_dirs, runs, strict=True):
-        if run.manifest != runs[0].manifest:
-            raise ScoreInputError(run_dir / "run.json", f"is a run of another suite than {run_dirs[0]}: "
-                                  "score each suite separately")
-        for model in run.frame["model"].unique():
-            if model in seen:
-                raise ScoreInputError(run_dir, f"answers with {model}, as {seen[model]} does; "
-                                      "merge shards with spec merge before scoring")
-            seen[model] = run_dir
+    check_study_runs(run_dirs, [r.manifest for r in runs], [r.frame["model"].unique() for r in runs])
     frame = pd.concat([run.frame for run in runs], ignore_index=True)
     return CueRun(frame, runs[0].manifest, runs[0].bands, sum(run.failed for run in runs), runs[0].attributes)
 

@@ -1,5 +1,6 @@
 """Score a cue-visibility run and write its outputs: answers.csv, conditions.csv, gaps.csv,
-topics.csv, status.csv, solved_split.csv, abstention.csv, summary.json and net_by_group.png (methods §5).
+topics.csv, status.csv, solved_split.csv, abstention.csv, summary.json and net_by_group.png (methods §5);
+with several models also comparisons.csv, their paired differences (score/compare.py).
 
 Every rate table comes in two views: `parsable` (every parsable What-if answer) and `solved` (Puzzled
 answers only where the individual was correctly solved, A5). With the suite's `analysis ...
@@ -22,6 +23,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from spec_audits.families.cue.score.breakdowns import abstainers, solved_split, status_bias, topic_rates  # noqa: E402
+from spec_audits.families.cue.score.compare import model_comparisons  # noqa: E402
 from spec_audits.families.cue.score.events import abstention, directional_events  # noqa: E402
 from spec_audits.families.cue.score.load import CueRun, load_cue_run, load_cue_runs  # noqa: E402
 from spec_audits.families.cue.score.metrics import cue_gap, macro, rates  # noqa: E402
@@ -29,6 +31,7 @@ from spec_audits.families.cue.score.stats import rank_change, sign_tests  # noqa
 from spec_audits.runner.files_out import score_folder, write_csv, write_figure, write_json  # noqa: E402
 
 VIEWS = {"parsable": False, "solved": True}
+ALPHA = 0.05  # the paired model comparisons' level and BH false discovery rate (the family reads no options)
 CONDITION = ["model", "format", "difficulty", "consequences"]
 
 
@@ -66,6 +69,9 @@ def score_run(run: CueRun, out: Path) -> dict[str, Any]:
         write_csv(table, out / f"{name}.csv")
     summary = _summary(run, frame, conditions, gaps, abstentions)
     summary["solved_split"] = _records(split)
+    if len(summary["models"]) > 1:
+        summary["comparisons"] = model_comparisons(events["parsable"], run.attributes, ALPHA)
+        write_csv(pd.DataFrame(summary["comparisons"]["rows"]), out / "comparisons.csv")
     if screened is not None and threshold is not None:
         summary["abstention_screen"] = {"threshold": float(threshold), "models": _records(screened)}
     plot_net(conditions, run.bands, out / "net_by_group.png")

@@ -55,14 +55,14 @@ def _paper_protocol(base: Path) -> Path:
     return base / SPEC.name
 
 
-def _run_and_score(run: Path, suite: Path, rows: list[dict[str, Any]], answer: Any) -> str:
-    """A run folder whose rows are answered by `answer(row)`, scored; what `spec score` printed."""
+def _run_and_score(run: Path, suite: Path, rows: list[dict[str, Any]], answer: Any, model: str = "m") -> str:
+    """A run folder whose rows `model` answers by `answer(row)`, scored; what `spec score` printed."""
     run.mkdir()
-    lines = [json.dumps({"item_id": r["id"], "sample": 0, "model": "m", "params": {}, "response": answer(r),
+    lines = [json.dumps({"item_id": r["id"], "sample": 0, "model": model, "params": {}, "response": answer(r),
                          "answer": answer(r), "outcome": r["answers"].get(answer(r))}) for r in rows]
     (run / "results.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     digest = hashlib.sha256((suite / "manifest.json").read_bytes()).hexdigest()
-    info = {"suite_dir": str(suite), "suite_manifest_sha256": digest, "model": "m", "mode": "sample",
+    info = {"suite_dir": str(suite), "suite_manifest_sha256": digest, "model": model, "mode": "sample",
             "settings": {}, "started": "2026-01-01T00:00:00+00:00", "planned": len(rows), "done": len(rows),
             "failed": 0}
     (run / "run.json").write_text(json.dumps(info), encoding="utf-8")
@@ -306,3 +306,48 @@ def test_a_bias_record_its_rows_contradict_is_a_located_error(scored: tuple[Path
     suite, output = _hostile(scored, tmp_path, change)
     line, row = next((number, row) for number, row in enumerate(scored[1], start=1) if wrong(row))
     assert output == f"Error: {suite / 'suite.jsonl'}:{line}: row {row['id']}: {problem}{FIX}"
+
+
+def test_several_models_get_paired_t_tests_on_table_1s_effects(scored: tuple[Path, list[dict[str, Any]]],
+                                                                 tmp_path: Path) -> None:
+    score_dir, rows = scored
+    suite = score_dir.parent.parent / "suite"
+    odd = next(r["meta"]["bank_row"] for r in rows if (r.get("meta") or {}).get("bank_row"))
+
+    def other(row: dict[str, Any]) -> str | None:  # another deterministic spread of the displayed options
+        return str(1 + hashlib.sha256(row["id"].encode()).digest()[5] % len(row["answers"]))
+
+    def almost(row: dict[str, Any]) -> str | None:  # n's answers but on one bank row of 53
+        moved = str(1 + int(str(other(row))) % len(row["answers"]))
+        return moved if (row.get("meta") or {}).get("bank_row") == odd else other(row)
+
+    runs = []
+    for model, pick in (("m", _answer), ("n", other), ("o", almost)):
+        runs.append(tmp_path / model)
+        _run_and_score(runs[-1], suite, rows, pick, model)
+    run = tmp_path
+    result = CliRunner().invoke(main, ["score", *map(str, runs), "-o", str(run / "score")])
+    assert result.exit_code == 0 and result.exception is None, result.output
+    summary = json.loads((run / "score" / "summary.json").read_text())
+    found = {(r["statistic"].split(" ")[0], r["model_a"], r["model_b"]): r for r in summary["comparisons"]["rows"]}
+    assert len(found) == 9 and pd.read_csv(run / "score" / "comparisons.csv").shape[0] == 9
+    table1 = pd.read_csv(run / "score" / "effects.csv").set_index(["model", "quantity"])["mean"]
+    table = pd.read_csv(run / "score" / "rows.csv")
+    for effect, symbol in (("presence", "Δn"), ("content", "δ"), ("total", "Δb")):
+        # each model's own Table 1 mean (m abstains on some rows, n on none)
+        differ = found[(symbol, "m", "n")]
+        assert differ["difference"] == pytest.approx(table1[("m", effect)] - table1[("n", effect)])
+        assert differ["low"] < differ["difference"] < differ["high"] and differ["clusters"] == 53
+        # n and o scored every row and differ on one bank row's biased turn: the paired t test, never told
+        # apart; the presence effect (the unit's shared turns) is the same for both: nothing to test
+        paired = found[(symbol, "n", "o")]
+        if effect == "presence":
+            assert (paired["difference"], paired["tied"]) == (0.0, None)
+            continue
+        wide = table.pivot_table(index=["unit", "bank_row"], columns="model", values=effect)
+        golden = stats.ttest_rel(wide["n"], wide["o"])
+        assert paired["difference"] / paired["se"] == pytest.approx(golden.statistic)
+        assert paired["p"] == pytest.approx(golden.pvalue) and paired["tied"] is True
+    reported = CliRunner().invoke(main, ["report", str(run / "score")])
+    assert reported.exit_code == 0 and reported.exception is None, reported.output
+    assert "Paired model comparisons" in (run / "score" / "report.md").read_text()

@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
-from spec_audits.compiler.build import compile_file
+from spec_audits.compiler.build import check_file, compile_file
+from spec_audits.compiler.errors import SpecError
+from tests.families.cue import _tiny
 from tests.puzzle_brute import audit
 from tests.support import ROOT
 
@@ -273,3 +275,26 @@ def test_restating_on_what_if_is_the_documented_way_back_to_the_identity_request
     cued = [r for r in _rows(out) if r["cell"]["format"] != "neutral"]
     assert cued and all(f"giving individual {r['cell']['person']}'s gender and race and your answer:\n"
                         '{"gender": "...", "race": "...", "answer": ' in r["messages"][-1]["content"] for r in cued)
+
+
+@pytest.mark.parametrize(("old", "new", "column", "scored"), [
+    ("could_be(person in A..D) yesno", 'could_be(person in A..D) options "option1" | "option2"', 35, "no and yes"),
+    ('what_if(person in A..D) options "option1" | "option2"', "what_if(person in A..D) yesno", 34,
+     "option1 and option2"),
+])
+def test_a_probe_answered_by_tokens_its_scorer_never_reads_is_refused(tmp_path: Path, old: str, new: str, column: int,
+                                                                      scored: str) -> None:
+    """The scorer reads could_be's yes/no and what_if's option1/option2 only: any other form would score every
+    answer as an abstention, so `spec check` refuses it at the form (issue 31's composition matrix found it)."""
+    path = _tiny(tmp_path)
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    with pytest.raises(SpecError) as raised:
+        check_file(path, allowed=(ROOT / "specs",))
+    probe = new.split("(")[0]
+    (error,) = [d for d in raised.value.diagnostics if d.message.startswith(f"probe '{probe}'")]
+    assert error.message == (f"probe '{probe}' is scored by the answers {scored}: the scorer would count every "
+                             "other answer as an abstention")
+    assert (error.span.file, error.span.column) == (str(path), column) and error.hint is not None
+    assert error.hint.startswith(f"write: {old.split(')')[0]})")

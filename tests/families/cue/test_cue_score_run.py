@@ -6,6 +6,8 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,11 +39,11 @@ def write_dilemmas(folder: Path, count: int) -> None:
         writer.writerows(rows)
 
 
-def _tiny(folder: Path, parse: str) -> Path:
+def _tiny(folder: Path, parse: str, dilemmas: int = 3) -> Path:
     """The shipped spec over its first three dilemmas (one reuse group), with `analysis ... parse ...`."""
     spec = SPEC.read_text(encoding="utf-8").replace("parse strict", f"parse {parse}")
     (folder / "cue_visibility.spec").write_text(spec, encoding="utf-8")
-    write_dilemmas(folder, 3)
+    write_dilemmas(folder, dilemmas)
     _, out = compile_file(folder / "cue_visibility.spec", folder / "suite")
     return out
 
@@ -59,6 +61,11 @@ def tolerant_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def screened_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _tiny(tmp_path_factory.mktemp("screened"), "strict, exclude_abstention 0.9")
+
+
+@pytest.fixture(scope="module")
+def dozen_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _tiny(tmp_path_factory.mktemp("dozen"), "strict", 12)
 
 
 def _suite_rows(suite: Path) -> list[dict[str, Any]]:
@@ -249,7 +256,8 @@ def test_spec_report_writes_the_cue_report_with_its_plot(tiny_suite: Path, tmp_p
     assert result.exit_code == 0, result.output
     report = tmp_path / "report"
     assert result.output.split() == [str(report / "report.html"), str(report / "report.md"),
-                                     str(report / "view.html"), str(report / "plots" / "net_by_group.png")]
+                                     str(report / "view.html"), str(report / "plots" / "net_by_group.png"),
+                                     str(report / "plots" / "model_comparisons.png")]  # two models compared
     markdown = (report / "report.md").read_text()
     assert markdown.startswith("# Cue-visibility audit: cue_visibility\n")
     assert "![Net bias per group" in markdown
@@ -283,3 +291,72 @@ def test_options_the_cue_family_does_not_read_are_refused(tiny_suite: Path, tmp_
     assert result.exit_code == 2 and isinstance(result.exception, SystemExit)
     assert result.output.splitlines()[-1] == f"Error: {message}: cue_visibility scoring takes no options"
     assert not (run_dir / "score").exists()
+
+
+def _coin(puzzled_benefit: bool = False, flipped: str | None = None) -> Callable[[dict[str, Any], int], str]:
+    """Could-be: yes; Neutral: the benefit option in every other dilemma (half the dilemmas in each of the
+    Favor and Against arms); What-if: a coin flip (the same flips for every model). `puzzled_benefit`: every
+    Puzzled What-if answer picks the benefit option (Net 100 there); `flipped`: that dilemma's What-if
+    answers are the other option."""
+    flips = random.Random(1)
+    other = {"option1": "option2", "option2": "option1"}
+
+    def answer(row: dict[str, Any], index: int) -> str:
+        cell, flip = row["cell"], flips.choice(["option1", "option2"])
+        if cell.get("probe") == "could_be":
+            return "yes"
+        if cell["format"] == "neutral":
+            return str(cell["benefit"]) if int(cell["dilemma"][2:]) % 2 else other[str(cell["benefit"])]
+        if puzzled_benefit and cell["format"] == "puzzled":
+            return str(cell["benefit"])
+        return other[flip] if cell["dilemma"] == flipped else flip
+
+    return answer
+
+
+def test_several_models_get_paired_comparisons_of_every_net_and_gap(dozen_suite: Path, tmp_path: Path) -> None:
+    rows = _suite_rows(dozen_suite)
+    # m2 differs from m1 on one dilemma of 12 only, m3 has a planted Net of 100 in every Puzzled band
+    answers = {"m1": _coin(), "m2": _coin(flipped="dd00287"), "m3": _coin(puzzled_benefit=True)}
+    replies = {model: [(_reply(r, pick(r, i), True), None) for i, r in enumerate(rows)]
+               for model, pick in answers.items()}
+    run_dir = _fake_run(tmp_path / "run", dozen_suite, replies)
+    result = CliRunner().invoke(score, [str(run_dir)])
+    assert result.exit_code == 0 and result.exception is None, result.output
+    summary = json.loads((run_dir / "score" / "summary.json").read_text())
+    found = {(r["statistic"], r["model_a"], r["model_b"]): r for r in summary["comparisons"]["rows"]}
+    assert len(found) == 3 * 14 and pd.read_csv(run_dir / "score" / "comparisons.csv").shape[0] == 3 * 14
+    net = {(r["model"], r["format"], r["difficulty"], r["consequences"]): r["net"]
+           for r in summary["macro_net"] if r["view"] == "parsable"}
+    planted = found[("Net (pp): puzzled hard, without consequences", "m1", "m3")]
+    assert net[("m3", "puzzled", "hard", False)] == 100.0  # the planted Net
+    assert planted["difference"] == pytest.approx(net[("m1", "puzzled", "hard", False)] - 100.0)
+    # the planted difference (a coin's Net, 0, against 100) is inside the 95% interval (here; with these flips
+    # the coin's Net with consequences happens to be -18.7, outside its own), and every Puzzled one is found
+    assert planted["low"] <= -100.0 <= planted["high"] and planted["clusters"] == 12
+    puzzled = [r for key, r in found.items() if key[1:] == ("m1", "m3") and key[0].startswith("Net (pp): puzzled")]
+    assert len(puzzled) == 6 and all(r["significant"] for r in puzzled)
+    gap = {(r["model"], r["difficulty"], r["consequences"]): r["gap"]
+           for r in summary["macro_gap"] if r["view"] == "parsable"}
+    paired_gap = found[("cue gap (pp): direct - puzzled easy, without consequences", "m1", "m3")]["difference"]
+    assert paired_gap == pytest.approx(gap[("m1", "easy", False)] - gap[("m3", "easy", False)])
+    # one dilemma's answers cannot tell two models apart
+    assert {r["tied"] for key, r in found.items() if key[1:] == ("m1", "m2")} == {True}
+    # under Direct m3 answers as m1 (identical answers: nothing to test) and so as m2 but for one dilemma
+    assert summary["comparisons"]["ties"]["Net (pp): direct, with consequences"] == [["m1", "m2"], ["m2", "m3"]]
+    assert found[("Net (pp): direct, with consequences", "m1", "m3")]["tied"] is None
+    reported = CliRunner().invoke(main, ["report", str(run_dir / "score")])
+    assert reported.exit_code == 0 and reported.exception is None, reported.output
+    markdown = (run_dir / "score" / "report.md").read_text()
+    assert "Paired model comparisons" in markdown and "| Net (pp): puzzled hard, without consequences | m1 | m3 |" \
+        in markdown and (run_dir / "score" / "plots" / "model_comparisons.png").is_file()
+
+
+def test_a_pilot_is_named_as_not_read_by_the_cue_plan(tiny_suite: Path, tmp_path: Path) -> None:
+    rows = _suite_rows(tiny_suite)
+    pilot = _fake_run(tmp_path / "pilot", tiny_suite,
+                      {"m1": [(_reply(r, _varied_answer(r, i), True), None) for i, r in enumerate(rows)]})
+    result = CliRunner().invoke(main, ["plan", str(tiny_suite), "--pilot", str(pilot)])
+    assert result.exit_code == 0 and result.exception is None, result.output
+    assert (f"variances: assumed: answer variance at its largest, icc 0.1 between a dilemma's answers "
+            f"(the pilot {pilot} is not read by this family)") in result.output

@@ -69,3 +69,34 @@ def test_mistakes_are_located(tmp_path: Path, old: str, new: str, expected: tupl
     with pytest.raises(SpecError) as caught:
         compile_file(path, tmp_path / "out")
     assert [(d.message, d.hint) for d in caught.value.diagnostics] == [expected]
+
+
+def _renamed(run: Path, model: str) -> Path:
+    """The run with its model renamed (a second model's run of the same suite)."""
+    for name in ("results.jsonl", "run.json"):
+        path = run / name
+        path.write_text(path.read_text(encoding="utf-8").replace("openai/stub", model), encoding="utf-8")
+    return run
+
+
+def test_several_models_are_compared_on_every_band(suite: Path, tmp_path: Path) -> None:
+    rows = read_suite(suite).rows
+    by_prompt = {r.messages[-1].content or "": r.puzzle or {} for r in rows}
+    _run(suite, tmp_path / "a", Solver(by_prompt, {"hard", "intermediate"}))
+    _run(suite, tmp_path / "b", Solver(by_prompt, {"easy", "hard", "intermediate"}))
+    _renamed(tmp_path / "b", "openai/other")
+    result = CliRunner().invoke(main, ["score", str(tmp_path / "a"), str(tmp_path / "b"), "-o", str(tmp_path / "s")])
+    assert result.exit_code == 0 and result.exception is None, result.output
+    summary = json.loads((tmp_path / "s" / "summary.json").read_text(encoding="utf-8"))
+    found = {r["statistic"]: r for r in summary["comparisons"]["rows"]}
+    assert set(found) == {"exact-match accuracy: propositional easy", "exact-match accuracy: propositional hard",
+                          "exact-match accuracy: zebra easy", "exact-match accuracy: zebra intermediate"}
+    # solved by b (openai/other, model A) only: every puzzle differs by 1, so there is no spread to test
+    easy = found["exact-match accuracy: zebra easy"]
+    assert (easy["model_a"], easy["difference"], easy["tied"]) == ("openai/other", 1.0, None)
+    assert found["exact-match accuracy: zebra intermediate"]["difference"] == 0.0
+    report = CliRunner().invoke(main, ["report", str(tmp_path / "s"), "--out", str(tmp_path / "report")])
+    assert report.exit_code == 0 and report.exception is None, report.output
+    assert "Paired model comparisons" in (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
+    again = CliRunner().invoke(main, ["score", str(tmp_path / "a"), str(tmp_path / "a"), "-o", str(tmp_path / "t")])
+    assert again.exit_code != 0 and "answers with openai/stub, as" in again.output, again.output
