@@ -70,15 +70,20 @@ def load_run(run_dir: Path) -> Run:
     excluded = (manifest.analysis or {}).get("exclude")  # a factor left out of the analysis (DailyDilemmas)
     if excluded is not None:
         trials = trials[trials["factor"] != str(excluded)].reset_index(drop=True)
-    trials["benchmark"] = str((manifest.analysis or {}).get("benchmark", manifest.suite))
-    trials["model"] = info.model
+    trials["benchmark"] = _constant(str((manifest.analysis or {}).get("benchmark", manifest.suite)), len(trials))
+    trials["model"] = _constant(info.model, len(trials))
     keys = ["benchmark", "model"]
     reasoning = reasoning_setting(manifest.analysis or {}, info.settings)
     if reasoning is not None:
-        trials["reasoning"] = str(reasoning)
+        trials["reasoning"] = _constant(str(reasoning), len(trials))
         keys.append("reasoning")
     keys += extra + ["factor", "influence"]
     return Run(trials, keys, "expected" if info.mode == "logprob" else "samples", manifest, info, run_dir)
+
+
+def _constant(value: str, count: int) -> pd.Categorical:
+    """A key every trial of the run shares, as a categorical: a byte a row, not a copy of its text."""
+    return pd.Categorical.from_codes(np.zeros(count, np.int8), categories=pd.Index([value], dtype=object))
 
 
 def _check_answer_tokens(suite: SuiteHead, columns: SuiteColumns, answer: dict[str, Any] | None) -> None:
