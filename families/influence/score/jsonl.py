@@ -100,10 +100,10 @@ def _fast(path: Path, logprobs: bool, ids: _IdCodes | None = None) -> pd.DataFra
     """The columns decoded by msgspec a piece at a time, or None for the exact parser."""
     if not FAST:
         return None
-    names = ["item_id", "outcome", "error", "model", "answer"] + (["logprobs"] if logprobs else [])
+    names = ["item_id", "logprobs"]
     values: dict[str, list[Any]] = {name: [] for name in names}
+    texts = {name: _TextCodes() for name in ("outcome", "error", "model", "answer")}
     samples: list[np.ndarray] = []
-    shared: dict[str | None, str | None] = {}  # each distinct text held once (msgspec makes a string per row)
     for chunk in _chunks(path):
         try:
             rows = _DECODERS[logprobs].decode_lines(chunk)
@@ -116,19 +116,16 @@ def _fast(path: Path, logprobs: bool, ids: _IdCodes | None = None) -> pd.DataFra
             ids.add([r.item_id for r in rows])
         else:
             values["item_id"] += [r.item_id for r in rows]
-        for name in names[1:5]:
-            values[name] += [shared.setdefault(v, v) for v in (getattr(r, name) for r in rows)]
+        for name, codes in texts.items():
+            codes.add([getattr(r, name) for r in rows])
         if logprobs:
             values["logprobs"] += [r.logprobs for r in rows]
-    count = len(values["outcome"])
+    sample = np.concatenate(samples) if samples else np.zeros(0, np.int64)
     columns: dict[str, Any] = {
-        "row": np.arange(1, count + 1),
+        "row": np.arange(1, len(sample) + 1),
         "item_id": _categorical(values.pop("item_id")) if ids is None else ids.column(),
-        "sample": np.concatenate(samples) if samples else np.zeros(0, np.int64),
-        "outcome": _categorical(values.pop("outcome")),
-        "error": _categorical(values.pop("error")),
-        "model": _uniform(values.pop("model")),
-        "answer": _categorical(values.pop("answer")),
+        "sample": sample,
+        **{name: codes.column() for name, codes in texts.items()},
     }
     if logprobs:
         columns["logprobs"] = values.pop("logprobs")
@@ -141,13 +138,22 @@ def _categorical(values: list[str | None]) -> pd.Categorical:
     return pd.Categorical.from_codes(codes, categories=pd.Index(names, dtype=object))
 
 
-def _uniform(values: list[str | None]) -> pd.Categorical:
-    """A column that holds one value in a well-formed run (the model) as a categorical, without hashing
-    every row: comparing each with the first finds the odd one out."""
-    first = values[0] if values else ""
-    if first is None or values.count(first) != len(values):
-        return _categorical(values)
-    return pd.Categorical.from_codes(np.zeros(len(values), np.int8), categories=pd.Index([first], dtype=object))
+class _TextCodes:
+    """A text column (None for missing) coded a piece at a time, codes in first-seen order as pandas.factorize
+    gives them: each distinct text held once, a 4-byte code a row (msgspec makes a string per row)."""
+
+    def __init__(self) -> None:
+        self.table: dict[str, int] = {}
+        self.codes: list[np.ndarray] = []
+
+    def add(self, texts: list[str | None]) -> None:
+        table = self.table
+        self.codes.append(np.fromiter((-1 if text is None else table.setdefault(text, len(table)) for text in texts),
+                                      np.int32, len(texts)))
+
+    def column(self) -> pd.Categorical:
+        codes = np.concatenate(self.codes) if self.codes else np.zeros(0, np.int32)
+        return pd.Categorical.from_codes(codes, categories=pd.Index(list(self.table), dtype=object))
 
 
 def _exact(path: Path, data: bytes, logprobs: bool) -> pd.DataFrame:
