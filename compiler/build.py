@@ -11,8 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tqdm import tqdm
-
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.budget import DEFAULT_BUDGET, Budget, Size, check_budget, counted, planned_size
 from spec_audits.compiler.check import check_spec
@@ -21,7 +19,7 @@ from spec_audits.compiler.emit import DuplicateRowError, Tally, UnbalancedError,
 from spec_audits.compiler.errors import ErrorCollector, SpecError
 from spec_audits.compiler.family import CompiledDesign
 from spec_audits.compiler.files import spec_roots
-from spec_audits.compiler.load import display_path, load_spec
+from spec_audits.compiler.load import collect_spec, display_path, load_spec
 from spec_audits.compiler.suite_checks import check_suite, shared_and_served
 from spec_audits.compiler.version import COMPILER_VERSION, SCHEMA_VERSION
 from spec_audits.contract.suite_model import Manifest
@@ -45,18 +43,20 @@ class Checked:
 
 
 def read_spec_file(path: Path) -> tuple[n.Spec, dict[str, str]]:
-    """The spec with its imports, parsed with every registered family's clauses, and the texts read."""
-    return load_spec(path, registry.syntax())
+    """The spec with its imports, parsed with the clauses of the families it names (of every family when
+    that fails: compiler/parse.py `LazySyntax`), and the texts read."""
+    return load_spec(path, registry.SPEC_SYNTAX)
 
 
 def check_file(path: Path, seed: int | None = None, allowed: Sequence[Path] = (),
                budget: Budget = DEFAULT_BUDGET) -> Checked:
     """Parse, run the shared checks, every design's and generator's family checks and the compile budget in
-    one pass; raise SpecError listing every mistake found. The spec reads files only under its own folder
+    one pass, on what parsed when some of it did not (compiler/recover.py); raise SpecError listing every
+    mistake found. The spec reads files only under its own folder
     and the `allowed` ones."""
     with spec_roots(path, allowed):
-        spec, sources = read_spec_file(path)
         errors = ErrorCollector()
+        spec, sources = collect_spec(path, registry.SPEC_SYNTAX, errors)
         tables = check_spec(spec, errors, seed)
         final_seed = seed if seed is not None else int(spec.seed or 0)
         context = DesignContext(spec, tables, final_seed)
@@ -112,6 +112,8 @@ def _write(checked: Checked, folder: Path, progress: bool) -> Manifest:
     if checked.size is None:
         rows = counted(rows, checked.budget, checked.designs[0].span)
     if progress and sys.stderr.isatty():
+        from tqdm import tqdm  # a tenth of `spec check`'s own start-up: only a compile on a terminal needs it
+
         rows = tqdm(rows, unit=" rows", desc="compiling", leave=False, mininterval=0.5)
     try:
         suite_sha256 = write_rows(rows, folder, tally, keys)

@@ -23,6 +23,9 @@ from spec_audits.compiler.ast_values import number, scalar
 from spec_audits.compiler.errors import Span
 
 T = TypeVar("T")
+Leaf = Token
+"""A word of the spec as a shape's `build` receives it: a str (its text) with its position; a shape turns it
+into a typed value with the Builder (`at.ref`, `at.whole`), so a family needs no parser library."""
 
 
 class HasClauses(Protocol):

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from spec_audits.compiler.budget import DEFAULT_BUDGET, Budget
 from spec_audits.compiler.build import check_file, compile_file
 from spec_audits.compiler.errors import SpecError
-from spec_audits.contract.reader import Suite, read_suite
-from spec_audits.contract.suite_model import SuiteRow
 from spec_audits.terminal import echo, visible
+
+if TYPE_CHECKING:
+    from spec_audits.contract.reader import Suite
+    from spec_audits.contract.suite_model import SuiteRow
 
 
 class SpecFailed(click.ClickException):
@@ -125,6 +127,8 @@ def show(suite_dir: Path, items: int, cell_filter: tuple[str, ...]) -> None:
     Example:
       spec show generated/triage -n 2 --cell influence=user_preference
     """
+    from spec_audits.contract.reader import read_suite  # `spec check` and `spec compile` never read a suite
+
     suite = read_suite(suite_dir)
     manifest = suite.manifest
     echo(f"suite {manifest.suite}: {manifest.rows} prompts, {manifest.trials} trials, "

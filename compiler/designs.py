@@ -56,11 +56,25 @@ def _prepare_one(design: n.Design, context: DesignContext, errors: ErrorCollecto
     check_declared(design, family, errors)
     typed = resolve_design(design, context.tables, errors)
     conversation = _conversation(typed, context, errors)
+    if design.damaged:
+        own = ErrorCollector()
+        family.check(typed, context, own)
+        _keep_new(design, own, errors)
+        return None
     resolved = family.check(typed, context, errors)
     if resolved is None or errors.diagnostics:
         return None
     compiled = family.prepare(resolved, context.seed, errors)
     return None if compiled is None else RecordedDesign(compiled, conversation, several)
+
+
+def _keep_new(design: n.Design, own: ErrorCollector, errors: ErrorCollector) -> None:
+    """The family's findings on a design that lost a clause to a syntax error (compiler/recover.py), so that one
+    pass reports them all; but for those at a place already reported, or at the design's own header where a
+    missing clause is said: they would repeat an earlier error in other words."""
+    said = {(d.span.file, d.span.line, d.span.column) for d in errors.diagnostics}
+    said.add((design.span.file, design.span.line, design.span.column))
+    errors.extend(d for d in own.diagnostics if (d.span.file, d.span.line, d.span.column) not in said)
 
 
 def _conversation(typed: TypedDesign, context: DesignContext, errors: ErrorCollector) -> CompiledConversation | None:
@@ -105,12 +119,12 @@ def family_of(design: n.Design, errors: ErrorCollector) -> Family | None:
 
 
 def check_clauses(design: n.Design, family: Family, errors: ErrorCollector) -> None:
-    """A clause the family does not take is an error at the clause, naming the family and what it takes."""
-    others = [f for f in registry.all_families() if f.name != family.name]
+    """A clause the family does not take is an error at the clause, naming the family and what it takes (the
+    other families are loaded only then, to say which of them takes it)."""
     for clause in design.clauses:
         if clause.keyword in family.clauses or clause.keyword in EVERY_DESIGN:
             continue
-        owners = [f for f in others if clause.keyword in f.clauses]
+        owners = [f for f in registry.all_families() if f.name != family.name and clause.keyword in f.clauses]
         if not owners:
             errors.add(clause.span, f"no design family takes '{clause.keyword}' in this version",
                        f"{_a(family.title)} design takes: {', '.join(family.clauses)} (docs/language.md lists "

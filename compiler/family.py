@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from spec_audits.compiler.errors import Span
@@ -47,6 +47,20 @@ class CompiledDesign(Protocol):
     def rows(self) -> Iterator[dict[str, Any]]:
         """Every row of the design, as dicts ready to serialise (ids not yet attached)."""
         ...
+
+
+@dataclass(kw_only=True)
+class Compiled:
+    """The plain fields of a CompiledDesign with their usual values, for a family's own design to extend with
+    its `summary()` and `rows()` (spec_audits/examples/echo.py): a sampled design with no shared rows."""
+
+    name: str
+    span: Span
+    analysis: dict[str, Any]  # {"family": NAME, ...}: what the compile writes in manifest.analysis
+    balance_keys: tuple[str, ...]
+    mode: str = "sample"
+    shared: dict[str, str] = field(default_factory=dict)
+    served: dict[str, list[Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ from spec_audits.compiler import nodes as n
 from spec_audits.compiler.clauses import Syntax
 from spec_audits.compiler.errors import Diagnostic, ErrorCollector, Span, SpecError
 from spec_audits.compiler.files import checked_path, kind_problem
-from spec_audits.compiler.parse import parse_text
+from spec_audits.compiler.parse import LazySyntax
+from spec_audits.compiler.recover import parse_spec_text
 from spec_audits.compiler.tree_to_ast import build_spec
 
 # What an import brings in: vocabulary, never another file's header or designs.
@@ -42,37 +43,57 @@ def read_spec(path: Path) -> tuple[str, str]:
         raise SpecError([_file_error(shown.replace("\0", "\\0"), "the spec path contains a NUL byte")]) from None
 
 
-def load_spec(path: Path, syntax: Syntax) -> tuple[n.Spec, dict[str, str]]:
+def load_spec(path: Path, syntax: Syntax | LazySyntax) -> tuple[n.Spec, dict[str, str]]:
     """The spec with its imports merged in, and the text of every file read (for error excerpts); its
-    designs take the clauses of `syntax` (the registry's `syntax()`).
+    designs take the clauses of `syntax` (the registry's `syntax()`, or only those of the families each
+    file names: compiler/parse.py `LazySyntax`). A SpecError lists every mistake found while reading.
 
     A file imported along two paths (a diamond) is merged once; a cycle is an error naming its chain."""
+    errors = ErrorCollector()
+    spec, sources = collect_spec(path, syntax, errors)
+    errors.raise_if_any(sources)
+    return spec, sources
+
+
+def collect_spec(path: Path, syntax: Syntax | LazySyntax, errors: ErrorCollector) -> tuple[n.Spec, dict[str, str]]:
+    """load_spec, its mistakes added to `errors` rather than raised, so that the checks run on what parsed
+    (compiler/recover.py); only a file that cannot be read or parsed at all is a SpecError."""
     sources: dict[str, str] = {}
-    spec = _load(path, sources, (), set(), syntax)
+    spec = _load(path, sources, (), set(), syntax, errors)
     return spec, sources
 
 
 def _load(path: Path, sources: dict[str, str], chain: tuple[Path, ...], loaded: set[Path],
-          syntax: Syntax) -> n.Spec:
+          syntax: Syntax | LazySyntax, errors: ErrorCollector) -> n.Spec:
     text, shown = read_spec(path)
     sources[shown] = text
     here = path.resolve()
     loaded.add(here)
-    errors = ErrorCollector()
     try:
-        spec = build_spec(parse_text(text, shown, syntax), shown, errors, syntax)
+        parsed = parse_spec_text(text, shown, syntax)
     except SpecError as err:
+        err.diagnostics[:0] = errors.diagnostics
         err.sources.update(sources)
         raise
+    errors.extend(parsed.diagnostics)
+    if not parsed.whole:
+        raise SpecError(list(errors.diagnostics), {**sources})
+    spec = build_spec(parsed.tree, shown, errors, parsed.syntax)
+    if parsed.damaged:
+        spec = spec.model_copy(update={"designs": tuple(
+            d.model_copy(update={"damaged": True}) if d.span.line in parsed.damaged else d for d in spec.designs)})
     merged = {field: list(getattr(spec, field)) for field in _IMPORTED}
+    refused = ErrorCollector()  # an import that cannot be read: its vocabulary would be reported missing
     for item in spec.imports:
-        target = _import_target(path, item, (*chain, here), loaded, errors)
+        target = _import_target(path, item, (*chain, here), loaded, refused)
         if target is None:
             continue
-        imported = _load(target, sources, (*chain, here), loaded, syntax)
+        imported = _load(target, sources, (*chain, here), loaded, syntax, errors)
         for field in _IMPORTED:
             merged[field] = list(getattr(imported, field)) + merged[field]
-    errors.raise_if_any(sources)
+    if refused.diagnostics:  # so the checks wait, as after a statement lost to a syntax error
+        errors.extend(refused.diagnostics)
+        raise SpecError(list(errors.diagnostics), dict(sources))
     return spec.model_copy(update={k: tuple(v) for k, v in merged.items()})
 
 

@@ -12,7 +12,7 @@ Scalar = str | int | float
 
 
 class Node(BaseModel):
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True, defer_build=True)
 
     span: Span
 
@@ -237,7 +237,7 @@ class Option(Node):
 class Clause(Node):
     """One design clause; `keyword` names it and `value` holds its parsed content."""
 
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True, defer_build=True)
 
     keyword: str
     value: object
@@ -246,6 +246,7 @@ class Clause(Node):
 class Design(Node):
     name: str
     clauses: tuple[Clause, ...]
+    damaged: bool = False  # a clause of it was a syntax error (compiler/recover.py): its family checks wait
 
     def get(self, keyword: str) -> Clause | None:
         return next((c for c in self.clauses if c.keyword == keyword), None)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import cast
@@ -57,14 +60,42 @@ def _parser(grammar: str) -> Lark:
 MAX_DEPTH = 100  # nesting of the parse tree; later stages recurse over it, so deeper would overflow the stack
 
 
-def parse_text(text: str, file: str, syntax: Syntax) -> Tree[Token]:
-    """Parse spec text whose designs take the clauses of `syntax`; raise SpecError with one located
-    diagnostic on a syntax error or on nesting deeper than MAX_DEPTH."""
-    parser = spec_parser(syntax)
-    try:
-        tree = parser.parse(text)
-    except UnexpectedInput as err:
-        raise SpecError([_diagnose(parser, err, text, file)], {file: text}) from None
+@dataclass(frozen=True)
+class LazySyntax:
+    """The clauses of only the families a text names, and of every family when that does not parse: a spec
+    check loads the families its designs declare, and a syntax error is judged by the whole language (so
+    its message, and a clause of a family the design does not name, read as they always did)."""
+
+    named: Callable[[frozenset[str]], Syntax]  # analysis names (DEFAULT_ANALYSIS for a bare design) -> clauses
+    full: Callable[[], Syntax]
+
+
+DEFAULT_ANALYSIS = ""  # in the names a text declares: a design that declares no analysis (the default family)
+# What may hide a name (strings, comments), a block's header (`design NAME:`, `generator NAME:`, ...) and an
+# `analysis NAME`.
+_SCAN = re.compile(r'"""(?:[^"\\]|\\.|"(?!""))*"""|"(?:[^"\\\n]|\\.)*"|#[^\n]*'
+                   r"|^[ \t]*([A-Za-z_]\w*)[ \t]+[A-Za-z_]\w*[ \t]*:|\banalysis\s+([A-Za-z_]\w*)", re.MULTILINE)
+
+
+def declared_analyses(text: str) -> frozenset[str]:
+    """The analysis names a spec text declares, and DEFAULT_ANALYSIS when one of its designs declares none,
+    read without parsing (strings and comments skipped). A guess good enough to pick the clauses to parse
+    with: what it misses, the fallback to every family's clauses finds."""
+    names: set[str] = set()
+    bare = False  # inside a design that has declared no analysis so far
+    for match in _SCAN.finditer(text):
+        if match.group(1):  # a block begins: the design before it, if any, ends
+            if bare:
+                names.add(DEFAULT_ANALYSIS)
+            bare = match.group(1) == "design"
+        elif match.group(2):
+            names.add(match.group(2))
+            bare = False
+    return frozenset(names | ({DEFAULT_ANALYSIS} if bare else set()))
+
+
+def checked_depth(tree: Tree[Token], file: str, text: str) -> Tree[Token]:
+    """The tree; a SpecError when it nests deeper than MAX_DEPTH."""
     deep = _too_deep(tree)
     if deep is not None:
         span = Span(file, deep.meta.line, deep.meta.column) if not deep.meta.empty else Span(file, 1, 1)
@@ -85,7 +116,11 @@ def _too_deep(tree: Tree[Token]) -> Tree[Token] | None:
     return None
 
 
-def _diagnose(parser: Lark, err: UnexpectedInput, text: str, file: str) -> Diagnostic:
+def diagnose(parser: Lark, err: UnexpectedInput, text: str, file: str) -> Diagnostic:
+    """One located diagnostic for a syntax error: what was found, what the parser wanted, and a hint."""
+    glued = _glued_word(parser, err, text, file)
+    if glued is not None:
+        return glued
     if isinstance(err, UnexpectedCharacters):
         return _bad_character(parser, err, text, file)
     if isinstance(err, UnexpectedToken):
@@ -96,6 +131,35 @@ def _diagnose(parser: Lark, err: UnexpectedInput, text: str, file: str) -> Diagn
         column = len(text.rsplit("\n", 1)[-1]) + 1
         return Diagnostic(Span(file, line, column), f"unexpected end of file; expected {expected}")
     return Diagnostic(Span(file, err.line, err.column), str(err))
+
+
+_WORD = re.compile(r"\w+")
+_WORD_END = re.compile(r"\w*$")
+
+
+def _glued_word(parser: Lark, err: UnexpectedInput, text: str, file: str) -> Diagnostic | None:
+    """A misspelt keyword whose first letters are a keyword (`answer yesnoo`: 'yesno', then 'o'): the whole
+    word is what was found, what the parser wanted before it is expected, and the closest keyword the hint."""
+    at = err.token.start_pos if isinstance(err, UnexpectedToken) else err.pos_in_stream
+    if at is None or not 0 < at < len(text) or not _WORD.fullmatch(text[at - 1:at + 1]):
+        return None
+    start = at - len(_WORD_END.findall(text[:at])[0])
+    word = _WORD.findall(text, start)[0]
+    try:
+        expected = accepted(parser, text[:start])
+    except UnexpectedInput:
+        return None
+    line, column = text.count("\n", 0, start) + 1, start - text.rfind("\n", 0, start)
+    span = Span(file, line, column, line, column + len(word))
+    return Diagnostic(span, f"unexpected {word!r}; expected {_describe_expected(parser, expected)}",
+                      did_you_mean(word, keywords(parser, expected)))
+
+
+def accepted(parser: Lark, text: str) -> set[str]:
+    """The terminals the parser accepts after `text` (an UnexpectedInput when `text` itself is wrong)."""
+    interactive = parser.parse_interactive(text)
+    interactive.exhaust_lexer()
+    return set(interactive.accepts())  # type: ignore[no-untyped-call]  # lark leaves accepts() unannotated
 
 
 def _bad_character(parser: Lark, err: UnexpectedCharacters, text: str, file: str) -> Diagnostic:
@@ -126,7 +190,7 @@ def _bad_token(parser: Lark, err: UnexpectedToken, text: str, file: str) -> Diag
             message = f"expected {_describe_expected(parser, expected)} after {previous.value!r}"
     hint = _known_mistake(token.type, expected)
     if hint is None and token.type in ("NAME", "WORD"):
-        hint = did_you_mean(str(token.value), _keywords(parser, expected))
+        hint = did_you_mean(str(token.value), keywords(parser, expected))
     return Diagnostic(span, message, hint)
 
 
@@ -155,7 +219,8 @@ def _known_mistake(found: str, expected: set[str]) -> str | None:
     return None
 
 
-def _keywords(parser: Lark, expected: set[str]) -> list[str]:
+def keywords(parser: Lark, expected: set[str]) -> list[str]:
+    """The keywords among the terminals `expected`."""
     terminals = {t.name: t for t in parser.terminals}
     words = []
     for name in expected:

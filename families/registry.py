@@ -17,6 +17,7 @@ declarations (tests/families/test_accepts_table.py fails while the two differ, a
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterable
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
@@ -24,8 +25,10 @@ from types import ModuleType
 from typing import Any
 
 import click
+from lark.exceptions import LarkError
 
 from spec_audits.compiler.clauses import ClauseSpec, Syntax, conflicts
+from spec_audits.compiler.parse import DEFAULT_ANALYSIS, LazySyntax, spec_parser
 from spec_audits.compiler.typed_design import GENERATOR_ANALYSIS, SHARED
 from spec_audits.families.interface import Family, accepts_table
 from spec_audits.puzzles.syntax import SYNTAX as PUZZLE_SYNTAX
@@ -89,34 +92,53 @@ def all_families() -> list[Family]:
 def loadable() -> list[Family]:
     """Every family that loads, the built-in ones first in BUILTIN's order (so that what they add to a
     command keeps its place), then the others by name; one that cannot be loaded is left out here (its
-    error comes when a design, run or table names it)."""
-    found = []
+    error comes when a design, run or table names it), and so is an installed one whose clause or score
+    option takes the name of one before it (two plug-ins clashing: the first by name keeps it)."""
+    found: list[Family] = []
     for name in [*BUILTIN, *(name for name in names() if name not in BUILTIN)]:
         try:
             family = get(name)
         except RegistryError:  # a built-in family clashing with an installed one is still itself
             family = importlib.import_module(BUILTIN[name]).FAMILY if name in BUILTIN else None
-        if family is not None:
+        if family is not None and (name in BUILTIN or not any(_clash(family, other) for other in found)):
             found.append(family)
     return found
 
 
-def syntax() -> Syntax:
-    """Every clause the parser knows: the shared design clauses, the puzzle block's, and each family's own.
-    A family that cannot be loaded adds none (its error comes when a design names it); one keyword with two
-    shapes is an error."""
+def syntax(analyses: Iterable[str] | None = None) -> Syntax:
+    """The clauses the parser knows: the shared design clauses, the puzzle block's, and the own clauses of
+    the families named in `analyses` (compiler/parse.py `DEFAULT_ANALYSIS` for the default family; a name no
+    family has adds none: its error comes when the design is checked; a named family that cannot be used is
+    its RegistryError), or of every family that loads when `analyses` is None. One keyword with two shapes is
+    an error."""
+    families = loadable() if analyses is None else _named(analyses)
     declared: list[ClauseSpec[Any]] = [*SHARED, GENERATOR_ANALYSIS, *PUZZLE_SYNTAX]
     owners: dict[str, list[str]] = {}
-    for family in loadable():
+    for family in families:
         for spec in family.syntax:
             declared.append(spec)
-            clause = spec.keyword if spec.block == "design" else f"{spec.block} {spec.keyword}"
+            clause = _clause_name(spec)
             owners.setdefault(clause, []).append(family.name)
     for name in conflicts(tuple(declared)):
         who = ", ".join(owners.get(name, [])) + (" and the shared clauses" if name in SHARED_KEYWORDS else "")
         raise RegistryError(f"the clause {name!r} is declared with different argument shapes by {who}: "
                             "give one of them another keyword")
     return tuple(declared)
+
+
+def _named(analyses: Iterable[str]) -> list[Family]:
+    """The families of these analysis names that load, in BUILTIN's order then by name (so that a spec's
+    grammar, and lark's cache of it, does not depend on the order its designs are written in)."""
+    wanted = {DEFAULT if name == DEFAULT_ANALYSIS else name for name in analyses}
+    found = []
+    for name in [*(name for name in BUILTIN if name in wanted), *sorted(wanted - set(BUILTIN))]:
+        family = get(name)  # a family the spec names that cannot be used: its error, naming its distribution
+        if family is not None:
+            found.append(family)
+    return found
+
+
+SPEC_SYNTAX = LazySyntax(syntax, syntax)  # what a spec file is parsed with: its own families' clauses first
 
 
 def _origin(point: EntryPoint) -> str:
@@ -149,7 +171,53 @@ def _load(name: str, points: tuple[EntryPoint, ...]) -> Family:
     if family.name != name:
         raise RegistryError(f"design family {name!r} from {_origin(point)} calls itself {family.name!r}: name the "
                             "entry point by the family's analysis name")
+    _check_boundary(family, _origin(point))
     return family
+
+
+def _check_boundary(family: Family, origin: str) -> None:
+    """An installed family may add to the language and to `spec score`, never change what is there: its
+    clauses must build into the grammar beside the shared ones and keep the built-in families' shapes, and its
+    score options must not take a built-in family's name. A RegistryError naming both otherwise."""
+    where = f"design family {family.name!r} from {origin}"
+    for spec in family.syntax:
+        problem = _grammar_problem(spec)
+        if problem is not None:
+            raise RegistryError(f"{where}: its clause {_clause_name(spec)!r} does not fit the spec grammar "
+                                f"({problem}): change that clause's shape, or uninstall the distribution")
+    for other in (importlib.import_module(module).FAMILY for module in BUILTIN.values()):
+        clash = _clash(family, other)
+        if clash is not None:
+            raise RegistryError(f"{where}: {clash} of the built-in family {other.name!r} "
+                                "(it would change that one's meaning): rename it, or uninstall the distribution")
+
+
+def _grammar_problem(spec: ClauseSpec[Any]) -> str | None:
+    """Why the clause cannot join the shared grammar (lark's first line), or None when it can."""
+    declared = (*SHARED, GENERATOR_ANALYSIS, *PUZZLE_SYNTAX, spec)
+    if conflicts(declared):
+        return "the shared clause of that keyword has another shape"
+    try:
+        spec_parser(declared)
+    except LarkError as err:
+        return str(err).strip().splitlines()[0]
+    return None
+
+
+def _clash(family: Family, other: Family) -> str | None:
+    """What of `family` takes a name of `other`: a clause keyword with another shape, or a score option."""
+    for name in conflicts((*other.syntax, *family.syntax)):
+        return f"its clause {name!r} has another shape than the clause {name!r}"
+    theirs = {opt: flag.name for flag in other.score_flags for opt in (*flag.opts, str(flag.name))}
+    for flag in family.score_flags:
+        for opt in (*flag.opts, str(flag.name)):
+            if opt in theirs:
+                return f"its `spec score` option {opt!r} takes the name of the option {theirs[opt]!r}"
+    return None
+
+
+def _clause_name(spec: ClauseSpec[Any]) -> str:
+    return spec.keyword if spec.block == "design" else f"{spec.block} {spec.keyword}"
 
 
 LANGUAGE_DOCS = Path(__file__).resolve().parents[1] / "docs" / "language.md"

@@ -1,12 +1,15 @@
 """Parse a model's reply into one of the row's valid answer tokens (strict first, then tolerant forms), a
 reasoned reply's last line ("Answer: A") into its token, a judge's JSON reply into its label and reason,
-and an extraction call's reply into an option number."""
+an extraction call's reply into an option number, and the fields a row's readers record ("Confidence: 80")."""
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from functools import lru_cache
+
+from spec_audits.contract.suite_model import Reader
 
 # Markdown emphasis, quotes and brackets that models wrap around a bare answer.
 _WRAPPERS = "*_`\"'()[]{}<>"
@@ -120,3 +123,28 @@ def parse_option_number(text: str | None, tokens: tuple[str, ...]) -> str | None
 
 EXTRACTION_FORMS = {"option_number": "Option {}"}  # the well-formed reply per answer token, by Extraction.parse
 EXTRACTION_PARSERS = {"option_number": parse_option_number}
+
+
+_VALUES = {"int": re.compile(r"[-+]?\d+(?![\d.])"), "number": re.compile(r"[-+]?\d+(?:\.\d+)?"),
+           "word": re.compile(r"[\w-]+")}
+
+
+def read_fields(text: str | None, readers: Sequence[Reader]) -> dict[str, int | float | str | None]:
+    """Each reader's value in the reply: what follows its label's last occurrence (case ignored, markdown
+    emphasis and spaces skipped), or None when that is not of its kind or lies outside its bounds."""
+    return {reader.name: _field(text or "", reader) for reader in readers}
+
+
+def _field(text: str, reader: Reader) -> int | float | str | None:
+    at = text.casefold().rfind(reader.after.casefold())
+    if at < 0:
+        return None
+    rest = text[at + len(reader.after):].lstrip(" \t*_`")
+    found = _VALUES[reader.kind].match(rest)
+    if found is None:
+        return None
+    if reader.kind == "word":
+        return found.group()
+    value = int(found.group()) if reader.kind == "int" else float(found.group())
+    inside = (reader.low is None or value >= reader.low) and (reader.high is None or value <= reader.high)
+    return value if inside else None

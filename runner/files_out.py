@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from spec_audits.safe_files import fresh_opener, read_bytes_capped
+from spec_audits.terminal import visible
 
 if TYPE_CHECKING:  # pandas and numpy are imported when a table is written: `spec run` writes none
     import pandas as pd
@@ -116,8 +117,24 @@ def write_bytes(path: Path, data: bytes) -> None:
         handle.write(data)
 
 
+def _visible_labels(figure: Any) -> None:
+    """Every text of the figure, and every fixed tick label (drawn from its axis's formatter), as `visible`."""
+    for artist in figure.findobj(lambda found: hasattr(found, "get_text") and hasattr(found, "set_text")):
+        if isinstance(artist.get_text(), str):
+            artist.set_text(visible(artist.get_text(), keep_newlines=True))
+    for axes in figure.axes:
+        for axis in (axes.xaxis, axes.yaxis):  # tick labels are drawn anew from the axis's formatter
+            labels = [label.get_text() for label in axis.get_ticklabels()]
+            shown = [visible(label, keep_newlines=True) for label in labels]
+            if shown != labels:
+                axis.set_ticklabels(shown)
+
+
 def write_figure(figure: Any, path: Path, **options: Any) -> None:
-    """A matplotlib figure saved as PNG (`options` as savefig takes them), written whole or not at all."""
+    """A matplotlib figure saved as PNG (`options` as savefig takes them), written whole or not at all. A
+    label from a stranger's suite shows its control characters as escapes, as a terminal line does (a raw
+    ESC has no glyph, and matplotlib's warning about it would print the ESC itself)."""
+    _visible_labels(figure)
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", **options)
     write_bytes(path, buffer.getvalue())

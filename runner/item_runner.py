@@ -29,6 +29,7 @@ from spec_audits.runner.answers import (
     EXTRACTION_PARSERS,
     parse_answer,
     parse_judge_json,
+    read_fields,
 )
 from spec_audits.runner.cache import NoCache, ResponseCache
 from spec_audits.runner.call import CallSettings, ModelClient, Reply
@@ -267,6 +268,8 @@ class Runner:
             if answer is not None:
                 break
         outcome = work.row.answers.get(answer) if answer else None
+        if work.row.read:
+            extracted["recorded"] = read_fields(reply.text, work.row.read)
         result = {
             "response": reply.text,
             "answer": answer,

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from spec_audits.families import registry
+from tests.plugins import TEST_DISTRIBUTIONS, pinned_entry_points
 from tests.support import forced_choice_rows, write_suite
 
 
@@ -27,3 +29,16 @@ def response_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "cache" / "responses.sqlite"
     monkeypatch.setenv("SPEC_RESPONSE_CACHE", str(path))
     return path
+
+
+@pytest.fixture(autouse=True)
+def pinned_families(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every test sees the built-in families and those it installs itself (tests/plugins.py), never a
+    plug-in installed on this machine: a core message that lists the families stays the same."""
+    monkeypatch.setattr(registry, "entry_points", pinned_entry_points)
+    registry.installed.cache_clear()
+    yield
+    for name in registry.installed():  # the families the test's distributions gave, forgotten with them
+        registry.unregister(name)
+    TEST_DISTRIBUTIONS.clear()
+    registry.installed.cache_clear()

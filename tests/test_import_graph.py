@@ -52,14 +52,15 @@ def test_the_root_package_imports_nothing() -> None:
 
 
 def test_shared_code_reaches_families_only_from_the_dispatch_layer_through_the_interface_and_registry() -> None:
+    """... and the public API (spec_audits.sdk), in the interface's own layer, re-exports the interface."""
     layers = layer_table()
-    dispatch = [name for name, _ in layers].index("dispatch")
+    allowed = {[name for name, _ in layers].index(layer) for layer in ("dispatch", "family interface")}
     for module, targets in graph().items():
         if module.startswith(f"{FAMILIES}."):
             continue
         reached = {t for t in targets if t.startswith(f"{FAMILIES}.")}
         assert reached <= set(SHARED), f"{module} imports a family's own module: {sorted(reached - set(SHARED))}"
-        assert not reached or layer_of(module, layers) == dispatch, f"{module} is not in the dispatch layer"
+        assert not reached or layer_of(module, layers) in allowed, f"{module} is not in the dispatch layer"
 
 
 def test_no_family_imports_another() -> None:
@@ -69,6 +70,24 @@ def test_no_family_imports_another() -> None:
         own = ".".join(module.split(".")[:3])
         foreign = {t for t in targets if t.startswith(f"{FAMILIES}.") and not t.startswith((own, *SHARED))}
         assert not foreign, f"{module} imports another family: {sorted(foreign)}"
+
+
+def test_builtin_families_import_only_the_sdk_and_their_own_folder() -> None:
+    """A built-in family is written as an outside one would be: spec_audits.sdk, and its own modules."""
+    for module, targets in graph().items():
+        if not module.startswith(f"{FAMILIES}.") or module.startswith(SHARED):
+            continue
+        own = ".".join(module.split(".")[:3])
+        other = {t for t in targets if t.startswith(PACKAGE) and not t.startswith(own)}
+        assert other <= {f"{PACKAGE}.sdk", PACKAGE}, f"{module} imports spec's internals: {sorted(other)}"
+
+
+def test_the_shipped_example_families_import_only_the_sdk() -> None:
+    """The worked examples (spec_audits/examples/) use the public API alone, as an outside family would."""
+    examples = {m: t for m, t in graph().items() if m.startswith(f"{PACKAGE}.examples.")}
+    assert examples, "spec_audits/examples/ holds the worked example of docs/families.md"
+    for module, targets in examples.items():
+        assert {t for t in targets if t.startswith(PACKAGE)} <= {f"{PACKAGE}.sdk", PACKAGE}, module
 
 
 OLD_NAMES = re.compile(r"(?:^|\s|;|\")(?:from|import) (?:compiler|runner|families)\b|"

@@ -38,6 +38,8 @@ def test_a_non_editable_install_compiles_triage_byte_identically(tmp_path: Path)
     installed = {p.name for p in site.iterdir() if not p.name.endswith(".dist-info")} - {"bin"}
     assert installed == {"spec_audits"}  # one import name: no top-level compiler, runner or families
     assert (site / "spec_audits" / "compiler" / "spec.lark").is_file()
+    # a plug-in is type-checked against the SDK, and the worked example of docs/families.md ships
+    assert (site / "spec_audits" / "py.typed").is_file() and (site / "spec_audits" / "examples" / "echo.py").is_file()
     out = tmp_path / "triage"
     env = {**os.environ, "PYTHONPATH": str(site)}
     command = [sys.executable, "-P", "-c", SPEC_FROM_INSTALL, str(site), "compile", "specs/triage.spec", "-o", str(out)]

@@ -16,7 +16,7 @@ from spec_audits.families.cognitive_bias.clauses import SYNTAX
 from spec_audits.families.cognitive_bias.expand import prepare_bias
 from spec_audits.families.cognitive_bias.generator import resolve_generator
 from spec_audits.families.cognitive_bias.record import BiasRecord
-from spec_audits.families.interface import Family, Form, TableKind, lazy
+from spec_audits.sdk import Family, Form, TableKind, lazy
 
 FAMILY = Family(
     name=ANALYSIS,

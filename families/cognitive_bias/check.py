@@ -24,13 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from spec_audits.compiler import nodes as n
-from spec_audits.compiler.check import checked_decode
-from spec_audits.compiler.data_source import Row, read_rows
-from spec_audits.compiler.errors import ErrorCollector, did_you_mean
-from spec_audits.compiler.typed_design import TypedDesign
 from spec_audits.families.cognitive_bias.clauses import ARMS, OVER, PROTOCOL, REVERSE, UNIT
-from spec_audits.families.interface import DesignContext
+from spec_audits.sdk import DesignContext, ErrorCollector, Row, TypedDesign, checked_decode, did_you_mean, read_rows
+from spec_audits.sdk import nodes as n
 
 ANALYSIS = "bias_decomposition"
 CLAUSES = ("over", "unit", "arms", "conditions", "answer", "protocol", "reverse", "decode", "analysis")

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 from lark import Token
 
-from spec_audits.compiler import clauses as c
-from spec_audits.compiler import nodes as n
-from spec_audits.compiler.errors import Span
+from spec_audits.sdk import Span
+from spec_audits.sdk import clauses as c
+from spec_audits.sdk import nodes as n
 
 
 @dataclass(frozen=True)

@@ -19,17 +19,26 @@ from typing import Any
 
 from jinja2 import nodes as jnodes
 
-from spec_audits.compiler import nodes as n
-from spec_audits.compiler.data_parse import option_lines, test_case_text
-from spec_audits.compiler.data_source import Row, key_of
-from spec_audits.compiler.errors import ErrorCollector, Span
-from spec_audits.compiler.family import Plan, spread
-from spec_audits.compiler.sandbox import environment
-from spec_audits.compiler.template_shapes import record
-from spec_audits.compiler.templates import CompiledText, check_attributes, check_render, compile_text
-from spec_audits.contract.seeding import item_rng
-from spec_audits.contract.suite_model import EXTRACTION_SLOT
 from spec_audits.families.cognitive_bias.check import BiasCondition, BiasDesign
+from spec_audits.sdk import (
+    EXTRACTION_SLOT,
+    CompiledText,
+    ErrorCollector,
+    Plan,
+    Row,
+    Span,
+    check_attributes,
+    check_render,
+    compile_text,
+    environment,
+    item_rng,
+    key_of,
+    option_lines,
+    record,
+    spread,
+    test_case_text,
+)
+from spec_audits.sdk import nodes as n
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 Turns = list[tuple[n.Turn, CompiledText | None]]

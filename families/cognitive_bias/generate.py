@@ -21,13 +21,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from spec_audits.contract.seeding import item_rng
 from spec_audits.families.cognitive_bias.generator import Generator
-from spec_audits.local.names import is_local
-from spec_audits.runner.answers import parse_answer
-from spec_audits.runner.cache import NoCache, ResponseCache, default_cache_path
-from spec_audits.runner.call import CallSettings, ModelClient
-from spec_audits.runner.files_out import replacing, write_json
+from spec_audits.sdk import (
+    CallSettings,
+    ModelClient,
+    NoCache,
+    ResponseCache,
+    default_cache_path,
+    is_local,
+    item_rng,
+    parse_answer,
+    replacing,
+    write_json,
+)
 
 DEFINITIONS = {
     "Anchoring": "relying too heavily on an initial number or reference point",

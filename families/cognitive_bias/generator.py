@@ -23,13 +23,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from spec_audits.compiler import nodes as n
-from spec_audits.compiler.check import checked_decode
-from spec_audits.compiler.data_source import Row, read_rows
-from spec_audits.compiler.errors import ErrorCollector, did_you_mean
-from spec_audits.compiler.templates import CompiledText, compile_text
 from spec_audits.families.cognitive_bias import clauses as gc
-from spec_audits.families.interface import DesignContext
+from spec_audits.sdk import (
+    CompiledText,
+    DesignContext,
+    ErrorCollector,
+    Row,
+    checked_decode,
+    compile_text,
+    did_you_mean,
+    read_rows,
+)
+from spec_audits.sdk import nodes as n
 
 CRITERIA = ("target", "purity", "naturalness", "blind")
 PERSONA = ("intensity", "turns")

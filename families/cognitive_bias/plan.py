@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from spec_audits.contract.reader import Suite
 from spec_audits.families.cognitive_bias.score.compare import NAMES
-from spec_audits.stats.power import Variance
+from spec_audits.sdk import Suite, Variance
 
 
 def variances(suite: Suite, pilot: Path | None, icc: float) -> list[Variance]:

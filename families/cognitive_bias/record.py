@@ -8,8 +8,8 @@ from typing import Annotated
 
 from pydantic import Field, model_validator
 
-from spec_audits.contract.analysis_record import AnalysisRecord, listed_twice, one_of, shown
 from spec_audits.families.cognitive_bias.check import ANALYSIS, DID_VARIANTS, PROTOCOLS
+from spec_audits.sdk import AnalysisRecord, listed_twice, one_of, shown
 
 Names = Annotated[list[str], Field(min_length=1)]
 

@@ -11,12 +11,21 @@ from typing import Any
 
 import pandas as pd
 
-from spec_audits.runner.files_out import read_csv, write_bytes
-from spec_audits.runner.report import fmt
-from spec_audits.runner.report.comparisons import comparison_blocks
-from spec_audits.runner.report.document import Block, Document, Heading, Image, Paragraph, Table
-from spec_audits.runner.score_input import read_score_folder
-from spec_audits.safe_files import DOCUMENT_BYTES, read_bytes_capped
+from spec_audits.sdk import (
+    DOCUMENT_BYTES,
+    Block,
+    Document,
+    Heading,
+    Image,
+    Paragraph,
+    Table,
+    comparison_blocks,
+    fmt,
+    read_bytes_capped,
+    read_csv,
+    read_score_folder,
+    write_bytes,
+)
 
 PLOTS = (("heatmaps.png", "Presence Δn, content δ and total Δb per (target bias, human bias), scale [-0.3, 0.3]; "
                           "hatched grey: no scored row in that cell."),

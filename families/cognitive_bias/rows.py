@@ -12,10 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from spec_audits.contract.analysis_record import cell_problem, row_contradicts
-from spec_audits.contract.reader import Suite
-from spec_audits.contract.suite_model import SuiteRow
 from spec_audits.families.cognitive_bias.record import BiasRecord
+from spec_audits.sdk import Suite, SuiteRow, cell_problem, row_contradicts
 
 
 def check_rows(analysis: dict[str, Any], suite: Suite) -> None:

@@ -16,7 +16,7 @@ from spec_audits.families.cue.check import CLAUSES, resolve_cue
 from spec_audits.families.cue.clauses import SYNTAX
 from spec_audits.families.cue.expand import prepare_cue
 from spec_audits.families.cue.record import CueRecord
-from spec_audits.families.interface import Family, Form, lazy
+from spec_audits.sdk import Family, Form, lazy
 
 FAMILY = Family(
     name="cue_visibility",

@@ -16,18 +16,27 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from spec_audits.compiler import nodes as n
-from spec_audits.compiler.check import Domain, is_number
-from spec_audits.compiler.data_source import Row, first_key, read_rows
-from spec_audits.compiler.errors import ErrorCollector, Span, did_you_mean
-from spec_audits.compiler.template_shapes import Items, Shape, record
-from spec_audits.compiler.templates import check_attributes
-from spec_audits.compiler.typed_design import TypedDesign
 from spec_audits.families.cue import clauses
 from spec_audits.families.cue.score.events import VALID
-from spec_audits.families.interface import DesignContext
-from spec_audits.puzzles import PropositionalConfig
-from spec_audits.puzzles.block import puzzle_config
+from spec_audits.sdk import (
+    DesignContext,
+    Domain,
+    ErrorCollector,
+    Items,
+    PropositionalConfig,
+    Row,
+    Span,
+    TypedDesign,
+    check_attributes,
+    did_you_mean,
+    first_key,
+    is_number,
+    puzzle_config,
+    read_rows,
+    record,
+)
+from spec_audits.sdk import TemplateShape as Shape
+from spec_audits.sdk import nodes as n
 
 FORMATS = ("neutral", "direct", "puzzled")
 PROBES = ("could_be", "what_if")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from spec_audits.compiler import clauses as c
+from spec_audits.sdk import clauses as c
 
 OVER = c.ClauseSpec("over", c.Crossing(), "the data source crossed with the design's axes")
 PROBES = c.ClauseSpec("probes", c.Probes(), "the questions asked of every puzzle, with their answer forms")

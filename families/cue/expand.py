@@ -13,24 +13,29 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from spec_audits.compiler.errors import ErrorCollector, Span
-from spec_audits.compiler.family import Plan, spread
-from spec_audits.compiler.templates import CompiledText, check_render, compile_text
 from spec_audits.families.cue.check import BENEFIT, BREAKDOWNS, CueDesign
-from spec_audits.puzzles import (
+from spec_audits.sdk import (
+    Binary,
+    CompiledText,
+    ErrorCollector,
+    Plan,
     PropositionalConfig,
     PuzzleError,
     Skeleton,
+    Span,
+    check_render,
+    compile_text,
     draw_selections,
     expect_of,
     generate_skeleton,
     instantiate,
+    one_person_compound,
+    parse_cell,
     reuse_groups,
+    spread,
+    states_identity,
 )
-from spec_audits.puzzles.clues import Binary
-from spec_audits.puzzles.propositional import Selection
-from spec_audits.puzzles.styled import one_person_compound, states_identity
-from spec_audits.puzzles.validate import parse_cell
+from spec_audits.sdk import PuzzleSelection as Selection
 
 NEUTRAL_NAMES = {"dilemma", "consequences", "answers"}
 CUED_NAMES = NEUTRAL_NAMES | {"people", "person", "probe", "restate"}

@@ -8,8 +8,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from spec_audits.contract.analysis_record import CLOSED, AnalysisRecord, domain, one_of
 from spec_audits.families.cue.check import ABSTENTION_RATE, ANALYSIS_OPTIONS
+from spec_audits.sdk import CLOSED, AnalysisRecord, domain, one_of
 
 Count = Annotated[int, Field(ge=0)]
 

@@ -11,11 +11,17 @@ from typing import Any
 import pandas as pd
 
 from spec_audits.families.cue.score.outputs import plot_net
-from spec_audits.runner.files_out import read_csv
-from spec_audits.runner.report import fmt
-from spec_audits.runner.report.comparisons import comparison_blocks
-from spec_audits.runner.report.document import Document, Heading, Image, Paragraph, Table
-from spec_audits.runner.score_input import read_score_folder
+from spec_audits.sdk import (
+    Document,
+    Heading,
+    Image,
+    Paragraph,
+    Table,
+    comparison_blocks,
+    fmt,
+    read_csv,
+    read_score_folder,
+)
 
 SECTIONS = (
     ("capability", "Capability: Could-be replies that identify every hidden attribute"),

@@ -20,7 +20,7 @@ from spec_audits.families.effects.check import CLAUSES, resolve
 from spec_audits.families.effects.clauses import SYNTAX
 from spec_audits.families.effects.prepare import prepare
 from spec_audits.families.effects.record import EffectsRecord
-from spec_audits.families.interface import Family, Form, lazy
+from spec_audits.sdk import Family, Form, lazy
 
 FAMILY = Family(
     name="effects",

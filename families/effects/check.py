@@ -17,13 +17,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from spec_audits.compiler import nodes as n
-from spec_audits.compiler.check import Domain, check_domains, is_number
-from spec_audits.compiler.conversations import cell_keys
-from spec_audits.compiler.data_source import key_of, read_rows
-from spec_audits.compiler.errors import ErrorCollector, did_you_mean
-from spec_audits.compiler.templates import CompiledText, compile_text
-from spec_audits.compiler.typed_design import TypedDesign
 from spec_audits.families.effects.clauses import CORRECT, CROSS, FRACTION, INTERACTIONS, ITEMS, REFERENCE, TRIALS
 from spec_audits.families.effects.design import (
     BASELINE,
@@ -41,7 +34,21 @@ from spec_audits.families.effects.design import (
     template_names,
 )
 from spec_audits.families.effects.design import CORRECT as CORRECT_OUTCOME
-from spec_audits.families.interface import DesignContext
+from spec_audits.sdk import (
+    CompiledText,
+    DesignContext,
+    Domain,
+    ErrorCollector,
+    TypedDesign,
+    cell_keys,
+    check_domains,
+    compile_text,
+    did_you_mean,
+    is_number,
+    key_of,
+    read_rows,
+)
+from spec_audits.sdk import nodes as n
 
 CLAUSES = ("cross", "fraction", "reference", "interactions", "items", "conditions", "answer", "correct", "prompt",
            "system", "samples", "trials", "decode", "mode", "analysis")

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from spec_audits.compiler import clauses as c
-from spec_audits.compiler import nodes as n
-from spec_audits.compiler.errors import Span
+from spec_audits.sdk import Span
+from spec_audits.sdk import clauses as c
+from spec_audits.sdk import nodes as n
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from spec_audits.compiler.errors import Span
-from spec_audits.compiler.templates import CompiledText
+from spec_audits.sdk import CompiledText, Span
 
 BASELINE = "baseline"
 AnswerKind = Literal["yesno", "options", "scale", "number"]

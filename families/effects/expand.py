@@ -9,11 +9,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from spec_audits.compiler.errors import Diagnostic, Span, SpecError
-from spec_audits.compiler.family import Plan, spread
-from spec_audits.contract.seeding import canonical_json
 from spec_audits.families.effects.crossing import Run
 from spec_audits.families.effects.design import CORRECT, Condition, EffectsInput, Scenario, outcomes
+from spec_audits.sdk import Diagnostic, Plan, Span, SpecError, canonical_json, spread
 
 Cell = tuple[Run, str]  # (combination, condition)
 

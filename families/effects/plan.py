@@ -17,11 +17,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from spec_audits.contract.reader import Suite
 from spec_audits.families.effects.score.compare import statistic_name
 from spec_audits.families.effects.score.frame import Loaded, load, targets, values_array
 from spec_audits.families.effects.score.pipeline import comparisons
-from spec_audits.stats.power import PILOT, Variance, from_pilot
+from spec_audits.sdk import PILOT, Suite, Variance, from_pilot
 
 
 def variances(suite: Suite, pilot: Path | None, icc: float) -> list[Variance]:

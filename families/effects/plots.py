@@ -15,8 +15,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from spec_audits.runner.files_out import write_figure  # noqa: E402
-from spec_audits.runner.report.plotting import NO_DATA, cannot_draw, no_data_background, text_colour  # noqa: E402
+from spec_audits.sdk import (  # noqa: E402
+    NO_DATA,
+    cannot_draw,
+    no_data_background,
+    text_colour,
+    write_figure,  # noqa: E402
+)
 
 
 def slug(text: str) -> str:

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from spec_audits.compiler.errors import ErrorCollector
-from spec_audits.compiler.templates import check_render
 from spec_audits.families.effects import crossing
 from spec_audits.families.effects.design import EffectsInput
 from spec_audits.families.effects.expand import CompiledEffects, pick_trials
+from spec_audits.sdk import ErrorCollector, check_render
 
 
 def prepare(design: EffectsInput, seed: int, errors: ErrorCollector) -> CompiledEffects | None:

@@ -9,9 +9,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from spec_audits.contract.analysis_record import CLOSED, AnalysisRecord, domain, listed_twice, one_of, shown
 from spec_audits.families.effects.check import ANALYSIS_DOMAINS, SCENARIO_EFFECTS
 from spec_audits.families.effects.design import BASELINE, SCORER_COLUMNS, AnswerKind, scorer_column
+from spec_audits.sdk import CLOSED, AnalysisRecord, domain, listed_twice, one_of, shown
 
 Names = Annotated[list[str], Field(min_length=1)]
 Count = Annotated[int, Field(ge=0)]

@@ -10,11 +10,18 @@ from typing import Any
 import pandas as pd
 
 from spec_audits.families.effects import plots
-from spec_audits.runner.files_out import read_csv
-from spec_audits.runner.report import fmt
-from spec_audits.runner.report.comparisons import comparison_blocks
-from spec_audits.runner.report.document import Block, Document, Heading, Image, Paragraph, Table
-from spec_audits.runner.score_input import read_score_folder
+from spec_audits.sdk import (
+    Block,
+    Document,
+    Heading,
+    Image,
+    Paragraph,
+    Table,
+    comparison_blocks,
+    fmt,
+    read_csv,
+    read_score_folder,
+)
 
 
 def effects_report(score_dir: Path, plots_dir: Path) -> Document:

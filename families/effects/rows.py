@@ -11,11 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from spec_audits.contract.analysis_record import cell_problem, row_contradicts, shown, tokens_problem
-from spec_audits.contract.reader import Suite
-from spec_audits.contract.suite_model import SuiteRow
 from spec_audits.families.effects.design import CORRECT, outcomes
 from spec_audits.families.effects.record import EffectsRecord
+from spec_audits.sdk import Suite, SuiteRow, cell_problem, row_contradicts, shown, tokens_problem
 
 
 def check_rows(analysis: dict[str, Any], suite: Suite) -> None:

@@ -16,16 +16,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from spec_audits.compiler.errors import ErrorCollector
-from spec_audits.compiler.family import CompiledDesign
-from spec_audits.compiler.typed_design import TypedDesign
 from spec_audits.families.influence import items
 from spec_audits.families.influence.check import CLAUSES, PairsDesign, resolve_pairs
 from spec_audits.families.influence.clauses import ITEMS, SYNTAX
 from spec_audits.families.influence.prepare import prepare
 from spec_audits.families.influence.record import InfluenceRecord
 from spec_audits.families.influence.score_options import SCORE_FLAGS
-from spec_audits.families.interface import DesignContext, Family, Form, Importer, TableKind, lazy
+from spec_audits.sdk import (
+    CompiledDesign,
+    DesignContext,
+    ErrorCollector,
+    Family,
+    Form,
+    Importer,
+    TableKind,
+    TypedDesign,
+    lazy,
+)
 
 
 def _check(design: TypedDesign, context: DesignContext,

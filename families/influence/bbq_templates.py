@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from random import Random
 
-from spec_audits.contract.seeding import item_rng
 from spec_audits.families.influence.bbq_release import ReleasedItem, ReleaseError, read_bigbench, read_jsonl
 from spec_audits.families.influence.bbq_selection import (
     RELEASE_COLUMNS,
@@ -43,6 +42,7 @@ from spec_audits.families.influence.bbq_selection import (
     release_draw,
     stand_ins,
 )
+from spec_audits.sdk import item_rng
 
 TEXTS = {"context": "Ambiguous_Context", "question_neg": "Question_negative_stereotype",
          "question_pos": "Question_non_negative", "answer_neg": "Answer_negative", "answer_pos": "Answer_non_negative"}

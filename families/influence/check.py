@@ -5,14 +5,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from spec_audits.compiler import nodes as n
-from spec_audits.compiler.check import Domain, Tables, check_domains, is_number, is_whole
-from spec_audits.compiler.clauses import ClauseSpec
-from spec_audits.compiler.errors import ErrorCollector, did_you_mean, report_repeats
-from spec_audits.compiler.templates import check_attributes
-from spec_audits.compiler.typed_design import TypedDesign
 from spec_audits.families.influence.clauses import CROSS, FACTORS, INFLUENCES, SAMPLE, SIZES, TRIALS, WHERE
-from spec_audits.families.interface import DesignContext
+from spec_audits.sdk import (
+    ClauseSpec,
+    DesignContext,
+    Domain,
+    ErrorCollector,
+    Tables,
+    TypedDesign,
+    check_attributes,
+    check_domains,
+    did_you_mean,
+    is_number,
+    is_whole,
+    report_repeats,
+)
+from spec_audits.sdk import nodes as n
 
 T = TypeVar("T")
 ORDERS = {"both": ("AB", "BA"), "AB": ("AB",), "BA": ("BA",)}

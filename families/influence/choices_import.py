@@ -29,12 +29,18 @@ from typing import Any
 
 import click
 
-from spec_audits.contract.reader import read_suite
-from spec_audits.contract.results_model import ResultRow
-from spec_audits.contract.suite_model import SuiteRow
-from spec_audits.runner.files_out import write_csv_rows, write_text
-from spec_audits.runner.imported import ImportedRun, ImportInputError, json_lines, write_runs
-from spec_audits.safe_files import read_bytes_capped
+from spec_audits.sdk import (
+    ImportedRun,
+    ImportInputError,
+    ResultRow,
+    SuiteRow,
+    json_lines,
+    read_bytes_capped,
+    read_suite,
+    write_csv_rows,
+    write_runs,
+    write_text,
+)
 
 FACTORS = {"age_group": "age"}  # the release's factor names that are not ours
 LEVELS = {"left-handed": "left", "right-handed": "right"}  # likewise its level names (compared case-blind)

@@ -21,12 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from spec_audits.compiler import nodes as n
-from spec_audits.compiler.data_source import Row, first_key, read_rows
-from spec_audits.compiler.errors import ErrorCollector, did_you_mean
-from spec_audits.compiler.typed_design import TypedDesign
-from spec_audits.contract.seeding import item_rng
 from spec_audits.families.influence.clauses import EXAMPLES
+from spec_audits.sdk import ErrorCollector, Row, TypedDesign, did_you_mean, first_key, item_rng, read_rows
+from spec_audits.sdk import nodes as n
 
 KINDS = ("unused", "block", "block_all", "others")
 BLOCKS = ("block", "block_all")

@@ -12,15 +12,11 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any
 
-from spec_audits.compiler import nodes as n
-from spec_audits.compiler.errors import Span
-from spec_audits.compiler.expr import evaluate
-from spec_audits.compiler.family import Plan, spread
-from spec_audits.compiler.templates import CompiledText
-from spec_audits.contract.seeding import item_rng
 from spec_audits.families.influence.check import PairsDesign
 from spec_audits.families.influence.followups import FollowUps
 from spec_audits.families.influence.trials import Picks
+from spec_audits.sdk import CompiledText, Plan, Span, evaluate, item_rng, spread
+from spec_audits.sdk import nodes as n
 
 _VOWELS = tuple("aeiouAEIOU")
 

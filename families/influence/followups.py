@@ -15,11 +15,18 @@ from typing import Any
 
 from jinja2 import meta
 
-from spec_audits.compiler import nodes as n
-from spec_audits.compiler.errors import ErrorCollector
-from spec_audits.compiler.sandbox import environment
-from spec_audits.compiler.templates import CompiledText, check_render, check_slots, compile_text, render_with_slots
-from spec_audits.contract.suite_model import FOLLOWUP_SLOTS, JUDGE_SLOTS
+from spec_audits.sdk import (
+    FOLLOWUP_SLOTS,
+    JUDGE_SLOTS,
+    CompiledText,
+    ErrorCollector,
+    check_render,
+    check_slots,
+    compile_text,
+    environment,
+    render_with_slots,
+)
+from spec_audits.sdk import nodes as n
 
 
 @dataclass(frozen=True)

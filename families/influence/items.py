@@ -17,13 +17,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from spec_audits.compiler import nodes as n
-from spec_audits.compiler.data_source import Row, first_key, read_rows
-from spec_audits.compiler.errors import ErrorCollector
-from spec_audits.compiler.family import Plan, spread
-from spec_audits.compiler.template_shapes import Items, Shape, record
-from spec_audits.compiler.templates import CompiledText, check_attributes, check_render
-from spec_audits.compiler.typed_design import TypedDesign
 from spec_audits.families.influence import check as pairs
 from spec_audits.families.influence.clauses import EXAMPLES, FACTORS, INFLUENCES, ITEMS, TRIALS
 from spec_audits.families.influence.examples import Pool, resolve_pool
@@ -31,7 +24,23 @@ from spec_audits.families.influence.expand import CompiledInfluence, cued, level
 from spec_audits.families.influence.followups import FollowUps, compile_followups
 from spec_audits.families.influence.prepare import compile_texts
 from spec_audits.families.influence.trials import Picks, Slot, pick_trials
-from spec_audits.families.interface import DesignContext
+from spec_audits.sdk import (
+    CompiledText,
+    DesignContext,
+    ErrorCollector,
+    Items,
+    Plan,
+    Row,
+    TypedDesign,
+    check_attributes,
+    check_render,
+    first_key,
+    read_rows,
+    record,
+    spread,
+)
+from spec_audits.sdk import TemplateShape as Shape
+from spec_audits.sdk import nodes as n
 
 ITEM_COLUMNS = ("option_A", "option_B", "level_A", "level_B")
 OTHER = "other"

@@ -18,10 +18,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from spec_audits.contract.reader import Suite
 from spec_audits.families.influence.score.compare import effect_arms, spread_answers
 from spec_audits.families.influence.score.runs import load_run
-from spec_audits.stats.power import PILOT, Variance, from_pilot
+from spec_audits.sdk import PILOT, Suite, Variance, from_pilot
 
 
 def variances(suite: Suite, pilot: Path | None, icc: float) -> list[Variance]:

@@ -6,15 +6,23 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from spec_audits.compiler import nodes as n
-from spec_audits.compiler.errors import ErrorCollector, Span, did_you_mean
-from spec_audits.compiler.expr import evaluate, names, resolves
-from spec_audits.compiler.templates import CompiledText, check_render, compile_text
-from spec_audits.contract.seeding import item_rng
 from spec_audits.families.influence.check import PairsDesign
 from spec_audits.families.influence.expand import CompiledPairs, allowed_pairs, side, sides
 from spec_audits.families.influence.followups import compile_followups
 from spec_audits.families.influence.trials import pick_trials
+from spec_audits.sdk import (
+    CompiledText,
+    ErrorCollector,
+    Span,
+    check_render,
+    compile_text,
+    did_you_mean,
+    evaluate,
+    item_rng,
+    names,
+    resolves,
+)
+from spec_audits.sdk import nodes as n
 
 CUE_NAMES = {"target", "other", "first", "second", "factor"}
 PROMPT_NAMES = {"first", "second", "factor"}

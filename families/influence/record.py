@@ -7,9 +7,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, Field
 
-from spec_audits.compiler.check import is_number
-from spec_audits.contract.analysis_record import CLOSED, AnalysisRecord, domain
 from spec_audits.families.influence.check import ANALYSIS_DOMAINS
+from spec_audits.sdk import CLOSED, AnalysisRecord, domain, is_number
 
 Scalar = Annotated[str | int | float, domain(lambda v: isinstance(v, str) or is_number(v), "a name or a number")]
 """A spec option's value (a name, a text or a number), for the options the compile takes as written."""

@@ -9,11 +9,19 @@ from typing import Any
 import pandas as pd
 
 from spec_audits.families.influence.plots import all_plots
-from spec_audits.runner.files_out import read_csv
-from spec_audits.runner.report import fmt
-from spec_audits.runner.report.comparisons import comparison_blocks
-from spec_audits.runner.report.document import Block, Document, Heading, Image, Paragraph, Table
-from spec_audits.runner.score_input import ScoreInputError, read_score_folder
+from spec_audits.sdk import (
+    Block,
+    Document,
+    Heading,
+    Image,
+    Paragraph,
+    ScoreInputError,
+    Table,
+    comparison_blocks,
+    fmt,
+    read_csv,
+    read_score_folder,
+)
 
 BREAKDOWN_HEADER = [
     "Level",

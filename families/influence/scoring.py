@@ -27,9 +27,7 @@ from spec_audits.families.influence.score.probe import (
     probe_trials,
 )
 from spec_audits.families.influence.score.runs import Run, load_run, pool_runs
-from spec_audits.runner.files_out import score_folder, write_csv
-from spec_audits.runner.score_input import check_run_analysis
-from spec_audits.runner.study import expand_runs
+from spec_audits.sdk import check_run_analysis, expand_runs, score_folder, write_csv
 
 
 def score_run(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:

@@ -14,9 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from spec_audits.compiler.errors import ErrorCollector
-from spec_audits.compiler.family import Plan
-from spec_audits.contract.seeding import item_rng
+from spec_audits.sdk import ErrorCollector, Plan, item_rng
 
 Cell = tuple[str, str | None, str]
 """(factor, influence, condition) of a balance cell; influence None for a shared baseline."""

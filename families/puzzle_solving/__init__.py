@@ -10,9 +10,9 @@ audits). docs/puzzles.md, "Puzzle-solving designs", describes the design.
 
 from __future__ import annotations
 
-from spec_audits.families.interface import Family, Form, lazy
 from spec_audits.families.puzzle_solving.clauses import SYNTAX
 from spec_audits.families.puzzle_solving.design import CLAUSES, prepare, resolve
+from spec_audits.sdk import Family, Form, lazy
 
 FAMILY = Family(
     name="puzzle_solving",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from spec_audits.compiler import clauses as c
+from spec_audits.sdk import clauses as c
 
 COUNT = c.ClauseSpec("count", c.Counted(("per", "band")), "certified puzzles made per difficulty band")
 SYNTAX: c.Syntax = (COUNT,)

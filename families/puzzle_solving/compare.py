@@ -10,8 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from spec_audits.puzzles.answers import SOLVED
-from spec_audits.stats.paired import Estimate, compare_models, mean_influence, ties
+from spec_audits.sdk import SOLVED, Estimate, compare_models, mean_influence, ties
 
 
 def statistic_name(family: object, band: object) -> str:

@@ -14,25 +14,29 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from spec_audits.compiler import nodes as n
-from spec_audits.compiler.errors import ErrorCollector, Span
-from spec_audits.compiler.family import Plan, spread
-from spec_audits.compiler.templates import CompiledText, check_render, compile_text
-from spec_audits.compiler.typed_design import TypedDesign
-from spec_audits.contract.suite_model import SOLUTION_OUTCOMES
-from spec_audits.families.interface import DesignContext
 from spec_audits.families.puzzle_solving.clauses import COUNT
-from spec_audits.puzzles import (
+from spec_audits.sdk import (
+    SOLUTION_FORMAT,
+    SOLUTION_OUTCOMES,
+    CompiledText,
+    DesignContext,
+    ErrorCollector,
+    Plan,
     PropositionalConfig,
     PuzzleConfig,
     PuzzleError,
+    Span,
+    TypedDesign,
+    check_render,
+    compile_text,
     draw_selections,
     expect_of,
     generate_puzzle,
     generate_zebra,
+    puzzle_config,
+    spread,
 )
-from spec_audits.puzzles.answers import SOLUTION_FORMAT
-from spec_audits.puzzles.block import puzzle_config
+from spec_audits.sdk import nodes as n
 
 CLAUSES = ("answer", "count", "prompt", "decode", "samples", "analysis")
 NAMES = {"puzzle", "band", "format"}  # what the prompt template sees

@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from spec_audits.contract.reader import Suite
 from spec_audits.families.puzzle_solving.compare import statistic_name
-from spec_audits.stats.power import Variance
+from spec_audits.sdk import Suite, Variance
 
 
 def variances(suite: Suite, pilot: Path | None, icc: float) -> list[Variance]:

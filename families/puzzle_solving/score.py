@@ -10,15 +10,26 @@ from typing import Any
 
 import pandas as pd
 
-from spec_audits.contract.reader import RESULTS_FILE, read_results, read_run
-from spec_audits.contract.suite_model import Manifest
 from spec_audits.families.puzzle_solving.compare import model_comparisons
-from spec_audits.runner.files_out import score_folder, write_csv, write_json
-from spec_audits.runner.puzzle_scores import accuracy_by_band, solved_table
-from spec_audits.runner.report.comparisons import comparison_blocks
-from spec_audits.runner.report.document import Document, Heading, Paragraph, Table
-from spec_audits.runner.score_input import check_study_runs
-from spec_audits.safe_files import DOCUMENT_BYTES, read_bytes_capped
+from spec_audits.sdk import (
+    DOCUMENT_BYTES,
+    RESULTS_FILE,
+    Document,
+    Heading,
+    Manifest,
+    Paragraph,
+    Table,
+    accuracy_by_band,
+    check_study_runs,
+    comparison_blocks,
+    read_bytes_capped,
+    read_results,
+    read_run,
+    score_folder,
+    solved_table,
+    write_csv,
+    write_json,
+)
 
 ALPHA = 0.05  # the paired model comparisons' level and BH false discovery rate (the family reads no options)
 COLUMNS = ["model", "family", "band", "items", "answered", "solved", "accuracy", "ci_low", "ci_high", "cell_accuracy",

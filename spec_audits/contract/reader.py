@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import TypeVar
 
 import click
-import numpy as np
 from pydantic import BaseModel, ValidationError
 
 from spec_audits.contract.results_model import ResultRow, RunInfo
@@ -181,6 +180,8 @@ def id_hash(text: str) -> int:
 def _check_unique(path: Path, ids: array[int]) -> None:
     """Refuse a suite that repeats an id, at the line of its second use (the file is read again only when two
     ids' hashes agree, to tell a true repeat from a hash collision)."""
+    import numpy as np  # only a command that reads a suite pays for numpy, never `spec check` (docs: startup_bench)
+
     hashes = np.sort(np.frombuffer(ids, dtype=np.uint64))
     twice = hashes[1:][hashes[1:] == hashes[:-1]]
     if not len(twice):

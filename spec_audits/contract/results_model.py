@@ -49,6 +49,9 @@ class ResultRow(BaseModel):
     stopped: str | None = Field(
         default=None, description="Conversations: why the conversation stopped before its last turn (a later turn "
         "reads an answered turn that gave no valid answer); the later answers are then null.")
+    recorded: dict[str, int | float | str | None] | None = Field(
+        default=None, description="Rows that `read` fields of the reply: name -> the value, null where the reply "
+        "gives none of the reader's kind and bounds.")
     cached: bool = Field(default=False, description="True when the item was answered and every call came from the "
                          "response cache; a failed item is never cached.")
 

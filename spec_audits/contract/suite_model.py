@@ -128,7 +128,7 @@ class TurnAnswer(BaseModel):
     """A generated assistant turn inside a conversation whose reply is parsed into an answer, like the
     row's own (the reply to the last message) is: its own valid tokens, outcomes and option texts."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     name: TurnName = Field(description="The answered turn's name: results key its answer by it, and later user "
                            "turns read it as {{ NAME.answer }}, {{ NAME.option }}, {{ NAME.other }}.")
@@ -171,7 +171,7 @@ def _check_meanings(answers: dict[str, str], meanings: dict[str, str] | None) ->
 class Message(BaseModel):
     """One chat turn. An assistant turn with `generate: true` is produced by the model at run time."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     role: Literal["system", "user", "assistant"] = Field(description="Who speaks this turn.")
     content: str | None = Field(default=None, description="The turn's text; absent for generate turns.")
@@ -200,7 +200,7 @@ class Message(BaseModel):
 class Judge(BaseModel):
     """A judge model that classifies the reply to a follow-up turn into one of `labels`."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     model: ModelName | None = Field(
         default=None, description="litellm model name; --judge-model overrides it; the run's judge if absent."
@@ -216,7 +216,7 @@ class Judge(BaseModel):
 class FollowUp(BaseModel):
     """A turn appended after the model's answer (e.g. the seed-000 second-turn probe)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     name: str = Field(description="The follow-up's name in the spec.")
     content: str = Field(description="The user turn sent after the model's answer.")
@@ -229,7 +229,7 @@ class FollowUp(BaseModel):
 class Extraction(BaseModel):
     """A second, single-turn call that reads the option out of a free-form decision (seed 004's authors)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     prompt: str = Field(description="The extraction prompt; {{ answer }}, once, marks where the decision goes.")
     parse: Literal["option_number"] = Field(
@@ -238,10 +238,35 @@ class Extraction(BaseModel):
     )
 
 
+class Reader(BaseModel):
+    """A field of the reply a family records besides the answer (a stated confidence, a count): the value that
+    follows the last `after` label in the reply (case ignored), read without a pattern from the suite, so a
+    stranger's suite cannot make the runner's reading slow. A value that is missing, not of its kind or outside
+    [low, high] is recorded as null, never guessed."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]{0,39}$", description="The field's name in results.jsonl `recorded`.")
+    after: str = Field(min_length=1, max_length=80, pattern=r"\S",
+                       description='The label the value follows, e.g. "Confidence:".')
+    kind: Literal["int", "number", "word"] = Field(
+        description="int: a whole number; number: any number; word: the next word (letters, digits, _ and -).")
+    low: float | None = Field(default=None, description="Numbers: the smallest value recorded.")
+    high: float | None = Field(default=None, description="Numbers: the largest value recorded.")
+
+    @model_validator(mode="after")
+    def _bounds(self) -> Reader:
+        if self.kind == "word" and (self.low is not None or self.high is not None):
+            raise ValueError("a word has no bounds: low and high are for int and number readers")
+        if self.low is not None and self.high is not None and self.low > self.high:
+            raise ValueError(f"low {self.low} is above high {self.high}")
+        return self
+
+
 class SuiteRow(BaseModel):
     """One unique prompt of a compiled suite (one line of suite.jsonl)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     id: str = Field(description="First 16 hex digits of sha256 of the row's canonical JSON without `id`.")
     messages: list[Message] = Field(description="The full chat sent to the model, in order.")
@@ -259,12 +284,22 @@ class SuiteRow(BaseModel):
     unit: str | None = Field(
         default=None, description="Rows of one unit are planned together: --limit counts units, never splits one."
     )
+    read: list[Reader] | None = Field(
+        default=None, description="Fields of the reply recorded besides the answer (results.jsonl `recorded`), "
+        "each declared by the design's family: a name, the label it follows and its kind.")
     meanings: dict[str, str] | None = Field(
         default=None, description="Answer token -> what the displayed option means (a meaning id or its text), "
         "where the outcome does not tell options apart; absent: each token means its outcome (MEANINGS).")
     answer_form: Literal["solution"] | None = Field(
         default=None, description="solution: the reply is read as an assignment of the row's `puzzle` and its "
         "answer is `solved` (every cell equal to expect.solution) or `unsolved`; `answers` maps those two.")
+
+    @model_validator(mode="after")
+    def _distinct_readers(self) -> SuiteRow:
+        names = [reader.name for reader in self.read or ()]
+        if len(set(names)) != len(names):
+            raise ValueError(f"two readers of one name: {', '.join(sorted(names))}")
+        return self
 
     @model_validator(mode="after")
     def _solution_answers(self) -> SuiteRow:
@@ -280,7 +315,7 @@ class SuiteRow(BaseModel):
 class Balance(BaseModel):
     """A balance guarantee the compiler proved: every cell over `keys` has `trials_per_cell` trials."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     keys: list[str] = Field(description="The cell coordinates that define one balanced cell.")
     cells: int = Field(description="How many such cells exist.")
@@ -294,7 +329,7 @@ class Balance(BaseModel):
 class Manifest(BaseModel):
     """What was compiled, from what, by what, with hashes (manifest.json)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     suite: str
     title: str | None = None

@@ -15,7 +15,7 @@ from click.testing import CliRunner, Result
 
 from spec_audits.cli import main
 from spec_audits.families import registry
-from tests.families.echo.test_echo import install
+from tests.plugins import install
 from tests.stub_server import StubServer
 
 SPEC = '''suite tally "Tally"
@@ -70,12 +70,15 @@ def test_the_keyword_compiles_and_the_run_and_a_table_score(tally: None, tmp_pat
     assert ran.exit_code == 0, ran.output
     scored = _spec("score", str(run_dir), "--shout")
     assert scored.exit_code == 0, scored.output
-    assert scored.output == f"6 ANSWERS TALLIED -> {run_dir / 'score'}".upper() + "\n"
+    lines = scored.output.splitlines()  # the headline, the report's first table, what to run next
+    assert lines[:3] == [f"6 ANSWERS TALLIED -> {run_dir / 'score'}".upper(), "", "outcome  answers"]
+    assert lines[-2].startswith(f"next: spec report {run_dir / 'score'}")
     table = tmp_path / "tallies.csv"
     table.write_text("condition,answers\nhello,4\ngoodbye,5\n", encoding="utf-8")
     from_table = _spec("score", "--tallies", str(table))
     assert from_table.exit_code == 0, from_table.output
-    assert from_table.output == f"9 table answers tallied -> {tmp_path / 'tallies-score'}\n"
+    assert from_table.output.splitlines()[:5] == [f"9 table answers tallied -> {tmp_path / 'tallies-score'}", "",
+                                                  "outcome  answers", "goodbye  5", "hello    4"]
     summary = json.loads((tmp_path / "tallies-score" / "summary.json").read_text())
     assert summary == {"family": "tally", "answers": {"goodbye": 5, "hello": 4}}
 

@@ -24,9 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from spec_audits.runner.files_out import score_folder, write_csv, write_json
-from spec_audits.runner.score_input import ScoreInputError
-from spec_audits.safe_files import read_bytes_capped
+from spec_audits.sdk import ScoreInputError, read_bytes_capped, score_folder, write_csv, write_json
 
 NAMES = ("target_bias", "human_bias")
 REQUIRED = (*NAMES, "n", "mean_delta", "std_delta")

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from spec_audits.stats.paired import Estimate, compare_models, mean_influence, ties
+from spec_audits.sdk import Estimate, compare_models, mean_influence, ties
 
 NAMES = {"presence": "Δn (presence): neutral turn - zero shot", "content": "δ (content): biased turn - neutral turn",
          "total": "Δb (total): biased turn - zero shot"}

@@ -12,14 +12,18 @@ from typing import Any
 
 import pandas as pd
 
-from spec_audits.contract.reader import RESULTS_FILE
-from spec_audits.contract.suite_model import Manifest, SuiteRow
 from spec_audits.families.cognitive_bias.rows import check_rows
 from spec_audits.families.cognitive_bias.score.metric import bias_metric, effects
 from spec_audits.families.cognitive_bias.score.position import answer_record
-from spec_audits.runner.result_checks import read_checked_run
-from spec_audits.runner.results_io import final_rows
-from spec_audits.runner.score_input import ScoreInputError, check_study_runs
+from spec_audits.sdk import (
+    RESULTS_FILE,
+    Manifest,
+    ScoreInputError,
+    SuiteRow,
+    check_study_runs,
+    final_rows,
+    read_checked_run,
+)
 
 CONDITIONS = ("zero_shot", "neutral_turn", "biased_turn")
 

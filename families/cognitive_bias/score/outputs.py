@@ -21,7 +21,7 @@ from spec_audits.families.cognitive_bias.score.lmm import lmm_table
 from spec_audits.families.cognitive_bias.score.load import BiasRun, load_bias_run, load_bias_runs
 from spec_audits.families.cognitive_bias.score.plots import plot_causal, plot_heatmaps
 from spec_audits.families.cognitive_bias.score.tables import EFFECTS, cells, diagonal_test, table1
-from spec_audits.runner.files_out import score_folder, write_csv, write_json
+from spec_audits.sdk import score_folder, write_csv, write_json
 
 ALPHA = 0.05  # the paired model comparisons' level and BH false discovery rate (the family reads no options)
 

@@ -13,8 +13,12 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from spec_audits.families.cognitive_bias.score.tables import matrix  # noqa: E402
-from spec_audits.runner.files_out import write_figure  # noqa: E402
-from spec_audits.runner.report.plotting import NO_DATA, cannot_draw, no_data_background  # noqa: E402
+from spec_audits.sdk import (  # noqa: E402
+    NO_DATA,
+    cannot_draw,
+    no_data_background,
+    write_figure,  # noqa: E402
+)
 
 TITLES = {"presence": "Presence Δn", "content": "Content δ", "total": "Total Δb"}
 SCALE = 0.3

@@ -17,9 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from spec_audits.contract.suite_model import SuiteRow
-from spec_audits.stats.intervals import wilson_one
-from spec_audits.stats.position import position_bias
+from spec_audits.sdk import SuiteRow, position_bias, wilson_one
 
 ONE_ORDER = "every option list is shown in one order (reverse 0)"
 

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from spec_audits.families.cue.score.events import by_group
-from spec_audits.stats.paired import Estimate, compare_models, contrast_influence, ties
+from spec_audits.sdk import Estimate, compare_models, contrast_influence, ties
 
 Groups = dict[tuple[str, str], Estimate]  # (dimension, group) -> that group's Net
 

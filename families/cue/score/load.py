@@ -22,11 +22,8 @@ from typing import Any
 
 import pandas as pd
 
-from spec_audits.contract.reader import SUITE_FILE
-from spec_audits.contract.suite_model import Manifest, SuiteRow
 from spec_audits.families.cue.check import CELL_FIELDS
-from spec_audits.runner.result_checks import read_checked_run
-from spec_audits.runner.score_input import ScoreInputError, check_study_runs
+from spec_audits.sdk import SUITE_FILE, Manifest, ScoreInputError, SuiteRow, check_study_runs, read_checked_run
 
 PAIR_KEYS = ["model", "dilemma", "combination", "difficulty", "consequences", "individual"]
 _OPTION = re.compile(r"^option\s*([12])$")

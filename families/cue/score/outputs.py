@@ -28,7 +28,7 @@ from spec_audits.families.cue.score.events import abstention, directional_events
 from spec_audits.families.cue.score.load import CueRun, load_cue_run, load_cue_runs  # noqa: E402
 from spec_audits.families.cue.score.metrics import cue_gap, macro, rates  # noqa: E402
 from spec_audits.families.cue.score.stats import rank_change, sign_tests  # noqa: E402
-from spec_audits.runner.files_out import score_folder, write_csv, write_figure, write_json  # noqa: E402
+from spec_audits.sdk import score_folder, write_csv, write_figure, write_json  # noqa: E402
 
 VIEWS = {"parsable": False, "solved": True}
 ALPHA = 0.05  # the paired model comparisons' level and BH false discovery rate (the family reads no options)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 from scipy.stats import kendalltau
 
-from spec_audits.stats.hypothesis import sign_test
+from spec_audits.sdk import sign_test
 
 
 def sign_tests(gaps: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from spec_audits.families.effects.score.frame import Loaded, targets, values_array
-from spec_audits.stats.paired import Estimate, compare_models, contrast_influence, ties
+from spec_audits.sdk import Estimate, compare_models, contrast_influence, ties
 
 
 def statistic_name(target: str | None, column: str, level: str, reference: str) -> str:

@@ -22,8 +22,7 @@ import pandas as pd
 from spec_audits.families.effects.design import CORRECT
 from spec_audits.families.effects.rows import check_rows
 from spec_audits.families.effects.score import positions
-from spec_audits.runner.result_checks import read_checked_run
-from spec_audits.runner.score_input import ScoreInputError
+from spec_audits.sdk import ScoreInputError, read_checked_run
 
 DESIGN = "_design"  # the frame's column of each answer's design (cell.design), apart from any factor's name
 

@@ -25,7 +25,7 @@ import pandas as pd
 
 from spec_audits.families.effects.design import BASELINE
 from spec_audits.families.effects.score.stats import logit, tested
-from spec_audits.stats.intervals import ols_cluster
+from spec_audits.sdk import ols_cluster
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from spec_audits.contract.suite_model import SuiteRow
-from spec_audits.stats.position import position_bias
+from spec_audits.sdk import SuiteRow, position_bias
 
 ONE_ORDER = "no meaning is shown first in some rows and elsewhere in others (the options keep one display order)"
 COLUMNS = ["m_first", "w_first", "w_m"]

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from spec_audits.stats.intervals import Fit, sandwich
+from spec_audits.sdk import Fit, sandwich
 
 EPS = 1e-6  # logit P is taken of P clipped to [EPS, 1 - EPS] (a logprob run's P can round to 0 or 1)
 ROUNDING = 1e-12  # a shift or standard error this small against the means is zero to rounding

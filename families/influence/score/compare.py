@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from spec_audits.stats.paired import Estimate, compare_models, contrast_influence, ties
+from spec_audits.sdk import Estimate, compare_models, contrast_influence, ties
 
 IDENTITY = ("model", "reasoning")  # what tells the runs of a study apart; the other keys name a condition
 

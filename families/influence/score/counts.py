@@ -20,8 +20,7 @@ from typing import Literal, cast
 import numpy as np
 import pandas as pd
 
-from spec_audits.runner.score_input import ScoreInputError
-from spec_audits.safe_files import read_bytes_capped
+from spec_audits.sdk import ScoreInputError, read_bytes_capped
 
 BASE_KEYS = ["benchmark", "model", "factor", "influence"]
 LABELS = ["group_A", "group_B"]

@@ -20,7 +20,7 @@ import pandas as pd
 
 from spec_audits.families.influence.score.counts import LABELS
 from spec_audits.families.influence.score.summary import rate
-from spec_audits.stats.intervals import wilson
+from spec_audits.sdk import wilson
 
 ITEM_COLUMNS = ("n_A", "n_B", "edge", "item")
 """The cell fields that identify an item within its condition (display order is pooled over)."""

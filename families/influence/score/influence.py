@@ -21,7 +21,7 @@ import pandas as pd
 from spec_audits.families.influence.score import itemwise, position
 from spec_audits.families.influence.score.counts import COUNTS, LABELS, ORDER_COUNTS, CountsTable
 from spec_audits.families.influence.score.options import Options
-from spec_audits.stats import hypothesis, intervals
+from spec_audits.sdk import hypothesis, intervals
 
 ARM_NAMES = {"0": "baseline", "A": "toward_A", "B": "toward_B"}
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from spec_audits.stats import hypothesis, intervals
+from spec_audits.sdk import hypothesis, intervals
 
 ARMS = {"0": "baseline", "A": "toward_A", "B": "toward_B"}
 

@@ -19,8 +19,7 @@ from typing import Annotated, Any
 import numpy as np
 import pandas as pd
 
-from spec_audits.contract.reader import DAMAGED_RESULTS, ContractError, complete_lines
-from spec_audits.safe_files import open_regular, present, read_bytes_capped
+from spec_audits.sdk import DAMAGED_RESULTS, ContractError, complete_lines, open_regular, present, read_bytes_capped
 
 try:
     import msgspec

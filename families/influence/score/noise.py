@@ -26,10 +26,9 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from spec_audits.contract.reader import RESULTS_FILE, RUN_FILE, read_results, read_run
 from spec_audits.families.influence.score.flips import ITEM_COLUMNS
 from spec_audits.families.influence.score.runs import Run
-from spec_audits.runner.score_input import ScoreInputError
+from spec_audits.sdk import RESULTS_FILE, RUN_FILE, ScoreInputError, read_results, read_run
 
 F0 = ("paper", "release")
 FLIP_UNITS = ("prompt", "comparison")

@@ -12,8 +12,7 @@ from spec_audits.families.influence.score import position, regression, summary
 from spec_audits.families.influence.score.counts import CountsTable
 from spec_audits.families.influence.score.influence import condition_statistics
 from spec_audits.families.influence.score.options import Options
-from spec_audits.runner.files_out import score_folder, write_csv, write_json
-from spec_audits.stats.multiple import bh_within
+from spec_audits.sdk import bh_within, score_folder, write_csv, write_json
 
 COUNT_SOURCE_TEXT = {
     "samples": "observed counts of sampled answers",

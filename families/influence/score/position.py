@@ -17,7 +17,7 @@ import pandas as pd
 from spec_audits.families.influence.score.counts import CONDITION_CODE, LABELS, ORDER_COUNTS
 from spec_audits.families.influence.score.flips import ITEM_COLUMNS
 from spec_audits.families.influence.score.summary import rate
-from spec_audits.stats.position import position_bias
+from spec_audits.sdk import position_bias
 
 COLUMNS = ["position_0_firstA", "position_0_firstB", "position_0", "position_0_lo", "position_0_hi", "p_position_0"]
 ONE_ORDER = "baseline trials shown in one display order only"

@@ -19,11 +19,9 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from spec_audits.contract.reader import RESULTS_FILE, read_results, read_run
 from spec_audits.families.influence.score.runs import Run
 from spec_audits.families.influence.score.summary import rate
-from spec_audits.runner.files_out import read_csv
-from spec_audits.runner.score_input import ScoreInputError
+from spec_audits.sdk import RESULTS_FILE, ScoreInputError, read_csv, read_results, read_run
 
 KINDS = ("significant backfire", "significant compliance", "no effect", "base")
 DISCLAIMED = "ACK_DISCLAIMED"

@@ -16,16 +16,23 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from spec_audits.contract.analysis_record import row_contradicts, tokens_problem
-from spec_audits.contract.reader import RESULTS_FILE, SUITE_FILE, SuiteHead, read_suite, scan_run
-from spec_audits.contract.results_model import RunInfo
-from spec_audits.contract.suite_model import Manifest
 from spec_audits.families.influence.score.counts import CONDITION_CODE, CountSource
 from spec_audits.families.influence.score.flips import ITEM_COLUMNS
 from spec_audits.families.influence.score.jsonl import read_result_columns
-from spec_audits.runner.result_checks import check_result_columns
-from spec_audits.runner.score_input import ScoreInputError
-from spec_audits.runner.suite_columns import SuiteColumns
+from spec_audits.sdk import (
+    RESULTS_FILE,
+    SUITE_FILE,
+    Manifest,
+    RunInfo,
+    ScoreInputError,
+    SuiteColumns,
+    SuiteHead,
+    check_result_columns,
+    read_suite,
+    row_contradicts,
+    scan_run,
+    tokens_problem,
+)
 
 CELL_FIELDS = ["factor", "group_A", "group_B", "influence", "condition"]
 ITEM_KEYS = {"n_A", "n_B", "order", "edge", "item", "first"}

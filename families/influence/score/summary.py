@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from spec_audits.families.influence.score.bootstrap import cluster_bootstrap_mean
-from spec_audits.stats import intervals
+from spec_audits.sdk import intervals
 
 if TYPE_CHECKING:
     from spec_audits.families.influence.score.options import Options

@@ -16,9 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from spec_audits.contract.results_model import ResultRow, RunInfo
-from spec_audits.contract.suite_model import Balance, Message, SuiteRow
-from spec_audits.contract.writer import suite_row, write_suite_folder
+from spec_audits.sdk import Balance, Message, ResultRow, RunInfo, SuiteRow, suite_row, write_suite_folder
 
 ProbB = Callable[[str, str | None, str], float]
 """P(choose group B) for (factor, influence or None for baseline, condition)."""

@@ -15,7 +15,8 @@ from spec_audits.cli import main
 from spec_audits.families import registry
 from spec_audits.families.registry import register, unregister
 from tests.families.echo import FAMILY
-from tests.stub_server import StubServer
+from tests.plugins import install
+from tests.stub_server import StubConfig, StubServer
 
 SPEC = '''suite echo "Echo"
 seed 1
@@ -25,18 +26,6 @@ design echo:
   prompt question
   analysis echo
 '''
-
-
-def install(site: Path, dist: str, points: dict[str, str], modules: dict[str, str]) -> None:
-    """What pip writes into site-packages for a distribution: its modules, and a .dist-info folder whose
-    entry_points.txt declares families in the group spec_audits.families."""
-    info = site / f"{dist.replace('-', '_')}-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n", encoding="utf-8")
-    lines = "".join(f"{name} = {value}\n" for name, value in points.items())
-    (info / "entry_points.txt").write_text(f"[{registry.ENTRY_POINTS}]\n{lines}", encoding="utf-8")
-    for module, code in modules.items():
-        (site / f"{module}.py").write_text(code, encoding="utf-8")
 
 
 @pytest.fixture
@@ -58,8 +47,8 @@ def echo(request: pytest.FixtureRequest) -> Iterator[None]:
     if request.param == "registered":
         register(FAMILY)  # the one registry line
     else:  # an entry point at a module that defines FAMILY; nothing in spec names it
-        install(request.getfixturevalue("site"), "spec-echo-family", {"echo": "spec_echo_family"},
-                {"spec_echo_family": "from tests.families.echo import FAMILY\n"})
+        # the worked example that ships with the package (docs/families.md), through its entry point
+        install(request.getfixturevalue("site"), "spec-echo-family", {"echo": "spec_audits.examples.echo:FAMILY"}, {})
     yield
     unregister(FAMILY.name)
 
@@ -76,12 +65,13 @@ def _spec(*args: str) -> Result:
 
 
 def test_echo_compiles_runs_on_the_stub_scores_and_reports(echo: None, spec: Path, tmp_path: Path) -> None:
+    """... and records the confidence each reply states through its reader: null where it is out of bounds."""
     assert _spec("check", str(spec)).output == f"{spec}: design 'echo' is valid: 2 conditions\n"
     suite, run_dir = tmp_path / "suite", tmp_path / "run"
     compiled = _spec("compile", str(spec), "-o", str(suite))
     assert compiled.exit_code == 0, compiled.output
     assert json.loads((suite / "manifest.json").read_text())["analysis"] == {"family": "echo"}
-    server = StubServer()
+    server = StubServer(StubConfig(replies=(("hello", "A. Confidence: **70**"), ("goodbye", "B. Confidence: 180"))))
     api_base = server.start()
     try:
         ran = _spec("run", str(suite), "--model", "openai/stub", "--api-base", api_base, "--out", str(run_dir),
@@ -92,11 +82,20 @@ def test_echo_compiles_runs_on_the_stub_scores_and_reports(echo: None, spec: Pat
     scored = _spec("score", str(run_dir))
     assert scored.exit_code == 0, scored.output
     lines = scored.output.splitlines()  # then the report's first table and the commands to run next
-    assert lines[:3] == [f"6 echo answers scored -> {run_dir / 'score'}", "", "item              outcome  answers"]
+    assert lines[:3] == [f"6 echo answers scored -> {run_dir / 'score'}", "",
+                         "item              outcome  answers  mean stated confidence"]
     assert lines[-2].startswith(f"next: spec report {run_dir / 'score'}")
+    results = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+    assert sorted((r["outcome"], r["recorded"]["confidence"]) for r in results) == \
+        [("first", 70)] * 3 + [("second", None)] * 3
+    summary = json.loads((run_dir / "score" / "summary.json").read_text())
+    assert sorted((a["outcome"], a["answers"], a["confidence"]) for a in summary["answers"]) == \
+        [("first", 3, 70.0), ("second", 3, None)]
     reported = _spec("report", str(run_dir / "score"))
     assert reported.exit_code == 0, reported.output
-    assert "## Answers per item\n\n| item | outcome | answers |" in (run_dir / "score" / "report.md").read_text()
+    report = (run_dir / "score" / "report.md").read_text()
+    assert "## Answers per item\n\n| item | outcome | answers | mean stated confidence |" in report
+    assert "| first | 3 | 70.0 |" in report and "| second | 3 | none stated |" in report
 
 
 def test_echo_refuses_options_it_does_not_read(echo: None, spec: Path, tmp_path: Path) -> None:

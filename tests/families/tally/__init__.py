@@ -1,7 +1,8 @@
 """A test family that adds, from this one module, a design keyword with an argument shape of its own
 (`repeat N times`), a `spec score` option (`--shout`) and a kind of published table (`spec score --tallies
-FILE`). Nothing outside this folder names it: tests/families/test_new_family.py installs it through the
-`spec_audits.families` entry-point group, as another distribution would.
+FILE`). Nothing outside this folder names it, and it imports spec's public API only (spec_audits/sdk.py):
+tests/families/test_new_family.py installs it through the `spec_audits.families` entry-point group, as
+another distribution would.
 
 `analysis tally` designs ask the prompt template once per named condition, N times over; the scorer counts
 the answers per condition, and a tallies table (CSV `condition,answers`) is scored the same way.
@@ -13,35 +14,45 @@ import csv
 import json
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import click
-from lark import Token
 
-from spec_audits.compiler import clauses as c
-from spec_audits.compiler.errors import ErrorCollector, Span
-from spec_audits.compiler.templates import CompiledText, check_render, compile_text
-from spec_audits.compiler.typed_design import TypedDesign
-from spec_audits.contract.reader import read_results
-from spec_audits.families.interface import DesignContext, Family, Form, TableKind
-from spec_audits.runner.report.document import Document, Heading, Table
-from spec_audits.runner.score_input import ScoreInputError
+from spec_audits import sdk
+from spec_audits.sdk import (
+    Compiled,
+    CompiledText,
+    DesignContext,
+    Document,
+    ErrorCollector,
+    Family,
+    Form,
+    Heading,
+    ScoreInputError,
+    Span,
+    Table,
+    TableKind,
+    TypedDesign,
+    check_render,
+    compile_text,
+    read_results,
+)
 
 
 @dataclass(frozen=True)
-class Times(c.Shape[int]):
+class Times(sdk.Shape[int]):
     """`repeat N times`: a shape of this family's own, written in the grammar's building blocks."""
 
     GRAMMAR = 'NUMBER "times"'
     WRITTEN = "N times"
 
-    def build(self, at: c.Builder, span: Span, children: list[Token]) -> int:
+    def build(self, at: sdk.Builder, span: Span, children: list[sdk.Leaf]) -> int:
         return at.whole(children[0])
 
 
-REPEAT = c.ClauseSpec("repeat", Times(), "how many times each condition is asked")
+REPEAT = sdk.ClauseSpec("repeat", Times(), "how many times each condition is asked")
 
 
 @dataclass(frozen=True)
@@ -54,17 +65,10 @@ class TallyDesign:
     times: int
 
 
-@dataclass
-class CompiledTally:
+@dataclass(kw_only=True)
+class CompiledTally(Compiled):
     resolved: TallyDesign
     prompt: CompiledText
-    name: str
-    span: Span
-    mode: str = "sample"
-    balance_keys: tuple[str, ...] = ("condition",)
-    analysis: dict[str, Any] = field(default_factory=lambda: {"family": "tally"})
-    shared: dict[str, str] = field(default_factory=dict)
-    served: dict[str, list[Any]] = field(default_factory=dict)
 
     def summary(self) -> str:
         return f"{len(self.resolved.conditions)} conditions, {self.resolved.times} times each"
@@ -96,7 +100,8 @@ def prepare(resolved: TallyDesign, seed: int, errors: ErrorCollector) -> Compile
     prompt = compile_text(resolved.prompt.text, f"template '{resolved.prompt_name}'", {"condition"}, errors)
     if prompt is None or check_render(prompt, {"condition": resolved.conditions[0]}, errors) is None:
         return None
-    return CompiledTally(resolved, prompt, resolved.name, resolved.span)
+    return CompiledTally(resolved=resolved, prompt=prompt, name=resolved.name, span=resolved.span,
+                         analysis={"family": "tally"}, balance_keys=("condition",))
 
 
 def _write(counts: Counter[str], out: Path, options: dict[str, Any], what: str) -> list[str]:

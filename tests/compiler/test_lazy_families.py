@@ -1,0 +1,44 @@
+"""Issue 33 item 3: a spec is parsed with the clauses of only the families its designs name, so `spec check`
+imports no other family (nor Z3, which only specs with puzzles need); the names are read from the text
+without parsing, and a guess that misses falls back to every family's clauses."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from spec_audits.compiler.parse import DEFAULT_ANALYSIS, declared_analyses
+from tests.support import ROOT
+
+LOADED = """
+import sys
+from spec_audits.cli import main
+try:
+    main(["check", "specs/triage.spec"])
+except SystemExit as done:
+    assert done.code in (0, None), done.code
+print(" ".join(sorted(m for m in sys.modules if m.startswith(("spec_audits.families.", "z3")))))
+"""
+
+
+def test_checking_a_spec_imports_only_the_family_it_names() -> None:
+    ran = subprocess.run([sys.executable, "-c", LOADED], cwd=ROOT, capture_output=True, text=True, check=True)
+    loaded = ran.stdout.split("\n")[-2].split()
+    families = {name.split(".")[2] for name in loaded if name.startswith("spec_audits.families.")}
+    assert families == {"influence", "interface", "registry"}, loaded
+    assert not [name for name in loaded if name.startswith("z3")]
+
+
+def test_the_names_a_text_declares_are_read_without_parsing() -> None:
+    text = '''design a:
+  prompt q
+  analysis effects
+# analysis cue_visibility (a comment)
+template t """analysis puzzle_solving in a string"""
+design b:
+  prompt q
+generator g:
+  analysis bias_decomposition
+'''
+    assert declared_analyses(text) == {"effects", DEFAULT_ANALYSIS, "bias_decomposition"}
+    assert declared_analyses('suite s "S"\nseed 1\n') == frozenset()

@@ -1,0 +1,25 @@
+"""Issue 33 item 1: one public module for families, spec_audits.sdk. Its names are one list (the imports
+under TYPE_CHECKING, which mypy reads, and __all__ agree), each resolves to what it names, and importing it
+loads no other module of spec: a family pays only for the names it uses."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from spec_audits import sdk
+from spec_audits.compiler import nodes
+from spec_audits.families.interface import Family
+from spec_audits.puzzles.propositional import Selection
+
+
+def test_the_names_are_one_list_and_each_resolves() -> None:
+    assert sorted(sdk.__all__) == sorted(sdk._home())
+    assert (sdk.Family, sdk.nodes, sdk.PuzzleSelection) == (Family, nodes, Selection)
+    assert all(getattr(sdk, name) is not None for name in sdk.__all__)
+
+
+def test_importing_the_sdk_loads_nothing_else_of_spec() -> None:
+    code = "import sys, spec_audits.sdk; print(sorted(m for m in sys.modules if m.startswith('spec_audits')))"
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert ran.stdout.strip() == "['spec_audits', 'spec_audits.sdk']"
