@@ -23,7 +23,7 @@ FAMILY = Family(
     title="conditional-bias",
     clauses=CLAUSES,
     syntax=SYNTAX,
-    answers=(Form("numbered", "numbered arm.options"), Form("lettered", "lettered arm.options")),
+    answers=(Form("numbered", "numbered arm.options"),),  # the bank shows "Option N" and the extraction reads N
     conditions=tuple(Form(name, f"{name}(CONVERSATION, NAME = row.COLUMN, ...) [shared]") for name in CONDITIONS),
     analysis_options=(Form("params", "params COLUMN"), Form("target", "target COLUMN"), Form("human", "human COLUMN"),
                       Form("matrix_order", 'matrix_order "A|B|..."'), Form("psm_covariates", 'psm_covariates "a|b"'),

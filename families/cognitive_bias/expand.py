@@ -40,7 +40,6 @@ from spec_audits.sdk import (
 )
 from spec_audits.sdk import nodes as n
 
-LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 Turns = list[tuple[n.Turn, CompiledText | None]]
 
 
@@ -139,7 +138,7 @@ class CompiledBias:
             meta |= {"bank_row": bank_key, "covariates": values}
         extract = None if self.extract is None else {"prompt": _extraction(self.extract, row, context),
                                                      "parse": "option_number"}
-        return {"messages": messages, "samples": 1, "cell": cell, "answers": _answers(bias.answer, context),
+        return {"messages": messages, "samples": 1, "cell": cell, "answers": _answers(context),
                 "decode": bias.decode, "meta": meta, "unit": unit, **({"extract": extract} if extract else {})}
 
 
@@ -191,11 +190,10 @@ def _messages(turns: Turns, context: dict[str, Any], share: str) -> list[dict[st
     return messages
 
 
-def _answers(spec: n.AnswerSpec, arm: dict[str, Any]) -> dict[str, str]:
+def _answers(arm: dict[str, Any]) -> dict[str, str]:
     """Displayed token -> original 0-based option index."""
     count = len(arm["options"])
-    tokens = [str(i) for i in range(1, count + 1)] if spec.kind == "numbered" else list(LETTERS[:count])
-    return {token: str(count - 1 - i if arm["reversed"] else i) for i, token in enumerate(tokens)}
+    return {str(i + 1): str(count - 1 - i if arm["reversed"] else i) for i in range(count)}
 
 
 def prepare_bias(bias: BiasDesign, seed: int, errors: ErrorCollector) -> CompiledBias | None:
