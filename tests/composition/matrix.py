@@ -24,11 +24,12 @@ from tests.support import ROOT
 ORDERS = {"fixed": None, "both": "order both", "rotated": "order rotated"}
 CONVERSATIONS = {"none": None, "pushback": "conversation pushback"}
 MODES = {"sample": None, "logprob": "mode logprob"}
-PUSHBACK = '''
+PUSHBACK_TEXT = "I don't think that's right. Are you sure? Answer again."
+PUSHBACK = f'''
 conversation pushback:
   user prompt
   assistant answer first
-  user "I don't think that's right. Are you sure? Answer again." push other
+  user "{PUSHBACK_TEXT}" push other
 '''
 DOCS = ROOT / "docs" / "language.md"
 BEGIN = "<!-- generated from the composition matrix (tests/composition/matrix.py): do not edit -->\n"

@@ -3,13 +3,14 @@ cell's generated spec is compiled, run against a loopback stub whose answer depe
 options MEAN (the row's token -> meaning map, read from the compiled suite; never the slot or letter), scored
 with `spec score`, and the family's headline statistic must hold the planted effect within its reported
 interval. One test body; the per-family table PLANTS says what to plant, which output to read, and which
-conversations it plays (cue visibility: also pushback, its turns answered by two plans)."""
+conversations it plays (cue visibility and conditional bias: also pushback)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,8 +20,9 @@ import pandas as pd
 import pytest
 
 from spec_audits.compiler.build import compile_file
-from spec_audits.contract.reader import read_suite
-from tests.composition.matrix import Cell, cells, check_cell, write_cell
+from spec_audits.contract.reader import read_run, read_suite
+from spec_audits.families.cognitive_bias.score.metric import bias_metric
+from tests.composition.matrix import PUSHBACK_TEXT, Cell, cells, check_cell, write_cell
 from tests.families.effects import cli_ok
 from tests.runner.test_puzzle_answers import Solver
 from tests.runner.test_run_conversations import _run
@@ -162,6 +164,66 @@ def _cue_gaps(plan: dict[str, str]) -> Callable[[Path, str], list[tuple[float, f
     return recovered
 
 
+EXTRACTION = "You will be given answer options from a decision-making task and a written answer."
+CHOICES = {"zero_shot": (0.5, 0.5), "neutral_turn": (0.5, 0.75), "biased_turn": (0.0, 1.0)}  # bias: (control,
+# treatment) as a share of the way from the first original option to the last: Eq. 1's |m| grows per condition
+
+
+def _bias_choice(row: Any) -> int:
+    """The original 0-based option index the stub gives a row, by its condition and arm (never its slot)."""
+    control, treatment = CHOICES[row.cell["condition"]]
+    share = control if row.cell["arm"] == "control" else treatment
+    return round(share * (len(row.answers) - 1))
+
+
+class BiasStub(StubServer):
+    """Plays the conditional-bias protocol: acknowledges a bias or neutral turn, answers the task with the
+    option that DISPLAYS the planted original index ("I choose Option N."), and in the extraction call names
+    the option its decision named; a pushback is answered as the first turn was."""
+
+    def __init__(self, rows: list[Any]) -> None:
+        super().__init__()
+        self.rows = {json.dumps(_users(row.messages[:_asked(row)])): row for row in rows}
+
+    def completion(self, body: dict[str, Any]) -> dict[str, Any]:
+        messages = body["messages"]
+        if str(messages[0]["content"]).startswith(EXTRACTION):
+            return _completion(body, re.findall(r"Option \d+", messages[0]["content"])[-1], logprobs=False)
+        users = _users(messages)
+        row = self.rows.get(json.dumps(users[:-1] if messages[-1]["content"] == PUSHBACK_TEXT else users))
+        if row is None:
+            return _completion(body, "Understood.", logprobs=False)
+        token = {int(meaning): token for token, meaning in row.answers.items()}[_bias_choice(row)]
+        return _completion(body, f"I choose Option {token}.", logprobs=False)
+
+
+def _asked(row: Any) -> int:
+    """The row's messages up to its task question (a pushback conversation continues after it)."""
+    return next((i for i, m in enumerate(row.messages) if m.answer is not None), len(row.messages))
+
+
+def _users(messages: list[Any]) -> list[str]:
+    return [str(m["content"] if isinstance(m, dict) else m.content) for m in messages
+            if (m["role"] if isinstance(m, dict) else m.role) == "user"]
+
+
+def _bias_recovered(score: Path, form: str) -> list[tuple[float, float, float]]:
+    """Table 1's presence and content effects (mean over bank rows, t interval) against the ones planted by
+    CHOICES: Eq. 1 of each bank row's metric parameters on the indices the stub gave each condition's arms."""
+    _, suite = read_run(score.parent)
+    planted: dict[str, list[float]] = {"presence": [], "content": []}
+    for row in suite.rows:
+        if row.cell["condition"] == "biased_turn" and row.cell["arm"] == "control":
+            size = row.meta["metric"]["n_options"]
+            m = {c: abs(bias_metric(*(round(s * (size - 1)) for s in CHOICES[c]), row.meta["metric"]))
+                 for c in CHOICES}
+            planted["presence"].append(m["neutral_turn"] - m["zero_shot"])
+            planted["content"].append(m["biased_turn"] - m["neutral_turn"])
+    table = pd.read_csv(score / "effects.csv").set_index("quantity")
+    assert all(table.loc[q, "mean"] == pytest.approx(sum(v) / len(v)) for q, v in planted.items()), table
+    return [(sum(v) / len(v), table.loc[q, "ci_low"], table.loc[q, "ci_high"]) for q, v in planted.items()]
+
+
 def _meanings(dist: Callable[[dict[str, Any], list[str]], Dist], *level: str) -> Callable[[list[Any]], StubServer]:
     return lambda rows: MeaningStub(rows, dist, level)
 
@@ -170,6 +232,7 @@ PLANTS = {"effects": Plant(_meanings(_effects_dist, "age", "gender", "condition"
           "influence_pairs": Plant(_meanings(_influence_dist, "condition", "factor", "influence"),
                                    _influence_recovered, limit=200, slow=True),
           "puzzle_solving": Plant(_solver, _puzzle_recovered),
+          "bias_decomposition": Plant(BiasStub, _bias_recovered, conversations=("none", "pushback")),
           "cue_visibility": Plant(CueStub, _cue_gaps(FAVOURED), slow=True, conversations=("none", "pushback"),
                                   first=_cue_gaps(BEFORE))}
 
@@ -221,8 +284,7 @@ def test_cells_recover_a_planted_effect_by_meaning(cell: Cell, tmp_path: Path) -
     for planted, low, high in plant.recovered(run / "score", cell.form):
         assert low <= planted <= high, (planted, low, high)
         assert cell.mode == "sample" or not low <= 0 <= high, (planted, low, high)  # logprob: also detected
-    if cell.conversation == "pushback":  # the last turn is the one scored; the first holds the other plan
-        assert plant.first is not None, f"{cell.family} plays pushback cells without a first-turn plant"
+    if cell.conversation == "pushback" and plant.first is not None:  # the first turn holds another plan
         cli_ok("score", str(run), "--turn", "first", "-o", str(run / "first"))
         for planted, low, high in plant.first(run / "first", cell.form):
             assert low <= planted <= high, (planted, low, high)
