@@ -45,6 +45,12 @@ class CompiledEffects:
         return (*(factor.name for factor in self.design.factors), "condition")
 
     @property
+    def own_analysis(self) -> tuple[str, ...]:
+        """The answer form: designs of one suite may ask the same scenarios in different forms, each scored
+        apart (manifest.analysis then records each design's answer under `designs`)."""
+        return ("answer",)
+
+    @property
     def analysis(self) -> dict[str, Any]:
         design = self.design
         named = {"outcome": design.outcome} if design.correct is not None and design.outcome != CORRECT else {}

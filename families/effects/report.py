@@ -52,9 +52,16 @@ def _design_line(summary: dict[str, Any]) -> str:
     refs = ", ".join(f"{f['name']} = {f['reference']}" for f in summary["factors"])
     crossing = summary["crossing"]
     return (f"Reference: {refs}; conditions: {', '.join(summary['conditions'])} (each intervention compared with "
-            f"the baseline). Answer form: {summary['answer']['kind']}. Combinations: {crossing['kind']} "
+            f"the baseline). Answer form: {_forms(summary)}. Combinations: {crossing['kind']} "
             f"({crossing['runs']} combinations of levels; "
             + ", ".join(f"each {name} level {times} times" for name, times in crossing["per_level"].items()) + ").")
+
+
+def _forms(summary: dict[str, Any]) -> str:
+    """The answer form, or each design's where the designs ask in different forms (scored apart)."""
+    if "answer" in summary:
+        return str(summary["answer"]["kind"])
+    return ", ".join(f"{own['answer']['kind']} ({design})" for design, own in summary["designs"].items())
 
 
 def _target_blocks(model: str, target: str, result: dict[str, Any], summary: dict[str, Any],
