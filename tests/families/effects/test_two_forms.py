@@ -103,3 +103,15 @@ def test_an_effects_design_beside_a_design_of_another_family_stays_refused_at_it
     line = spec.splitlines().index("design agree:") + 1
     assert f"tiny.spec:{line}:1: error: designs of one suite must share their analysis: design 'agree' differs " \
            "from 'main'" in result.output, result.output
+
+
+def test_plan_sizes_each_form_with_its_own_largest_variance(tmp_path: Path) -> None:
+    suite = tmp_path / "suite"
+    cli_ok("compile", str(write_tiny(tmp_path, SPEC, SCENARIOS)), "-o", str(suite))
+    output = cli_ok("plan", str(suite)).output
+    # n 120 per arm, design effect 1 + (10 - 1) * 0.1: SE = sqrt(v * 2 / 120 * 1.9) with v = 1/4 for P(yes)
+    # and v = (10 - 1)^2 / 4 for a 1-10 rating
+    assert "[agree] P(yes): age=young vs old: n 120 vs 120 in 12 clusters, icc 0.100, design effect 1.90, " \
+           "SE 0.0890" in output, output
+    assert "[rate] mean value: age=young vs old: n 120 vs 120 in 12 clusters, icc 0.100, design effect 1.90, " \
+           "SE 0.8008" in output, output
