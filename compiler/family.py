@@ -86,6 +86,9 @@ class PlannedDesign(Protocol):
         ...
 
 
+PER_DESIGN = "designs"  # manifest.analysis's key of each design's own analysis keys (OwnAnalysis), where they differ
+
+
 @runtime_checkable
 class OwnAnalysis(Protocol):
     """A design some of whose analysis keys may differ between the designs of one suite (an effects design's

@@ -12,12 +12,10 @@ from typing import Any
 
 from spec_audits.compiler.emit import Tally, UnbalancedError, balance_report
 from spec_audits.compiler.errors import ErrorCollector
-from spec_audits.compiler.family import CompiledDesign, OwnAnalysis
+from spec_audits.compiler.family import PER_DESIGN, CompiledDesign, OwnAnalysis
 from spec_audits.compiler.recorded import DESIGN_KEY
 from spec_audits.contract.seeding import canonical_json
 from spec_audits.contract.writer import row_id
-
-PER_DESIGN = "designs"  # manifest.analysis's key of each design's own analysis keys, where designs differ in them
 
 
 def _own(design: CompiledDesign) -> tuple[str, ...]:

@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 
 from spec_audits.families.effects.score.compare import statistic_name
-from spec_audits.families.effects.score.frame import PER_DESIGN, Loaded, load, of_design, targets, values_array
+from spec_audits.families.effects.score.frame import Loaded, load, of_design, targets, values_array
 from spec_audits.families.effects.score.pipeline import comparisons
-from spec_audits.sdk import PILOT, Suite, Variance, from_pilot
+from spec_audits.sdk import PER_DESIGN, PILOT, Suite, Variance, from_pilot
 
 
 def variances(suite: Suite, pilot: Path | None, icc: float) -> list[Variance]:

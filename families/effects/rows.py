@@ -36,9 +36,9 @@ def _answers_problem(row: SuiteRow, record: EffectsRecord, named: tuple[str, str
     design = row.cell.get("design")
     answer = record.answer_of(None if design is None else str(design))
     if answer is None:
-        named = "no design" if design is None else f"design {shown(design)}"
+        naming = "no design" if design is None else f"design {shown(design)}"
         listed = ", ".join(record.designs or {})
-        return f"its cell names {named}, but manifest.json's analysis gives answers to {listed}"
+        return f"its cell names {naming}, but manifest.json's analysis gives answers to {listed}"
     correct = record.correct
     wrong = tokens_problem(row.answers, set(answer.tokens))
     if wrong is not None:

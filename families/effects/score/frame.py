@@ -22,9 +22,8 @@ import pandas as pd
 from spec_audits.families.effects.design import CORRECT
 from spec_audits.families.effects.rows import check_rows
 from spec_audits.families.effects.score import positions
-from spec_audits.sdk import ScoreInputError, read_checked_run
+from spec_audits.sdk import PER_DESIGN, ScoreInputError, read_checked_run
 
-PER_DESIGN = "designs"  # the analysis key of each design's own answer (compiler/suite_checks.py suite_analysis)
 DESIGN = "_design"  # the frame's column of each answer's design (cell.design), apart from any factor's name
 
 

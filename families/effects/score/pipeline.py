@@ -15,9 +15,17 @@ import pandas as pd
 from spec_audits.families.effects.design import BASELINE
 from spec_audits.families.effects.score import models, positions
 from spec_audits.families.effects.score.compare import model_comparisons
-from spec_audits.families.effects.score.frame import PER_DESIGN, Loaded, load, targets, values_array
+from spec_audits.families.effects.score.frame import Loaded, load, targets, values_array
 from spec_audits.families.effects.score.stats import contrast
-from spec_audits.sdk import ScoreInputError, bh_adjust, require_answers, score_folder, write_csv_rows, write_json
+from spec_audits.sdk import (
+    PER_DESIGN,
+    ScoreInputError,
+    bh_adjust,
+    require_answers,
+    score_folder,
+    write_csv_rows,
+    write_json,
+)
 
 
 def score_run(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:
