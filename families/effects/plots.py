@@ -23,7 +23,6 @@ from spec_audits.sdk import (  # noqa: E402
     write_figure,  # noqa: E402
 )
 
-
 PP_UNIT = "percentage points"  # a shift in P times 100: drawn with one decimal
 
 

@@ -25,7 +25,6 @@ from spec_audits.sdk import (
     read_score_folder,
 )
 
-
 PP = 100.0  # a shift in P, times this, is in percentage points
 Names = dict[str, dict[str, str]]  # factor -> level code -> what the report shows for it
 
@@ -68,7 +67,8 @@ def _scenarios(path: Path, names: Names) -> pd.DataFrame:
     frame = read_csv(path, dtype=str) if path.is_file() and path.stat().st_size > 1 else pd.DataFrame()
     if frame.empty:
         return pd.DataFrame(columns=["model", "target", "scenario", "label", "shift"])
-    labels = [f"{term}: {_shown(names, term, level)}" for term, level in zip(frame["term"], frame["level"], strict=True)]
+    labels = [f"{term}: {_shown(names, term, level)}"
+              for term, level in zip(frame["term"], frame["level"], strict=True)]
     return frame.assign(shift=frame["shift"].astype(float), label=labels)
 
 
@@ -170,8 +170,8 @@ def _regression_blocks(regression: dict[str, Any], names: Names) -> list[Block]:
     if "absent" in regression:
         return [*head, Paragraph(f"Absent: {regression['absent']}.")]
     notes: list[str] = []
-    rows = [[_term_shown(names, t["term"]), fmt.num(t["coef"], 3), fmt.num(t["se"], 3), _noted_interval(t, notes), fmt.num(t["p"], 4)]
-            for t in regression["terms"]]
+    rows = [[_term_shown(names, t["term"]), fmt.num(t["coef"], 3), fmt.num(t["se"], 3), _noted_interval(t, notes),
+             fmt.num(t["p"], 4)] for t in regression["terms"]]
     return [*head, Table(["term", "coefficient", "SE", "interval", "p"], rows), *_footnotes(notes)]
 
 
