@@ -8,6 +8,7 @@ loader goes through `check_result_columns`, vectorised for the million-row files
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -30,13 +31,19 @@ def read_checked_run(run_dir: Path) -> tuple[RunInfo, Suite, list[ResultRow]]:
     rows = found.rows
     frame = pd.DataFrame({"row": found.lines, "item_id": [r.item_id for r in rows], "model": [r.model for r in rows],
                           "answer": [r.answer for r in rows], "outcome": [r.outcome for r in rows]})
-    check_result_columns(path, info, {row.id: row.answers for row in suite.rows}, frame)
+    by_id = {row.id: row.answers for row in suite.rows}
+    check_result_columns(path, info, lambda names: [by_id.get(name) for name in names], frame)
     return info, suite, rows
 
 
-def check_result_columns(path: Path, info: RunInfo, meanings: dict[str, dict[str, str]], frame: pd.DataFrame) -> None:
+Meanings = Callable[[pd.Index], Sequence["dict[str, str] | None"]]
+"""The suite rows' answers (token -> meaning) of a run's distinct item ids, in their order (None: no such row)."""
+
+
+def check_result_columns(path: Path, info: RunInfo, meanings: Meanings, frame: pd.DataFrame) -> None:
     """Refuse the first row (columns row, item_id, model, answer, outcome) of another model, or whose
-    outcome contradicts its answer (`meanings`: each suite row's answers, token -> meaning, by id)."""
+    outcome contradicts its answer. Each distinct answers mapping is checked once per answer, so that a
+    million items sharing a few mappings cost a few look-ups."""
     models, model_names = _codes(frame["model"])
     other = [code for code, name in enumerate(model_names) if name != info.model]
     if other or (models < 0).any():
@@ -46,32 +53,48 @@ def check_result_columns(path: Path, info: RunInfo, meanings: dict[str, dict[str
         raise ScoreInputError(path, f"{who}, but {RUN_FILE} says the run is of {info.model!r}",
                               row=_line(frame, first), column="model")
     ids, id_names = _codes(frame["item_id"])
+    kinds, mappings = _mapping_codes(meanings(id_names))
     answers, answer_names = _codes(frame["answer"])  # -1: no answer
     outcomes, outcome_names = _codes(frame["outcome"])  # -1: no outcome
     outcome_codes = {name: code for code, name in enumerate(outcome_names)}
     width = len(answer_names) + 1
-    pairs, inverse = np.unique(ids.astype(np.int64) * width + (answers + 1), return_inverse=True)
-    expected = np.array([_expected(meanings.get(id_names[pair // width]), pair % width - 1, answer_names,
+    row_kinds = np.where(ids >= 0, kinds[ids], -1)
+    pairs, inverse = np.unique(row_kinds.astype(np.int64) * width + (answers + 1), return_inverse=True)
+    expected = np.array([_expected(mappings[pair // width] if pair >= 0 else None, pair % width - 1, answer_names,
                                    outcome_codes) for pair in pairs.tolist()], dtype=np.int64)[inverse.ravel()]
     bad = (expected != _UNCHECKED) & (expected != outcomes)
     if bad.any():
         first = int(np.flatnonzero(bad)[0])
         answer = None if answers[first] < 0 else answer_names[answers[first]]
         outcome = None if outcomes[first] < 0 else outcome_names[outcomes[first]]
-        meaning = meanings[id_names[ids[first]]]
-        raise ScoreInputError(path, _contradiction(answer, outcome, meaning), row=_line(frame, first),
-                              column="answer" if expected[first] == _NOT_A_TOKEN else "outcome")
+        column = "answer" if expected[first] == _NOT_A_TOKEN else "outcome"
+        raise ScoreInputError(path, _contradiction(answer, outcome, mappings[row_kinds[first]]),
+                              row=_line(frame, first), column=column)
 
 
-def _codes(column: pd.Series) -> tuple[np.ndarray, list[str]]:
+def _mapping_codes(found: Sequence[dict[str, str] | None]) -> tuple[np.ndarray, list[dict[str, str]]]:
+    """A code per id for its answers mapping (-1: none; equal mappings held as one object share a code) and the
+    distinct mappings."""
+    code: dict[int, int] = {}
+    mappings: list[dict[str, str]] = []
+    kinds = np.full(len(found), -1, dtype=np.int64)
+    for index, mapping in enumerate(found):
+        if mapping is not None:
+            kinds[index] = code.setdefault(id(mapping), len(code))
+            if kinds[index] == len(mappings):
+                mappings.append(mapping)
+    return kinds, mappings
+
+
+def _codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
     """A column as integer codes (-1 for missing) and the values they stand for; a categorical's own."""
     if isinstance(column.dtype, pd.CategoricalDtype):
-        return column.cat.codes.to_numpy(), list(column.cat.categories)
+        return column.cat.codes.to_numpy(), column.cat.categories
     codes, names = pd.factorize(column)
-    return codes, list(names)
+    return codes, pd.Index(names)
 
 
-def _expected(meaning: dict[str, str] | None, answer: int, answer_names: list[str],
+def _expected(meaning: dict[str, str] | None, answer: int, answer_names: pd.Index,
               outcome_codes: dict[str, int]) -> int:
     """The outcome code an answer code must come with."""
     if meaning is None:

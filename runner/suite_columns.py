@@ -44,10 +44,14 @@ class SuiteColumns:
 
     def frame(self) -> pd.DataFrame:
         """item_id, samples, answers and every cell field, a row per suite row (NaN where a cell lacks a field),
-        as pandas.DataFrame would make them from the rows' records."""
-        return pd.DataFrame({"item_id": self.ids, "samples": np.frombuffer(self.samples, dtype=np.int64),
-                             "answers": self.answers, **self.cells})
+        the values pandas.DataFrame would make from the rows' records; a text field every row has is a categorical."""
+        # the ids as the Python strings already held: a str (arrow) column would copy every id, and the id index's
+        # look-ups would make a Python string of each again
+        return pd.DataFrame({"item_id": pd.Series(self.ids, dtype=object),
+                             "samples": np.frombuffer(self.samples, dtype=np.int64), "answers": self.answers,
+                             **{key: _compact(values) for key, values in self.cells.items()}})
 
-    def meanings(self) -> dict[str, dict[str, str]]:
-        """Each row's answers (token -> meaning) by id."""
-        return dict(zip(self.ids, self.answers, strict=True))
+
+def _compact(values: list[Any]) -> Any:
+    """A cell column of few distinct texts as a categorical (a byte or two a row, not a copy of each text)."""
+    return pd.Categorical(values) if all(isinstance(value, str) for value in values) else values

@@ -50,12 +50,14 @@ if FAST:
         False: msgspec.json.Decoder(_Scored), True: msgspec.json.Decoder(_ScoredLogprobs)}
 
 
-def read_result_columns(path: Path, logprobs: bool = False) -> pd.DataFrame:
+def read_result_columns(path: Path, logprobs: bool = False, ids: pd.Index | None = None) -> pd.DataFrame:
     """Columns row (line number), item_id, sample, outcome, error, model, answer (+ logprobs). The fast
-    path gives the text columns as categoricals (each distinct value once)."""
+    path gives the text columns as categoricals (each distinct value once). Given the suite's `ids` (unique),
+    the fast path looks each piece's item ids up in them as it goes, so that item_id's categories are `ids`
+    (then any ids the suite lacks) and its codes the rows' positions in the suite: no row's id text is held."""
     if not present(path):
         raise FileNotFoundError(path)
-    fast = _fast(path, logprobs)
+    fast = _fast(path, logprobs, _IdCodes(ids) if ids is not None else None)
     return fast if fast is not None else _exact(path, complete_lines(read_bytes_capped(path))[0], logprobs)
 
 
@@ -72,14 +74,35 @@ def _chunks(path: Path) -> Iterator[bytes]:
                 yield piece[:end]
 
 
-def _fast(path: Path, logprobs: bool) -> pd.DataFrame | None:
+class _IdCodes:
+    """Item ids as positions in the suite's ids, a piece at a time; ids the suite lacks get codes after them."""
+
+    def __init__(self, ids: pd.Index) -> None:
+        self.ids = ids
+        self.extra: dict[str, int] = {}
+        self.codes: list[np.ndarray] = []
+
+    def add(self, item_ids: list[str]) -> None:
+        codes, distinct = pd.factorize(np.array(item_ids, object))
+        found = self.ids.get_indexer(pd.Index(distinct, dtype=object))
+        for index in np.flatnonzero(found < 0).tolist():
+            found[index] = self.extra.setdefault(distinct[index], len(self.ids) + len(self.extra))
+        self.codes.append(found[codes])
+
+    def column(self) -> pd.Categorical:
+        codes = np.concatenate(self.codes) if self.codes else np.zeros(0, np.int64)
+        names = self.ids.append(pd.Index(list(self.extra), dtype=object)) if self.extra else self.ids
+        return pd.Categorical.from_codes(codes, categories=names)
+
+
+def _fast(path: Path, logprobs: bool, ids: _IdCodes | None = None) -> pd.DataFrame | None:
     """The columns decoded by msgspec a piece at a time, or None for the exact parser."""
     if not FAST:
         return None
-    names = ["item_id", "outcome", "error", "model", "answer"] + (["logprobs"] if logprobs else [])
+    names = ["item_id", "logprobs"]
     values: dict[str, list[Any]] = {name: [] for name in names}
+    texts = {name: _TextCodes() for name in ("outcome", "error", "model", "answer")}
     samples: list[np.ndarray] = []
-    shared: dict[str | None, str | None] = {}  # each distinct text held once (msgspec makes a string per row)
     for chunk in _chunks(path):
         try:
             rows = _DECODERS[logprobs].decode_lines(chunk)
@@ -88,20 +111,20 @@ def _fast(path: Path, logprobs: bool) -> pd.DataFrame | None:
         if len(rows) != chunk.count(b"\n"):
             return None  # a blank line: its line number would be lost
         samples.append(np.fromiter((r.sample for r in rows), np.int64, len(rows)))
-        values["item_id"] += [r.item_id for r in rows]
-        for name in names[1:5]:
-            values[name] += [shared.setdefault(v, v) for v in (getattr(r, name) for r in rows)]
+        if ids is not None:
+            ids.add([r.item_id for r in rows])
+        else:
+            values["item_id"] += [r.item_id for r in rows]
+        for name, codes in texts.items():
+            codes.add([getattr(r, name) for r in rows])
         if logprobs:
             values["logprobs"] += [r.logprobs for r in rows]
-    count = len(values["item_id"])
+    sample = np.concatenate(samples) if samples else np.zeros(0, np.int64)
     columns: dict[str, Any] = {
-        "row": np.arange(1, count + 1),
-        "item_id": _categorical(values.pop("item_id")),
-        "sample": np.concatenate(samples) if samples else np.zeros(0, np.int64),
-        "outcome": _categorical(values.pop("outcome")),
-        "error": _categorical(values.pop("error")),
-        "model": _uniform(values.pop("model")),
-        "answer": _categorical(values.pop("answer")),
+        "row": np.arange(1, len(sample) + 1),
+        "item_id": _categorical(values.pop("item_id")) if ids is None else ids.column(),
+        "sample": sample,
+        **{name: codes.column() for name, codes in texts.items()},
     }
     if logprobs:
         columns["logprobs"] = values.pop("logprobs")
@@ -114,13 +137,22 @@ def _categorical(values: list[str | None]) -> pd.Categorical:
     return pd.Categorical.from_codes(codes, categories=pd.Index(names, dtype=object))
 
 
-def _uniform(values: list[str | None]) -> pd.Categorical:
-    """A column that holds one value in a well-formed run (the model) as a categorical, without hashing
-    every row: comparing each with the first finds the odd one out."""
-    first = values[0] if values else ""
-    if first is None or values.count(first) != len(values):
-        return _categorical(values)
-    return pd.Categorical.from_codes(np.zeros(len(values), np.int8), categories=pd.Index([first], dtype=object))
+class _TextCodes:
+    """A text column (None for missing) coded a piece at a time, codes in first-seen order as pandas.factorize
+    gives them: each distinct text held once, a 4-byte code a row (msgspec makes a string per row)."""
+
+    def __init__(self) -> None:
+        self.table: dict[str, int] = {}
+        self.codes: list[np.ndarray] = []
+
+    def add(self, texts: list[str | None]) -> None:
+        table = self.table
+        self.codes.append(np.fromiter((-1 if text is None else table.setdefault(text, len(table)) for text in texts),
+                                      np.int32, len(texts)))
+
+    def column(self) -> pd.Categorical:
+        codes = np.concatenate(self.codes) if self.codes else np.zeros(0, np.int32)
+        return pd.Categorical.from_codes(codes, categories=pd.Index(list(self.table), dtype=object))
 
 
 def _exact(path: Path, data: bytes, logprobs: bool) -> pd.DataFrame:

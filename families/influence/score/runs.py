@@ -8,6 +8,7 @@ group_A nor group_B (e.g. BBQ's dropped "unknown") are invalid trials and carry 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -67,7 +68,7 @@ def load_run(run_dir: Path) -> Run:
     manifest = suite.manifest
     _check_answer_tokens(suite, columns, (manifest.analysis or {}).get("answer"))
     items, extra = _read_items(suite.path / SUITE_FILE, columns.frame(), manifest)
-    position, w_a, w_b = _read_results(run_dir / RESULTS_FILE, items, info, columns.meanings())
+    position, w_a, w_b = _read_results(run_dir / RESULTS_FILE, items, info, columns.answers)
     answered = np.bincount(position, minlength=len(items)) > 0
     kept = answered & items["condition"].isin(list(CONDITION_CODE)).to_numpy()
     trials = items[kept].drop(columns=["answers"]).assign(
@@ -76,15 +77,20 @@ def load_run(run_dir: Path) -> Run:
     excluded = (manifest.analysis or {}).get("exclude")  # a factor left out of the analysis (DailyDilemmas)
     if excluded is not None:
         trials = trials[trials["factor"] != str(excluded)].reset_index(drop=True)
-    trials["benchmark"] = str((manifest.analysis or {}).get("benchmark", manifest.suite))
-    trials["model"] = info.model
+    trials["benchmark"] = _constant(str((manifest.analysis or {}).get("benchmark", manifest.suite)), len(trials))
+    trials["model"] = _constant(info.model, len(trials))
     keys = ["benchmark", "model"]
     reasoning = reasoning_setting(manifest.analysis or {}, info.settings)
     if reasoning is not None:
-        trials["reasoning"] = str(reasoning)
+        trials["reasoning"] = _constant(str(reasoning), len(trials))
         keys.append("reasoning")
     keys += extra + ["factor", "influence"]
     return Run(trials, keys, "expected" if info.mode == "logprob" else "samples", manifest, info, run_dir)
+
+
+def _constant(value: str, count: int) -> pd.Categorical:
+    """A key every trial of the run shares, as a categorical: a byte a row, not a copy of its text."""
+    return pd.Categorical.from_codes(np.zeros(count, np.int8), categories=pd.Index([value], dtype=object))
 
 
 def _check_answer_tokens(suite: SuiteHead, columns: SuiteColumns, answer: dict[str, Any] | None) -> None:
@@ -140,12 +146,13 @@ def _first_shown(items: pd.DataFrame, answer: Any) -> pd.Series:
 
 
 def _read_results(path: Path, items: pd.DataFrame, info: RunInfo,
-                  meanings: dict[str, dict[str, str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Parse results.jsonl, checking every row against the run and the suite: per row, its item's position
-    in `items` and the weights (w_A, w_B) it gives the item's two groups."""
+                  answers: list[dict[str, str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Parse results.jsonl, checking every row against the run and the suite (`answers`: each item's, in the
+    order of `items`): per row, its item's position in `items` and the weights (w_A, w_B) it gives the item's
+    two groups."""
     logprob = info.mode == "logprob"
     try:
-        frame = read_result_columns(path, logprob)
+        frame = read_result_columns(path, logprob, items.index)
     except FileNotFoundError as exc:
         raise ScoreInputError(path, "file not found") from exc
     position = _positions(frame["item_id"], items.index)
@@ -153,7 +160,7 @@ def _read_results(path: Path, items: pd.DataFrame, info: RunInfo,
         first = frame.iloc[int(np.flatnonzero(position < 0)[0])]
         shown = "null" if pd.api.types.is_scalar(first.item_id) and pd.isna(first.item_id) else repr(first.item_id)
         raise ScoreInputError(path, f"item_id {shown} is not in the suite", row=int(first.row), column="item_id")
-    check_result_columns(path, info, meanings, frame)
+    check_result_columns(path, info, lambda names: _answers_of(names, items.index, answers), frame)
     sample = frame["sample"].to_numpy()
     samples = items["samples"].to_numpy()[position]
     _check(path, frame, (sample < 0) | (sample >= samples), "sample", "sample index outside the item's samples")
@@ -168,9 +175,21 @@ def _read_results(path: Path, items: pd.DataFrame, info: RunInfo,
 
 
 def _positions(ids: pd.Series, index: pd.Index) -> np.ndarray:
-    """Each id's position in `index` (-1 where absent or null), looking up each distinct id once."""
+    """Each id's position in `index` (-1 where absent or null), looking up each distinct id once; a categorical
+    whose categories begin with `index` (the fast reader's) holds the positions as its codes."""
+    if isinstance(ids.dtype, pd.CategoricalDtype) and ids.cat.categories[: len(index)].equals(index):
+        codes = ids.cat.codes.to_numpy()
+        return np.where(codes < len(index), codes, -1)
     codes, distinct = pd.factorize(ids)
     return np.where(codes >= 0, index.get_indexer(distinct)[codes], -1)
+
+
+def _answers_of(names: pd.Index, index: pd.Index, answers: list[dict[str, str]]) -> Sequence[dict[str, str]]:
+    """The answers of each of `names` (ids of `index`): `answers` itself where they are the index (the fast reader's
+    item_id categories), so that no mapping by id is built."""
+    if names.equals(index):
+        return answers
+    return [answers[position] for position in index.get_indexer(names)]
 
 
 def _sampled_weights(frame: pd.DataFrame, items: pd.DataFrame, position: np.ndarray,

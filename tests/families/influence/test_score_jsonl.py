@@ -109,3 +109,17 @@ def test_a_torn_last_line_is_left_out_of_the_pieces(tmp_path: Path, monkeypatch:
     path = _write(tmp_path, ROWS[:2], blank=False)
     path.write_bytes(path.read_bytes() + b'{"item_id": "a9", "sam')
     assert read_result_columns(path)[["item_id", "sample"]].values.tolist() == [["a1", 0], ["a1", 1]]
+
+
+@pytest.mark.parametrize("chunk", [7, 1 << 20])
+def test_item_ids_read_as_suite_positions(tmp_path: Path, chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Given the suite's ids, item_id's codes are each row's position in them, an id the suite lacks coded after."""
+    pytest.importorskip("msgspec")
+    monkeypatch.setattr(jsonl, "CHUNK", chunk)
+    rows = ROWS + [{"item_id": "zz", "sample": 0, "error": None}, {"item_id": "b2", "sample": 1, "error": None}]
+    path = _write(tmp_path, rows, blank=False)
+    ids = pd.Index(["b2", "c3", "a1"], dtype=object)
+    column = read_result_columns(path, ids=ids)["item_id"]
+    assert column.cat.codes.tolist() == [2, 2, 2, 0, 3, 0]
+    assert column.tolist() == ["a1", "a1", "a1", "b2", "zz", "b2"]
+    assert list(column.cat.categories) == ["b2", "c3", "a1", "zz"]
