@@ -55,8 +55,8 @@ class CompiledEffects:
         design = self.design
         named = {"outcome": design.outcome} if design.correct is not None and design.outcome != CORRECT else {}
         return {"family": "effects", "answer": design.answer.record(), "correct": design.correct is not None, **named,
-                "factors": [{"name": f.name, "levels": list(f.names), "reference": f.reference}
-                            for f in design.factors],
+                "factors": [{"name": f.name, "levels": list(f.names), "reference": f.reference,
+                             "texts": {level.name: level.text for level in f.levels}} for f in design.factors],
                 "conditions": [c.name for c in design.conditions], "crossing": self.crossing,
                 **design.analysis.record()}
 

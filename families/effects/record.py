@@ -41,13 +41,15 @@ def _whole(token: str) -> bool:
 
 
 class FactorRecord(BaseModel):
-    """One crossed factor: its levels in order and the level the others are compared with."""
+    """One crossed factor: its levels in order, the level the others are compared with and, from a manifest
+    compiled since they were recorded, each level's text as the spec declares it (the report shows it)."""
 
     model_config = CLOSED
 
     name: str
     levels: Names
     reference: str
+    texts: dict[str, str] | None = None
 
     @model_validator(mode="after")
     def _reference_is_a_level(self) -> FactorRecord:
@@ -58,6 +60,9 @@ class FactorRecord(BaseModel):
             raise ValueError(f"level {shown(listed_twice(self.levels)[0])} of factor {self.name!r} is listed twice")
         if self.reference not in self.levels:
             raise ValueError(f"reference {self.reference!r} is not a level of factor {self.name!r}")
+        if self.texts is not None and set(self.texts) != set(self.levels):
+            raise ValueError(f"the texts of factor {self.name!r} name {sorted(self.texts)}, not its levels "
+                             f"{sorted(self.levels)}")
         return self
 
 

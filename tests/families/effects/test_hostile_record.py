@@ -109,7 +109,7 @@ def test_a_record_that_contradicts_itself_or_takes_a_scorer_column_is_refused(
 ROWS = [
     ("factor_with_no_cell_key", _extra_factor,
      "its cell has no key 'income', which manifest.json's analysis lists"),
-    ("level_the_rows_lack", _factor(1, levels=["man", "person"]),
+    ("level_the_rows_lack", _factor(1, levels=["man", "person"], texts={"man": "man", "person": "person"}),
      "gender 'woman' is not one of manifest.json's analysis (man, person)"),
     ("options_the_rows_do_not_answer", lambda a: a["answer"].update(kind="options", tokens=["a", "b"]),
      "its answers ['no', 'yes'] are not the analysis's tokens ['a', 'b']"),
