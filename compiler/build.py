@@ -20,7 +20,7 @@ from spec_audits.compiler.errors import ErrorCollector, SpecError
 from spec_audits.compiler.family import CompiledDesign
 from spec_audits.compiler.files import spec_roots
 from spec_audits.compiler.load import collect_spec, display_path, load_spec
-from spec_audits.compiler.suite_checks import check_suite, shared_and_served
+from spec_audits.compiler.suite_checks import check_suite, shared_and_served, suite_analysis
 from spec_audits.compiler.version import COMPILER_VERSION, SCHEMA_VERSION
 from spec_audits.contract.suite_model import Manifest
 from spec_audits.contract.writer import write_manifest, write_schema
@@ -147,7 +147,7 @@ def _manifest_fields(checked: Checked, tally: Tally, keys: tuple[str, ...]) -> d
         "schema_version": SCHEMA_VERSION,
         "seed": checked.seed,
         "mode": checked.designs[0].mode,
-        "analysis": checked.designs[0].analysis,
+        "analysis": suite_analysis(checked.designs),
         "rows": tally.rows,
         "trials": tally.trials,
         "cells": {key: len(values) for key, values in sorted(tally.axes.items())},

@@ -86,6 +86,18 @@ class PlannedDesign(Protocol):
         ...
 
 
+PER_DESIGN = "designs"  # manifest.analysis's key of each design's own analysis keys (OwnAnalysis), where they differ
+
+
+@runtime_checkable
+class OwnAnalysis(Protocol):
+    """A design some of whose analysis keys may differ between the designs of one suite (an effects design's
+    answer form): where they differ, manifest.analysis lists them per design under `designs`."""
+
+    @property
+    def own_analysis(self) -> tuple[str, ...]: ...
+
+
 def spread(total: int, count: int) -> list[int]:
     """`count` indices spread evenly over range(total), the middle of each equal stretch (all of them when
     total <= count): the same indices on every call."""

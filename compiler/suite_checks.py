@@ -12,13 +12,33 @@ from typing import Any
 
 from spec_audits.compiler.emit import Tally, UnbalancedError, balance_report
 from spec_audits.compiler.errors import ErrorCollector
-from spec_audits.compiler.family import CompiledDesign
+from spec_audits.compiler.family import PER_DESIGN, CompiledDesign, OwnAnalysis
 from spec_audits.compiler.recorded import DESIGN_KEY
 from spec_audits.contract.seeding import canonical_json
 from spec_audits.contract.writer import row_id
 
+
+def _own(design: CompiledDesign) -> tuple[str, ...]:
+    return design.own_analysis if isinstance(design, OwnAnalysis) else ()
+
+
+def _shared_analysis(design: CompiledDesign) -> dict[str, Any]:
+    """The analysis every design of a suite must share: all but the keys the design may have its own."""
+    return {key: value for key, value in design.analysis.items() if key not in _own(design)}
+
+
+def suite_analysis(designs: list[CompiledDesign]) -> dict[str, Any]:
+    """manifest.analysis: the first design's, or, where the designs differ in keys each may have its own
+    (OwnAnalysis), the shared keys and per design its own under `designs`."""
+    first, own = designs[0].analysis, _own(designs[0])
+    if all(design.analysis.get(key) == first.get(key) for design in designs for key in own):
+        return first
+    return {**_shared_analysis(designs[0]),
+            PER_DESIGN: {design.name: {key: design.analysis[key] for key in own} for design in designs}}
+
+
 _AGREED: tuple[tuple[str, Callable[[CompiledDesign], Any]], ...] = (
-    ("mode", lambda d: d.mode), ("analysis", lambda d: d.analysis), ("balance_keys", lambda d: d.balance_keys))
+    ("mode", lambda d: d.mode), ("analysis", _shared_analysis), ("balance_keys", lambda d: d.balance_keys))
 
 
 def check_suite(designs: list[CompiledDesign], errors: ErrorCollector) -> None:

@@ -10,7 +10,8 @@ The package ships a `py.typed` marker, so a plug-in is type-checked against thes
     what its checks get   TypedDesign, nodes (the typed AST: Ref, Text, Design, ...), Span, ErrorCollector
     templates             compile_text, check_render, CompiledText (sandboxed, strict undefined)
     data sources          read_rows, key_of, Row
-    what emit reads       CompiledDesign (Compiled: its plain fields, to extend), PlannedDesign, Plan, spread
+    what emit reads       CompiledDesign (Compiled: its plain fields, to extend), PlannedDesign, Plan, spread,
+                          OwnAnalysis and PER_DESIGN (analysis keys each design of a suite may have its own)
     answer readers        parse_answer, parse_answer_line, parse_option_number, parse_judge_json
     recorded fields       Reader (a row's `read`: a stated confidence, ...), read_fields
     its scorer            read_results, read_run, read_suite, ResultRow, RunInfo, Suite, ScoreInputError
@@ -94,8 +95,10 @@ if TYPE_CHECKING:
         resolves,
     )
     from spec_audits.compiler.family import (
+        PER_DESIGN,
         Compiled,
         CompiledDesign,
+        OwnAnalysis,
         Plan,
         PlannedDesign,
         spread,
@@ -344,7 +347,8 @@ __all__ = [
     "Estimate", "Expression", "EXTRACTION_SLOT", "Family", "Fit", "FlipInputError", "FOLLOWUP_SLOTS", "Form", "Heading",
     "Image", "ImportedRun", "Importer", "ImportInputError", "Items", "JUDGE_SLOTS", "Leaf", "Manifest", "Message",
     "ModelClient", "Name", "NameOptions", "Names", "NameThen", "NO_DATA", "NoCache", "Number", "NumberThenNames",
-    "Options", "Paragraph", "PILOT", "Plan", "PlannedDesign", "PropositionalConfig", "PuzzleConfig", "PuzzleError",
+    "Options", "OwnAnalysis", "Paragraph", "PER_DESIGN", "PILOT", "Plan", "PlannedDesign", "PropositionalConfig",
+    "PuzzleConfig", "PuzzleError",
     "PuzzleSelection", "Ranges", "Reader", "ResponseCache", "ResultRow", "RESULTS_FILE", "Row", "RUN_FILE", "RunInfo",
     "ScoreInputError", "Selection", "Shape", "Skeleton", "SOLUTION_FORMAT", "SOLUTION_OUTCOMES", "SOLVED", "Span",
     "SpecError", "Suite", "SUITE_FILE", "SuiteColumns", "SuiteHead", "SuiteRow", "Syntax", "Table", "TableKind",

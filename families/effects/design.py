@@ -43,6 +43,11 @@ class Level:
     def context(self) -> dict[str, str]:
         return {"name": self.name, **self.forms}
 
+    @property
+    def text(self) -> str:
+        """What a reader sees for the level: its first form as declared (`a25 "25-year-old"`), else its name."""
+        return next(iter(self.forms.values()), self.name)
+
 
 @dataclass(frozen=True)
 class FactorSpec:

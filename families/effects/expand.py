@@ -45,12 +45,18 @@ class CompiledEffects:
         return (*(factor.name for factor in self.design.factors), "condition")
 
     @property
+    def own_analysis(self) -> tuple[str, ...]:
+        """The answer form: designs of one suite may ask the same scenarios in different forms, each scored
+        apart (manifest.analysis then records each design's answer under `designs`)."""
+        return ("answer",)
+
+    @property
     def analysis(self) -> dict[str, Any]:
         design = self.design
         named = {"outcome": design.outcome} if design.correct is not None and design.outcome != CORRECT else {}
         return {"family": "effects", "answer": design.answer.record(), "correct": design.correct is not None, **named,
-                "factors": [{"name": f.name, "levels": list(f.names), "reference": f.reference}
-                            for f in design.factors],
+                "factors": [{"name": f.name, "levels": list(f.names), "reference": f.reference,
+                             "texts": {level.name: level.text for level in f.levels}} for f in design.factors],
                 "conditions": [c.name for c in design.conditions], "crossing": self.crossing,
                 **design.analysis.record()}
 

@@ -18,22 +18,35 @@ import numpy as np
 import pandas as pd
 
 from spec_audits.families.effects.score.compare import statistic_name
-from spec_audits.families.effects.score.frame import Loaded, load, targets, values_array
+from spec_audits.families.effects.score.frame import Loaded, load, of_design, targets, values_array
 from spec_audits.families.effects.score.pipeline import comparisons
-from spec_audits.sdk import PILOT, Suite, Variance, from_pilot
+from spec_audits.sdk import PER_DESIGN, PILOT, Suite, Variance, from_pilot
 
 
 def variances(suite: Suite, pilot: Path | None, icc: float) -> list[Variance]:
+    """Every contrast's variance; designs asking in different answer forms each apart (`[DESIGN] ...`)."""
     analysis: dict[str, Any] = suite.manifest.analysis or {}
     cells = pd.DataFrame([row.cell for row in suite.rows])
     cells["answers"] = [1 if suite.manifest.mode == "logprob" else row.samples for row in suite.rows]
     loaded = load(pilot) if pilot is not None else None
+    if PER_DESIGN not in analysis:
+        return _design_variances(cells, loaded, pilot, analysis, icc, "")
+    pilots = {block.design: block for block in loaded.blocks()} if loaded is not None else {}
+    found = []
+    for design in analysis[PER_DESIGN]:
+        found += _design_variances(cells[cells["design"] == design], pilots.get(design), pilot,
+                                   of_design(analysis, design), icc, f"[{design}] ")
+    return found
+
+
+def _design_variances(cells: pd.DataFrame, loaded: Loaded | None, pilot: Path | None, analysis: dict[str, Any],
+                      icc: float, label: str) -> list[Variance]:
     found = []
     for target in targets(analysis):
         for column, level, reference in comparisons(analysis):
             arms = cells[cells[column].astype(str).isin([level, reference])]
             n = Counter(dict(arms.groupby(arms[column].astype(str))["answers"].sum()))
-            name = statistic_name(target, column, level, reference)
+            name = label + statistic_name(target, column, level, reference)
             unit_var, rho, source = _spread(loaded, pilot, target, (column, level, reference), analysis, icc)
             found.append(Variance(name, int(n[level]), int(n[reference]), int(arms["scenario"].nunique()),
                                   unit_var, rho, source, measured=source.startswith(PILOT)))

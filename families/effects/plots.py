@@ -23,6 +23,8 @@ from spec_audits.sdk import (  # noqa: E402
     write_figure,  # noqa: E402
 )
 
+PP_UNIT = "percentage points"  # a shift in P times 100: drawn with one decimal
+
 
 def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "model"
@@ -35,9 +37,9 @@ def _save(fig: Any, path: Path) -> Path:
     return path
 
 
-def forest(contrasts: list[dict[str, Any]], title: str, unit: str, path: Path) -> Path:
-    """Each contrast's shift against its reference with its interval; an absent one is listed, unmarked."""
-    labels = [f"{c['term']}: {c['level']} vs {c['reference']}" for c in contrasts]
+def forest(contrasts: list[dict[str, Any]], labels: list[str], title: str, unit: str, path: Path) -> Path:
+    """Each contrast's shift against its reference (in `unit`) with its interval, labelled by `labels`; an
+    absent one is listed, unmarked."""
     fig, ax = plt.subplots(figsize=(7, 1.2 + 0.26 * max(len(contrasts), 1)))
     if not contrasts:
         cannot_draw(ax, title, "no contrasts (one level per factor and no intervention)")
@@ -64,8 +66,9 @@ def legend(contrasts: list[dict[str, Any]]) -> str:
     return "none significant after BH-FDR (all blue)"
 
 
-def heatmap(scenarios: pd.DataFrame, title: str, path: Path) -> Path:
-    """Scenario x contrast: each level's shift against its reference in that scenario."""
+def heatmap(scenarios: pd.DataFrame, title: str, unit: str, path: Path) -> Path:
+    """Scenario x contrast: each level's shift against its reference in that scenario, in `unit` (percentage
+    points, one decimal; a value, two)."""
     fig, ax = plt.subplots(figsize=(2.5 + 0.55 * max(scenarios["label"].nunique(), 1),
                                     1.8 + 0.32 * max(scenarios["scenario"].nunique(), 1)))
     if scenarios.empty:
@@ -81,8 +84,8 @@ def heatmap(scenarios: pd.DataFrame, title: str, path: Path) -> Path:
     if values.size <= 400:
         for (i, j), v in np.ndenumerate(values):
             if np.isfinite(v):
-                ax.text(j, i, f"{v:+.2f}", ha="center", va="center", fontsize=8,
+                ax.text(j, i, f"{v:+.{1 if unit == PP_UNIT else 2}f}", ha="center", va="center", fontsize=8,
                         color=text_colour(tuple(map(float, image.cmap(image.norm(v))))))
-    fig.colorbar(image, ax=ax, shrink=0.8, label="shift against the reference")
+    fig.colorbar(image, ax=ax, shrink=0.8, label=f"shift against the reference ({unit})")
     ax.set_title(f"{title} ({NO_DATA})")
     return _save(fig, path)

@@ -41,13 +41,15 @@ def _whole(token: str) -> bool:
 
 
 class FactorRecord(BaseModel):
-    """One crossed factor: its levels in order and the level the others are compared with."""
+    """One crossed factor: its levels in order, the level the others are compared with and, from a manifest
+    compiled since they were recorded, each level's text as the spec declares it (the report shows it)."""
 
     model_config = CLOSED
 
     name: str
     levels: Names
     reference: str
+    texts: dict[str, str] | None = None
 
     @model_validator(mode="after")
     def _reference_is_a_level(self) -> FactorRecord:
@@ -58,6 +60,9 @@ class FactorRecord(BaseModel):
             raise ValueError(f"level {shown(listed_twice(self.levels)[0])} of factor {self.name!r} is listed twice")
         if self.reference not in self.levels:
             raise ValueError(f"reference {self.reference!r} is not a level of factor {self.name!r}")
+        if self.texts is not None and set(self.texts) != set(self.levels):
+            raise ValueError(f"the texts of factor {self.name!r} name {sorted(self.texts)}, not its levels "
+                             f"{sorted(self.levels)}")
         return self
 
 
@@ -75,14 +80,24 @@ class CrossingRecord(BaseModel):
     seed: int | None = None
 
 
+class DesignRecord(BaseModel):
+    """What one design of a suite has its own: its answer form (compiler/suite_checks.py suite_analysis)."""
+
+    model_config = CLOSED
+
+    answer: AnswerRecord
+
+
 class EffectsRecord(AnalysisRecord):
     """`analysis effects scenarios random | cluster, alpha X` as compiled, with the design's factors,
-    conditions, answer and crossing."""
+    conditions, answer and crossing; for a suite whose designs ask in different answer forms, each design's
+    answer under `designs` instead of one `answer`."""
 
     family: Annotated[str, one_of(("effects",))]
     alpha: Annotated[float, domain(*ANALYSIS_DOMAINS["alpha"])]
     scenario_effect: Annotated[str, one_of(SCENARIO_EFFECTS)]
-    answer: AnswerRecord
+    answer: AnswerRecord | None = None
+    designs: dict[str, DesignRecord] | None = None
     correct: bool
     outcome: str | None = None  # `correct TEMPLATE as NAME`: the target outcome's name, when not `correct`
     conditions: Names
@@ -98,6 +113,10 @@ class EffectsRecord(AnalysisRecord):
                 raise ValueError(f"{what} {shown(listed_twice(listed)[0])} is listed twice")
         if any(first == second for first, second in self.interactions):
             raise ValueError("an interaction pairs a factor with itself")
+        if (self.answer is None) == (self.designs is None):
+            raise ValueError("the record has an answer, or per design its answer under designs: exactly one")
+        if self.designs is not None and len(self.designs) < 2:
+            raise ValueError("per-design answers are for a suite of several designs")
         if self.crossing.factors != names:
             raise ValueError(f"the crossing's factors {self.crossing.factors} are not the design's {names}")
         if not names and (len(self.conditions) < 2 or BASELINE not in self.conditions):
@@ -106,3 +125,10 @@ class EffectsRecord(AnalysisRecord):
         if stray:
             raise ValueError(f"interactions name {', '.join(stray)}, which the design does not cross")
         return self
+
+    def answer_of(self, design: str | None) -> AnswerRecord | None:
+        """The answer of the rows of `design` (a row's cell.design): None where the record has none for it."""
+        if self.designs is None:
+            return self.answer
+        found = self.designs.get(design) if design is not None else None
+        return found.answer if found is not None else None

@@ -20,10 +20,8 @@ def check_rows(analysis: dict[str, Any], suite: Suite) -> None:
     """Refuse the first row of `suite` that contradicts its (already validated) analysis record."""
     record = EffectsRecord.model_validate(analysis)
     domains = {"condition": record.conditions, **{f.name: f.levels for f in record.factors}}
-    tokens = set(record.answer.tokens)
     for index, row in enumerate(suite.rows):
-        problem = _cell_problem(row, domains) or _answers_problem(row, tokens, record.correct,
-                                                                  outcomes(record.outcome or CORRECT))
+        problem = _cell_problem(row, domains) or _answers_problem(row, record, outcomes(record.outcome or CORRECT))
         if problem is not None:
             raise row_contradicts(suite, index, problem)
 
@@ -34,8 +32,15 @@ def _cell_problem(row: SuiteRow, domains: dict[str, list[str]]) -> str | None:
     return cell_problem(row.cell, domains)
 
 
-def _answers_problem(row: SuiteRow, tokens: set[str], correct: bool, named: tuple[str, str]) -> str | None:
-    wrong = tokens_problem(row.answers, tokens)
+def _answers_problem(row: SuiteRow, record: EffectsRecord, named: tuple[str, str]) -> str | None:
+    design = row.cell.get("design")
+    answer = record.answer_of(None if design is None else str(design))
+    if answer is None:
+        naming = "no design" if design is None else f"design {shown(design)}"
+        listed = ", ".join(record.designs or {})
+        return f"its cell names {naming}, but manifest.json's analysis gives answers to {listed}"
+    correct = record.correct
+    wrong = tokens_problem(row.answers, set(answer.tokens))
     if wrong is not None:
         return wrong
     meanings = list(row.answers.values())

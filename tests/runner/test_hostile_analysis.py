@@ -82,6 +82,12 @@ HOSTILE: list[tuple[str, dict[str, Any], str]] = [
          {**_compiled("demographic_decisions")["factors"][0], "reference": "a61"},
          *_compiled("demographic_decisions")["factors"][1:]]},
      "analysis.factors.0: reference 'a61' is not a level of factor 'age'"),
+    ("effects_texts_not_the_levels",
+     {**_compiled("demographic_decisions"), "factors": [
+         {**_compiled("demographic_decisions")["factors"][0], "texts": {"a20": "20 years old", "a61": "61"}},
+         *_compiled("demographic_decisions")["factors"][1:]]},
+     "analysis.factors.0: the texts of factor 'age' name ['a20', 'a61'], not its levels ['a100', 'a20', 'a30', "
+     "'a40', 'a50', 'a60', 'a70', 'a80', 'a90']"),
     ("effects_interaction_over_a_stranger", {**_compiled("demographic_decisions"), "interactions": [["age", "x"]]},
      "analysis: interactions name x, which the design does not cross"),
     ("effects_scenario_effect_and_answer", {**_compiled("demographic_decisions"), "scenario_effect": "mixed",

@@ -24,13 +24,14 @@ def model_comparisons(loaded: list[Loaded], pairs: list[tuple[str, str, str]], a
     scenarios = sorted({str(s) for run in loaded for s in run.frame["scenario"]})
     codes = {name: code for code, name in enumerate(scenarios)}
     estimates: dict[str, dict[str, Estimate]] = {}
-    for run in loaded:
+    for model, run in ((whole.model, block) for whole in loaded for block in whole.blocks()):  # designs apart
+        design = f"[{run.design}] " if run.design else ""
         clusters = run.frame["scenario"].astype(str).map(codes).to_numpy(dtype=np.int64)
         for target in targets(run.analysis):
             y = values_array(run.frame, target)
             for column, level, reference in pairs:
                 cells = run.frame[column].astype(str).to_numpy()
-                estimates.setdefault(run.model, {})[statistic_name(target, column, level, reference)] = \
+                estimates.setdefault(model, {})[design + statistic_name(target, column, level, reference)] = \
                     contrast_influence(y, cells == level, cells == reference, clusters, len(scenarios))
     rows = compare_models(estimates, alpha)
     return {"alpha": alpha, "rows": rows, "ties": ties(rows)}

@@ -22,7 +22,7 @@ import pandas as pd
 from spec_audits.families.effects.design import CORRECT
 from spec_audits.families.effects.rows import check_rows
 from spec_audits.families.effects.score import positions
-from spec_audits.sdk import ScoreInputError, read_checked_run
+from spec_audits.sdk import PER_DESIGN, ScoreInputError, read_checked_run
 
 DESIGN = "_design"  # the frame's column of each answer's design (cell.design), apart from any factor's name
 
@@ -40,6 +40,7 @@ class Loaded:
     failed: int
     moved: str | None = None  # the meaning whose display slot varies (positions.py), None with one order
     left_out: tuple[tuple[str | None, int, int], ...] = ()  # per design: (design, abstained, failed)
+    design: str | None = None  # a block's design
 
     def blocks(self) -> list[Loaded]:
         """The run itself, or, where its suite has several designs (cell.design), one labelled block per
@@ -49,8 +50,24 @@ class Loaded:
             return [self]
         counts = {design: (abstained, failed) for design, abstained, failed in self.left_out}
         return [replace(self, frame=self.frame[self.frame[DESIGN] == design], model=f"{self.model} [{design}]",
+                        analysis=of_design(self.analysis, design), design=design,
                         abstained=counts.get(design, (0, 0))[0], failed=counts.get(design, (0, 0))[1], left_out=())
                 for design in designs]
+
+
+def of_design(analysis: dict[str, Any], design: str | None) -> dict[str, Any]:
+    """The analysis of one design's rows: a record with answers per design (record.py) narrowed to the
+    design's answer; any other record as it is."""
+    if PER_DESIGN not in analysis:
+        return analysis
+    own = analysis[PER_DESIGN][design]
+    return {**{key: value for key, value in analysis.items() if key != PER_DESIGN}, **own}
+
+
+def all_targets(analysis: dict[str, Any]) -> list[str | None]:
+    """The targets of every design of the suite, each once."""
+    designs = list(analysis[PER_DESIGN]) if PER_DESIGN in analysis else [None]
+    return list(dict.fromkeys(t for d in designs for t in targets(of_design(analysis, d))))
 
 
 def targets(analysis: dict[str, Any]) -> list[str | None]:
@@ -75,7 +92,6 @@ def load(run_dir: Path) -> Loaded:
     by_id = {row.id: row for row in suite.rows}
     moved = positions.moved_meaning(suite.rows)
     factors = [f["name"] for f in analysis["factors"]]
-    wanted = targets(analysis)
     records: list[dict[str, Any]] = []
     abstained: Counter[str | None] = Counter()
     failed: Counter[str | None] = Counter()
@@ -86,6 +102,7 @@ def load(run_dir: Path) -> Loaded:
         if result.error is not None:
             failed[None if design is None else str(design)] += 1
             continue
+        wanted = targets(of_design(analysis, None if design is None else str(design)))
         values = _values(result.outcome, result.logprobs, answers, wanted, info.mode)
         if values is None:
             abstained[None if design is None else str(design)] += 1
@@ -96,7 +113,7 @@ def load(run_dir: Path) -> Loaded:
                                             moved)})
     placed = positions.COLUMNS if moved is not None else []
     frame = pd.DataFrame.from_records(records, columns=["scenario", "condition", DESIGN, *factors,
-                                                        *map(column, wanted), *placed])
+                                                        *map(column, all_targets(analysis)), *placed])
     left_out = tuple((d, abstained[d], failed[d]) for d in sorted({*abstained, *failed}, key=str))
     return Loaded(frame, analysis, info.mode, info.model, sum(abstained.values()), sum(failed.values()), moved,
                   left_out)

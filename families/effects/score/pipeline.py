@@ -17,7 +17,15 @@ from spec_audits.families.effects.score import models, positions
 from spec_audits.families.effects.score.compare import model_comparisons
 from spec_audits.families.effects.score.frame import Loaded, load, targets, values_array
 from spec_audits.families.effects.score.stats import contrast
-from spec_audits.sdk import ScoreInputError, bh_adjust, require_answers, score_folder, write_csv_rows, write_json
+from spec_audits.sdk import (
+    PER_DESIGN,
+    ScoreInputError,
+    bh_adjust,
+    require_answers,
+    score_folder,
+    write_csv_rows,
+    write_json,
+)
 
 
 def score_run(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:
@@ -29,17 +37,17 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
     loaded = [load(run) for run in run_dirs]
     _same_design(loaded, run_dirs)
     analysis = loaded[0].analysis
-    summary: dict[str, Any] = {"family": "effects", "answer": analysis["answer"], "factors": analysis["factors"],
-                               "conditions": analysis["conditions"], "crossing": analysis["crossing"],
-                               "alpha": analysis["alpha"], "models": {}}
+    summary: dict[str, Any] = {"family": "effects", **{k: analysis[k] for k in ("answer", PER_DESIGN) if k in analysis},
+                               "factors": analysis["factors"], "conditions": analysis["conditions"],
+                               "crossing": analysis["crossing"], "alpha": analysis["alpha"], "models": {}}
     contrasts, terms, scenarios, placed = [], [], [], []
     for run in (block for whole in loaded for block in whole.blocks()):
         entry = summary["models"].setdefault(run.model, {"mode": run.mode, "answered": len(run.frame),
                                                          "abstained": run.abstained, "failed": run.failed,
-                                                         "targets": {}})
+                                                         "answer": run.analysis["answer"], "targets": {}})
         entry["position"] = positions.summary(run.frame, run.moved, run.mode, float(analysis["alpha"]))
         placed += positions.table(run.frame, run.model)
-        for target in targets(analysis):
+        for target in targets(run.analysis):
             found = analyse(run, target)
             entry["targets"][_name(target)] = found
             contrasts += [{"model": run.model, "target": _name(target), **c} for c in found["contrasts"]]

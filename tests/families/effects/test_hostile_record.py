@@ -88,6 +88,11 @@ RECORD = [
      "analysis.answer: a scale answer's tokens are whole numbers, not ['yes', 'no']"),
     ("yesno_of_other_tokens", lambda a: a["answer"].update(tokens=["no", "yes"]),
      "analysis.answer: a yesno answer's tokens are yes and no, not ['no', 'yes']"),
+    ("answer_and_per_design_answers", lambda a: a.update(designs={"x": {"answer": a["answer"]},
+                                                                  "y": {"answer": a["answer"]}}),
+     "analysis: the record has an answer, or per design its answer under designs: exactly one"),
+    ("per_design_answers_of_one_design", lambda a: a.update(designs={"x": {"answer": a.pop("answer")}}),
+     "analysis: per-design answers are for a suite of several designs"),
 ]
 
 
@@ -104,13 +109,16 @@ def test_a_record_that_contradicts_itself_or_takes_a_scorer_column_is_refused(
 ROWS = [
     ("factor_with_no_cell_key", _extra_factor,
      "its cell has no key 'income', which manifest.json's analysis lists"),
-    ("level_the_rows_lack", _factor(1, levels=["man", "person"]),
+    ("level_the_rows_lack", _factor(1, levels=["man", "person"], texts={"man": "man", "person": "person"}),
      "gender 'woman' is not one of manifest.json's analysis (man, person)"),
     ("options_the_rows_do_not_answer", lambda a: a["answer"].update(kind="options", tokens=["a", "b"]),
      "its answers ['no', 'yes'] are not the analysis's tokens ['a', 'b']"),
     ("correct_flag_the_rows_lack", lambda a: a.update(correct=True),
      "its answers mean {'no': 'no', 'yes': 'yes'}, but manifest.json's analysis says one token is correct and "
      "the others incorrect"),
+    ("per_design_answers_the_rows_do_not_name", lambda a: a.update(designs={"x": {"answer": a["answer"]},
+                                                                           "y": {"answer": a.pop("answer")}}),
+     "its cell names no design, but manifest.json's analysis gives answers to x, y"),
 ]
 
 

@@ -180,13 +180,38 @@ def test_a_zero_variance_contrast_gets_its_q_and_the_report_shows_a_dash_with_th
     terms = {t["term"]: t for t in found["regression"]["terms"]}  # logit P fits exactly: no error either
     assert all(t["interval_absent"].startswith(SAME_SHIFT) and t["low"] is None for t in terms.values())
     assert terms["condition=fair"]["coef"] == 0.0 and terms["condition=fair"]["p"] == 1.0
-    summary = {"factors": _analysis()["factors"], "conditions": ["baseline", "fair"], "alpha": 0.05,
+    markdown = _report(tmp_path, found, len(frame))
+    assert "Reference: age = 60 years old (a60), gender = man; conditions" in markdown
+    assert "| term | level | reference | n | mean | shift (p) | interval | q (BH) |" in markdown
+    assert f"| age | 80 years old (a80) | 60 years old (a60) | {a80['n']} | 20.0% | -20.0 p | — (1) | n/a |" in markdown
+    assert "| condition | fair | baseline |" in markdown
+    assert "Mean: P at the level, as a percentage; shift and its interval: percentage points (p)" in markdown
+    assert f"(1) {SAME_SHIFT}.\n" in markdown and f"(2) {SAME_SHIFT}, and p = 1 for a zero shift.\n" in markdown
+
+
+def test_the_report_gives_a_probability_shift_and_its_interval_in_percentage_points(tmp_path: Path) -> None:
+    rng = np.random.default_rng(7)
+    frame = _frame(rng, scenarios=12, per_cell=2)
+    frame["y_yes"] = np.clip(frame["p"] + rng.normal(0, 0.05, len(frame)), 0, 1)  # logprob answers
+    found = analyse(_loaded(frame, "logprob", _analysis()), "yes")
+    a20 = next(c for c in found["contrasts"] if c["level"] == "a20")
+    markdown = _report(tmp_path, found, len(frame))
+    shown = f"{100 * a20['shift']:.1f} p | \\[{100 * a20['low']:.1f}, {100 * a20['high']:.1f}]"  # markdown escapes [
+    assert f"| age | 20 years old (a20) | 60 years old (a60) | {a20['n']:,} | {100 * a20['mean']:.1f}% | {shown} |" \
+        in markdown
+    coef = next(t["coef"] for t in found["regression"]["terms"] if t["term"] == "age=a20")
+    assert f"| age=20 years old (a20) | {coef:.3f} |" in markdown
+
+
+def _report(tmp_path: Path, found: dict, answered: int) -> str:
+    """The markdown report of one stub model's P(yes) contrasts; age's levels have texts, gender's (as in a
+    manifest compiled before texts were recorded) none."""
+    texts = {"texts": {age: f"{age[1:]} years old" for age in AGES}}
+    factors = [{**_analysis()["factors"][0], **texts}, _analysis()["factors"][1]]
+    summary = {"factors": factors, "conditions": ["baseline", "fair"], "alpha": 0.05,
                "answer": {"kind": "yesno"}, "crossing": {"kind": "full", "runs": 8, "per_level": {"age": 2}},
-               "models": {"stub": {"mode": "logprob", "answered": len(frame), "abstained": 0, "failed": 0,
+               "models": {"stub": {"mode": "logprob", "answered": answered, "abstained": 0, "failed": 0,
                                    "targets": {"yes": {k: v for k, v in found.items() if k != "scenarios"}}}}}
     write_json(tmp_path / "summary.json", summary)
     write_csv_rows([{"model": "stub", "target": "yes", **c} for c in found["contrasts"]], tmp_path / "contrasts.csv")
-    document = effects_report(tmp_path, tmp_path / "plots")
-    markdown = render_markdown(document, tmp_path)
-    assert f"| age | a80 | a60 | {a80['n']} | 0.200 | -0.200 | — (1) | n/a |" in markdown
-    assert f"(1) {SAME_SHIFT}.\n" in markdown and f"(2) {SAME_SHIFT}, and p = 1 for a zero shift.\n" in markdown
+    return render_markdown(effects_report(tmp_path, tmp_path / "plots"), tmp_path)
