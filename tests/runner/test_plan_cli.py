@@ -109,7 +109,8 @@ def test_a_spec_with_mistakes_is_located(tmp_path: Path) -> None:
     spec = write_tiny(tmp_path, SPEC.replace("  answer yesno\n", "  answer yesnoo\n"))
     result = CliRunner().invoke(main, ["plan", str(spec)])
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
-    assert f"{spec}:16:15: error: unexpected 'o'" in result.output and "1 error found." in result.output
+    assert f"{spec}:16:10: error: unexpected 'yesnoo'" in result.output
+    assert "hint: did you mean 'yesno'?" in result.output and "1 error found." in result.output
 
 
 def test_prices_are_the_dry_runs_scaled_by_each_option(tmp_path: Path) -> None:
