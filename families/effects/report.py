@@ -42,7 +42,7 @@ def effects_report(score_dir: Path, plots_dir: Path) -> Document:
         for target, result in found["targets"].items():
             blocks += _target_blocks(model, target, result, summary, (scenarios, names), plots_dir)
     if "comparisons" in summary:
-        blocks += comparison_blocks(summary["comparisons"], plots_dir)
+        blocks += comparison_blocks(summary["comparisons"], plots_dir, lambda name: _statistic_shown(names, name))
     return Document("Effects", blocks)
 
 
@@ -51,6 +51,16 @@ def level_names(factors: list[dict[str, Any]]) -> Names:
     a manifest compiled before the texts were)."""
     return {f["name"]: {code: code if text == code else f"{text} ({code})" for code, text in f["texts"].items()}
             for f in factors if f.get("texts")}
+
+
+def _statistic_shown(names: Names, statistic: str) -> str:
+    """A comparison's statistic (`[design] P(yes): age=a20 vs a60`) with its levels shown as in the contrasts."""
+    head, sep, contrast = statistic.rpartition(": ")
+    column, equals, levels = contrast.partition("=")
+    if not (sep and equals and " vs " in levels):
+        return statistic  # an intervention against the baseline names no level
+    level, reference = levels.split(" vs ", 1)
+    return f"{head}: {column}={_shown(names, column, level)} vs {_shown(names, column, reference)}"
 
 
 def _shown(names: Names, term: str, level: str) -> str:

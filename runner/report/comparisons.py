@@ -3,6 +3,7 @@ a table of every pair's difference on every statistic, and a forest plot of the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +22,11 @@ from spec_audits.runner.report.plotting import cannot_draw  # noqa: E402
 VERDICT = {True: "tied", False: "differ", None: "untested"}
 
 
-def comparison_blocks(found: dict[str, Any], plots_dir: Path) -> list[Block]:
-    """summary.json's `comparisons` ({alpha, rows, ties}): a heading, a paragraph, the table and the plot."""
-    rows = found["rows"]
+def comparison_blocks(found: dict[str, Any], plots_dir: Path,
+                      shown: Callable[[str], str] = str) -> list[Block]:
+    """summary.json's `comparisons` ({alpha, rows, ties}): a heading, a paragraph, the table and the plot;
+    `shown` is how the family names a statistic to a reader (e.g. levels by their text)."""
+    rows = [{**r, "statistic": shown(r["statistic"])} for r in found["rows"]]
     level = f"{100 * (1 - found['alpha']):.0f}%"
     table = Table(["statistic", "model A", "model B", "A - B", "interval", "q (BH)", "verdict"],
                   [[r["statistic"], r["model_a"], r["model_b"], fmt.num(r["difference"], 3),
@@ -34,8 +37,14 @@ def comparison_blocks(found: dict[str, Any], plots_dir: Path) -> list[Block]:
             Paragraph(f"Each pair of models' difference on every statistic, paired by the clusters both answered, "
                       f"with {level} intervals clustered by scenario (or prompt) and BH-FDR across all "
                       "comparisons; tied: not significantly different."), table,
-            Image(plot, f"Model A minus model B on each statistic with {level} paired intervals; red: significant "
-                        "after BH-FDR.")]
+            Image(plot, f"Model A minus model B on each statistic with {level} paired intervals; {_legend(rows)}.")]
+
+
+def _legend(rows: list[dict[str, Any]]) -> str:
+    """What the plot's colours mean, as true of this plot (no "red" when nothing is red)."""
+    if any(r.get("significant") for r in rows):
+        return "red: significant after BH-FDR, blue: not"
+    return "none is significant after BH-FDR (all blue)"
 
 
 def forest(rows: list[dict[str, Any]], path: Path) -> Path:
@@ -54,7 +63,7 @@ def forest(rows: list[dict[str, Any]], path: Path) -> Path:
         ax.axvline(0, color="grey", lw=0.8)
         ax.set_yticks(y, [f"{r['statistic']}: {r['model_a']} - {r['model_b']}" for r in rows], fontsize=7)
         ax.invert_yaxis()
-        ax.set(xlabel="model A - model B; red: significant after BH-FDR", title="Paired differences between models")
+        ax.set(xlabel=f"model A - model B; {_legend(rows)}", title="Paired differences between models")
     path.parent.mkdir(parents=True, exist_ok=True)
     write_figure(fig, path, dpi=110, bbox_inches="tight")
     plt.close(fig)

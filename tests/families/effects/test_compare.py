@@ -76,7 +76,8 @@ def test_the_report_shows_the_comparisons(study: Path) -> None:
     _spec("report", str(study / "study" / "score"))
     report = (study / "study" / "score" / "report.md").read_text()
     assert "## Paired model comparisons" in report
-    assert "| P(yes): age=old vs middle | openai/steered | openai/flat |" in report
+    assert "| P(yes): age=old vs middle-aged (middle) | openai/steered | openai/flat |" in report  # levels' text
+    assert "paired intervals; red: significant after BH-FDR, blue: not." in report  # one is red: the legend says so
     assert (study / "study" / "score" / "plots" / "model_comparisons.png").is_file()
 
 
