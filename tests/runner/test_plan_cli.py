@@ -74,7 +74,8 @@ def test_a_pilot_that_is_not_a_run_is_a_located_error(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     result = CliRunner().invoke(main, ["plan", str(write_tiny(tmp_path)), "--pilot", str(tmp_path / "empty")])
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
-    assert str(tmp_path / "empty") in result.output and "Traceback" not in result.output
+    assert result.output == (f"Error: {tmp_path / 'empty' / 'run.json'}: missing; is {tmp_path / 'empty'} a run "
+                             "folder? (spec run writes one)\n")
 
 
 def test_plan_help_has_an_example() -> None:
