@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from spec_audits.contract.results_model import ResultRow
+from spec_audits.safe_files import iter_lines_capped, open_regular, present
 from spec_audits.terminal import visible
 
 SHOWN = 60  # characters of the most common reply that a message quotes
@@ -34,10 +35,10 @@ def _answered(error: Any, answer: Any, logprobs: Any, solution: Any, turns: Any)
 def has_scorable(results: Path, replies: bool = False) -> bool:
     """Whether a results.jsonl holds one scorable row (with `replies`, one successful non-empty reply); stops at
     the first (a torn last line is skipped)."""
-    if not results.is_file():
+    if not present(results):
         return False
-    with results.open("rb") as lines:
-        for line in lines:
+    with open_regular(results) as handle:  # a stranger's run folder: no link followed, lines capped
+        for line in iter_lines_capped(handle, results):
             try:
                 row = json.loads(line)
                 if replies and row.get("error") is None and (row.get("response") or "").strip():

@@ -19,6 +19,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 from pydantic_core import PydanticCustomError
 
 from spec_audits.contract.reader import MANIFEST_FILE, SUITE_FILE, ContractError, Suite, read_manifest
+from spec_audits.safe_files import iter_lines_capped, open_regular
 
 SHOWN = 60  # characters of a stranger's value quoted in a message
 LISTED = 5  # problems listed in one message
@@ -109,9 +110,9 @@ def row_contradicts(suite: Suite, index: int, problem: str) -> ContractError:
 
 def _line(path: Path, index: int) -> int:
     """The line of a suite.jsonl holding its `index`th row (blank lines hold none)."""
-    with path.open("rb") as lines:
+    with open_regular(path) as handle:
         seen = -1
-        for number, line in enumerate(lines, start=1):
+        for number, line in enumerate(iter_lines_capped(handle, path), start=1):
             seen += bool(line.strip())
             if seen == index:
                 return number

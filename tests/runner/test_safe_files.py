@@ -24,6 +24,7 @@ from spec_audits.runner.results_io import ResultsWriter
 from spec_audits.runner.run_lock import LOCK_FILE, locked, reading
 from spec_audits.runner.score_cli import score
 from spec_audits.runner.study import STUDY_FILE, expand_runs
+from spec_audits.runner.unread import has_scorable
 from spec_audits.safe_files import (
     DOCUMENT_BYTES,
     MAX_LINE_BYTES,
@@ -160,6 +161,17 @@ def test_a_results_file_that_is_a_folder_is_an_error_naming_it(tmp_path: Path) -
     assert (result.exit_code, type(result.exception)) == (1, SystemExit)
     assert f"{out / 'results.jsonl'}: is a folder, not a regular file" in result.output
     assert "no answered item" not in result.output
+
+
+def test_the_scorable_check_never_follows_a_results_link(tmp_path: Path) -> None:
+    """`spec score`'s first look at a run (is anything scorable?) opens results.jsonl as the reader does."""
+    elsewhere = tmp_path / "private.jsonl"
+    elsewhere.write_text('{"answer": "A", "error": null}\n', encoding="utf-8")
+    (tmp_path / "results.jsonl").symlink_to(elsewhere)
+    with pytest.raises(UnsafeFile) as refused:
+        has_scorable(tmp_path / "results.jsonl")
+    assert str(refused.value).startswith(f"{tmp_path / 'results.jsonl'}: is a symbolic link; spec does not follow")
+    assert has_scorable(elsewhere) and not has_scorable(tmp_path / "absent.jsonl")
 
 
 def test_a_study_whose_runs_are_links_elsewhere_is_refused(tmp_path: Path) -> None:
