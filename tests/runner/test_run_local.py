@@ -9,10 +9,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from spec_audits.contract.reader import read_results, read_run_info
 from spec_audits.runner.answers import parse_judge_json
+from spec_audits.runner.plan import JUDGE_MAX_TOKENS
 from spec_audits.runner.run_cli import run
 from tests.support import rewrite_suite
 
@@ -85,9 +87,13 @@ def test_generated_turns_followups_and_local_judge(make_suite: Callable[..., Pat
         assert row.params["max_tokens"] == 4
 
 
-def test_json_judge_on_the_local_model_records_what_it_wrote(make_suite: Callable[..., Path], tmp_path: Path) -> None:
+def test_json_judge_on_the_local_model_records_what_it_wrote(make_suite: Callable[..., Path], tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """The base model is not held to a label grammar when the judge answers JSON: it writes free text (mostly
-    no valid JSON), which is recorded raw, and the label is exactly what the JSON parser makes of it."""
+    no valid JSON), which is recorded raw, and the label is exactly what the JSON parser makes of it.
+    Its 256-token cap is tested in tests/runner/test_judge.py; here 48 tokens of rambling prove the same
+    (the model writes to the cap: 256 tokens were half a minute of a loaded CPU)."""
+    monkeypatch.setitem(JUDGE_MAX_TOKENS, "json", 48)
     labels = ["ACK_AFFECTED", "ACK_DISCLAIMED", "DENIED", "PARTIAL", "UNCLEAR"]
     judge = {"labels": labels, "reply": "json", "prompt": "Reply: {{ reply }}\nLabel it as JSON with one of "
              + ", ".join(labels) + ': {"label": "...", "reason": "..."}\n'}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -173,11 +174,17 @@ def test_a_read_only_folder_is_named(tmp_path: Path, make_suite: Callable[..., P
     assert status == 1 and output.startswith(f"Error: {folder / 'run'}: ")
 
 
-@pytest.fixture
-def score_folder(tmp_path: Path) -> Path:
-    out = tmp_path / "scored"
+@pytest.fixture(scope="module")
+def scored_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One `spec score` for the module (seconds of bootstrap and plots); each test damages its own copy."""
+    out = tmp_path_factory.mktemp("scored") / "scored"
     assert _spec("score", "--counts", COUNTS, "-o", out, "--bootstrap", "20")[0] == 0
     return out
+
+
+@pytest.fixture
+def score_folder(scored_once: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(scored_once, tmp_path / "scored"))
 
 
 @pytest.mark.parametrize(("file", "content", "message"), [

@@ -8,6 +8,7 @@ need Node >= 22.22)."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -44,16 +45,24 @@ def promptfoo() -> Path:
         pytest.skip("npm is not installed, so the promptfoo CLI cannot be installed to check the export")
     target = _install_dir()
     command = target / "node_modules" / ".bin" / "promptfoo"
-    if not command.exists():
-        partial = target.with_name(f"{target.name}.tmp-{os.getpid()}")
-        shutil.rmtree(partial, ignore_errors=True)
-        done = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--prefix", str(partial),
-                               f"promptfoo@{VERSION}"], capture_output=True, text=True, timeout=1200)
-        if done.returncode != 0:
-            pytest.fail(f"npm install promptfoo@{VERSION} failed:\n{done.stderr[-3000:]}")
-        shutil.rmtree(target, ignore_errors=True)
-        partial.rename(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # one install at a time: parallel test workers (pytest-xdist) would otherwise remove each other's folder
+    with (target.parent / f"{target.name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not command.exists():
+            _install(npm, target)
     return command
+
+
+def _install(npm: str, target: Path) -> None:
+    partial = target.with_name(f"{target.name}.tmp-{os.getpid()}")
+    shutil.rmtree(partial, ignore_errors=True)
+    done = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--prefix", str(partial),
+                           f"promptfoo@{VERSION}"], capture_output=True, text=True, timeout=1200)
+    if done.returncode != 0:
+        pytest.fail(f"npm install promptfoo@{VERSION} failed:\n{done.stderr[-3000:]}")
+    shutil.rmtree(target, ignore_errors=True)
+    partial.rename(target)
 
 
 def _run(promptfoo: Path, args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
