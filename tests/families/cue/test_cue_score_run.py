@@ -233,14 +233,14 @@ def test_models_abstaining_past_the_threshold_leave_the_bias_tables(screened_sui
 @pytest.mark.slow
 def test_compile_run_on_the_local_model_and_score(tiny_suite: Path, tmp_path: Path) -> None:
     out = tmp_path / "run"
-    ran = CliRunner().invoke(run, [str(tiny_suite), "--limit", "24", "--out", str(out), "--max-tokens", "24",
+    ran = CliRunner().invoke(run, [str(tiny_suite), "--limit", "8", "--out", str(out), "--max-tokens", "24",
                                    "--no-progress"], catch_exceptions=False)
     assert ran.exit_code == 0, ran.output
     scored = CliRunner().invoke(score, [str(out)], catch_exceptions=False)
     assert scored.exit_code == 0, scored.output
-    assert "24 cue-visibility answers scored (1 model)" in scored.output
+    assert "8 cue-visibility answers scored (1 model)" in scored.output
     frame = pd.read_csv(out / "score" / "answers.csv")
-    assert len(frame) == 24 and set(frame["model"]) == {"local/gemma-3-270m"}
+    assert len(frame) == 8 and set(frame["model"]) == {"local/gemma-3-270m"}
     reported = CliRunner().invoke(main, ["report", str(out / "score")], catch_exceptions=False)
     assert reported.exit_code == 0, reported.output
     assert (out / "score" / "report.html").is_file() and (out / "score" / "plots" / "net_by_group.png").is_file()
