@@ -32,16 +32,22 @@ def shipped_spec(name: str) -> Callable[[Path], Path]:
     return copy
 
 
-@cache
 def shipped_suite(name: str) -> Path:
     """generated/<name> compiled afresh from the spec its manifest names, once per test session.
 
     generated/ commits only manifest.json and schema.json (a suite.jsonl is tens of MB and each recompile
     committed would count again against the submission limit); the manifest holds suite.jsonl's sha256, so
     a byte-identical manifest proves a byte-identical suite."""
+    spec_file = json.loads((ROOT / "generated" / name / "manifest.json").read_text(encoding="utf-8"))["spec_file"]
+    return compiled_spec(spec_file, name)
+
+
+@cache
+def compiled_spec(spec_file: str, name: str) -> Path:
+    """The repository's `spec_file` (a path relative to its root) compiled into a scratch folder `name`, once
+    per test process: shipped suites take seconds to minutes to compile, and the tests only read them."""
     from spec_audits.compiler.build import compile_file
 
-    spec_file = json.loads((ROOT / "generated" / name / "manifest.json").read_text(encoding="utf-8"))["spec_file"]
     scratch = Path(tempfile.mkdtemp(prefix=f"spec-shipped-{name}-"))
     atexit.register(shutil.rmtree, scratch, ignore_errors=True)
     with contextlib.chdir(ROOT):  # the manifest records spec_file relative to the working folder
