@@ -22,7 +22,7 @@ from tests.runner.batch.support import run
 from tests.stub_server import StubServer
 from tests.support import ROOT, shipped_suite
 
-ROWS, PER_BATCH = 2000, 500
+ROWS, PER_BATCH = 400, 100  # four batches: what is proved needs several, not many rows
 SETTINGS: dict[str, object] = {"limit": ROWS, "mode": "logprob", "batch_size": PER_BATCH}
 
 
