@@ -58,7 +58,7 @@ class Leaf(str):
     def number(self) -> int | float:
         """A NUMBER as written: an int, or a float when it has a decimal point."""
         if self.kind != "NUMBER":
-            raise ShapeError(self.span, f"expected a number here, got {self}")
+            raise ShapeError(self.span, f"expected a number here, got {self}", "write a number, e.g. 3 or 0.5")
         return parse_number(self)
 
     def whole(self) -> int:
@@ -71,13 +71,14 @@ class Leaf(str):
     def text(self) -> str:
         """A quoted text (STRING or LONG_STRING), its quotes taken off and its escapes read."""
         if self.kind not in TEXTS:
-            raise ShapeError(self.span, f"expected a quoted text here, got {self}")
+            raise ShapeError(self.span, f"expected a quoted text here, got {self}", 'write it in quotes: "..."')
         return unquote(self, self.kind, self.line)[0]
 
     def ref(self) -> n.Ref:
         """A NAME, as a reference the checks resolve (a template, a data source, a factor, ...)."""
         if self.kind != "NAME":
-            raise ShapeError(self.span, f"expected a name here, got {self}")
+            raise ShapeError(self.span, f"expected a name here, got {self}",
+                             "write a name: a letter or _, then letters, digits or _")
         return n.Ref(span=self.span, name=str(self))
 
 

@@ -81,18 +81,21 @@ def test_a_shape_receives_leaves_with_their_kind_span_and_typed_value() -> None:
     assert design.get("spy") is not None and design.get("spy").value == tuple(SEEN[0])  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize(("clause", "message"), [
-    ("read_number abc", "expected a number here, got abc"),
-    ("read_whole 2.5", "expected a whole number here, got 2.5"),
-    ("read_whole abc", "expected a number here, got abc"),
-    ('read_text abc', "expected a quoted text here, got abc"),
-    ("read_ref 12", "expected a name here, got 12"),
+NUMBER_HINT = "write a number, e.g. 3 or 0.5"
+
+
+@pytest.mark.parametrize(("clause", "message", "hint"), [
+    ("read_number abc", "expected a number here, got abc", NUMBER_HINT),
+    ("read_whole 2.5", "expected a whole number here, got 2.5", None),  # as the Builder's whole says it
+    ("read_whole abc", "expected a number here, got abc", NUMBER_HINT),
+    ("read_text abc", "expected a quoted text here, got abc", 'write it in quotes: "..."'),
+    ("read_ref 12", "expected a name here, got 12", "write a name: a letter or _, then letters, digits or _"),
 ])
-def test_a_reading_that_does_not_fit_is_an_error_at_the_word_and_the_clause_is_left_out(clause: str,
-                                                                                         message: str) -> None:
+def test_a_reading_that_does_not_fit_is_an_error_at_the_word_and_the_clause_is_left_out(clause: str, message: str,
+                                                                                         hint: str | None) -> None:
     design, errors = _design(f"  {clause}\n  mode sample\n")
-    keyword, _, word = clause.partition(" ")
-    assert errors == [Diagnostic(Span(FILE, 2, 4 + len(keyword), 2, 3 + len(clause)), message)]
+    keyword = clause.partition(" ")[0]
+    assert errors == [Diagnostic(Span(FILE, 2, 4 + len(keyword), 2, 3 + len(clause)), message, hint)]
     assert design.get(keyword) is None and design.get("mode") is not None  # the rest of the design is kept
 
 
