@@ -13,8 +13,8 @@ from click.testing import CliRunner, Result
 from lark import Token
 
 from spec_audits.cli import main
+from spec_audits.dispatch import registry
 from spec_audits.examples.calibration import Scale, reliability
-from spec_audits.families import registry
 from spec_audits.sdk import Builder, Leaf, Span, nodes
 from tests.plugins import install
 from tests.stub_server import StubConfig, StubServer
