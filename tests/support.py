@@ -123,3 +123,18 @@ def hand_mde(unit_var: float, n: int, clusters: int, per_cluster: float, icc: fl
     level, df = 0.05 / tests, clusters - 1
     se = math.sqrt(unit_var * (1 + (per_cluster - 1) * icc) * 2 / n)
     return float((stats.t.ppf(1 - level / 2, df) + stats.t.ppf(0.8, df)) * se)
+
+
+def write_run(folder: Path, suite: Path, results: list[dict[str, Any]], model: str = "synthetic/model") -> Path:
+    """A run folder of `suite` holding `results` (results.jsonl lines; item_id, sample and the answer fields
+    each), all answered by `model`: what `spec run` leaves, for scorers and `spec plan --pilot`."""
+    import hashlib
+
+    folder.mkdir(parents=True)
+    lines = [json.dumps({"model": model, "params": {}, **result}) for result in results]
+    (folder / "results.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    info = {"suite_dir": str(suite), "suite_manifest_sha256": hashlib.sha256((suite / "manifest.json").read_bytes())
+            .hexdigest(), "model": model, "mode": "sample", "settings": {}, "started": "2026-01-01T00:00:00+00:00",
+            "planned": len(results), "done": len(results), "failed": 0}
+    (folder / "run.json").write_text(json.dumps(info), encoding="utf-8")
+    return folder
