@@ -103,12 +103,17 @@ def suite_rows(folder: Path) -> list[dict[str, Any]]:
 
 def shipped_plan(spec: str, *args: str) -> str:
     """`spec plan specs/SPEC ARGS` run from the repository root; its output (the command must succeed)."""
+    with contextlib.chdir(ROOT):
+        return plan(f"specs/{spec}", *args)
+
+
+def plan(*args: str) -> str:
+    """`spec plan ARGS`'s output (the command must succeed)."""
     from click.testing import CliRunner
 
     from spec_audits.cli import main
 
-    with contextlib.chdir(ROOT):
-        result = CliRunner().invoke(main, ["plan", f"specs/{spec}", *args])
+    result = CliRunner().invoke(main, ["plan", *args])
     assert result.exit_code == 0 and result.exception is None, result.output
     return result.output
 
@@ -138,3 +143,16 @@ def write_run(folder: Path, suite: Path, results: list[dict[str, Any]], model: s
             "planned": len(results), "done": len(results), "failed": 0}
     (folder / "run.json").write_text(json.dumps(info), encoding="utf-8")
     return folder
+
+
+def anova_icc(y: Any, clusters: Any) -> float:
+    """The one-way ANOVA estimate of the intra-cluster correlation of answers `y` in equal `clusters`, the
+    textbook estimator a pilot's design-effect icc is checked against: (MSB - MSW) / (MSB + (m - 1) MSW)."""
+    import pandas as pd
+
+    groups = pd.Series(y, dtype=float).groupby(list(clusters))
+    m, count = float(groups.size().mean()), groups.ngroups
+    between = m * float(groups.mean().var(ddof=1))
+    within = float(groups.var(ddof=1).mean())
+    assert groups.size().nunique() == 1 and count > 1, "equal clusters, at least two"
+    return (between - within) / (between + (m - 1) * within)

@@ -19,13 +19,7 @@ from spec_audits.families.puzzle_solving.compare import model_comparisons
 from spec_audits.families.puzzle_solving.plan import variances
 from tests.families.effects import write_tiny
 from tests.families.puzzle_solving import TINY
-from tests.support import hand_mde, shipped_plan, write_run
-
-
-def _plan(*args: str) -> str:
-    result = CliRunner().invoke(main, ["plan", *args])
-    assert result.exit_code == 0 and result.exception is None, result.output
-    return result.output
+from tests.support import anova_icc, hand_mde, plan, shipped_plan, write_run
 
 
 def test_plan_of_the_shipped_spec_gives_each_bands_accuracy() -> None:
@@ -61,6 +55,7 @@ def test_paired_comparisons_find_a_planted_difference_and_tie_equal_models() -> 
 
 
 SAMPLES = 8
+PLANTED_ICC = anova_icc([i % 2 and s < 4 for i in range(30) for s in range(SAMPLES)], np.repeat(range(30), SAMPLES))
 
 
 @pytest.fixture(scope="module")
@@ -76,20 +71,11 @@ def zebra_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _pilot(suite: Path, folder: Path) -> Path:
     """Every other puzzle solved in 4 of its 8 samples, the others never: accuracy 1/4 and answer variance
-    3/16 in both bands, a puzzle's samples correlated (`_anova_icc`)."""
+    3/16 in both bands, a puzzle's samples correlated (PLANTED_ICC)."""
     results = [{"item_id": row.id, "sample": sample, "answer": outcome, "outcome": outcome, "solution": {}}
                for row in read_suite(suite).rows for sample in range(SAMPLES)
                for outcome in ["solved" if row.cell["index"] % 2 and sample < 4 else "unsolved"]]
     return write_run(folder, suite, results)
-
-
-def _anova_icc() -> float:
-    """The one-way ANOVA estimate of the icc of `_pilot`'s answers in a band (30 puzzles of 8 samples, the
-    textbook estimator the design effect's is checked against): (MSB - MSW) / (MSB + (m - 1) MSW)."""
-    means = [0.5 if i % 2 else 0.0 for i in range(30)]
-    between = SAMPLES * float(np.var(means, ddof=1))
-    within = sum(SAMPLES * m * (1 - m) for m in means) / (30 * (SAMPLES - 1))
-    return (between - within) / (between + (SAMPLES - 1) * within)
 
 
 def test_a_pilot_gives_each_bands_variance_and_icc(zebra_suite: Path, tmp_path: Path) -> None:
@@ -99,10 +85,10 @@ def test_a_pilot_gives_each_bands_variance_and_icc(zebra_suite: Path, tmp_path: 
                                             "exact-match accuracy: zebra intermediate, model vs model"]
     for v in found:
         assert v.unit_var == pytest.approx(3 / 16 * 240 / 239)  # var(y, ddof=1) of the band's 240 answers
-        assert v.icc == pytest.approx(_anova_icc(), abs=0.01) and v.measured
+        assert v.icc == pytest.approx(PLANTED_ICC, abs=0.01) and v.measured
         assert v.source == f"pilot {pilot} (480 answers)"
     assumed = variances(read_suite(zebra_suite), None, 0.1)[0]
-    planned = _plan(str(zebra_suite), "--pilot", str(pilot), "--effect", "0.2")
+    planned = plan(str(zebra_suite), "--pilot", str(pilot), "--effect", "0.2")
     # the clustering the pilot measured outweighs its smaller answer variance: more puzzles than assumed
     assert found[0].se() > assumed.se()
     assert f"variances: pilot {pilot} (480 answers)" in planned
