@@ -156,3 +156,15 @@ def anova_icc(y: Any, clusters: Any) -> float:
     within = float(groups.var(ddof=1).mean())
     assert groups.size().nunique() == 1 and count > 1, "equal clusters, at least two"
     return (between - within) / (between + (m - 1) * within)
+
+
+def effects_pilot(folder: Path) -> Path:
+    """A run (no answers yet) of a small effects suite compiled in `folder`: a pilot of another family."""
+    from click.testing import CliRunner
+
+    from spec_audits.cli import main
+    from tests.families.effects import write_tiny
+
+    compiled = CliRunner().invoke(main, ["compile", str(write_tiny(folder)), "-o", str(folder / "effects")])
+    assert compiled.exit_code == 0 and compiled.exception is None, compiled.output
+    return write_run(folder / "pilot", folder / "effects", [])

@@ -28,12 +28,12 @@ def variances(suite: Suite, pilot: Path | None, icc: float) -> list[Variance]:
                       "bank row")
     rows = len({(row.unit, (row.meta or {}).get("bank_row")) for row in suite.rows
                 if (row.meta or {}).get("bank_row") is not None})
-    differences = load_bias_run(pilot).rows if pilot is not None else None
+    run = load_bias_run(pilot) if pilot is not None else None
+    answers = int(run.abstentions[["answered", "abstained"]].to_numpy().sum()) if run is not None else 0
     found = []
     for column, name in NAMES.items():
-        measured = _from_rows(differences[column]) if differences is not None else None
-        unit_var, rho, source = pilot_spread(measured, pilot, len(differences) if differences is not None else 0,
-                                             assumed)
+        measured = _from_rows(run.rows[column]) if run is not None else None
+        unit_var, rho, source = pilot_spread(measured, pilot, answers, assumed)
         found.append(Variance(name, rows, rows, rows, unit_var, rho, source))
     return found
 

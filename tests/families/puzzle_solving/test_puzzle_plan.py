@@ -17,9 +17,8 @@ from spec_audits.compiler.dispatch.build import compile_file
 from spec_audits.contract.reader import read_suite
 from spec_audits.families.puzzle_solving.compare import model_comparisons
 from spec_audits.families.puzzle_solving.plan import variances
-from tests.families.effects import write_tiny
 from tests.families.puzzle_solving import TINY
-from tests.support import anova_icc, hand_mde, plan, shipped_plan, write_run
+from tests.support import anova_icc, effects_pilot, hand_mde, plan, shipped_plan, write_run
 
 
 def test_plan_of_the_shipped_spec_gives_each_bands_accuracy() -> None:
@@ -112,9 +111,7 @@ def test_a_band_the_pilot_did_not_reach_keeps_the_largest_variance_and_says_why(
 def test_a_pilot_of_another_family_is_refused(zebra_suite: Path, tmp_path: Path) -> None:
     """A puzzle pilot is read for the bands it shares with the suite (the statistics are named by puzzle family
     and band); a run of another family's suite cannot give them: refused, located at its run.json."""
-    compiled = CliRunner().invoke(main, ["compile", str(write_tiny(tmp_path)), "-o", str(tmp_path / "effects")])
-    assert compiled.exit_code == 0, compiled.output
-    write_run(tmp_path / "pilot", tmp_path / "effects", [])
-    result = CliRunner().invoke(main, ["plan", str(zebra_suite), "--pilot", str(tmp_path / "pilot")])
+    pilot = effects_pilot(tmp_path)
+    result = CliRunner().invoke(main, ["plan", str(zebra_suite), "--pilot", str(pilot)])
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
-    assert f"{tmp_path / 'pilot' / 'run.json'}: is not a run of a puzzle_solving design" in result.output
+    assert f"{pilot / 'run.json'}: is not a run of a puzzle_solving design" in result.output
