@@ -148,10 +148,10 @@ def pilot_spread(found: Pilot | str | None, pilot: Path | None, answers: int,
     return found.unit_var, found.icc, f"{PILOT} {pilot} ({answers:,} answers)"
 
 
-def _lacking(n1: int, n0: int, groups: int) -> str | None:
+def _lacking(n1: int, n0: int, groups: int, where: str = " in an arm") -> str | None:
     """Why answers this few cannot give a spread, or None."""
     if min(n1, n0) < 2:
-        return f"{min(n1, n0)} answer(s) in an arm, fewer than 2"
+        return f"{min(n1, n0)} answer(s){where}, fewer than 2"
     return f"{groups} cluster(s), fewer than 2" if groups < 2 else None
 
 
@@ -178,7 +178,7 @@ def from_one_arm(y: np.ndarray, clusters: np.ndarray) -> Pilot | str:
     """unit_var and icc of answers `y` of one arm (one model's, planned against another's alike) in
     integer-coded `clusters`: the design effect of their mean, clustered over independent, as `from_pilot`."""
     n, groups = len(y), int(np.unique(clusters).size)
-    lacking = _lacking(n, n, groups)
+    lacking = _lacking(n, n, groups, where="")
     if lacking is not None:
         return lacking
     unit_var = float(y.var(ddof=1))

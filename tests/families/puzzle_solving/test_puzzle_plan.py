@@ -17,6 +17,7 @@ from spec_audits.compiler.dispatch.build import compile_file
 from spec_audits.contract.reader import read_suite
 from spec_audits.families.puzzle_solving.compare import model_comparisons
 from spec_audits.families.puzzle_solving.plan import variances
+from spec_audits.stats.power import mde, needed, pool_icc
 from tests.families.puzzle_solving import TINY
 from tests.support import anova_icc, effects_pilot, hand_mde, plan, shipped_plan, write_run
 
@@ -92,6 +93,8 @@ def test_a_pilot_gives_each_bands_variance_and_icc(zebra_suite: Path, tmp_path: 
     assert found[0].se() > assumed.se()
     assert f"variances: pilot {pilot} (480 answers)" in planned
     assert f"model vs model: n 240 vs 240 in 30 clusters, icc {found[0].icc:.3f}" in planned
+    k, before = (needed(v, 0.2, 0.05 / 2, 0.8, "scenarios") for v in (pool_icc(found)[0], assumed))
+    assert f"MDE {mde(pool_icc(found)[0], 0.05 / 2, 0.8):.4f}; 0.2 needs x{k} scenarios" in planned and k != before
 
 
 def test_a_band_the_pilot_did_not_reach_keeps_the_largest_variance_and_says_why(zebra_suite: Path,
@@ -104,7 +107,7 @@ def test_a_band_the_pilot_did_not_reach_keeps_the_largest_variance_and_says_why(
     hard = found["exact-match accuracy: zebra intermediate, model vs model"]
     assert (hard.unit_var, hard.icc, hard.measured) == (0.25, 0.1, False)
     assert hard.source == ("assumed: answer variance at its largest (1/4), icc 0.1 between a puzzle's samples "
-                           f"(the pilot {pilot} cannot tell: 0 answer(s) in an arm, fewer than 2)")
+                           f"(the pilot {pilot} cannot tell: 0 answer(s), fewer than 2)")
     assert found["exact-match accuracy: zebra easy, model vs model"].measured
 
 
