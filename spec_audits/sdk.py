@@ -285,7 +285,10 @@ if TYPE_CHECKING:
         expand_runs,
     )
     from spec_audits.runner.suite_columns import (
+        IdLookup,
+        SuiteCodes,
         SuiteColumns,
+        id_keys,
     )
     from spec_audits.runner.turn_flips import (
         FlipInputError,
@@ -349,6 +352,7 @@ __all__ = [
     "ModelClient", "Name", "NameOptions", "Names", "NameThen", "NO_DATA", "NoCache", "Number", "NumberThenNames",
     "Options", "OwnAnalysis", "Paragraph", "PER_DESIGN", "PILOT", "Plan", "PlannedDesign", "PropositionalConfig",
     "PuzzleConfig", "PuzzleError",
+    "IdLookup", "SuiteCodes", "id_keys",
     "PuzzleSelection", "Ranges", "Reader", "ResponseCache", "ResultRow", "RESULTS_FILE", "Row", "RUN_FILE", "RunInfo",
     "ScoreInputError", "Selection", "Shape", "Skeleton", "SOLUTION_FORMAT", "SOLUTION_OUTCOMES", "SOLVED", "Span",
     "SpecError", "Suite", "SUITE_FILE", "SuiteColumns", "SuiteHead", "SuiteRow", "Syntax", "Table", "TableKind",
