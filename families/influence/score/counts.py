@@ -20,6 +20,7 @@ from typing import Literal, cast
 import numpy as np
 import pandas as pd
 
+from spec_audits.families.influence.score.groups import group_sums
 from spec_audits.sdk import ScoreInputError, read_bytes_capped
 
 BASE_KEYS = ["benchmark", "model", "factor", "influence"]
@@ -126,23 +127,20 @@ def counts_from_trials(trials: pd.DataFrame, keys: list[str], source: CountSourc
             "the suite does not record which option each prompt shows first (recompile it)"
     ordered = no_order is None
     wanted = COUNTS + (ORDER_COUNTS if ordered else []) + (MOMENTS if source == "expected" else [])
-    trials = _with_values(trials, ordered, source == "expected")
-    directed = trials[trials["condition"] != "baseline"]
-    baseline = trials[trials["condition"] == "baseline"]
-    own = pd.concat([directed, baseline[baseline["influence"].notna()]])
-    table = _pivot(own, keys + LABELS, wanted)
-    shared = baseline[baseline["influence"].isna()]
-    if not shared.empty and not table.empty:
+    values = _values(trials, ordered, source == "expected")
+    shared = ((trials["condition"] == "baseline") & trials["influence"].isna()).to_numpy()
+    table = _pivot(trials, ~shared, keys + LABELS, wanted, values)
+    if shared.any() and not table.empty:
         shared_keys = [k for k in keys if k != "influence"] + LABELS
         base_columns = [c for c in wanted if c.startswith(("c_0_", "v_0_"))]
-        shared_counts = _pivot(shared, shared_keys, wanted)[shared_keys + base_columns]
+        shared_counts = _pivot(trials, shared, shared_keys, wanted, values)[shared_keys + base_columns]
         table = table.merge(shared_counts, on=shared_keys, how="left", suffixes=("", "_shared"))
         for column in base_columns:
             table[column] = table[column] + table.pop(f"{column}_shared").fillna(0.0)
     return CountsTable(table.reset_index(drop=True), keys, source, no_order)
 
 
-def _with_values(trials: pd.DataFrame, ordered: bool, moments: bool) -> pd.DataFrame:
+def _values(trials: pd.DataFrame, ordered: bool, moments: bool) -> dict[str, np.ndarray]:
     """The per-trial values summed into counts, named with # where the condition code goes (c_#_A, ...)."""
     w_a, w_b = trials["w_A"].to_numpy(float), trials["w_B"].to_numpy(float)
     values: dict[str, np.ndarray] = {"c_#_A": w_a, "c_#_B": w_b}
@@ -155,18 +153,18 @@ def _with_values(trials: pd.DataFrame, ordered: bool, moments: bool) -> pd.DataF
         if moments:
             values |= {f"v_#_items_first{g}": (shown & (m > 0)).astype(float), f"v_#_m2_first{g}": m**2 * shown,
                        f"v_#_A2_first{g}": w_a**2 * shown, f"v_#_Am_first{g}": w_a * m * shown}
-    return trials.assign(**values)
+    return values
 
 
-def _pivot(trials: pd.DataFrame, by: list[str], wanted: list[str]) -> pd.DataFrame:
-    """Sum the per-trial values per (by, condition) and spread the conditions into the `wanted` columns."""
-    if trials.empty:
+def _pivot(trials: pd.DataFrame, rows: np.ndarray, by: list[str], wanted: list[str],
+           values: dict[str, np.ndarray]) -> pd.DataFrame:
+    """Sum the per-trial values of `rows` per (by, condition) and spread the conditions into the `wanted` columns."""
+    if not rows.any():
         return pd.DataFrame(columns=by + wanted)
-    values = [c for c in trials.columns if "#" in c]
-    code = trials["condition"].map(CONDITION_CODE)
-    sums = trials.assign(code=code).groupby(by + ["code"], dropna=False, sort=True)[values].sum()
+    keyed = trials[by].assign(code=trials["condition"].map(CONDITION_CODE))
+    sums = group_sums(keyed, by + ["code"], {name: value[rows] for name, value in values.items()}, rows)
     # pandas types unstack as a DataFrame or a Series, and its columns as names: here they are (value, code) pairs
-    wide = cast(pd.DataFrame, sums.unstack("code"))
+    wide = cast(pd.DataFrame, sums.set_index(by + ["code"]).unstack("code"))
     wide.columns = [value.replace("#", cond) for value, cond in cast(list[tuple[str, str]], list(wide.columns))]
     wide = wide.reindex(columns=wanted).fillna(0.0).reset_index()
     return wide[by + wanted]

@@ -16,6 +16,7 @@ import pandas as pd
 
 from spec_audits.families.influence.score.counts import CONDITION_CODE, LABELS, ORDER_COUNTS
 from spec_audits.families.influence.score.flips import ITEM_COLUMNS
+from spec_audits.families.influence.score.groups import group_sums
 from spec_audits.families.influence.score.summary import rate
 from spec_audits.sdk import position_bias
 
@@ -57,16 +58,14 @@ def item_table(trials: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """positions.csv: per condition and item (a size pair or a data row, pooled over display orders), the
     trials and first-shown choices with each group shown first, the two shares and their mean. A shared
     baseline's rows read influence `none`."""
-    known = trials[trials["first"].notna()] if "first" in trials.columns else trials.iloc[:0]
-    items = [c for c in ITEM_COLUMNS if c in known.columns]
+    rows = trials["first"].notna().to_numpy() if "first" in trials.columns else np.zeros(len(trials), bool)
+    items = [c for c in ITEM_COLUMNS if c in trials.columns]
     by = keys + LABELS + ["condition"] + items
-    w_a, w_b = known["w_A"].to_numpy(float), known["w_B"].to_numpy(float)
-    shown_a = (known["first"] == "A").to_numpy()
-    frame = known[by].assign(influence=known["influence"].fillna("none"),
-                             n_firstA=(w_a + w_b) * shown_a, k_firstA=w_a * shown_a,
-                             n_firstB=(w_a + w_b) * ~shown_a, k_firstB=w_b * ~shown_a)
-    table = frame.groupby(by, dropna=False, sort=True)[["n_firstA", "k_firstA", "n_firstB", "k_firstB"]].sum()
-    table = table.reset_index()
+    w_a, w_b = trials["w_A"].to_numpy(float)[rows], trials["w_B"].to_numpy(float)[rows]
+    shown_a = (trials["first"] == "A").to_numpy()[rows] if rows.any() else np.zeros(0, bool)
+    keyed = trials[by].assign(influence=trials["influence"].fillna("none"))
+    table = group_sums(keyed, by, {"n_firstA": (w_a + w_b) * shown_a, "k_firstA": w_a * shown_a,
+                                   "n_firstB": (w_a + w_b) * ~shown_a, "k_firstB": w_b * ~shown_a}, rows)
     with np.errstate(invalid="ignore", divide="ignore"):
         table["position_firstA"] = np.where(table["n_firstA"] > 0, table["k_firstA"] / table["n_firstA"], np.nan)
         table["position_firstB"] = np.where(table["n_firstB"] > 0, table["k_firstB"] / table["n_firstB"], np.nan)
