@@ -61,7 +61,7 @@ def _compact(values: list[Any]) -> Any:
 class SuiteCodes:
     """What SuiteColumns gathers in a few bytes a row and no Python object a row: each id as a 128-bit hash (two
     uint64 halves, `id_keys`), each answers mapping and cell value as a small integer code into the distinct ones.
-    `add` one row at a time (spec_audits.contract.reader.scan_suite's visitor); `frame` the cell columns."""
+    `add` one row at a time (spec_audits.contract.reader.scan_suite's visitor); then `keys` and `columns`."""
 
     def __init__(self) -> None:
         self._digests = bytearray()
@@ -92,13 +92,18 @@ class SuiteCodes:
                 column.codes.append(-1)
 
     def keys(self) -> tuple[np.ndarray, np.ndarray]:
-        """The ids' hashes: the first halves (an id's 64-bit name) and the second (its check), as `id_keys`."""
-        return _halves(bytes(self._digests))
+        """The ids' hashes: the first halves (an id's 64-bit name) and the second (its check), as `id_keys`. Once:
+        the digests are let go."""
+        found = _halves(self._digests)
+        self._digests = bytearray()
+        return found
 
-    def frame(self) -> pd.DataFrame:
-        """samples and every cell field, a row per suite row: the values SuiteColumns.frame gives them."""
-        return pd.DataFrame({"samples": np.frombuffer(self.samples, dtype=np.int64),
-                             **{key: column.column() for key, column in self._cells.items()}})
+    def columns(self) -> dict[str, Any]:
+        """samples and every cell field, a row per suite row: the values SuiteColumns.frame gives them. Once: the
+        codes are let go."""
+        cells, self._cells = self._cells, {}
+        return {"samples": np.frombuffer(self.samples, dtype=np.int64),
+                **{key: cells.pop(key).column() for key in list(cells)}}
 
 
 class _Coded:
@@ -132,7 +137,7 @@ def _digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode(), digest_size=16).digest()
 
 
-def _halves(digests: bytes) -> tuple[np.ndarray, np.ndarray]:
+def _halves(digests: bytes | bytearray) -> tuple[np.ndarray, np.ndarray]:
     pairs = np.frombuffer(digests, dtype=">u8").reshape(-1, 2)
     return pairs[:, 0].astype(np.uint64), pairs[:, 1].astype(np.uint64)
 

@@ -30,7 +30,7 @@ RATES = ("flip", "away", "towards")
 
 def _majorities(trials: pd.DataFrame, rows: np.ndarray, by: list[str]) -> pd.DataFrame:
     w_a, w_b = (trials[w].to_numpy(float)[rows] for w in ("w_A", "w_B"))
-    votes = group_sums(trials, by, {"w_A": w_a, "w_B": w_b}, rows)
+    votes = group_sums(trials, by, [("w_A", w_a), ("w_B", w_b)], rows)
     # numpy's stubs take no None default, which np.select makes an object array's None
     votes["majority"] = np.select([votes["w_A"] > votes["w_B"], votes["w_B"] > votes["w_A"]], ["A", "B"],  # type: ignore[call-overload]
                                   None)

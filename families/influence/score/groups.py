@@ -10,28 +10,31 @@ very floats `groupby().sum()` makes). The groups come out in the same sorted ord
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
 
 
-def group_sums(frame: pd.DataFrame, by: list[str], values: Mapping[str, np.ndarray],
+def group_sums(frame: pd.DataFrame, by: list[str], values: Iterable[tuple[str, np.ndarray]],
                rows: np.ndarray | None = None) -> pd.DataFrame:
     """Per group of `by` among `rows` of `frame` (a boolean mask; all rows when None), the sum of each of `values`
-    (arrays over those rows): a frame of the `by` columns then the sums, one row per group in sorted order."""
-    keys = frame[by] if rows is None else frame.loc[rows, by]
-    group, first = _groups(keys)
-    sums = {name: pd.Series(value).groupby(group, sort=True).sum().to_numpy() for name, value in values.items()}
-    return keys.iloc[first].reset_index(drop=True).assign(**sums)
+    ((name, array over those rows) pairs, made one at a time by a generator if they are many): a frame of the `by`
+    columns then the sums, one row per group in sorted order. No copy of the frame's rows is made: each key's ranks
+    are taken at the rows."""
+    at = np.arange(len(frame)) if rows is None else np.flatnonzero(rows)
+    group, first = _groups(frame, by, at)
+    groups = pd.Categorical.from_codes(group, categories=pd.RangeIndex(len(first)))  # pandas groups by its codes
+    sums = {name: pd.Series(value).groupby(groups, observed=True).sum().to_numpy() for name, value in values}
+    return frame[by].iloc[at[first]].reset_index(drop=True).assign(**sums)
 
 
-def _groups(keys: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Each row's group number (groups in the sorted order of their keys) and each group's first row."""
-    combined = np.zeros(len(keys), dtype=np.int64)
+def _groups(frame: pd.DataFrame, by: list[str], at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row `at`'s group number (groups in the sorted order of their keys) and each group's first row (in `at`)."""
+    combined = np.zeros(len(at), dtype=np.int64)
     span = 1
-    for name in keys.columns:
-        rank, count = _rank(keys[name])
+    for name in by:
+        rank, count = _rank(frame[name], at)
         if span * count >= 2**62:  # too many key combinations for one integer: number the groups so far first
             combined = np.unique(combined, return_inverse=True)[1].ravel().astype(np.int64)
             span = int(combined.max(initial=-1)) + 1
@@ -41,12 +44,12 @@ def _groups(keys: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return group.ravel(), first
 
 
-def _rank(column: pd.Series) -> tuple[np.ndarray, int]:
-    """Each row's rank among the column's distinct values (NaN after every value) and how many ranks there are."""
+def _rank(column: pd.Series, at: np.ndarray) -> tuple[np.ndarray, int]:
+    """Rows `at`'s ranks among the column's distinct values (NaN after every value) and how many ranks there are."""
     if isinstance(column.dtype, pd.CategoricalDtype):
-        codes = column.cat.codes.to_numpy().astype(np.int64)
+        codes = column.cat.codes.to_numpy()[at]
         count = len(column.cat.categories)
     else:
-        codes, distinct = pd.factorize(column, sort=True)
-        count = len(distinct)
-    return np.where(codes < 0, count, codes), count + 1
+        found, distinct = pd.factorize(column, sort=True)
+        codes, count = found[at], len(distinct)
+    return np.where(codes < 0, count, codes.astype(np.int64)), count + 1

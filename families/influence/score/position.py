@@ -64,8 +64,9 @@ def item_table(trials: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     w_a, w_b = trials["w_A"].to_numpy(float)[rows], trials["w_B"].to_numpy(float)[rows]
     shown_a = (trials["first"] == "A").to_numpy()[rows] if rows.any() else np.zeros(0, bool)
     keyed = trials[by].assign(influence=trials["influence"].fillna("none"))
-    table = group_sums(keyed, by, {"n_firstA": (w_a + w_b) * shown_a, "k_firstA": w_a * shown_a,
-                                   "n_firstB": (w_a + w_b) * ~shown_a, "k_firstB": w_b * ~shown_a}, rows)
+    sums = (("n_firstA", lambda: (w_a + w_b) * shown_a), ("k_firstA", lambda: w_a * shown_a),
+            ("n_firstB", lambda: (w_a + w_b) * ~shown_a), ("k_firstB", lambda: w_b * ~shown_a))
+    table = group_sums(keyed, by, ((name, value()) for name, value in sums), rows)
     with np.errstate(invalid="ignore", divide="ignore"):
         table["position_firstA"] = np.where(table["n_firstA"] > 0, table["k_firstA"] / table["n_firstA"], np.nan)
         table["position_firstB"] = np.where(table["n_firstB"] > 0, table["k_firstB"] / table["n_firstB"], np.nan)

@@ -67,8 +67,10 @@ def load_run(run_dir: Path) -> Run:
     info, suite = scan_run(run_dir, columns.add)  # the rows' messages and ids' texts are never held
     manifest = suite.manifest
     _check_answer_tokens(suite, columns, (manifest.analysis or {}).get("answer"))
-    items, extra = _read_items(suite.path / SUITE_FILE, columns, manifest)
-    position, w_a, w_b = _read_results(run_dir / RESULTS_FILE, items, info, columns)
+    first, second = columns.keys()
+    items, extra = _read_items(suite.path / SUITE_FILE, columns, first, manifest)
+    position, w_a, w_b = _read_results(run_dir / RESULTS_FILE, items, info, columns, IdLookup(first, second))
+    del first, second
     answered = np.bincount(position, minlength=len(items)) > 0
     kept = answered & items["condition"].isin(list(CONDITION_CODE)).to_numpy()
     trials = items[kept].assign(
@@ -113,25 +115,27 @@ def reasoning_setting(analysis: dict[str, Any], settings: dict[str, Any]) -> str
     return "+".join(found) if found else None
 
 
-def _read_items(path: Path, columns: SuiteCodes, manifest: Manifest) -> tuple[pd.DataFrame, list[str]]:
-    """Influence items in suite order (item_id: the first half of the id's hash, cell fields, extra keys, samples)
-    and the extra key names, from the suite's coded columns (runner/suite_columns.py)."""
-    items = columns.frame()
+def _read_items(path: Path, columns: SuiteCodes, ids: np.ndarray,
+                manifest: Manifest) -> tuple[pd.DataFrame, list[str]]:
+    """Influence items in suite order (item_id: `ids`, the first halves of the ids' hashes; cell fields, extra keys,
+    samples) and the extra key names, from the suite's coded columns (runner/suite_columns.py)."""
+    items = columns.columns()
     for column in ("factor", "group_A", "group_B", "condition"):
-        if column not in items.columns or items[column].isna().any():
-            row = 1 if column not in items.columns else int(np.flatnonzero(items[column].isna())[0]) + 1
+        if column not in items or pd.isna(items[column]).any():
+            row = 1 if column not in items else int(np.flatnonzero(pd.isna(items[column]))[0]) + 1
             raise ScoreInputError(path, "an influence suite row needs cell." + column, row=row, column="cell")
-    if "influence" not in items.columns:
-        items["influence"] = None
-    extra = [c for c in items.columns if c not in {"samples", *CELL_FIELDS, *ITEM_KEYS}]
-    items[extra] = items[extra].astype(object).where(items[extra].notna(), None).astype(str)
-    coordinates = [c for c in ITEM_COLUMNS if c in items.columns]  # kept for per-item flip rates, never keys
-    items["first"] = _first_shown(items, columns, (manifest.analysis or {}).get("answer"))
-    items["item_id"] = columns.keys()[0]
-    return items[["item_id", "samples", *CELL_FIELDS, *extra, *coordinates, "first"]], extra
+    items.setdefault("influence", None)
+    extra = [c for c in items if c not in {"samples", *CELL_FIELDS, *ITEM_KEYS}]
+    for column in extra:
+        values = pd.Series(items[column]).astype(object)
+        items[column] = values.where(values.notna(), None).astype(str)
+    coordinates = [c for c in ITEM_COLUMNS if c in items]  # kept for per-item flip rates, never keys
+    first = _first_shown(items, columns, (manifest.analysis or {}).get("answer"))
+    kept = ["samples", *CELL_FIELDS, *extra, *coordinates]
+    return pd.DataFrame({"item_id": ids, **{c: items.pop(c) for c in kept}, "first": first}), extra
 
 
-def _first_shown(items: pd.DataFrame, columns: SuiteCodes, answer: Any) -> pd.Categorical:
+def _first_shown(items: dict[str, Any], columns: SuiteCodes, answer: Any) -> pd.Categorical:
     """The group (A or B) whose option each prompt shows first: a meanings row records it in its cell; with
     display labels it is the group the first label means; missing where the suite does not say (a suite
     compiled before its answer kind was recorded)."""
@@ -139,20 +143,19 @@ def _first_shown(items: pd.DataFrame, columns: SuiteCodes, answer: Any) -> pd.Ca
         first_label = str(answer["tokens"][0])
         meanings = pd.Index([answers.get(first_label) for answers in columns.mappings], dtype=object)
         meaning = meanings.take(np.frombuffer(columns.answer_codes, dtype=np.int32))
-        chosen = np.select([meaning == items[g].to_numpy(object) for g in LABELS], [0, 1], -1)
-    elif "first" in items.columns:
-        chosen = np.select([(items["first"] == g).to_numpy(bool) for g in "AB"], [0, 1], -1)
+        chosen = np.select([meaning == pd.Series(items[g]).to_numpy(object) for g in LABELS], [0, 1], -1)
+    elif "first" in items:
+        chosen = np.select([(pd.Series(items["first"]) == g).to_numpy(bool) for g in "AB"], [0, 1], -1)
     else:
-        chosen = np.full(len(items), -1)
+        chosen = np.full(len(columns), -1)
     return pd.Categorical.from_codes(chosen, categories=pd.Index(["A", "B"], dtype=object))
 
 
-def _read_results(path: Path, items: pd.DataFrame, info: RunInfo,
-                  columns: SuiteCodes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _read_results(path: Path, items: pd.DataFrame, info: RunInfo, columns: SuiteCodes,
+                  lookup: IdLookup) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Parse results.jsonl, checking every row against the run and the suite: per row, its item's position in
-    `items` (the suite's order) and the weights (w_A, w_B) it gives the item's two groups."""
+    `items` (the suite's order, found by `lookup`) and the weights (w_A, w_B) it gives the item's two groups."""
     logprob = info.mode == "logprob"
-    lookup = IdLookup(items["item_id"].to_numpy(), columns.keys()[1])
     try:
         frame = read_result_columns(path, logprob, lookup)
     except FileNotFoundError as exc:
