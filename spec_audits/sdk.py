@@ -268,6 +268,7 @@ if TYPE_CHECKING:
         text_colour,
     )
     from spec_audits.runner.result_checks import (
+        CodedMeanings,
         check_result_columns,
         read_checked_run,
     )
@@ -352,7 +353,7 @@ __all__ = [
     "ModelClient", "Name", "NameOptions", "Names", "NameThen", "NO_DATA", "NoCache", "Number", "NumberThenNames",
     "Options", "OwnAnalysis", "Paragraph", "PER_DESIGN", "PILOT", "Plan", "PlannedDesign", "PropositionalConfig",
     "PuzzleConfig", "PuzzleError",
-    "IdLookup", "SuiteCodes", "id_keys",
+    "CodedMeanings", "IdLookup", "SuiteCodes", "id_keys",
     "PuzzleSelection", "Ranges", "Reader", "ResponseCache", "ResultRow", "RESULTS_FILE", "Row", "RUN_FILE", "RunInfo",
     "ScoreInputError", "Selection", "Shape", "Skeleton", "SOLUTION_FORMAT", "SOLUTION_OUTCOMES", "SOLVED", "Span",
     "SpecError", "Suite", "SUITE_FILE", "SuiteColumns", "SuiteHead", "SuiteRow", "Syntax", "Table", "TableKind",

@@ -74,15 +74,15 @@ def item_table(trials: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return table
 
 
-def summary(trials: pd.DataFrame, conditions: pd.DataFrame, source: str, alpha: float,
+def summary(trials: pd.DataFrame, rows: np.ndarray, conditions: pd.DataFrame, source: str, alpha: float,
             reason: str | None) -> dict[str, Any]:
-    """One benchmark's position statistics per arm (baseline, toward_A, toward_B, all) and how many
-    baselines are position-biased; {"absent": reason} where no order is known."""
-    known = trials[trials["first"].notna()] if "first" in trials.columns else trials.iloc[:0]
-    if known.empty or known["first"].nunique() < 2:
+    """One benchmark's position statistics (its trials: `rows`) per arm (baseline, toward_A, toward_B, all) and how
+    many baselines are position-biased; {"absent": reason} where no order is known."""
+    known = rows & trials["first"].notna().to_numpy() if "first" in trials.columns else np.zeros(len(trials), bool)
+    if not known.any() or trials["first"][known].nunique() < 2:
         return {"absent": reason or "every prompt is shown in one display order"}
-    arms = {name: known[known["condition"] == name] for name in CONDITION_CODE} | {"all": known}
-    found: dict[str, Any] = {name: _arm(rows, source, alpha) for name, rows in arms.items() if not rows.empty}
+    arms = {name: known & (trials["condition"] == name).to_numpy() for name in CONDITION_CODE} | {"all": known}
+    found: dict[str, Any] = {name: _arm(trials, arm, source, alpha) for name, arm in arms.items() if arm.any()}
     return found | {"position_biased_baselines": _biased(conditions, alpha)}
 
 
@@ -101,11 +101,11 @@ def _biased(conditions: pd.DataFrame, alpha: float) -> dict[str, Any]:
     return rate(int(flags.fillna(False).sum()), int(flags.notna().sum()), alpha)
 
 
-def _arm(rows: pd.DataFrame, source: str, alpha: float) -> dict[str, Any]:
-    """One arm's statistics from its trials (with the between-item sums in a logprob run)."""
-    w_a, w_b = rows["w_A"].to_numpy(float), rows["w_B"].to_numpy(float)
+def _arm(trials: pd.DataFrame, rows: np.ndarray, source: str, alpha: float) -> dict[str, Any]:
+    """One arm's statistics from its trials, `rows` (with the between-item sums in a logprob run)."""
+    w_a, w_b = trials["w_A"].to_numpy(float)[rows], trials["w_B"].to_numpy(float)[rows]
     m = w_a + w_b
-    shown = {g: (rows["first"] == g).to_numpy() for g in "AB"}
+    shown = {g: (trials["first"] == g).to_numpy()[rows] for g in "AB"}
     moments: dict[str, float] = {}
     for g, mask in shown.items():
         wa = w_a * mask

@@ -21,6 +21,7 @@ from spec_audits.families.influence.score.jsonl import read_result_columns
 from spec_audits.sdk import (
     RESULTS_FILE,
     SUITE_FILE,
+    CodedMeanings,
     IdLookup,
     Manifest,
     RunInfo,
@@ -167,7 +168,7 @@ def _read_results(path: Path, items: pd.DataFrame, info: RunInfo, columns: Suite
         raise ScoreInputError(path, f"item_id {shown} is not in the suite", row=int(first.row), column="item_id")
     frame["item_id"] = pd.Categorical.from_codes(position, categories=pd.RangeIndex(len(items)))
     codes = np.frombuffer(columns.answer_codes, dtype=np.int32)
-    check_result_columns(path, info, lambda names: [columns.mappings[c] for c in codes[names].tolist()], frame)
+    check_result_columns(path, info, lambda names: CodedMeanings(codes[names.to_numpy()], columns.mappings), frame)
     sample = frame["sample"].to_numpy()
     samples = items["samples"].to_numpy()[position]
     _check(path, frame, (sample < 0) | (sample >= samples), "sample", "sample index outside the item's samples")
