@@ -1,6 +1,9 @@
 """What a scorer reads of a suite, gathered as the reader streams it: each row's id, samples, answers and cell
 fields as columns, never its messages (most of a row's bytes), each distinct answers mapping and cell value
-held once. `spec score` then holds about a hundred bytes a row of the suite instead of the whole rows."""
+held once. `spec score` then holds about a hundred bytes a row of the suite instead of the whole rows.
+
+SuiteCodes holds the same in a few bytes a row with no Python object a row (each id as a 128-bit hash, each mapping
+and cell value as a small integer code), and IdLookup finds results' ids among the suite's by those hashes."""
 
 from __future__ import annotations
 
@@ -115,8 +118,7 @@ class _Coded:
         self._code: dict[Hashable, int] = {}
 
     def add(self, value: Any) -> None:
-        code = self._code.setdefault((type(value), value if isinstance(value, Hashable) else repr(value)),
-                                     len(self.values))
+        code = self._code.setdefault((type(value), value), len(self.values))  # a cell value is str, int or None
         if code == len(self.values):
             self.values.append(value)
         self.codes.append(code)
