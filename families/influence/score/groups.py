@@ -24,7 +24,7 @@ def group_sums(frame: pd.DataFrame, by: list[str], values: Iterable[tuple[str, n
     are taken at the rows."""
     at = np.arange(len(frame)) if rows is None else np.flatnonzero(rows)
     group, first = _groups(frame, by, at)
-    groups = pd.Categorical.from_codes(group, categories=pd.RangeIndex(len(first)))  # pandas groups by its codes
+    groups = pd.Series(pd.Categorical.from_codes(group, categories=pd.RangeIndex(len(first))))  # grouped by its codes
     sums = {name: pd.Series(value).groupby(groups, observed=True).sum().to_numpy() for name, value in values}
     return frame[by].iloc[at[first]].reset_index(drop=True).assign(**sums)
 
