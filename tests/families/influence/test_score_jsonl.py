@@ -114,7 +114,7 @@ def test_a_torn_last_line_is_left_out_of_the_pieces(tmp_path: Path, monkeypatch:
 
 @pytest.mark.parametrize("chunk", [7, 1 << 20])
 def test_item_ids_read_as_suite_positions(tmp_path: Path, chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Given the suite's ids, item_id's codes are each row's position in the suite, an id the suite lacks coded after."""
+    """Given the suite's ids, item_id's codes are each row's suite position, an id the suite lacks coded after."""
     pytest.importorskip("msgspec")
     monkeypatch.setattr(jsonl, "CHUNK", chunk)
     rows = ROWS + [{"item_id": "zz", "sample": 0, "error": None}, {"item_id": "b2", "sample": 1, "error": None}]
