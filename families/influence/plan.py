@@ -58,6 +58,6 @@ def _spread(answers: pd.DataFrame | None, pilot: Path | None, key: tuple[str, st
         return pilot_spread(None, pilot, 0, assumed)
     arm, base = effect_arms(answers, *key)
     own = answers[arm | base]
-    clusters = np.unique(own["item_id"].to_numpy(str), return_inverse=True)[1].astype(np.int64)
+    clusters = np.unique(own["item_id"].to_numpy(), return_inverse=True)[1].astype(np.int64)
     return pilot_spread(from_pilot(own["y"].to_numpy(float), arm[arm | base], clusters), pilot, len(answers),
                         assumed)

@@ -264,6 +264,7 @@ if TYPE_CHECKING:
         text_colour,
     )
     from spec_audits.runner.result_checks import (
+        CodedMeanings,
         check_result_columns,
         read_checked_run,
     )
@@ -286,7 +287,10 @@ if TYPE_CHECKING:
         expand_runs,
     )
     from spec_audits.runner.suite_columns import (
+        IdLookup,
+        SuiteCodes,
         SuiteColumns,
+        id_keys,
     )
     from spec_audits.runner.turn_flips import (
         FlipInputError,
@@ -355,27 +359,28 @@ __all__ = [
     "FOLLOWUP_SLOTS", "Form", "Heading", "Image", "ImportedRun", "Importer", "ImportInputError", "Items",
     "JUDGE_SLOTS", "Leaf", "Manifest", "Message", "ModelClient", "Name", "NameOptions", "Names", "NameThen",
     "NO_DATA", "NoCache", "Number", "NumberThenNames", "Options", "OwnAnalysis", "Paragraph", "PER_DESIGN", "PILOT",
-    "Pilot", "Plan", "PlannedDesign", "PropositionalConfig", "PuzzleConfig", "PuzzleError", "PuzzleSelection",
-    "Ranges", "Reader", "ResponseCache", "ResultRow", "RESULTS_FILE", "Row", "RUN_FILE", "RunInfo", "ScoreInputError",
-    "Selection", "Shape", "ShapeError", "Skeleton", "SOLUTION_FORMAT", "SOLUTION_OUTCOMES", "SOLVED", "Span",
-    "SpecError", "Suite", "SUITE_FILE", "SuiteColumns", "SuiteHead", "SuiteRow", "Syntax", "Table", "TableKind",
-    "Tables", "TemplateShape", "Text", "Texts", "TypedDesign", "Values", "Variance", "Whole", "accuracy_by_band",
-    "at_turn", "bh_adjust", "bh_within", "cannot_draw", "canonical_json", "cell_keys", "cell_problem",
-    "check_attributes", "check_domains", "check_render", "check_result_columns", "check_run_analysis", "check_slots",
-    "check_study_runs", "checked_decode", "clauses", "compare_models", "comparison_blocks", "compile_text",
-    "complete_lines", "contrast_influence", "default_cache_path", "did_you_mean", "domain", "draw_selections",
-    "environment", "evaluate", "expand_runs", "expect_of", "final_rows", "first_key", "flip_rates", "fmt",
-    "from_one_arm", "from_pilot", "generate_puzzle", "generate_skeleton", "generate_zebra", "hypothesis",
-    "instantiate", "intervals", "is_local", "is_number", "is_whole", "item_rng", "json_lines", "key_of", "lazy",
-    "listed_twice", "mean_influence", "multiple", "names", "no_data_background", "nodes", "ols_cluster", "one_of",
-    "one_person_compound", "open_regular", "option_lines", "paired", "pairs", "parse_answer", "parse_answer_line",
-    "parse_cell", "parse_judge_json", "parse_option_number", "pilot_spread", "position", "position_bias", "power",
-    "present", "puzzle_config", "read_bytes_capped", "read_checked_run", "read_csv", "read_fields", "read_results",
-    "read_rows", "read_run", "read_score_folder", "read_suite", "record", "render_with_slots", "replacing",
-    "report_repeats", "require_answers", "resolves", "reuse_groups", "row_contradicts", "sandwich", "scan_run",
-    "score_folder", "shown", "sign_test", "solved_table", "spread", "states_identity", "suite_row", "test_case_text",
-    "text_colour", "ties", "tokens_problem", "wilson", "wilson_one", "write_bytes", "write_csv", "write_csv_rows",
-    "write_figure", "write_json", "write_runs", "write_suite_folder", "write_text",
+    "Pilot", "Plan", "PlannedDesign", "PropositionalConfig", "PuzzleConfig", "PuzzleError", "CodedMeanings",
+    "IdLookup", "SuiteCodes", "id_keys", "PuzzleSelection", "Ranges", "Reader", "ResponseCache", "ResultRow",
+    "RESULTS_FILE", "Row", "RUN_FILE", "RunInfo", "ScoreInputError", "Selection", "Shape", "ShapeError", "Skeleton",
+    "SOLUTION_FORMAT", "SOLUTION_OUTCOMES", "SOLVED", "Span", "SpecError", "Suite", "SUITE_FILE", "SuiteColumns",
+    "SuiteHead", "SuiteRow", "Syntax", "Table", "TableKind", "Tables", "TemplateShape", "Text", "Texts",
+    "TypedDesign", "Values", "Variance", "Whole", "accuracy_by_band", "at_turn", "bh_adjust", "bh_within",
+    "cannot_draw", "canonical_json", "cell_keys", "cell_problem", "check_attributes", "check_domains", "check_render",
+    "check_result_columns", "check_run_analysis", "check_slots", "check_study_runs", "checked_decode", "clauses",
+    "compare_models", "comparison_blocks", "compile_text", "complete_lines", "contrast_influence",
+    "default_cache_path", "did_you_mean", "domain", "draw_selections", "environment", "evaluate", "expand_runs",
+    "expect_of", "final_rows", "first_key", "flip_rates", "fmt", "from_one_arm", "from_pilot", "generate_puzzle",
+    "generate_skeleton", "generate_zebra", "hypothesis", "instantiate", "intervals", "is_local", "is_number",
+    "is_whole", "item_rng", "json_lines", "key_of", "lazy", "listed_twice", "mean_influence", "multiple", "names",
+    "no_data_background", "nodes", "ols_cluster", "one_of", "one_person_compound", "open_regular", "option_lines",
+    "paired", "pairs", "parse_answer", "parse_answer_line", "parse_cell", "parse_judge_json", "parse_option_number",
+    "pilot_spread", "position", "position_bias", "power", "present", "puzzle_config", "read_bytes_capped",
+    "read_checked_run", "read_csv", "read_fields", "read_results", "read_rows", "read_run", "read_score_folder",
+    "read_suite", "record", "render_with_slots", "replacing", "report_repeats", "require_answers", "resolves",
+    "reuse_groups", "row_contradicts", "sandwich", "scan_run", "score_folder", "shown", "sign_test", "solved_table",
+    "spread", "states_identity", "suite_row", "test_case_text", "text_colour", "ties", "tokens_problem", "wilson",
+    "wilson_one", "write_bytes", "write_csv", "write_csv_rows", "write_figure", "write_json", "write_runs",
+    "write_suite_folder", "write_text",
 ]
 
 
