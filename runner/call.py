@@ -13,7 +13,7 @@ from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from spec_audits.contract.suite_model import DECODE_KEYS  # noqa: E402
+from spec_audits.contract.suite_terms import DECODE_KEYS  # noqa: E402
 from spec_audits.local.names import LOCAL_PREFIX, is_local  # noqa: E402
 from spec_audits.runner.cache import NoCache, ResponseCache, call_key  # noqa: E402
 from spec_audits.runner.provider_errors import (  # noqa: E402
