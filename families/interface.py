@@ -22,10 +22,10 @@ from spec_audits.compiler.errors import ErrorCollector
 from spec_audits.compiler.family import CompiledDesign
 from spec_audits.compiler.typed_design import EVERY_DESIGN, SHARED, TypedDesign
 from spec_audits.contract.analysis_record import AnalysisRecord
-from spec_audits.runner.report.document import Document
 
-if TYPE_CHECKING:  # the statistics pull in scipy, and the reader the row models: a spec check pays for neither
+if TYPE_CHECKING:  # the statistics pull in scipy, the reader the row models: a spec check pays for neither
     from spec_audits.contract.reader import Suite
+    from spec_audits.runner.report.document import Document
     from spec_audits.stats.power import Variance
 
 
@@ -47,7 +47,7 @@ Score = Callable[[Path, Path, dict[str, Any]], list[str]]
 """`spec score RUN -o OUT` with the options the family declared: lines to print."""
 ScoreRuns = Callable[[list[Path], Path, dict[str, Any]], list[str]]
 """`spec score RUN RUN ... -o OUT` (or a study folder): several runs scored together."""
-Report = Callable[[Path, Path], Document]
+Report = Callable[[Path, Path], "Document"]
 """`spec report SCORE`: the report document, its plots written under the second path."""
 CheckGenerator = Callable[[n.GeneratorDef, DesignContext, ErrorCollector], Any]
 """A `generator` block's clauses resolved; None after reporting."""
