@@ -3,7 +3,7 @@
 Building the parser from the grammar (spec.lark) and the clauses of the families a spec names takes a tenth of a
 second; loading its saved tables a fraction of that. The saved file is a pickle (lark's `Lark.save`), so it
 is read only from the user's own cache folder and only when this user wrote it
-(spec_audits.user_cache.read_private): never from the shared temporary folder, where lark's own `cache=True`
+(spec_audits.base.user_cache.read_private): never from the shared temporary folder, where lark's own `cache=True`
 keeps it, nor from any folder a spec or a suite names. Its name is a hash of everything the tables depend
 on: the grammar text (with the families' clauses), the options, lark's version and Python's. A file that
 cannot be loaded (damaged, or written by another version) is built again and replaced; a cache folder that
@@ -21,7 +21,7 @@ from pathlib import Path
 import lark
 from lark import Lark
 
-from spec_audits.user_cache import cache_dir, read_private, write_private
+from spec_audits.base.user_cache import cache_dir, read_private, write_private
 
 FOLDER = "parsers"  # under the user cache folder
 OPTIONS = {"parser": "lalr", "propagate_positions": True, "maybe_placeholders": False}

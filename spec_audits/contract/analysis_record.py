@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 from pydantic_core import PydanticCustomError
 
-from spec_audits.safe_files import iter_lines_capped, open_regular
+from spec_audits.base.safe_files import iter_lines_capped, open_regular
 
 if TYPE_CHECKING:  # the reader builds the row models, which a spec check (a family's record class) never needs
     from spec_audits.contract.reader import ContractError, Suite

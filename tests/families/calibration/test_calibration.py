@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from spec_audits.cli import main
+from spec_audits.dispatch import registry
 from spec_audits.examples.calibration import reliability
-from spec_audits.families import registry
 from tests.plugins import install
 from tests.stub_server import StubConfig, StubServer
 
