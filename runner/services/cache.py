@@ -13,8 +13,8 @@ from typing import Any
 
 import click
 
-from spec_audits.contract.seeding import canonical_json as canonical
 from spec_audits.base.user_cache import cache_dir
+from spec_audits.contract.seeding import canonical_json as canonical
 
 RESPONSE_CACHE_ENV = "SPEC_RESPONSE_CACHE"
 _INSERT = "INSERT OR REPLACE INTO responses VALUES (?, ?)"

@@ -27,7 +27,6 @@ from pydantic import BaseModel, ValidationError
 
 from spec_audits.base.safe_files import DOCUMENT_BYTES, iter_lines_capped, open_regular, present, read_bytes_capped
 from spec_audits.contract.results_model import ResultRow, RunInfo
-from spec_audits.base.safe_files import DOCUMENT_BYTES, iter_lines_capped, open_regular, present, read_bytes_capped
 from spec_audits.contract.suite_model import Manifest, SuiteRow
 from spec_audits.contract.suite_terms import DECODE_KEYS
 

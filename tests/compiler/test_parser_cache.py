@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from lark import Lark
 
-from spec_audits.compiler.parser_cache import OPTIONS, cache_file, cached_parser
 from spec_audits.base.user_cache import CACHE_ENV
+from spec_audits.compiler.parser_cache import OPTIONS, cache_file, cached_parser
 
 GRAMMAR = 'start: "a" NAME\n%import common.CNAME -> NAME\n%ignore " "\n'
 OTHER = 'start: "b"\n'
