@@ -101,6 +101,27 @@ def test_the_shipped_example_families_import_only_the_sdk() -> None:
         assert {t for t in targets if t.startswith(PACKAGE)} <= {SDK, PACKAGE}, module
 
 
+def _third_party(module: str) -> set[str]:
+    """The top-level names of everything `module` imports that is not spec itself, wherever in the file."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(modules()[module].read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+    return found - {PACKAGE}
+
+
+def test_no_family_or_example_imports_the_parser_library() -> None:
+    """A clause's shape is handed spec's Leaf (compiler/leaf.py), never lark's Token: a family, built in or
+    shipped as an example, writes its clauses without the parser library (issue 33 item 1)."""
+    written = [m for m in modules() if m.startswith((f"{FAMILIES}.", f"{PACKAGE}.examples."))
+               and not m.startswith(SHARED)]
+    assert f"{FAMILIES}.influence.clauses" in written and f"{PACKAGE}.examples.calibration" in written
+    assert [m for m in sorted(written) if "lark" in _third_party(m)] == []
+    assert "lark" in _third_party(f"{PACKAGE}.compiler.ast_values")  # the one place tokens become leaves
+
+
 OLD_NAMES = re.compile(r"(?:^|\s|;|\")(?:from|import) (?:compiler|runner|families)\b|"
                        r"^(?:compiler|runner|families)(?:\.[A-Za-z_]\w*)+(?::\w+)?$")
 PYTHON_FILES = sorted(p for folder in ("spec_audits", "compiler", "runner", "families", "tests", "benchmarks", ".ci")

@@ -6,7 +6,7 @@ The package ships a `py.typed` marker, so a plug-in is type-checked against thes
 `spec_audits/examples/echo.py` is the worked example.
 
     the family record     Family, Form, TableKind, Importer, lazy, DesignContext, AnalysisRecord
-    its own clauses       ClauseSpec, Shape, Builder, Leaf, Syntax and the shape library (Name, Whole, ...)
+    its own clauses       ClauseSpec, Shape, Builder, Leaf, ShapeError, Syntax and the shape library (Name, ...)
     what its checks get   TypedDesign, nodes (the typed AST: Ref, Text, Design, ...), Span, ErrorCollector
     templates             compile_text, check_render, CompiledText (sandboxed, strict undefined)
     data sources          read_rows, key_of, Row
@@ -57,7 +57,6 @@ if TYPE_CHECKING:
         Counted,
         Crossing,
         Expression,
-        Leaf,
         Name,
         NameOptions,
         Names,
@@ -108,6 +107,10 @@ if TYPE_CHECKING:
         Plan,
         PlannedDesign,
         spread,
+    )
+    from spec_audits.compiler.leaf import (
+        Leaf,
+        ShapeError,
     )
     from spec_audits.compiler.sandbox import (
         environment,
@@ -341,7 +344,8 @@ __all__ = [
     "Options", "OwnAnalysis", "Paragraph", "PER_DESIGN", "PILOT", "Plan", "PlannedDesign", "PropositionalConfig",
     "PuzzleConfig", "PuzzleError",
     "PuzzleSelection", "Ranges", "Reader", "ResponseCache", "ResultRow", "RESULTS_FILE", "Row", "RUN_FILE", "RunInfo",
-    "ScoreInputError", "Selection", "Shape", "Skeleton", "SOLUTION_FORMAT", "SOLUTION_OUTCOMES", "SOLVED", "Span",
+    "ScoreInputError", "Selection", "Shape", "ShapeError", "Skeleton", "SOLUTION_FORMAT", "SOLUTION_OUTCOMES", "SOLVED",
+    "Span",
     "SpecError", "Suite", "SUITE_FILE", "SuiteColumns", "SuiteHead", "SuiteRow", "Syntax", "Table", "TableKind",
     "Tables", "TemplateShape", "Text", "Texts", "TypedDesign", "Values", "Variance", "Whole", "accuracy_by_band",
     "at_turn", "bh_adjust", "bh_within", "cannot_draw", "canonical_json", "cell_keys", "cell_problem",
