@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from spec_audits.contract.seeding import canonical_json
 from spec_audits.contract.writer import ID_BYTES, ID_HEX
 
-if TYPE_CHECKING:  # the row models cost `spec check` a sixth of its start-up: only a compile builds them
+if TYPE_CHECKING:  # the row models: only a compile builds them, never `spec check`
     from spec_audits.contract.suite_model import Balance
 
 _ID_START = len('{"id":"')

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from spec_audits.contract.seeding import canonical_json
 
-if TYPE_CHECKING:  # the row models cost `spec check`, which needs only row_id, a sixth of its start-up
+if TYPE_CHECKING:  # the row models: `spec check` needs only row_id, never them
     from spec_audits.contract.suite_model import Manifest, SuiteRow
 
 ID_HEX = 16

@@ -32,7 +32,7 @@ def test_checking_a_spec_imports_only_the_family_it_names() -> None:
 
 def test_checking_a_spec_builds_no_row_model_and_reads_no_table() -> None:
     """`spec check` needs the suite contract's names and domains (spec_audits.contract.suite_terms), never the
-    row and manifest models, the suite reader, numpy or pandas: a third of its start-up, once."""
+    row and manifest models, the suite reader, numpy or pandas, which it once imported."""
     ran = subprocess.run([sys.executable, "-c", LOADED], cwd=ROOT, capture_output=True, text=True, check=True)
     loaded = set(ran.stdout.split("\n")[-2].split())
     assert {"spec_audits.contract.suite_terms", "spec_audits.compiler.dispatch.build"} <= loaded  # it did check
