@@ -5,9 +5,9 @@ CPU time; the ratio is printed last. The cases take turns within each round, so 
 weighs on all of them alike.
 
 Measured (issue 33 item 3) on the shared 2-core Xeon, median of 7 interleaved rounds, main (29dad5c) and this change
-side by side in one run at load average 4.9-6.0, CPU seconds: `python -c pass` 0.023, the floor 0.100; `spec check
-specs/triage.spec` 0.478 on main (4.78x the floor) and 0.421 after (4.22x); `spec show SUITE -n 1` 0.863 (2.11 s
-wall) and 0.492 (1.21 s wall); `spec --help` 0.055 and 0.054. Alone (load about 4), `spec show` took 0.35 s CPU and
+side by side in one run at load average 6.0-6.8, CPU seconds: `python -c pass` 0.019, the floor 0.084; `spec check
+specs/triage.spec` 0.395 on main (4.72x the floor) and 0.348 after (4.15x); `spec show SUITE -n 1` 0.718 (0.77 s
+wall) and 0.411 (0.60 s wall); `spec --help` 0.047 and 0.045. Alone (load about 4), `spec show` took 0.35 s CPU and
 0.36 s wall after. Earlier, alone at load 2.9-3.8, this script gave main 0.357 s CPU for check (4.95x a 0.072 s
 floor) and 0.633 s CPU, 1.66 s wall for show (the issue's figures: 0.338 s, 4.83x; 0.71 s CPU, 0.58 s wall). What
 the change removed from `spec check`: the row and manifest models and the suite reader (never imported:
