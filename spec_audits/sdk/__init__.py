@@ -164,17 +164,8 @@ if TYPE_CHECKING:
         canonical_json,
         item_rng,
     )
-    from spec_audits.contract.suite_model import (
-        EXTRACTION_SLOT,
-        FOLLOWUP_SLOTS,
-        JUDGE_SLOTS,
-        SOLUTION_OUTCOMES,
-        Balance,
-        Manifest,
-        Message,
-        Reader,
-        SuiteRow,
-    )
+    from spec_audits.contract.suite_model import EXTRACTION_SLOT, Balance, Manifest, Message, Reader, SuiteRow
+    from spec_audits.contract.suite_terms import FOLLOWUP_SLOTS, JUDGE_SLOTS, SOLUTION_OUTCOMES
     from spec_audits.contract.writer import (
         suite_row,
         write_suite_folder,
