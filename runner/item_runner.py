@@ -11,17 +11,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from spec_audits.contract.results_model import ResultRow
-from spec_audits.contract.suite_model import (
-    EXTRACTION_SLOT,
-    FOLLOWUP_SLOTS,
-    JUDGE_SLOTS,
-    DecodeSettings,
-    FollowUp,
-    Judge,
-    Message,
-    SuiteRow,
-    TurnAnswer,
-)
+from spec_audits.contract.suite_model import EXTRACTION_SLOT, FollowUp, Judge, Message, SuiteRow, TurnAnswer
+from spec_audits.contract.suite_terms import FOLLOWUP_SLOTS, JUDGE_SLOTS, DecodeSettings
 from spec_audits.local.names import is_local
 from spec_audits.puzzles.answers import outcome_of, read_solution
 from spec_audits.runner.answers import (
@@ -31,12 +22,12 @@ from spec_audits.runner.answers import (
     parse_judge_json,
     read_fields,
 )
-from spec_audits.runner.cache import NoCache, ResponseCache
 from spec_audits.runner.call import CallSettings, ModelClient, Reply
 from spec_audits.runner.conversation import ConversationStopped, answered_turn, fill_turn, read_answer
 from spec_audits.runner.plan import JUDGE_MAX_TOKENS, WorkItem
-from spec_audits.runner.provider_errors import CallFailed
 from spec_audits.runner.run_config import RunConfig
+from spec_audits.runner.services.cache import NoCache, ResponseCache
+from spec_audits.runner.services.provider_errors import CallFailed
 from spec_audits.runner.shared_turns import SharedTurns
 from spec_audits.runner.turn_journal import TurnJournal
 
