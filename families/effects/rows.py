@@ -9,6 +9,7 @@ located error (`suite.jsonl:LINE: row ID: ...`), never a traceback or a mean of 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from spec_audits.families.effects.design import CORRECT, outcomes
@@ -18,12 +19,18 @@ from spec_audits.sdk import Suite, SuiteRow, cell_problem, row_contradicts, show
 
 def check_rows(analysis: dict[str, Any], suite: Suite) -> None:
     """Refuse the first row of `suite` that contradicts its (already validated) analysis record."""
+    problem_of = row_checker(analysis)
+    for index, row in enumerate(suite.rows):
+        if (problem := problem_of(row)) is not None:
+            raise row_contradicts(suite, index, problem)
+
+
+def row_checker(analysis: dict[str, Any]) -> Callable[[SuiteRow], str | None]:
+    """What contradicts the record in one row (None: nothing), for a scorer that streams the rows."""
     record = EffectsRecord.model_validate(analysis)
     domains = {"condition": record.conditions, **{f.name: f.levels for f in record.factors}}
-    for index, row in enumerate(suite.rows):
-        problem = _cell_problem(row, domains) or _answers_problem(row, record, outcomes(record.outcome or CORRECT))
-        if problem is not None:
-            raise row_contradicts(suite, index, problem)
+    named = outcomes(record.outcome or CORRECT)
+    return lambda row: _cell_problem(row, domains) or _answers_problem(row, record, named)
 
 
 def _cell_problem(row: SuiteRow, domains: dict[str, list[str]]) -> str | None:
