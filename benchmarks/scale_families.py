@@ -10,8 +10,9 @@ Rows per unit of data, and so what each design realistically reaches:
   shipped 100). A million rows would be 5,155 dilemmas; the paper has 100.
 * cognitive_bias: specs/cognitive_bias.spec, its bank head repeated under new scenario ids. The paper's bank is
   24,300 rows.
-* puzzle_solving: specs/puzzle_solving.spec with more certified puzzles per band (5 bands); each is a Z3-certified
-  puzzle, so suites stay in the thousands.
+* puzzle_solving: specs/puzzle_solving.spec with more certified puzzles per band (5 bands), at most 30 a band (150
+  rows): a band draws distinct solutions, of which the identity puzzle has 120 and the row puzzle 36, so no
+  puzzle-solving design reaches 10,000 rows.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = ROOT / "specs"
+PUZZLES = 30  # certified puzzles per band at most (the row puzzle has 36 distinct solutions)
 
 
 def _read(name: str) -> str:
@@ -65,13 +67,16 @@ def cue(folder: Path, rows: int) -> Path:
 def cognitive_bias(folder: Path, rows: int) -> Path:
     source = SPECS / "data" / "cognitive_bias" / "bank.head.csv"
     _repeat_csv(source, folder / "bank.csv", max(10, round(rows / 2.3)), "scenario_id")
+    scenarios = SPECS / "data" / "cognitive_bias" / "scenarios.head.csv"
+    (folder / "scenarios.csv").write_bytes(scenarios.read_bytes())
     text = _read("cognitive_bias.spec").replace('"data/cognitive_bias/bank.head.csv"', '"bank.csv"')
-    return _write(folder, text.replace('"data/cognitive_bias/', f'"{SPECS}/data/cognitive_bias/'))
+    return _write(folder, text.replace('"data/cognitive_bias/scenarios.head.csv"', '"scenarios.csv"'))
 
 
 def puzzle_solving(folder: Path, rows: int) -> Path:
+    """At most PUZZLES per band, whatever the size asked: the identity puzzle has 120 distinct combinations."""
     text = _read("puzzle_solving.spec")
-    return _write(folder, text.replace("count 5 per band", f"count {max(1, rows // 5)} per band"))
+    return _write(folder, text.replace("count 5 per band", f"count {min(PUZZLES, max(1, rows // 5))} per band"))
 
 
 def _write(folder: Path, text: str) -> Path:

@@ -18,11 +18,15 @@ from spec_audits.families.cognitive_bias.score.position import answer_record
 from spec_audits.sdk import (
     RESULTS_FILE,
     Manifest,
+    ResultCodes,
+    ResultRow,
     ScoreInputError,
+    Suite,
     SuiteRow,
     check_study_runs,
-    final_rows,
-    read_checked_run,
+    iter_numbered_results,
+    read_run_info,
+    scan_run,
 )
 
 CONDITIONS = ("zero_shot", "neutral_turn", "biased_turn")
@@ -44,9 +48,11 @@ class BiasRun:
 
 
 def load_bias_run(run_dir: Path) -> BiasRun:
-    _, suite, found = read_checked_run(run_dir)
+    """Both files streamed (docs/scoring.md, Memory): the suite's rows held without their messages, the results
+    without their replies and turns, and of those only each (item, sample)'s final one."""
+    suite = _slim_suite(run_dir)
     check_rows(suite.manifest.analysis or {}, suite)  # every arm, bias and covariate the scorer reads is there
-    results = list(final_rows(found).values())
+    results = _final_results(run_dir, suite)
     if not results:
         raise ScoreInputError(run_dir / RESULTS_FILE, "no results to score")
     items = {row.id: row for row in suite.rows}
@@ -72,6 +78,30 @@ def load_bias_run(run_dir: Path) -> BiasRun:
         raise ScoreInputError(run_dir / RESULTS_FILE, "no bank row has answers in the biased_turn condition")
     return BiasRun(frame, suite.manifest, _abstentions(counts), sum(r.error is not None for r in results),
                    pd.DataFrame(shown))
+
+
+def _slim_suite(run_dir: Path) -> Suite:
+    """The run's suite with every row but its messages (most of a row's bytes), which the scorer never reads."""
+    rows: list[SuiteRow] = []
+    _, head = scan_run(run_dir, lambda offset, row: rows.append(row.model_copy(update={"messages": []})))
+    return Suite(path=head.path, manifest=head.manifest, manifest_sha256=head.manifest_sha256, sha256=head.sha256,
+                 rows=rows)
+
+
+def _final_results(run_dir: Path, suite: Suite) -> list[ResultRow]:
+    """results.jsonl's final row of each (item, sample) (runner/results_io.final_rows), without the replies and
+    turns, each row checked against the run and the suite as it streams."""
+    path, codes = run_dir / RESULTS_FILE, ResultCodes()
+    position = {row.id: index for index, row in enumerate(suite.rows)}
+    kept: dict[tuple[str, int], ResultRow] = {}
+    for _, line, row in iter_numbered_results(path):
+        codes.add(line, position.get(row.item_id, -1), row)
+        key = (row.item_id, row.sample)
+        if key not in kept or row.error is None or kept[key].error is not None:
+            kept[key] = row.model_copy(update={"response": None, "extraction": None, "turns": None,
+                                                "followups": None})
+    codes.check(path, read_run_info(run_dir), [row.answers for row in suite.rows])
+    return list(kept.values())
 
 
 def load_bias_runs(run_dirs: list[Path]) -> BiasRun:
