@@ -51,7 +51,7 @@ class Codes:
     def array(self) -> np.ndarray:
         return np.frombuffer(self.codes, dtype=np.int32) if len(self.codes) else np.zeros(0, np.int32)
 
-    def categorical(self, codes: np.ndarray) -> pd.Categorical:
+    def categorical(self, codes: np.ndarray) -> pd.Categorical[Any]:
         """The values of `codes` (of this column) as the categorical pandas makes of them (its categories sorted
         where they sort, in order of first appearance otherwise), holding only the values present."""
         used = np.unique(codes[codes >= 0])
