@@ -14,7 +14,6 @@ order has no position statistics, with that reason.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -32,13 +31,9 @@ def meanings(row: SuiteRow) -> tuple[str, ...]:
     return tuple(recorded[token] for token in row.answers)
 
 
-def moved_meaning(rows: Sequence[SuiteRow]) -> str | None:
-    """The meaning shown once in every row, first in some and not in others (the first such, sorted), or None."""
-    return moved_of(Counter(meanings(row) for row in rows))
-
-
 def moved_of(slots: Counter[tuple[str, ...]]) -> str | None:
-    """`moved_meaning` of rows whose meanings in display order are counted in `slots`."""
+    """The meaning shown once in every row, first in some and not in others (the first such, sorted), or None, of
+    rows whose meanings in display order (`meanings`) are counted in `slots`."""
     if not slots:
         return None
     once = set.intersection(*({m for m in s if s.count(m) == 1} for s in slots))
@@ -48,16 +43,11 @@ def moved_of(slots: Counter[tuple[str, ...]]) -> str | None:
     return next(iter(sorted(m for m in once if 0 < firsts[m] < slots.total())), None)
 
 
-def columns(row: SuiteRow, answer: str | None, logprobs: dict[str, float] | None, moved: str | None
-            ) -> dict[str, Any]:
-    """A scored answer's position columns: is M shown first, the weight of the first slot, the weight of M
-    (1 or 0 for a sampled answer, the probability in a logprob run)."""
-    return slot_columns(list(row.answers), meanings(row), answer, logprobs, moved)
-
-
 def slot_columns(tokens: list[str], shown: tuple[str, ...], answer: str | None, logprobs: dict[str, float] | None,
                  moved: str | None) -> dict[str, Any]:
-    """`columns` of a row whose answer tokens and their meanings (`shown`) are given in display order."""
+    """A scored answer's position columns: is M shown first, the weight of the first slot, the weight of M (1 or 0
+    for a sampled answer, the probability in a logprob run), from its row's answer tokens and their meanings
+    (`shown`) in display order."""
     if moved is None:
         return {}
     weight = {t: float((logprobs or {}).get(t, 0.0)) if logprobs is not None else float(answer == t) for t in tokens}

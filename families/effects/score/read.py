@@ -61,7 +61,7 @@ class _SuiteColumns:
             self.answers.append(row.answers)
 
     def moved(self) -> str | None:
-        """positions.moved_meaning of the suite's rows."""
+        """The meaning whose display slot varies over the suite's rows (positions.moved_of), or None."""
         slots: Counter[tuple[str, ...]] = Counter()
         counts = np.bincount(self.forms.array(), minlength=len(self.forms.values))
         for (_, shown), count in zip(self.forms.values, counts.tolist(), strict=True):
