@@ -81,9 +81,16 @@ def load_bias_run(run_dir: Path) -> BiasRun:
 
 
 def _slim_suite(run_dir: Path) -> Suite:
-    """The run's suite with every row but its messages (most of a row's bytes), which the scorer never reads."""
+    """The run's suite without its rows' messages and extraction prompt (most of a row's bytes), which the scorer
+    never reads, each distinct answers mapping held once."""
     rows: list[SuiteRow] = []
-    _, head = scan_run(run_dir, lambda offset, row: rows.append(row.model_copy(update={"messages": []})))
+    mappings: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
+
+    def keep(offset: int, row: SuiteRow) -> None:
+        answers = mappings.setdefault(tuple(row.answers.items()), row.answers)
+        rows.append(row.model_copy(update={"messages": [], "extract": None, "answers": answers}))
+
+    _, head = scan_run(run_dir, keep)
     return Suite(path=head.path, manifest=head.manifest, manifest_sha256=head.manifest_sha256, sha256=head.sha256,
                  rows=rows)
 
@@ -99,7 +106,7 @@ def _final_results(run_dir: Path, suite: Suite) -> list[ResultRow]:
         key = (row.item_id, row.sample)
         if key not in kept or row.error is None or kept[key].error is not None:
             kept[key] = row.model_copy(update={"response": None, "extraction": None, "turns": None,
-                                                "followups": None})
+                                                "followups": None, "params": {}, "usage": None})
     codes.check(path, read_run_info(run_dir), [row.answers for row in suite.rows])
     return list(kept.values())
 
