@@ -2,9 +2,9 @@
 
 pyproject.toml's package-dir installs the folders compiler/, runner/ and families/ as spec_audits.compiler,
 spec_audits.runner and spec_audits.families. mypy cannot see that mapping: it names a module by its folder
-(compiler/build.py would be `compiler.build`), it cannot follow the import hook of the editable install,
-and `explicit_package_bases`/`mypy_path` only add search roots, never rename one. So this script builds
-the installed layout as a tree of folder links under build/mypy/ (spec_audits/ -> its entries, plus
+(compiler/dispatch/build.py would be `compiler.dispatch.build`), it cannot follow the import hook of the
+editable install, and `explicit_package_bases`/`mypy_path` only add search roots, never rename one. So this
+script builds the installed layout as a tree of folder links under build/mypy/ (spec_audits/ -> its entries, plus
 spec_audits/compiler -> compiler/, ...; a new module is seen without a rebuild), runs `mypy -p spec_audits`
 in it with the [tool.mypy] settings of pyproject.toml, and writes mypy's file names back as the
 repository's (build/mypy/spec_audits/compiler/x.py -> compiler/x.py).

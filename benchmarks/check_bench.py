@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from spec_audits.compiler import errors  # noqa: E402
-from spec_audits.compiler.build import check_file  # noqa: E402
+from spec_audits.compiler.dispatch.build import check_file  # noqa: E402
 from spec_audits.compiler.errors import SpecError  # noqa: E402
 
 BODY = '''suite many "Many misspelt names"

@@ -80,7 +80,7 @@ def timings(start: float, cpu: float, rows: int) -> dict[str, Any]:
 
 
 def run_compile(spec: Path, out: Path) -> dict[str, Any]:
-    from spec_audits.compiler.build import compile_file
+    from spec_audits.compiler.dispatch.build import compile_file
 
     start, cpu = time.perf_counter(), time.process_time()
     manifest, _ = compile_file(spec, out)
@@ -89,7 +89,7 @@ def run_compile(spec: Path, out: Path) -> dict[str, Any]:
 
 def run_reference(spec: Path, out: Path) -> dict[str, Any]:
     """The floor: check, then render, serialise and hash every stimulus; no limits, sort or tally."""
-    from spec_audits.compiler.build import check_file
+    from spec_audits.compiler.dispatch.build import check_file
     from spec_audits.compiler.templates import environment
     from spec_audits.families.influence.expand import sides
 
@@ -145,7 +145,7 @@ def _reference_line(handle: Any, fixed: dict[str, Any], condition: str, influenc
 def run_effects_reference(spec: Path, out: Path) -> dict[str, Any]:
     """The effects floor: check, then per (scenario, combination) one jinja2 render of the prompt and per
     condition one of its instruction, the row serialised as canonical JSON and named by its sha256, a line."""
-    from spec_audits.compiler.build import check_file
+    from spec_audits.compiler.dispatch.build import check_file
     from spec_audits.compiler.templates import environment
 
     start, cpu = time.perf_counter(), time.process_time()

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def child(kind: str, spec: Path) -> dict[str, Any]:
     """`check`: the planned size; `compile`: the compile's bytes and times. Each in its own process, so the
     compile pays every first-time cost (data files read, templates compiled) that the estimate counts."""
-    from spec_audits.compiler.build import check_file, compile_file
+    from spec_audits.compiler.dispatch.build import check_file, compile_file
 
     if kind == "check":
         planned = check_file(spec).size

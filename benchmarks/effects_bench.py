@@ -52,7 +52,7 @@ def effects_spec(scenarios: int, folder: Path) -> Path:
 
 
 def child(kind: str, size: int) -> None:
-    from spec_audits.compiler.build import compile_file
+    from spec_audits.compiler.dispatch.build import compile_file
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

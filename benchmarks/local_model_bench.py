@@ -38,7 +38,7 @@ from llama_cpp import LlamaGrammar
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from spec_audits.compiler.build import compile_file  # noqa: E402
+from spec_audits.compiler.dispatch.build import compile_file  # noqa: E402
 from spec_audits.contract.reader import read_suite  # noqa: E402
 from spec_audits.contract.suite_model import SuiteRow  # noqa: E402
 from spec_audits.local.model import LocalModel, _gemma_messages, busy_cores, default_gguf, default_threads  # noqa: E402

@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from spec_audits.compiler.build import compile_file  # noqa: E402
+from spec_audits.compiler.dispatch.build import compile_file  # noqa: E402
 from spec_audits.local.evaluator import Evaluator  # noqa: E402
 from spec_audits.local.model import LocalModel, _gemma_messages, default_gguf  # noqa: E402
 

@@ -210,8 +210,8 @@ def cache_floor(suite: Path, cache_path: Path, out: Path) -> float:
     from contextlib import closing
 
     from spec_audits.contract.results_model import ResultRow
-    from spec_audits.runner.cache import ResponseCache
     from spec_audits.runner.results_io import ResultsWriter
+    from spec_audits.runner.services.cache import ResponseCache
 
     with closing(sqlite3.connect(cache_path)) as db:
         keys = [key for (key,) in db.execute("SELECT key FROM responses")]

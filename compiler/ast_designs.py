@@ -12,27 +12,28 @@ from typing import Any, Literal
 from lark import Token, Transformer, v_args
 
 from spec_audits.compiler import nodes as n
-from spec_audits.compiler.ast_values import number, scalar, token_span
-from spec_audits.compiler.clauses import Syntax
+from spec_audits.compiler.ast_values import leaf, leaves, scalar
+from spec_audits.compiler.clauses import ClauseSpec, Syntax
 from spec_audits.compiler.errors import ErrorCollector, Span
+from spec_audits.compiler.leaf import Leaf, ShapeError
 
 
 @dataclass(frozen=True)
 class Leaves:
-    """The AST stage's reading of tokens, as a clause's shape asks for it (compiler/clauses.py Builder)."""
+    """The AST stage's reading of leaves, as a clause's shape asks for it (compiler/clauses.py Builder)."""
 
-    file: str
     errors: ErrorCollector
 
-    def ref(self, token: Token) -> n.Ref:
-        return n.Ref(span=token_span(token, self.file), name=str(token))
+    def ref(self, leaf: Leaf) -> n.Ref:
+        return leaf.ref()
 
-    def whole(self, token: Token) -> int:
+    def whole(self, leaf: Leaf) -> int:
         """A NUMBER that must be a whole number; a fraction is reported and truncated so checking goes on."""
-        value = number(token)
-        if isinstance(value, float):
-            self.errors.add(token_span(token, self.file), f"expected a whole number here, got {token}")
-        return int(value)
+        try:
+            return leaf.whole()
+        except ShapeError as error:
+            self.errors.add(error.span, error.message, error.hint)
+            return int(leaf.number())
 
 
 @v_args(meta=True)
@@ -43,7 +44,7 @@ class GeneratorsAndDesigns(Transformer[Token, Any]):
         super().__init__()
         self.file = file
         self.errors = errors
-        self._leaves = Leaves(file, errors)
+        self._leaves = Leaves(errors)
         self._clauses = {(spec.block, spec.keyword): spec for spec in syntax}
 
     def _span(self, meta: Any) -> Span:
@@ -52,28 +53,37 @@ class GeneratorsAndDesigns(Transformer[Token, Any]):
         return Span(self.file, meta.line, meta.column, meta.end_line, meta.end_column)
 
     def _ref(self, token: Token) -> n.Ref:
-        return self._leaves.ref(token)
+        return leaf(token, self.file).ref()
 
     def _whole(self, token: Token) -> int:
-        return self._leaves.whole(token)
+        return self._leaves.whole(leaf(token, self.file))
+
+    def _clause(self, spec: ClauseSpec[Any], meta: Any, children: list[Any]) -> n.Clause | None:
+        """A declared clause built by its shape from its arguments, each token made a Leaf (here only, so no
+        shape sees the parser's tokens); an argument the shape cannot read is reported and the clause left out."""
+        try:
+            return spec.build(self._leaves, self._span(meta), leaves(children, self.file))
+        except ShapeError as error:
+            self.errors.add(error.span, error.message, error.hint)
+            return None
 
     # ---- designs -----------------------------------------------------------------
     def design_decl(self, meta: Any, children: list[Any]) -> tuple[str, Any]:
-        return ("design", n.Design(span=self._span(meta), name=str(children[0]), clauses=tuple(children[1:])))
+        return ("design", n.Design(span=self._span(meta), name=str(children[0]), clauses=_built(children[1:])))
 
     def __default__(self, data: Any, children: list[Any], meta: Any) -> Any:
         """The rules of declared clauses and blocks (compiler/clauses.py clause_rules): a clause's shape
         builds its typed value; a block is (its keyword, a Block)."""
         rule = str(data)
         if rule.startswith("clause_"):
-            return self._clauses["design", rule.removeprefix("clause_")].build(self._leaves, self._span(meta), children)
+            return self._clause(self._clauses["design", rule.removeprefix("clause_")], meta, children)
         if rule.startswith("bclause_"):
             block, keyword = rule.removeprefix("bclause_").split("__")
-            return self._clauses[block, keyword].build(self._leaves, self._span(meta), children)
+            return self._clause(self._clauses[block, keyword], meta, children)
         if rule.startswith("block_"):
             keyword = rule.removeprefix("block_")
             return (keyword, n.Block(span=self._span(meta), keyword=keyword, name=str(children[0]),
-                                     clauses=tuple(children[1:])))
+                                     clauses=_built(children[1:])))
         return super().__default__(data, children, meta)  # type: ignore[no-untyped-call]  # lark leaves it unannotated
 
     def select_all(self, meta: Any, c: list[Any]) -> n.Selection:
@@ -142,3 +152,8 @@ class GeneratorsAndDesigns(Transformer[Token, Any]):
 
     def option(self, meta: Any, c: list[Any]) -> n.Option:
         return n.Option(span=self._span(meta), name=str(c[0]), value=scalar(c[1]))
+
+
+def _built(clauses: list[n.Clause | None]) -> tuple[n.Clause, ...]:
+    """The clauses a shape built (None: one it could not, already reported)."""
+    return tuple(clause for clause in clauses if clause is not None)

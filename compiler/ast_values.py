@@ -1,4 +1,4 @@
-"""Values shared by the AST builders: spans of tokens, numbers and scalars from parse-tree leaves."""
+"""Values shared by the AST builders: parse-tree tokens as spec's Leaf (the one conversion), and plain scalars."""
 
 from __future__ import annotations
 
@@ -6,25 +6,24 @@ from typing import Any, cast
 
 from lark import Token
 
-from spec_audits.compiler import nodes as n
 from spec_audits.compiler.errors import Span
+from spec_audits.compiler.leaf import Leaf, parse_number, plain
 
 
-def token_span(token: Token, file: str) -> Span:
+def leaf(token: Token, file: str) -> Leaf:
+    """A parse-tree token as a shape and the AST builders read it: its text, terminal and span."""
     # a parsed token has its position; lark types it optional, for tokens made by hand
-    return Span(file, cast(int, token.line), cast(int, token.column), token.end_line, token.end_column)
+    span = Span(file, cast(int, token.line), cast(int, token.column), token.end_line, token.end_column)
+    return Leaf(str(token), token.type, span)
 
 
-def number(token: Token) -> int | float:
-    text = str(token)
-    return float(text) if "." in text else int(text)
+def leaves(children: list[Any], file: str) -> list[Any]:
+    """A rule's children with each token made a Leaf (what a clause's shape receives)."""
+    return [leaf(child, file) if isinstance(child, Token) else child for child in children]
 
 
 def scalar(item: Any) -> Any:
-    if isinstance(item, n.Text):
-        return item.value
+    """A value as a plain Python value (compiler/leaf.py plain), a token read as its Leaf would be."""
     if isinstance(item, Token):
-        return number(item) if item.type == "NUMBER" else str(item)
-    if isinstance(item, tuple):
-        return tuple(scalar(x) for x in item)
-    return item
+        return parse_number(item) if item.type == "NUMBER" else str(item)
+    return plain(item)

@@ -2,13 +2,15 @@
 
 The grammar does not list design clauses: compiler/parse.py adds one rule per declared clause,
 `clause_KEYWORD: "KEYWORD" <the shape's grammar>`, and the AST stage hands that rule's children to the
-shape, which builds the typed value. The shared clauses are declared in compiler/typed_design.py, every
-other one by the family that takes it (`Family.syntax`); a family adds a keyword by declaring it with
-a shape from this library (or a Shape of its own, written in the grammar's building blocks), with no
-edit to the grammar or to shared code. A wrong argument is a syntax error at the token, from the parser.
+shape, which builds the typed value: each word as spec's Leaf (compiler/leaf.py: its text, terminal kind,
+span and typed readings), each building block as its AST node. The shared clauses are declared in
+compiler/typed_design.py, every other one by the family that takes it (`Family.syntax`); a family adds a
+keyword by declaring it with a shape from this library (or a Shape of its own, written in the grammar's
+building blocks), with no edit to the grammar or to shared code. A wrong argument is a syntax error at the
+token, from the parser; a word a shape cannot read (`leaf.whole()` of 2.5) is a ShapeError at the word.
 
-Building blocks a shape's grammar may use (compiler/spec.lark): NAME, NUMBER, text, value, value_list,
-dotted, expr, option, selection, condition, size_axis, axis, probe, answer_spec.
+Building blocks a shape's grammar may use (compiler/spec.lark): NAME, NUMBER, WORD, STRING, text, value,
+value_list, dotted, expr, option, selection, condition, size_axis, axis, probe, answer_spec.
 """
 
 from __future__ import annotations
@@ -16,16 +18,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
-from lark import Token
-
 from spec_audits.compiler import nodes as n
-from spec_audits.compiler.ast_values import number, scalar
 from spec_audits.compiler.errors import Span
+from spec_audits.compiler.leaf import Leaf as Leaf  # a shape's argument words, `c.Leaf` to a family
+from spec_audits.compiler.leaf import ShapeError as ShapeError
+from spec_audits.compiler.leaf import plain
 
 T = TypeVar("T")
-Leaf = Token
-"""A word of the spec as a shape's `build` receives it: a str (its text) with its position; a shape turns it
-into a typed value with the Builder (`at.ref`, `at.whole`), so a family needs no parser library."""
 
 
 class HasClauses(Protocol):
@@ -35,11 +34,12 @@ class HasClauses(Protocol):
 
 
 class Builder(Protocol):
-    """What a shape may ask of the AST stage: spans, names and whole numbers of parse-tree tokens."""
+    """What a shape may ask of the AST stage: a name as a reference (`leaf.ref()`), and a whole number that,
+    when the spec gives a fraction, is reported and truncated so the rest of the spec is still checked."""
 
-    def ref(self, token: Token) -> n.Ref: ...
+    def ref(self, leaf: Leaf) -> n.Ref: ...
 
-    def whole(self, token: Token) -> int: ...
+    def whole(self, leaf: Leaf) -> int: ...
 
 
 class Shape(Generic[T]):
@@ -77,7 +77,7 @@ class Names(Shape[tuple[n.Ref, ...]]):
     WRITTEN: ClassVar[str] = "NAME, NAME, ..."
 
     def build(self, at: Builder, span: Span, children: list[Any]) -> tuple[n.Ref, ...]:
-        return tuple(at.ref(token) for token in children)
+        return tuple(at.ref(leaf) for leaf in children)
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ class Number(Shape[int | float]):
     WRITTEN: ClassVar[str] = "X"
 
     def build(self, at: Builder, span: Span, children: list[Any]) -> int | float:
-        return number(children[0])
+        return cast(Leaf, children[0]).number()
 
 
 @dataclass(frozen=True)
@@ -249,7 +249,7 @@ class Args(Shape[tuple[Any, ...]]):
         return self.written_text
 
     def build(self, at: Builder, span: Span, children: list[Any]) -> tuple[Any, ...]:
-        return tuple(scalar(child) for child in children)
+        return tuple(plain(child) for child in children)
 
 
 @dataclass(frozen=True)
@@ -298,7 +298,7 @@ class NumberThenNames(Shape[tuple[int | float, tuple[n.Ref, ...]]]):
         return f"X [{self.word} NAME, ...]"
 
     def build(self, at: Builder, span: Span, children: list[Any]) -> tuple[int | float, tuple[n.Ref, ...]]:
-        return (number(children[0]), tuple(at.ref(token) for token in children[1:]))
+        return (cast(Leaf, children[0]).number(), tuple(at.ref(leaf) for leaf in children[1:]))
 
 
 @dataclass(frozen=True)

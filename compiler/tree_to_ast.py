@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import re
-import textwrap
 from typing import Any, cast
 
 from lark import Token, Tree, v_args
 
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.ast_designs import GeneratorsAndDesigns
-from spec_audits.compiler.ast_values import number, scalar
+from spec_audits.compiler.ast_values import scalar
 from spec_audits.compiler.clauses import Syntax
 from spec_audits.compiler.errors import ErrorCollector, Span, report_repeats
+from spec_audits.compiler.leaf import parse_number, unquote
 
-_ESCAPE = re.compile(r'\\(["\\nt])')
-_ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}
 DataClause = tuple[str, dict[str, Any], Span]  # keyword, the DataSource fields it sets, where
 
 
@@ -26,7 +23,8 @@ class ToAst(GeneratorsAndDesigns):
     # ---- literals ----------------------------------------------------------
     def text(self, meta: Any, children: list[Token]) -> n.Text:
         token = children[0]
-        value, first_line, indent = _unquote(token)
+        # a parsed token has its line; lark types it optional
+        value, first_line, indent = unquote(str(token), token.type, cast(int, token.line))
         return n.Text(span=self._span(meta), value=value, body_line=first_line, indent=indent)
 
     def value_list(self, meta: Any, children: list[Any]) -> tuple[n.Scalar, ...]:
@@ -217,10 +215,10 @@ class ToAst(GeneratorsAndDesigns):
         return tuple(scalar(x) for x in c)
 
     def weight(self, meta: Any, c: list[Any]) -> tuple[n.Scalar, ...]:
-        return (str(c[0]), number(c[1]))
+        return (str(c[0]), parse_number(c[1]))
 
     def band(self, meta: Any, c: list[Any]) -> tuple[n.Scalar, ...]:
-        return (str(c[0]), str(c[1]), number(c[2]))
+        return (str(c[0]), str(c[1]), parse_number(c[2]))
 
     # ---- expressions -------------------------------------------------------------------
     def or_expr(self, meta: Any, c: list[n.Expr]) -> n.BoolOp:
@@ -239,26 +237,10 @@ class ToAst(GeneratorsAndDesigns):
         return n.Name(span=self._span(meta), parts=tuple(str(t) for t in c))
 
     def number(self, meta: Any, c: list[Token]) -> n.Literal_:
-        return n.Literal_(span=self._span(meta), value=number(c[0]))
+        return n.Literal_(span=self._span(meta), value=parse_number(c[0]))
 
     def string(self, meta: Any, c: list[n.Text]) -> n.Literal_:
         return n.Literal_(span=self._span(meta), value=c[0].value)
-
-
-def _unquote(token: Token) -> tuple[str, int, int]:
-    """The text of a string token, the spec line its first text line sits on, and its dedent width."""
-    raw = str(token)
-    line, indent = cast(int, token.line), 0  # a parsed token has its line; lark types it optional
-    if token.type == "LONG_STRING":
-        body = raw[3:-3]
-        if body.startswith("\n"):
-            body, line = body[1:], line + 1
-        dedented = textwrap.dedent(body)
-        indent = _leading_width(body) - _leading_width(dedented)
-        body = dedented.rstrip(" \t").removesuffix("\n")
-    else:
-        body = raw[1:-1]
-    return _ESCAPE.sub(lambda m: _ESCAPES[m.group(1)], body), line, indent
 
 
 def build_spec(tree: Tree[Token], file: str, errors: ErrorCollector, syntax: Syntax) -> n.Spec:
@@ -303,8 +285,3 @@ _LIST_FIELDS = {
 _KEYWORD = {"header": "suite", "version": "version", "seed": "seed",
             "description": "description", "citation": "citation"}
 
-
-def _leading_width(text: str) -> int:
-    """Indentation of the first non-blank line."""
-    first = next((line for line in text.split("\n") if line.strip()), "")
-    return len(first) - len(first.lstrip())

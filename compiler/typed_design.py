@@ -13,8 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from lark import Token
-
 from spec_audits.compiler import clauses as c
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.check import Tables, checked_decode, first_values
@@ -30,7 +28,7 @@ class SamplesShape(c.Shape[n.Samples]):
     GRAMMAR = 'NUMBER ("split" "by" NAME)?'
     WRITTEN = "N [split by order]"
 
-    def build(self, at: c.Builder, span: Span, children: list[Token]) -> n.Samples:
+    def build(self, at: c.Builder, span: Span, children: list[c.Leaf]) -> n.Samples:
         split = at.ref(children[1]).name if len(children) > 1 else None
         return n.Samples(span=span, count=at.whole(children[0]), split_by=split)
 

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from spec_audits.runner.cache import ResponseCache
+from spec_audits.runner.services.cache import ResponseCache
 
 FLUSH_TICK_S = 0.25
 

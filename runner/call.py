@@ -13,10 +13,11 @@ from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+from spec_audits.base.secrets import scrub, scrub_text  # noqa: E402
 from spec_audits.contract.suite_model import DECODE_KEYS  # noqa: E402
 from spec_audits.local.names import LOCAL_PREFIX, is_local  # noqa: E402
-from spec_audits.runner.cache import NoCache, ResponseCache, call_key  # noqa: E402
-from spec_audits.runner.provider_errors import (  # noqa: E402
+from spec_audits.runner.services.cache import NoCache, ResponseCache, call_key  # noqa: E402
+from spec_audits.runner.services.provider_errors import (  # noqa: E402
     FATAL,
     PERMANENT,
     UNREACHABLE,
@@ -26,7 +27,6 @@ from spec_audits.runner.provider_errors import (  # noqa: E402
     classify,
     reason,
 )
-from spec_audits.secrets import scrub, scrub_text  # noqa: E402
 
 UNREACHABLE_ATTEMPTS = 3  # attempts in a row finding no server before a run stops (about 3 s at --retry-base 1)
 

@@ -22,16 +22,16 @@ from spec_audits.contract.reader import (
 )
 from spec_audits.contract.results_model import RunInfo
 from spec_audits.local.names import is_local
-from spec_audits.runner.cache import NoCache, ResponseCache, default_cache_path
 from spec_audits.runner.cache_writes import BatchedCache
 from spec_audits.runner.failures import RepeatBreaker
 from spec_audits.runner.item_runner import Runner, now_iso
 from spec_audits.runner.plan import Plan, WorkItem, cost_usd, index_suite, prefix_order
 from spec_audits.runner.progress import progress
-from spec_audits.runner.provider_errors import FatalError
 from spec_audits.runner.results_io import ResultsWriter, final_counts, prepare_resume, write_run_info
 from spec_audits.runner.run_config import DEFAULT_MODEL, RunConfig, RunError, RunSummary, check_api_base
 from spec_audits.runner.run_lock import locked
+from spec_audits.runner.services.cache import NoCache, ResponseCache, default_cache_path
+from spec_audits.runner.services.provider_errors import FatalError
 from spec_audits.runner.shared_turns import written_turns
 from spec_audits.runner.suite_index import RowIndex
 from spec_audits.runner.turn_journal import TurnJournal

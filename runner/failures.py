@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from spec_audits.contract.results_model import ResultRow
-from spec_audits.runner.provider_errors import FatalError
+from spec_audits.runner.services.provider_errors import FatalError
 
 REPEATS = 10
 _NUMBERS = re.compile(r"\d+")

@@ -24,8 +24,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from spec_audits.safe_files import fresh_opener, read_bytes_capped
-from spec_audits.terminal import visible
+from spec_audits.base.safe_files import fresh_opener, read_bytes_capped
+from spec_audits.base.terminal import visible
 
 if TYPE_CHECKING:  # pandas and numpy are imported when a table is written: `spec run` writes none
     import pandas as pd

@@ -21,11 +21,11 @@ from typing import Any
 
 import click
 
+from spec_audits.base.safe_files import iter_lines_capped, open_regular
 from spec_audits.contract.reader import RESULTS_FILE, Suite
 from spec_audits.contract.results_model import ResultRow, RunInfo
 from spec_audits.runner.results_io import result_line, write_run_info
 from spec_audits.runner.study import STUDY_FILE, record_study, slug
-from spec_audits.safe_files import iter_lines_capped, open_regular
 
 GZIP_MAGIC = b"\x1f\x8b"
 

@@ -31,12 +31,12 @@ from spec_audits.runner.answers import (
     parse_judge_json,
     read_fields,
 )
-from spec_audits.runner.cache import NoCache, ResponseCache
 from spec_audits.runner.call import CallSettings, ModelClient, Reply
 from spec_audits.runner.conversation import ConversationStopped, answered_turn, fill_turn, read_answer
 from spec_audits.runner.plan import JUDGE_MAX_TOKENS, WorkItem
-from spec_audits.runner.provider_errors import CallFailed
 from spec_audits.runner.run_config import RunConfig
+from spec_audits.runner.services.cache import NoCache, ResponseCache
+from spec_audits.runner.services.provider_errors import CallFailed
 from spec_audits.runner.shared_turns import SharedTurns
 from spec_audits.runner.turn_journal import TurnJournal
 

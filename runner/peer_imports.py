@@ -19,12 +19,12 @@ from typing import Any
 
 import click
 
+from spec_audits.base.safe_files import read_text_capped
 from spec_audits.contract.reader import Suite, read_suite
 from spec_audits.contract.results_model import ResultRow
 from spec_audits.contract.suite_model import SuiteRow
 from spec_audits.runner.conversation import read_answer
 from spec_audits.runner.imported import ImportedRun, ImportInputError, write_runs
-from spec_audits.safe_files import read_text_capped
 
 
 def _sent(row: SuiteRow) -> list[dict[str, str]]:

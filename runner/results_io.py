@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from spec_audits.base.safe_files import open_append
+from spec_audits.base.secrets import scrub, scrub_text, scrubbed
 from spec_audits.contract.reader import (
     RUN_FILE,
     ContractError,
@@ -26,8 +28,6 @@ from spec_audits.contract.results_model import ResultRow, RunInfo
 from spec_audits.runner.files_out import replacing, write_bytes, write_text
 from spec_audits.runner.suite_index import item_keys
 from spec_audits.runner.unread import Unread, unread
-from spec_audits.safe_files import open_append
-from spec_audits.secrets import scrub, scrub_text, scrubbed
 
 Key = tuple[str, int]
 
@@ -39,7 +39,7 @@ def write_results(path: Path, rows: list[ResultRow]) -> None:
 
 def result_line(row: ResultRow) -> bytes:
     """A row as its line of results.jsonl, with no key in it: its error scrubbed as a provider's message, every
-    other string (replies, which are scrubbed as they arrive) as text (spec_audits/secrets.py)."""
+    other string (replies, which are scrubbed as they arrive) as text (spec_audits/base/secrets.py)."""
     if row.error is not None and scrub(row.error) != row.error:
         row = row.model_copy(update={"error": scrub(row.error)})
     text = row.model_dump_json()

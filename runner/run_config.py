@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from spec_audits.base.secrets import scrub_text
 from spec_audits.runner.plan import Shard
 from spec_audits.runner.unread import Unread
-from spec_audits.secrets import scrub_text
 
 DEFAULT_MODEL = "local/gemma-3-270m"
 

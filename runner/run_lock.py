@@ -14,8 +14,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from spec_audits.base.safe_files import open_lock, open_regular, present
 from spec_audits.runner.run_config import RunError
-from spec_audits.safe_files import open_lock, open_regular, present
 
 LOCK_FILE = ".spec-lock"
 

@@ -11,7 +11,8 @@ from typing import Any
 
 import click
 
-from spec_audits import exits
+from spec_audits.base import exits
+from spec_audits.base.safe_files import DOCUMENT_BYTES, read_bytes_capped
 from spec_audits.contract.analysis_record import NOT_OURS, AnalysisRecord, read_analysis, shown
 from spec_audits.contract.reader import (
     MANIFEST_FILE,
@@ -23,7 +24,6 @@ from spec_audits.contract.reader import (
     suite_dir_of,
 )
 from spec_audits.runner.unread import has_scorable, unread
-from spec_audits.safe_files import DOCUMENT_BYTES, read_bytes_capped
 
 
 class ScoreInputError(click.ClickException):

@@ -12,10 +12,10 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+from spec_audits.base.safe_files import present, read_text_capped
 from spec_audits.contract.reader import ContractError
 from spec_audits.runner.files_out import write_text
 from spec_audits.runner.run_config import RunConfig
-from spec_audits.safe_files import present, read_text_capped
 
 STUDY_FILE = "study.json"
 STUDY_BYTES = 1024**2  # a study.json lists run folder names

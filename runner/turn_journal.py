@@ -14,9 +14,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from spec_audits.base.safe_files import open_append, present, read_text_capped
 from spec_audits.runner.files_out import write_text
 from spec_audits.runner.run_config import RunError
-from spec_audits.safe_files import open_append, present, read_text_capped
 
 JOURNAL_FILE = "turns.jsonl"
 TurnKey = tuple[str, int, int]  # (item_id, sample, turn)

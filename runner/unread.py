@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from spec_audits.base.safe_files import iter_lines_capped, open_regular, present
+from spec_audits.base.terminal import visible
 from spec_audits.contract.results_model import ResultRow
-from spec_audits.safe_files import iter_lines_capped, open_regular, present
-from spec_audits.terminal import visible
 
 SHOWN = 60  # characters of the most common reply that a message quotes
 

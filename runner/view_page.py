@@ -3,7 +3,7 @@ from a cell to its rows, from a row to its transcript, with filters.
 
 A suite is a stranger's data, so no text of it ever becomes markup: the data travel as JSON inside a
 `<script type="application/json">` element with `<`, `>` and `&` written as JSON escapes (no text can close
-the element), control and reordering characters made visible (spec_audits.terminal), and the script puts
+the element), control and reordering characters made visible (spec_audits.base.terminal), and the script puts
 every text on the page with `textContent`, never `innerHTML` (docs/threat-model.md;
 tests/runner/test_view_browser.py plants markup and checks it shows as text and never runs).
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from spec_audits.terminal import visible
+from spec_audits.base.terminal import visible
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1.5em; color: #222; font-size: 15px; }

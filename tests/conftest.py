@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from spec_audits.families import registry
+from spec_audits.dispatch import registry
 from tests.plugins import TEST_DISTRIBUTIONS, pinned_entry_points
 from tests.support import forced_choice_rows, write_suite
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from importlib.metadata import EntryPoint, EntryPoints, entry_points
 from pathlib import Path
 
-from spec_audits.families import registry
+from spec_audits.dispatch import registry
 
 TEST_DISTRIBUTIONS: set[str] = set()  # the distributions install() wrote: the only ones tests see
 

@@ -39,7 +39,7 @@ def shipped_suite(name: str) -> Path:
     generated/ commits only manifest.json and schema.json (a suite.jsonl is tens of MB and each recompile
     committed would count again against the submission limit); the manifest holds suite.jsonl's sha256, so
     a byte-identical manifest proves a byte-identical suite."""
-    from spec_audits.compiler.build import compile_file
+    from spec_audits.compiler.dispatch.build import compile_file
 
     spec_file = json.loads((ROOT / "generated" / name / "manifest.json").read_text(encoding="utf-8"))["spec_file"]
     scratch = Path(tempfile.mkdtemp(prefix=f"spec-shipped-{name}-"))

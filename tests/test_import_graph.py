@@ -15,8 +15,10 @@ from tests.import_graph import PACKAGE, cycles, graph, layer_of, layer_table, mo
 from tests.support import ROOT
 
 FAMILIES = f"{PACKAGE}.families"
-SHARED = (f"{FAMILIES}.interface", f"{FAMILIES}.registry")
-"""The two modules of families/ that shared code may import: the interface and the registry."""
+SDK = f"{PACKAGE}.sdk"
+SHARED = (f"{SDK}.interface", f"{PACKAGE}.dispatch.registry", SDK)
+"""What shared code may use of the families, from the dispatch layer only: the interface, the registry (and the
+public API, which re-exports the interface)."""
 
 
 def test_every_module_is_in_a_layer() -> None:
@@ -24,7 +26,15 @@ def test_every_module_is_in_a_layer() -> None:
     unplaced = [m for m in sorted(modules()) if m != PACKAGE and layer_of(m, layers) is None]
     assert not unplaced, f"add these to the layer table in docs/architecture.md: {unplaced}"
     listed = [name for _, names in layers for name in names]
-    assert not [name for name in listed if name not in modules()], "the layer table names a module that is gone"
+    assert not [name for name in listed if name not in modules()], "the layer table names a package that is gone"
+
+
+def test_every_layer_is_made_of_packages_whose_folders_name_it() -> None:
+    """A layer lists folders, never a module picked out of one: a module's folder tells its layer."""
+    packages = {name for name, path in modules().items() if path.name == "__init__.py"}
+    listed = [name for _, names in layer_table() for name in names]
+    assert f"{PACKAGE}.runner.services" in listed and f"{PACKAGE}.runner.services.cache" not in packages
+    assert [name for name in listed if name not in packages] == [], "list packages (folders) in the layer table"
 
 
 def test_no_import_goes_from_a_lower_layer_to_a_higher_one() -> None:
@@ -38,7 +48,7 @@ def test_no_modules_import_each_other_in_a_circle() -> None:
 def test_the_checks_find_what_they_look_for() -> None:
     """The graph sees imports inside functions, and the two checks report an upward import and a circle."""
     assert f"{PACKAGE}.local.model" in graph()[f"{PACKAGE}.runner.call"]  # imported inside ModelClient.prepare
-    assert f"{FAMILIES}.registry" in graph()[f"{PACKAGE}.compiler.designs"]
+    assert f"{PACKAGE}.dispatch.registry" in graph()[f"{PACKAGE}.compiler.dispatch.designs"]
     layers = [("low", ("a",)), ("high", ("b",))]
     edges = {"a.x": frozenset({"b"}), "b": frozenset({"a.y"}), "a.y": frozenset({"a.z"}), "a.z": frozenset({"a.y"})}
     assert upward(edges, layers) == ["a.x (low) -> b (high)"]
@@ -56,30 +66,31 @@ def test_shared_code_reaches_families_only_from_the_dispatch_layer_through_the_i
     layers = layer_table()
     allowed = {[name for name, _ in layers].index(layer) for layer in ("dispatch", "family interface")}
     for module, targets in graph().items():
-        if module.startswith(f"{FAMILIES}."):
+        if module.startswith((f"{FAMILIES}.", f"{PACKAGE}.examples.")):
             continue
-        reached = {t for t in targets if t.startswith(f"{FAMILIES}.")}
-        assert reached <= set(SHARED), f"{module} imports a family's own module: {sorted(reached - set(SHARED))}"
+        family = {t for t in targets if t.startswith(f"{FAMILIES}.")}
+        assert not family, f"{module} imports a family's own module: {sorted(family)}"
+        reached = {t for t in targets if t.startswith(SHARED)}
         assert not reached or layer_of(module, layers) in allowed, f"{module} is not in the dispatch layer"
 
 
 def test_no_family_imports_another() -> None:
     for module, targets in graph().items():
-        if not module.startswith(f"{FAMILIES}.") or module.startswith(SHARED):
+        if not module.startswith(f"{FAMILIES}."):
             continue
         own = ".".join(module.split(".")[:3])
-        foreign = {t for t in targets if t.startswith(f"{FAMILIES}.") and not t.startswith((own, *SHARED))}
+        foreign = {t for t in targets if t.startswith(f"{FAMILIES}.") and not t.startswith(own)}
         assert not foreign, f"{module} imports another family: {sorted(foreign)}"
 
 
 def test_builtin_families_import_only_the_sdk_and_their_own_folder() -> None:
     """A built-in family is written as an outside one would be: spec_audits.sdk, and its own modules."""
     for module, targets in graph().items():
-        if not module.startswith(f"{FAMILIES}.") or module.startswith(SHARED):
+        if not module.startswith(f"{FAMILIES}."):
             continue
         own = ".".join(module.split(".")[:3])
         other = {t for t in targets if t.startswith(PACKAGE) and not t.startswith(own)}
-        assert other <= {f"{PACKAGE}.sdk", PACKAGE}, f"{module} imports spec's internals: {sorted(other)}"
+        assert other <= {SDK, PACKAGE}, f"{module} imports spec's internals: {sorted(other)}"
 
 
 def test_the_shipped_example_families_import_only_the_sdk() -> None:
@@ -87,7 +98,28 @@ def test_the_shipped_example_families_import_only_the_sdk() -> None:
     examples = {m: t for m, t in graph().items() if m.startswith(f"{PACKAGE}.examples.")}
     assert examples, "spec_audits/examples/ holds the worked example of docs/families.md"
     for module, targets in examples.items():
-        assert {t for t in targets if t.startswith(PACKAGE)} <= {f"{PACKAGE}.sdk", PACKAGE}, module
+        assert {t for t in targets if t.startswith(PACKAGE)} <= {SDK, PACKAGE}, module
+
+
+def _third_party(module: str) -> set[str]:
+    """The top-level names of everything `module` imports that is not spec itself, wherever in the file."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(modules()[module].read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+    return found - {PACKAGE}
+
+
+def test_no_family_or_example_imports_the_parser_library() -> None:
+    """A clause's shape is handed spec's Leaf (compiler/leaf.py), never lark's Token: a family, built in or
+    shipped as an example, writes its clauses without the parser library (issue 33 item 1)."""
+    written = [m for m in modules() if m.startswith((f"{FAMILIES}.", f"{PACKAGE}.examples."))
+               and not m.startswith(SHARED)]
+    assert f"{FAMILIES}.influence.clauses" in written and f"{PACKAGE}.examples.calibration" in written
+    assert [m for m in sorted(written) if "lark" in _third_party(m)] == []
+    assert "lark" in _third_party(f"{PACKAGE}.compiler.ast_values")  # the one place tokens become leaves
 
 
 OLD_NAMES = re.compile(r"(?:^|\s|;|\")(?:from|import) (?:compiler|runner|families)\b|"

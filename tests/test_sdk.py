@@ -9,8 +9,8 @@ import sys
 
 from spec_audits import sdk
 from spec_audits.compiler import nodes
-from spec_audits.families.interface import Family
 from spec_audits.puzzles.propositional import Selection
+from spec_audits.sdk.interface import Family
 
 
 def test_the_names_are_one_list_and_each_resolves() -> None:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lark import Token
-
 from spec_audits.sdk import Span
 from spec_audits.sdk import clauses as c
 from spec_audits.sdk import nodes as n
@@ -18,7 +16,7 @@ class RetriesShape(c.Shape[tuple[int, n.Ref | None]]):
     GRAMMAR = 'NUMBER ("feedback" NAME)?'
     WRITTEN = "N [feedback TEMPLATE]"
 
-    def build(self, at: c.Builder, span: Span, children: list[Token]) -> tuple[int, n.Ref | None]:
+    def build(self, at: c.Builder, span: Span, children: list[c.Leaf]) -> tuple[int, n.Ref | None]:
         return (at.whole(children[0]), at.ref(children[1]) if len(children) > 1 else None)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from spec_audits.sdk import Span
 from spec_audits.sdk import clauses as c
@@ -24,8 +23,8 @@ class PairsShape(c.Shape[tuple[tuple[n.Ref, n.Ref], ...]]):
     def written(self) -> str:
         return f"{self.example}, ..."
 
-    def build(self, at: c.Builder, span: Span, children: list[Any]) -> tuple[tuple[n.Ref, n.Ref], ...]:
-        refs = [at.ref(token) for token in children]
+    def build(self, at: c.Builder, span: Span, children: list[c.Leaf]) -> tuple[tuple[n.Ref, n.Ref], ...]:
+        refs = [at.ref(leaf) for leaf in children]
         return tuple(zip(refs[::2], refs[1::2], strict=True))
 
 

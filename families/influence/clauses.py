@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lark import Token
-
 from spec_audits.sdk import Span
 from spec_audits.sdk import clauses as c
 from spec_audits.sdk import nodes as n
@@ -18,7 +16,7 @@ class ExamplesShape(c.Shape[tuple[int, n.Ref, int | None]]):
     GRAMMAR = 'NUMBER NAME ("seed" NUMBER)?'
     WRITTEN = "N unused | block | block_all | others [seed S]"
 
-    def build(self, at: c.Builder, span: Span, children: list[Token]) -> tuple[int, n.Ref, int | None]:
+    def build(self, at: c.Builder, span: Span, children: list[c.Leaf]) -> tuple[int, n.Ref, int | None]:
         seed = at.whole(children[2]) if len(children) > 2 else None
         return (at.whole(children[0]), at.ref(children[1]), seed)
 

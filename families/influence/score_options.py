@@ -1,4 +1,5 @@
-"""The options influence scoring adds to `spec score` (the family declares them; runner/score_cli.py shows them)."""
+"""The options influence scoring adds to `spec score` (the family declares them; runner/dispatch/score_cli.py
+shows them)."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from spec_audits.runner.batch.collect import plain
 from spec_audits.runner.batch.providers import BATCH_URL, COMPLETION_WINDOW, BatchProvider, credentials
 from spec_audits.runner.batch.verify import made_of
 from spec_audits.runner.call import own_error, short_reason
-from spec_audits.runner.provider_errors import FatalError
+from spec_audits.runner.services.provider_errors import FatalError
 
 T = TypeVar("T")
 LIST_PAGES = 20  # batches listed (100 a page) when looking for one a lost reply made

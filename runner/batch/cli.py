@@ -9,9 +9,9 @@ from typing import Any
 
 import click
 
+from spec_audits.base.terminal import echo
 from spec_audits.runner.plan import Estimate
 from spec_audits.runner.run_config import RunConfig, RunError, check_api_base
-from spec_audits.terminal import echo
 
 _OPTIONS = (
     click.option("--batch", is_flag=True,

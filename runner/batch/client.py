@@ -9,7 +9,7 @@ from typing import Any
 from spec_audits.runner.batch.providers import request_body
 from spec_audits.runner.batch.requests import request_line
 from spec_audits.runner.call import ModelClient, Reply
-from spec_audits.runner.provider_errors import CallFailed
+from spec_audits.runner.services.provider_errors import CallFailed
 
 
 class Pending(Exception):  # noqa: N818 - a signal, not an error: the item waits for the next round

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from spec_audits.base.secrets import scrub
 from spec_audits.runner.call import extract
-from spec_audits.secrets import scrub
 
 _REASON_CHARS = 240
 TWICE = "batch request failed: the batch output answers this request twice; neither answer is used"

@@ -20,8 +20,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from spec_audits.base.safe_files import DOCUMENT_BYTES, fresh_opener, present, read_bytes_capped, read_text_capped
 from spec_audits.runner.run_config import RunError
-from spec_audits.safe_files import DOCUMENT_BYTES, fresh_opener, present, read_bytes_capped, read_text_capped
 
 BATCH_DIR = "batches"
 LEDGER_FILE = "ledger.json"

@@ -8,6 +8,8 @@ import asyncio
 import re
 from typing import Any
 
+from spec_audits.base.secrets import scrub
+from spec_audits.base.terminal import echo
 from spec_audits.runner.batch.api import BatchApi
 from spec_audits.runner.batch.client import Outcomes
 from spec_audits.runner.batch.collect import plain, read_outcomes
@@ -27,11 +29,9 @@ from spec_audits.runner.batch.ledger import (
 from spec_audits.runner.batch.providers import batch_provider
 from spec_audits.runner.batch.requests import Line, split_lines
 from spec_audits.runner.batch.verify import Needed, batch_metadata, made_of, mismatch_message, run_keys, run_lines
-from spec_audits.runner.cache import ResponseCache
-from spec_audits.runner.provider_errors import FatalError
 from spec_audits.runner.run_config import RunConfig, RunError
-from spec_audits.secrets import scrub
-from spec_audits.terminal import echo
+from spec_audits.runner.services.cache import ResponseCache
+from spec_audits.runner.services.provider_errors import FatalError
 
 _ID = re.compile(PROVIDER_ID)
 _STATUS = re.compile(r"[a-z_]{1,40}")

@@ -13,13 +13,13 @@ from typing import Any
 from spec_audits.runner.batch.client import BatchClient, Outcomes, Pending
 from spec_audits.runner.batch.parts import Parts
 from spec_audits.runner.batch.providers import batch_provider
-from spec_audits.runner.cache import ResponseCache
 from spec_audits.runner.call import CallSettings, ModelClient, Reply
 from spec_audits.runner.item_runner import Runner, _Item
 from spec_audits.runner.plan import WorkItem
-from spec_audits.runner.provider_errors import FatalError
 from spec_audits.runner.results_io import ResultsWriter
 from spec_audits.runner.run_config import RunConfig
+from spec_audits.runner.services.cache import ResponseCache
+from spec_audits.runner.services.provider_errors import FatalError
 
 
 class BatchRunner(Runner):

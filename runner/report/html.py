@@ -1,16 +1,16 @@
 """Render a report Document as one self-contained HTML file (PNG plots embedded as data URIs).
 
 Every text is escaped (a stranger's suite, factor, level or model name is shown, never parsed as markup)
-and its control characters made visible (spec_audits.terminal)."""
+and its control characters made visible (spec_audits.base.terminal)."""
 
 from __future__ import annotations
 
 import base64
 import html
 
+from spec_audits.base.safe_files import DOCUMENT_BYTES, read_bytes_capped
+from spec_audits.base.terminal import visible
 from spec_audits.runner.report.document import Document, Heading, Image, Paragraph, Table
-from spec_audits.safe_files import DOCUMENT_BYTES, read_bytes_capped
-from spec_audits.terminal import visible
 
 
 def escape(text: str) -> str:

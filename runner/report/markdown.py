@@ -2,7 +2,7 @@
 
 Every text in a Document is plain text, and much of it (suite, benchmark, factor, level and model names)
 comes from someone else's suite or table, so each is written as text, never as Markdown or HTML: line
-breaks become spaces, control characters are made visible (spec_audits.terminal), and every character that
+breaks become spaces, control characters are made visible (spec_audits.base.terminal), and every character that
 could start markup where it stands (emphasis, links, images, inline HTML, code, headings, table cells,
 math, a list at the start) is escaped with a backslash, which CommonMark and GitHub render as the
 character itself. Characters that cannot (an underscore inside a word, a bracket not followed by a link
@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from spec_audits.base.terminal import visible
 from spec_audits.runner.report.document import Document, Heading, Image, Paragraph, Table
-from spec_audits.terminal import visible
 
 _ALWAYS = re.compile(r"([\\`*<&|~$#])")  # code, emphasis, HTML, autolinks, entities, cells, strikeout, math, headings
 _UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")  # an underscore inside a word is never emphasis

@@ -1,7 +1,7 @@
 """The `spec` command line, the front door: one click group whose commands are imported only when they run.
 
-Each command lives with its stage (compiler/cli.py, runner/run_cli.py, ...); this package holds only the
-group, its command table and the one error policy (user_errors.py), above every stage. `spec` and
+Each command lives with its stage (compiler/commands/cli.py, runner/commands/run_cli.py, ...); this package
+holds only the group, its command table and the one error policy (user_errors.py), above every stage. `spec` and
 `python -m spec_audits.cli` start here. Importing them all made
 every command, `spec --help` included, pay for scipy, litellm, asyncio and z3 (seconds on a small
 machine), so the group knows each command by module, attribute and one-line help, and imports a
@@ -15,39 +15,40 @@ import importlib
 
 import click
 
-from spec_audits import exits
+from spec_audits.base import exits
 
 # name -> (module, attribute, the first paragraph of the command's help)
 COMMANDS: dict[str, tuple[str, str, str]] = {
-    "check": ("spec_audits.compiler.cli", "check", "Check a spec for mistakes without writing anything."),
-    "compile": ("spec_audits.compiler.cli", "compile_cmd", "Compile a spec into a frozen, hashed stimulus suite."),
-    "show": ("spec_audits.compiler.cli", "show",
+    "check": ("spec_audits.compiler.commands.cli", "check", "Check a spec for mistakes without writing anything."),
+    "compile": ("spec_audits.compiler.commands.cli", "compile_cmd",
+                "Compile a spec into a frozen, hashed stimulus suite."),
+    "show": ("spec_audits.compiler.commands.cli", "show",
              "Show a compiled suite: trials per cell and items exactly as the model sees them."),
-    "verify": ("spec_audits.runner.publish.cli", "verify",
+    "verify": ("spec_audits.runner.commands.publish.cli", "verify",
                "Check a bundle (.tar.gz or folder) or a compiled suite; every failure named by file and row."),
-    "bundle": ("spec_audits.runner.publish.cli", "bundle",
+    "bundle": ("spec_audits.runner.commands.publish.cli", "bundle",
                "Bundle the compiled suite SUITE_DIR with its spec, sources, licences, dataset card and hashes."),
-    "diff": ("spec_audits.runner.publish.cli", "diff",
+    "diff": ("spec_audits.runner.commands.publish.cli", "diff",
              "Show what changed from suite A to suite B (compiled suites or bundles): rows and manifest fields."),
-    "export": ("spec_audits.runner.publish.cli", "export",
+    "export": ("spec_audits.runner.commands.publish.cli", "export",
                "Export the compiled suite SUITE_DIR for inspect_ai, promptfoo, Hugging Face datasets or as CSV."),
-    "run": ("spec_audits.runner.run_cli", "run",
+    "run": ("spec_audits.runner.commands.run_cli", "run",
             "Run every (item, sample) of the compiled suite SUITE_DIR against a model."),
-    "merge": ("spec_audits.runner.run_cli", "merge",
+    "merge": ("spec_audits.runner.commands.run_cli", "merge",
               "Merge shard runs of one suite (same model and mode) into OUT, one row per (item, sample)."),
-    "score": ("spec_audits.runner.score_cli", "score",
+    "score": ("spec_audits.runner.dispatch.score_cli", "score",
               "Score RUN_DIR... (suite + results), a counts table with --counts, or a per-cell table with --cells."),
-    "import": ("spec_audits.runner.import_cli", "import_cmd",
+    "import": ("spec_audits.runner.dispatch.import_cli", "import_cmd",
                "Import another harness's published files into a run or score folder."),
-    "report": ("spec_audits.runner.score_cli", "report",
+    "report": ("spec_audits.runner.dispatch.score_cli", "report",
                "Write report.html (self-contained) and report.md with PNG plots from a `spec score` folder."),
-    "view": ("spec_audits.runner.view_cli", "view",
+    "view": ("spec_audits.runner.commands.view_cli", "view",
              "Write view.html: headline figures, cells, rows and every row's transcript, with filters."),
-    "plan": ("spec_audits.runner.plan_cli", "plan_cmd",
+    "plan": ("spec_audits.runner.dispatch.plan_cli", "plan_cmd",
              "Plan an audit before paying for it: what it can detect, and what a target effect costs."),
-    "doctor": ("spec_audits.runner.doctor", "doctor",
+    "doctor": ("spec_audits.runner.commands.doctor", "doctor",
                "Print what a bug report needs and test that the embedded model runs on this CPU."),
-    "generate": ("spec_audits.runner.generate_cli", "generate",
+    "generate": ("spec_audits.runner.commands.generate_cli", "generate",
                  "Write data with a model and keep what a jury accepts, frozen into a hashed CSV the spec can read."),
 }
 

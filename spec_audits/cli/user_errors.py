@@ -6,7 +6,7 @@ the file and, where there is one, the line or row. What the operating system ref
 file-size limit, a read-only or forbidden folder, a missing file) arrives as OSError from wherever the
 file was opened; `user_error` turns it into the same kind of message, naming the file. A failure inside
 concurrent work arrives wrapped in an exception group and is unwrapped first. Every message is made safe
-for the terminal (spec_audits.terminal), as it may quote a stranger's file name or value: one line, its
+for the terminal (spec_audits.base.terminal), as it may quote a stranger's file name or value: one line, its
 newlines shown as `\\n`, unless the exception says its lines are its own (`own_lines`, the compiler's
 diagnostics).
 """
@@ -17,7 +17,7 @@ import errno
 
 import click
 
-from spec_audits.terminal import visible
+from spec_audits.base.terminal import visible
 
 _FULL = "the disk is full: free some space, or write somewhere else"
 _FORBIDDEN = "this process may not write there: choose another output folder, or change its permissions"

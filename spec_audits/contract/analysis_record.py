@@ -18,8 +18,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 from pydantic_core import PydanticCustomError
 
+from spec_audits.base.safe_files import iter_lines_capped, open_regular
 from spec_audits.contract.reader import MANIFEST_FILE, SUITE_FILE, ContractError, Suite, read_manifest
-from spec_audits.safe_files import iter_lines_capped, open_regular
 
 SHOWN = 60  # characters of a stranger's value quoted in a message
 LISTED = 5  # problems listed in one message

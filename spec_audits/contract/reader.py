@@ -24,9 +24,9 @@ from typing import TypeVar
 import click
 from pydantic import BaseModel, ValidationError
 
+from spec_audits.base.safe_files import DOCUMENT_BYTES, iter_lines_capped, open_regular, present, read_bytes_capped
 from spec_audits.contract.results_model import ResultRow, RunInfo
 from spec_audits.contract.suite_model import DECODE_KEYS, Manifest, SuiteRow
-from spec_audits.safe_files import DOCUMENT_BYTES, iter_lines_capped, open_regular, present, read_bytes_capped
 
 SUITE_FILE = "suite.jsonl"
 MANIFEST_FILE = "manifest.json"

@@ -1,1 +1,1 @@
-"""Design families that ship as worked examples of the family API (spec_audits/sdk.py, docs/families.md)."""
+"""Design families that ship as worked examples of the family API (spec_audits.sdk, docs/families.md)."""

@@ -1,6 +1,6 @@
 """The worked example of docs/families.md: a whole design family in one module, written against the public API.
 
-It imports spec_audits/sdk.py and nothing else of spec, and installs like any other through an entry point:
+It imports spec_audits.sdk and nothing else of spec, and installs like any other through an entry point:
 
     [project.entry-points."spec_audits.families"]
     echo = "spec_audits.examples.echo:FAMILY"

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from spec_audits.compiler.build import compile_file
+from spec_audits.compiler.dispatch.build import compile_file
 from tests.support import ROOT, shipped_suite
 
 CONTEXT = ("A 24 year old and a 62 year old met up for drinks after work and both immediately started "

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from spec_audits.compiler import sandbox
 from spec_audits.compiler.budget import Budget, counted
-from spec_audits.compiler.cli import check, compile_cmd
+from spec_audits.compiler.commands.cli import check, compile_cmd
 from spec_audits.compiler.errors import Span, SpecError
 from spec_audits.compiler.sandbox import TemplateLimitError, environment, rendered
 from tests.compiler.test_malformed_specs import MALFORMED, expected, reported, run_check

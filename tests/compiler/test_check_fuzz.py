@@ -10,9 +10,9 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from spec_audits.compiler.cli import check
+from spec_audits.compiler.commands.cli import check
 from spec_audits.compiler.parse import spec_parser
-from spec_audits.families import registry
+from spec_audits.dispatch import registry
 from tests.support import ROOT
 
 LOCATED = re.compile(r"^fuzz\.spec:\d+:\d+: error: ", re.MULTILINE)

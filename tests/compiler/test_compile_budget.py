@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from spec_audits.compiler.budget import SAMPLE_GROUPS, Budget, Size, check_budget
-from spec_audits.compiler.build import Checked, check_file
-from spec_audits.compiler.cli import check, compile_cmd
+from spec_audits.compiler.commands.cli import check, compile_cmd
+from spec_audits.compiler.dispatch.build import Checked, check_file
 from spec_audits.compiler.errors import ErrorCollector, Span
 from spec_audits.compiler.family import spread
 from spec_audits.contract.seeding import canonical_json

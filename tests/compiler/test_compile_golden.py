@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from spec_audits.compiler.build import compile_file
+from spec_audits.compiler.dispatch.build import compile_file
 from spec_audits.compiler.load import load_spec
 from spec_audits.contract.suite_model import SuiteRow
-from spec_audits.families import registry
+from spec_audits.dispatch import registry
 from tests.support import ROOT, SUITE_FILES, shipped_suite
 
 FIXTURE_SPECS = ROOT / "tests" / "fixtures" / "specs"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from spec_audits.compiler.build import check_file, compile_file
+from spec_audits.compiler.dispatch.build import check_file, compile_file
 from spec_audits.compiler.errors import SpecError
 from tests.support import ROOT, shipped_spec, suite_rows
 

@@ -9,7 +9,7 @@ import pytest
 from spec_audits.compiler.data_source import Row, read_rows
 from spec_audits.compiler.errors import ErrorCollector
 from spec_audits.compiler.load import load_spec
-from spec_audits.families import registry
+from spec_audits.dispatch import registry
 
 CSV = "id,polarity,topic\n" + "".join(
     f"r{i:02d},{'neg' if i % 3 else 'pos'},{'work' if i % 2 else 'home'}\n" for i in range(30)

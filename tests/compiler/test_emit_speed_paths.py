@@ -111,7 +111,7 @@ def test_a_repeated_row_is_named_by_its_id(tmp_path: Path) -> None:
 
 # ---- the step limit ---------------------------------------------------------------------------
 def test_a_row_over_the_step_limit_stops_the_compile_at_its_template(tmp_path: Path) -> None:
-    from spec_audits.compiler.build import compile_file
+    from spec_audits.compiler.dispatch.build import compile_file
 
     spec = tmp_path / "slow.spec"
     spec.write_text(SLOW_ROW, encoding="utf-8")

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from spec_audits.compiler import files
-from spec_audits.compiler.cli import check
+from spec_audits.compiler.commands.cli import check
 from tests.compiler.test_malformed_specs import MALFORMED, Reported, reported
 
 CUE = (MALFORMED / "cue_unknown_axis.spec").read_text(encoding="utf-8").split("\n", 2)[2].replace("combos 3",

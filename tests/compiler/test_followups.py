@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from spec_audits.compiler.build import compile_file
+from spec_audits.compiler.dispatch.build import compile_file
 from spec_audits.compiler.errors import SpecError
 from tests.support import suite_rows
 

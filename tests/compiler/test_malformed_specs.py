@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from spec_audits.compiler.cli import check
+from spec_audits.compiler.commands.cli import check
 from tests.support import FIXTURES
 
 MALFORMED = FIXTURES / "malformed"

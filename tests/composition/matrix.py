@@ -14,10 +14,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from spec_audits.compiler.build import check_file
+from spec_audits.compiler.dispatch.build import check_file
 from spec_audits.compiler.errors import Diagnostic, SpecError
-from spec_audits.families import registry
-from spec_audits.families.interface import Family
+from spec_audits.dispatch import registry
+from spec_audits.sdk.interface import Family
 from tests.families import with_form
 from tests.support import ROOT
 

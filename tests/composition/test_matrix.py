@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from spec_audits.compiler.build import compile_file
+from spec_audits.compiler.dispatch.build import compile_file
 from spec_audits.contract.reader import read_suite
 from spec_audits.runner.turn_flips import flip_rates
 from spec_audits.runner.turn_report import turn_pairs

@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from spec_audits.compiler.build import compile_file
+from spec_audits.compiler.dispatch.build import compile_file
 from spec_audits.contract.reader import read_run, read_suite
 from spec_audits.families.cognitive_bias.score.metric import bias_metric
 from tests.composition.matrix import PUSHBACK_TEXT, Cell, cells, check_cell, write_cell

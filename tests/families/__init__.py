@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import importlib
 
-from spec_audits.families import registry
+from spec_audits.dispatch import registry
 
 
 def with_form(family: str, text: str, form: str) -> str:

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from spec_audits.cli import main
-from spec_audits.families import registry
+from spec_audits.dispatch import registry
 from tests.plugins import install
 
 ECHO = '''suite echo "Echo"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from spec_audits.runner.cache import ResponseCache, call_key
 from spec_audits.runner.cache_writes import BatchedCache
+from spec_audits.runner.services.cache import ResponseCache, call_key
 
 VALUE = {"text": "A", "usage": {"prompt_tokens": 10, "completion_tokens": 1}, "top_logprobs": None}
 

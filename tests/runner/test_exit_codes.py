@@ -1,4 +1,4 @@
-"""Every way a command falls short has its own exit status (spec_audits/exits.py, docs/running.md "Exit status"),
+"""Every way a command falls short has its own exit status (spec_audits/base/exits.py, docs/running.md "Exit status"),
 with a message and never a traceback: refused input 1, usage 2, a provider that stops the command 3, a
 partial run 4 (tests/runner/test_run_fail_fast.py), nothing to score 5, a generate whose call failed 6."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from spec_audits import exits
+from spec_audits.base import exits
 from spec_audits.cli import main
 from spec_audits.contract.reader import read_results
 from tests.stub_server import StubConfig, StubServer, serving

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from spec_audits.cli import main
 from spec_audits.contract.analysis_record import checked_analysis
-from spec_audits.families import registry
+from spec_audits.dispatch import registry
 from spec_audits.families.influence.score.synthetic import Design, write_run, write_suite
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -20,13 +20,13 @@ from spec_audits.contract.reader import CHANGED_SUITE, EDITED_SUITE, NOT_COMPILE
 from spec_audits.contract.seeding import canonical_json
 from spec_audits.contract.suite_model import DECODE_KEYS
 from spec_audits.contract.writer import file_sha256, row_id
-from spec_audits.runner.cache import ResponseCache
 from spec_audits.runner.call import CallSettings, ModelClient
 from spec_audits.runner.execute import run_suite
 from spec_audits.runner.item_runner import Runner
 from spec_audits.runner.plan import WorkItem, estimate
-from spec_audits.runner.provider_errors import FatalError
 from spec_audits.runner.run_config import RunConfig
+from spec_audits.runner.services.cache import ResponseCache
+from spec_audits.runner.services.provider_errors import FatalError
 from tests.stub_server import StubConfig, StubServer
 from tests.support import ROOT, forced_choice_rows, rewrite_suite, suite_rows, write_suite
 

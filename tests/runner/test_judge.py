@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from spec_audits import exits
+from spec_audits.base import exits
 from spec_audits.cli import main
 from spec_audits.contract.reader import read_results, read_suite
 from spec_audits.contract.suite_model import SuiteRow

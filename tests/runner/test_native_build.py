@@ -19,8 +19,8 @@ import pytest
 from click.testing import CliRunner
 
 from spec_audits.local.native import describe_failure, run_smoke, smoke_line
-from spec_audits.runner import doctor as doctor_module
-from spec_audits.runner.doctor import doctor
+from spec_audits.runner.commands import doctor as doctor_module
+from spec_audits.runner.commands.doctor import doctor
 from tests.support import ROOT
 
 # AVX-512 (zmm, opmask and the upper 16 vector registers only EVEX encodes) and AMX (tile instructions)

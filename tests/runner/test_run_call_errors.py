@@ -9,9 +9,9 @@ import litellm
 import pytest
 from litellm import CustomLLM
 
-from spec_audits.runner.cache import NoCache
 from spec_audits.runner.call import CallSettings, ModelClient
-from spec_audits.runner.provider_errors import CallFailed, FatalError
+from spec_audits.runner.services.cache import NoCache
+from spec_audits.runner.services.provider_errors import CallFailed, FatalError
 
 MESSAGES = [{"role": "user", "content": "A or B?"}]
 

@@ -13,7 +13,7 @@ import litellm
 import pytest
 from click.testing import CliRunner, Result
 
-from spec_audits import exits
+from spec_audits.base import exits
 from spec_audits.cli import main
 from spec_audits.contract.reader import read_results
 from spec_audits.contract.writer import suite_row

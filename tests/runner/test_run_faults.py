@@ -13,8 +13,8 @@ import pytest
 from spec_audits.contract.reader import read_results
 from spec_audits.runner.call import RateLimiter
 from spec_audits.runner.execute import run_suite
-from spec_audits.runner.provider_errors import FatalError
 from spec_audits.runner.run_config import RunConfig
+from spec_audits.runner.services.provider_errors import FatalError
 from tests.stub_server import StubConfig, StubServer
 from tests.support import rewrite_suite
 

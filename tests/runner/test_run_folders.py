@@ -13,19 +13,19 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from spec_audits.base.secrets import scrub
 from spec_audits.cli import main
 from spec_audits.contract.reader import EDITED_SUITE
 from spec_audits.contract.results_model import ResultRow
 from spec_audits.contract.writer import file_sha256
 from spec_audits.families.influence.score.synthetic import Design, write_run, write_suite
 from spec_audits.runner.execute import run_suite
-from spec_audits.runner.provider_errors import FatalError
 from spec_audits.runner.result_checks import read_checked_run
 from spec_audits.runner.run_config import RunConfig
 from spec_audits.runner.run_lock import locked
 from spec_audits.runner.score_input import ScoreInputError
+from spec_audits.runner.services.provider_errors import FatalError
 from spec_audits.runner.study import slug
-from spec_audits.secrets import scrub
 from tests.stub_server import StubConfig, StubServer
 from tests.support import ROOT
 

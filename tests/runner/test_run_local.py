@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from spec_audits.contract.reader import read_results, read_run_info
 from spec_audits.runner.answers import parse_judge_json
-from spec_audits.runner.run_cli import run
+from spec_audits.runner.commands.run_cli import run
 from tests.support import rewrite_suite
 
 JUDGE = {"labels": ["ACK", "DENIED"], "prompt": "Reply: {{ reply }}\nDid it admit influence? ACK or DENIED."}

@@ -14,9 +14,9 @@ from click.testing import CliRunner
 
 from spec_audits.contract.reader import read_results
 from spec_audits.local.model import busy_cores, default_threads, split_options, threads_for
+from spec_audits.runner.commands.run_cli import run
 from spec_audits.runner.progress import LineProgress, progress
-from spec_audits.runner.provider_errors import FatalError
-from spec_audits.runner.run_cli import run
+from spec_audits.runner.services.provider_errors import FatalError
 
 
 @pytest.mark.parametrize(("cores", "busy", "threads"), [(2, 0.0, 2), (2, 0.4, 2), (2, 1.0, 1), (2, 2.0, 1),

@@ -12,9 +12,9 @@ from click.testing import CliRunner
 
 from spec_audits.cli import main
 from spec_audits.contract.writer import suite_row
-from spec_audits.runner.cache import NoCache
 from spec_audits.runner.item_runner import Runner
 from spec_audits.runner.run_config import RunConfig
+from spec_audits.runner.services.cache import NoCache
 from tests.stub_server import StubServer
 from tests.support import forced_choice_rows, write_suite
 

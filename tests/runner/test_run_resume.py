@@ -39,7 +39,7 @@ def _spawn(suite: Path, out: Path, api_base: str) -> subprocess.Popen[bytes]:
     command = [
         sys.executable,
         "-c",
-        "from spec_audits.runner.run_cli import run; run()",
+        "from spec_audits.runner.commands.run_cli import run; run()",
         str(suite),
         "--out",
         str(out),

@@ -12,11 +12,11 @@ from click.testing import CliRunner
 
 from spec_audits.contract.reader import RECOMPILE, read_results, read_suite
 from spec_audits.runner.answers import parse_answer
+from spec_audits.runner.commands.run_cli import merge, run
 from spec_audits.runner.execute import run_suite
 from spec_audits.runner.item_runner import answer_probabilities
 from spec_audits.runner.merge import MergeError, merge_runs
 from spec_audits.runner.plan import Shard, plan
-from spec_audits.runner.run_cli import merge, run
 from spec_audits.runner.run_config import RunConfig
 from tests.stub_server import StubServer
 from tests.support import shipped_suite

@@ -1,5 +1,5 @@
 """Files in a folder a stranger may have written are opened without following links, only if regular, and
-read within caps (spec_audits/safe_files.py): a lock linked to another file, a FIFO, a key list linked to
+read within caps (spec_audits/base/safe_files.py): a lock linked to another file, a FIFO, a key list linked to
 /dev/zero, a 400 MB line, a results.jsonl that is a folder and a study whose runs are links elsewhere are each
 an error naming the file. Every hostile file is made here, in tmp_path."""
 
@@ -14,18 +14,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from spec_audits.contract.reader import ContractError, find_run_info, read_results_file
-from spec_audits.runner.batch.ledger import Part, read_keys, read_ledger, write_atomic
-from spec_audits.runner.files_out import write_text
-from spec_audits.runner.imported import json_lines
-from spec_audits.runner.report.document import Document, Image
-from spec_audits.runner.report.html import render_html
-from spec_audits.runner.results_io import ResultsWriter
-from spec_audits.runner.run_lock import LOCK_FILE, locked, reading
-from spec_audits.runner.score_cli import score
-from spec_audits.runner.study import STUDY_FILE, expand_runs
-from spec_audits.runner.unread import has_scorable
-from spec_audits.safe_files import (
+from spec_audits.base.safe_files import (
     DOCUMENT_BYTES,
     MAX_LINE_BYTES,
     UnsafeFile,
@@ -34,6 +23,17 @@ from spec_audits.safe_files import (
     present,
     read_bytes_capped,
 )
+from spec_audits.contract.reader import ContractError, find_run_info, read_results_file
+from spec_audits.runner.batch.ledger import Part, read_keys, read_ledger, write_atomic
+from spec_audits.runner.dispatch.score_cli import score
+from spec_audits.runner.files_out import write_text
+from spec_audits.runner.imported import json_lines
+from spec_audits.runner.report.document import Document, Image
+from spec_audits.runner.report.html import render_html
+from spec_audits.runner.results_io import ResultsWriter
+from spec_audits.runner.run_lock import LOCK_FILE, locked, reading
+from spec_audits.runner.study import STUDY_FILE, expand_runs
+from spec_audits.runner.unread import has_scorable
 from tests.runner.batch.support import run
 from tests.stub_server import StubConfig, StubServer
 from tests.support import shipped_suite

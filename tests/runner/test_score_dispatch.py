@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from spec_audits.cli import main
-from spec_audits.families import registry
+from spec_audits.dispatch import registry
 from spec_audits.families.influence.score.synthetic import Design, write_run, write_suite
 
 

@@ -1,5 +1,5 @@
 """Keys are never written or printed, of any length (issue 32, item 4): the one scrubber
-(spec_audits/secrets.py) against the credential variables litellm reads, header forms, URL secrets, and a
+(spec_audits/base/secrets.py) against the credential variables litellm reads, header forms, URL secrets, and a
 loopback server that echoes the Authorization header or a short key back."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 from aiohttp import web
 from click.testing import CliRunner
 
+from spec_audits.base.secrets import is_credential, scrub, scrub_text
 from spec_audits.cli import main
-from spec_audits.secrets import is_credential, scrub, scrub_text
 from tests.stub_server import StubServer, _completion
 
 SHORT = "k3y"  # a key shorter than 8 characters

@@ -17,7 +17,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
 
 from spec_audits.cli import main
-from spec_audits.compiler.build import compile_file
+from spec_audits.compiler.dispatch.build import compile_file
 from tests.runner.test_run_conversations import _run
 from tests.stub_server import StubServer, _completion
 from tests.support import ROOT, shipped_spec

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from spec_audits.base.safe_files import fresh_opener
 from spec_audits.cli import main
 from spec_audits.runner import files_out
 from spec_audits.runner.run_lock import LOCK_FILE
-from spec_audits.safe_files import fresh_opener
 from tests.stub_server import StubServer
 from tests.support import FIXTURES, ROOT
 

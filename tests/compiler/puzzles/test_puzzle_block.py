@@ -8,7 +8,7 @@ import pytest
 
 from spec_audits.compiler.errors import ErrorCollector
 from spec_audits.compiler.load import load_spec
-from spec_audits.families import registry
+from spec_audits.dispatch import registry
 from spec_audits.puzzles import PropositionalConfig, ZebraConfig
 from spec_audits.puzzles.block import puzzle_config
 from spec_audits.puzzles.presets import RELEASED

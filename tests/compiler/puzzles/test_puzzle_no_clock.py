@@ -14,7 +14,7 @@ import pytest
 
 import spec_audits.compiler as compiler
 import spec_audits.families as families
-from spec_audits.compiler.build import compile_file
+from spec_audits.compiler.dispatch.build import compile_file
 from spec_audits.puzzles import AttributeConfig, PuzzleError, ZebraConfig, generate_zebra, solve
 from tests.families.cue.test_cue_score_run import SPEC, write_dilemmas
 

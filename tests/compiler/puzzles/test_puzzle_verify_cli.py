@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from spec_audits.contract.suite_model import SuiteRow
 from spec_audits.contract.writer import suite_row, write_suite_folder
 from spec_audits.puzzles import PropositionalConfig, draw_selections, expect_of, generate_puzzle
-from spec_audits.runner.publish.cli import verify
+from spec_audits.runner.commands.publish.cli import verify
 
 CONFIG = PropositionalConfig(name="identity")
 

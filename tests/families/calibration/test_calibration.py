@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from lark import Token
 
 from spec_audits.cli import main
-from spec_audits.examples.calibration import reliability
-from spec_audits.families import registry
+from spec_audits.dispatch import registry
+from spec_audits.examples.calibration import Scale, reliability
+from spec_audits.sdk import Builder, Leaf, Span, nodes
 from tests.plugins import install
 from tests.stub_server import StubConfig, StubServer
 
@@ -89,6 +92,26 @@ def test_a_wrong_correct_answer_and_an_empty_scale_are_located_in_one_pass(quiz:
     assert [line for line in result.output.splitlines() if ": error: " in line] == [
         f"{quiz}:9:9: error: item 'q2': its correct answer 'C' is not one of the answer's tokens (A, B)",
         f"{quiz}:12:14: error: the confidence scale 100..0 is empty"]
+
+
+def test_the_plugins_shape_receives_spec_leaves_not_lark_tokens(quiz: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The `confidence` shape of the installed plug-in is handed its text as a Text node and its numbers as
+    spec's Leaf: the terminal, where it is, and its typed value."""
+    seen: list[list[Any]] = []
+    build = Scale.build
+
+    def spy(self: Scale, at: Builder, span: Span, children: list[Any]) -> tuple[nodes.Text, int, int]:
+        seen.append(children)
+        return build(self, at, span, children)
+
+    monkeypatch.setattr(Scale, "build", spy)
+    assert _spec("check", str(quiz)).exit_code == 0
+    label, low, high = seen[0]
+    assert isinstance(label, nodes.Text) and label.value == "Confidence:"
+    assert [(type(leaf), isinstance(leaf, Token), leaf.kind, leaf.span) for leaf in (low, high)] == [
+        (Leaf, False, "NUMBER", Span(str(quiz), 12, 28, 12, 29)),
+        (Leaf, False, "NUMBER", Span(str(quiz), 12, 31, 12, 34))]
+    assert (low.whole(), high.whole()) == (0, 100)
 
 
 def test_the_reliability_table_and_ece_by_hand() -> None:

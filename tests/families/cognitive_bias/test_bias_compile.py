@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from spec_audits.compiler.build import check_file, compile_file
 from spec_audits.compiler.data_parse import parse_test_case
+from spec_audits.compiler.dispatch.build import check_file, compile_file
 from spec_audits.compiler.errors import SpecError
 from spec_audits.compiler.load import display_path
 from spec_audits.contract.reader import read_suite

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from spec_audits.cli import main
-from spec_audits.compiler.build import check_file
+from spec_audits.compiler.dispatch.build import check_file
 from spec_audits.compiler.errors import SpecError
 from spec_audits.families.cognitive_bias.generate import BankWriter, Jury, read_ratings
 from spec_audits.runner.call import CallSettings, Reply

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from scipy import stats
 
 from spec_audits.cli import main
-from spec_audits.compiler.build import compile_file
+from spec_audits.compiler.dispatch.build import compile_file
 from spec_audits.families.cognitive_bias.score.causal import logistic_l2, propensity
 from spec_audits.families.cognitive_bias.score.metric import bias_metric
 from tests.support import ROOT, suite_rows

@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from spec_audits.compiler.build import compile_file
-from spec_audits.runner.score_cli import score
+from spec_audits.compiler.dispatch.build import compile_file
+from spec_audits.runner.dispatch.score_cli import score
 from tests.compiler.test_malformed_specs import reported, run_check
 from tests.families.cue.test_cue_score_run import SPEC, _fake_run, _suite_rows, write_dilemmas
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from spec_audits.compiler.build import check_file, compile_file
+from spec_audits.compiler.dispatch.build import check_file, compile_file
 from spec_audits.compiler.errors import SpecError
 from tests.families.cue import _tiny
 from tests.puzzle_brute import audit

@@ -16,11 +16,11 @@ import pytest
 from click.testing import CliRunner
 
 from spec_audits.cli import main
-from spec_audits.compiler.build import compile_file
+from spec_audits.compiler.dispatch.build import compile_file
 from spec_audits.families.cue.score.events import abstention
 from spec_audits.families.cue.score.load import last_json, load_cue_run, read_answer
-from spec_audits.runner.run_cli import run
-from spec_audits.runner.score_cli import score
+from spec_audits.runner.commands.run_cli import run
+from spec_audits.runner.dispatch.score_cli import score
 from spec_audits.runner.study import record_study
 from tests.support import ROOT
 

@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from spec_audits.cli import main
-from spec_audits.families import registry
-from spec_audits.families.registry import register, unregister
+from spec_audits.dispatch import registry
+from spec_audits.dispatch.registry import register, unregister
 from tests.families.echo import FAMILY
 from tests.plugins import install
 from tests.stub_server import StubConfig, StubServer

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from spec_audits.compiler.build import check_file, compile_file
+from spec_audits.compiler.dispatch.build import check_file, compile_file
 from spec_audits.compiler.errors import SpecError
 from spec_audits.contract.reader import read_suite
 from tests.families.effects import SPEC, write_tiny

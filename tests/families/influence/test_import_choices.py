@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from spec_audits.cli import main
-from spec_audits.compiler.build import compile_file
+from spec_audits.compiler.dispatch.build import compile_file
 from spec_audits.contract.reader import read_results, read_suite
 from spec_audits.runner.files_out import read_csv
 

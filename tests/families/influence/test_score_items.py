@@ -9,7 +9,7 @@ import pandas as pd
 from click.testing import CliRunner, Result
 
 from spec_audits.cli import main
-from spec_audits.compiler.build import compile_file
+from spec_audits.compiler.dispatch.build import compile_file
 from tests.stub_server import StubServer
 
 DATA = "id,situation,a,b,va,vb\n1,Stay or go?,Stay,Go,calm,zeal\n2,Eat or fast?,Eat,Fast,zeal,calm\n" \

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from spec_audits.cli import main
-from spec_audits.compiler.build import compile_file
+from spec_audits.compiler.dispatch.build import compile_file
 from spec_audits.runner.execute import run_suite
 from spec_audits.runner.run_config import RunConfig
 from tests.stub_server import StubConfig, StubServer

@@ -14,7 +14,7 @@ from statsmodels.stats.inter_rater import cohens_kappa
 from statsmodels.stats.proportion import proportion_confint
 
 from spec_audits.cli import main
-from spec_audits.compiler.build import compile_file
+from spec_audits.compiler.dispatch.build import compile_file
 from spec_audits.contract.reader import read_suite
 from spec_audits.families.influence.score.synthetic import write_run
 

@@ -13,7 +13,7 @@ from click.testing import CliRunner, Result
 from statsmodels.stats.multitest import multipletests
 
 from spec_audits.cli import main
-from spec_audits.compiler.build import compile_file
+from spec_audits.compiler.dispatch.build import compile_file
 from tests.stub_server import StubServer
 
 SPEC = """

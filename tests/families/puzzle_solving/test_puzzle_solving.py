@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from spec_audits.cli import main
-from spec_audits.compiler.build import compile_file
+from spec_audits.compiler.dispatch.build import compile_file
 from spec_audits.compiler.errors import SpecError
 from spec_audits.contract.reader import read_suite
 from spec_audits.puzzles import reprove

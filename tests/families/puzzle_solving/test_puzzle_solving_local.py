@@ -10,7 +10,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from spec_audits import exits
+from spec_audits.base import exits
 from spec_audits.cli import main
 from spec_audits.contract.reader import read_results
 from tests.support import shipped_suite

@@ -1,6 +1,6 @@
 """A test family that adds, from this one module, a design keyword with an argument shape of its own
 (`repeat N times`), a `spec score` option (`--shout`) and a kind of published table (`spec score --tallies
-FILE`). Nothing outside this folder names it, and it imports spec's public API only (spec_audits/sdk.py):
+FILE`). Nothing outside this folder names it, and it imports spec's public API only (spec_audits.sdk):
 tests/families/test_new_family.py installs it through the `spec_audits.families` entry-point group, as
 another distribution would.
 

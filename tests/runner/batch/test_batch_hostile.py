@@ -15,10 +15,10 @@ from spec_audits.contract.reader import read_results
 from spec_audits.runner.batch.client import BatchClient, Outcomes
 from spec_audits.runner.batch.ledger import Part, read_errors, read_ledger
 from spec_audits.runner.batch.parts import update
-from spec_audits.runner.cache import NoCache
 from spec_audits.runner.call import CallSettings
-from spec_audits.runner.provider_errors import FatalError
 from spec_audits.runner.run_config import RunError
+from spec_audits.runner.services.cache import NoCache
+from spec_audits.runner.services.provider_errors import FatalError
 from tests.runner.batch.support import run
 from tests.stub_server import StubServer
 from tests.support import forced_choice_rows, write_suite

@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from spec_audits import exits
+from spec_audits.base import exits
 from spec_audits.contract.reader import read_results
 from spec_audits.contract.writer import suite_row
 from spec_audits.runner.batch.ledger import read_ledger
-from spec_audits.runner.provider_errors import FatalError
-from spec_audits.runner.run_cli import run as run_command
+from spec_audits.runner.commands.run_cli import run as run_command
 from spec_audits.runner.run_config import RunError
+from spec_audits.runner.services.provider_errors import FatalError
 from tests.runner.batch.support import run
 from tests.stub_server import StubServer
 from tests.support import ROOT, forced_choice_rows, write_suite
@@ -157,7 +157,8 @@ def _base(stub: StubServer) -> str:
 
 
 def _spawn(suite: Path, out: Path, stub: StubServer, *extra: str) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-c", "from spec_audits.runner.run_cli import run; run()", str(suite), "--out", str(out),
+    command = [sys.executable, "-c", "from spec_audits.runner.commands.run_cli import run; run()",
+               str(suite), "--out", str(out),
                "--model", "openai/stub", "--api-base", _base(stub), "--batch", "--poll", "0.05", "--no-progress",
                *extra]
     return subprocess.Popen(command, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL,

@@ -12,9 +12,9 @@ from click.testing import CliRunner
 
 from spec_audits.runner.batch.providers import batch_provider, request_body
 from spec_audits.runner.batch.requests import request_line, split_lines
-from spec_audits.runner.provider_errors import FatalError
-from spec_audits.runner.run_cli import run as run_command
+from spec_audits.runner.commands.run_cli import run as run_command
 from spec_audits.runner.run_config import RunError
+from spec_audits.runner.services.provider_errors import FatalError
 from tests.runner.batch.support import run
 from tests.stub_server import StubConfig, StubServer
 from tests.support import forced_choice_rows, write_suite

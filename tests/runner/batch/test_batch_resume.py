@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from spec_audits.contract.reader import read_results
 from spec_audits.runner.batch.ledger import read_ledger, write_ledger
-from spec_audits.runner.score_cli import score
+from spec_audits.runner.dispatch.score_cli import score
 from tests.runner.batch.support import run
 from tests.stub_server import StubServer
 from tests.support import ROOT, shipped_suite
@@ -27,7 +27,8 @@ SETTINGS: dict[str, object] = {"limit": ROWS, "mode": "logprob", "batch_size": P
 
 
 def _spawn(suite: Path, out: Path, stub: StubServer, settings: dict[str, object]) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-c", "from spec_audits.runner.run_cli import run; run()", str(suite), "--out", str(out),
+    command = [sys.executable, "-c", "from spec_audits.runner.commands.run_cli import run; run()",
+               str(suite), "--out", str(out),
                "--model", "openai/stub", "--api-base", f"http://127.0.0.1:{stub.port}/v1", "--batch", "--poll", "0.05",
                "--limit", str(settings["limit"]), "--mode", str(settings["mode"]),
                "--batch-size", str(settings["batch_size"]), "--no-progress"]

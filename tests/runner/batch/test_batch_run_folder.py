@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from spec_audits import exits
+from spec_audits.base import exits
 from spec_audits.contract.reader import read_results
 from spec_audits.runner.batch.api import BatchApi
 from spec_audits.runner.batch.collect import TWICE
@@ -22,10 +22,10 @@ from spec_audits.runner.batch.ledger import read_ledger
 from spec_audits.runner.batch.parts import Part, update
 from spec_audits.runner.batch.providers import batch_provider
 from spec_audits.runner.batch.verify import batch_metadata, made_of
-from spec_audits.runner.cache import ResponseCache
-from spec_audits.runner.provider_errors import FatalError
-from spec_audits.runner.run_cli import run as run_command
+from spec_audits.runner.commands.run_cli import run as run_command
 from spec_audits.runner.run_config import RunError
+from spec_audits.runner.services.cache import ResponseCache
+from spec_audits.runner.services.provider_errors import FatalError
 from tests.runner.batch.support import answers, run
 from tests.stub_batches import BatchEndpoints
 from tests.stub_server import StubServer

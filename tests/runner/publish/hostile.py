@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from spec_audits.runner.publish.bundle import write_bundle
-from spec_audits.runner.publish.sums import HEADER, sums_text
+from spec_audits.runner.commands.publish.bundle import write_bundle
+from spec_audits.runner.commands.publish.sums import HEADER, sums_text
 from tests.runner.publish.project import make_project
 
 TAR_GZ_LEVEL = 9

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from spec_audits.compiler.build import compile_file
+from spec_audits.compiler.dispatch.build import compile_file
 from tests.support import FIXTURES, ROOT
 
 MIT = (ROOT / "specs" / "LICENSE").read_text(encoding="utf-8")

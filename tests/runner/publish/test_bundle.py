@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from spec_audits.compiler.build import compile_file
-from spec_audits.runner.publish.cli import bundle, verify
-from spec_audits.runner.publish.sources import identify
-from spec_audits.runner.publish.sums import HEADER
+from spec_audits.compiler.dispatch.build import compile_file
+from spec_audits.runner.commands.publish.cli import bundle, verify
+from spec_audits.runner.commands.publish.sources import identify
+from spec_audits.runner.commands.publish.sums import HEADER
 from tests.runner.publish.project import CC_BY, make_project
 from tests.support import ROOT, shipped_suite
 

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from spec_audits.compiler.build import compile_file
+from spec_audits.compiler.dispatch.build import compile_file
 from spec_audits.contract.reader import read_suite
-from spec_audits.runner.publish.bundle import write_bundle
-from spec_audits.runner.publish.cli import diff
+from spec_audits.runner.commands.publish.bundle import write_bundle
+from spec_audits.runner.commands.publish.cli import diff
 from tests.runner.publish.project import make_project
 
 

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from spec_audits.contract.reader import read_suite
 from spec_audits.contract.writer import write_suite_folder
-from spec_audits.runner.publish.cli import export
+from spec_audits.runner.commands.publish.cli import export
 from tests.runner.publish.project import make_project
 from tests.support import forced_choice_rows
 

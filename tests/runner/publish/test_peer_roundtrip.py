@@ -18,8 +18,8 @@ from click.testing import CliRunner
 
 from spec_audits.cli import main
 from spec_audits.contract.reader import read_results, read_suite
+from spec_audits.runner.commands.publish.export import to_inspect
 from spec_audits.runner.execute import run_suite
-from spec_audits.runner.publish.export import to_inspect
 from spec_audits.runner.run_config import RunConfig
 from tests.runner.publish.project import make_project
 from tests.stub_server import StubServer, _completion
@@ -98,7 +98,7 @@ def _promptfoo_file(path: Path, results: list[dict[str, Any]]) -> Path:
 
 
 def test_an_answer_no_row_matches_is_refused_with_file_and_result(suite: Path) -> None:
-    from spec_audits.runner.publish.export import chat
+    from spec_audits.runner.commands.publish.export import chat
 
     loaded = read_suite(suite)
     row = loaded.rows[0]

@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from spec_audits.cli import main
 from spec_audits.contract.reader import read_suite
 from spec_audits.contract.writer import suite_row
-from spec_audits.runner.publish.export import chat, to_promptfoo
+from spec_audits.runner.commands.publish.export import chat, to_promptfoo
 from tests.runner.publish.project import make_project
 from tests.runner.publish.test_peer_roundtrip import ByPrompt, _answers, _native
 from tests.support import forced_choice_rows, write_suite

@@ -15,8 +15,8 @@ import pytest
 from spec_audits.contract.reader import read_suite
 from spec_audits.contract.suite_model import SuiteRow
 from spec_audits.contract.writer import suite_row, write_suite_folder
-from spec_audits.runner.publish.bundle import write_bundle
-from spec_audits.runner.publish.export import to_hf, to_inspect
+from spec_audits.runner.commands.publish.bundle import write_bundle
+from spec_audits.runner.commands.publish.export import to_hf, to_inspect
 from tests.runner.publish.project import make_project
 from tests.support import ROOT
 

@@ -16,12 +16,12 @@ import pytest
 from click.testing import CliRunner, Result
 
 from spec_audits.contract.seeding import canonical_json
-from spec_audits.runner.publish.archive import write_archive
-from spec_audits.runner.publish.bundle import write_bundle
-from spec_audits.runner.publish.cli import verify
-from spec_audits.runner.publish.members import scan
-from spec_audits.runner.publish.sums import sums_text
-from spec_audits.runner.publish.verify import Options, check_suite
+from spec_audits.runner.commands.publish.archive import write_archive
+from spec_audits.runner.commands.publish.bundle import write_bundle
+from spec_audits.runner.commands.publish.cli import verify
+from spec_audits.runner.commands.publish.members import scan
+from spec_audits.runner.commands.publish.sums import sums_text
+from spec_audits.runner.commands.publish.verify import Options, check_suite
 from tests.runner.publish.project import make_project
 
 ROWS = 81

@@ -23,10 +23,10 @@ import pytest
 from click.testing import CliRunner, Result
 
 from spec_audits.contract.seeding import canonical_json
-from spec_audits.runner.publish import recompile as recompile_module
-from spec_audits.runner.publish.archive import write_archive
-from spec_audits.runner.publish.cli import diff, verify
-from spec_audits.runner.publish.recompile import Limits, recompile
+from spec_audits.runner.commands.publish import recompile as recompile_module
+from spec_audits.runner.commands.publish.archive import write_archive
+from spec_audits.runner.commands.publish.cli import diff, verify
+from spec_audits.runner.commands.publish.recompile import Limits, recompile
 from tests.runner.publish.hostile import (
     copy_bundle,
     counting_server,
@@ -359,7 +359,7 @@ def test_the_recompile_is_held_to_its_time_and_memory(folder: Path, tmp_path: Pa
 
 
 def test_a_write_past_the_file_size_limit_fails_instead_of_killing_the_child(tmp_path: Path) -> None:
-    code = ("from spec_audits.runner.publish.recompile import Limits, _limit\n"
+    code = ("from spec_audits.runner.commands.publish.recompile import Limits, _limit\n"
             "_limit(Limits(seconds=60, memory_mib=2048, rows=1, trials=1, file_bytes=1000))\n"
             "try:\n    with open('big', 'wb') as big:\n        big.write(b'x' * 5000)\n"
             "except OSError as err:\n    print(err.errno)\n")
@@ -377,7 +377,7 @@ def _inherit_a_lower_memory_limit() -> None:
 
 
 def test_the_recompile_keeps_a_lower_memory_limit_it_inherited(folder: Path, tmp_path: Path) -> None:
-    code = ("import resource\nfrom spec_audits.runner.publish.recompile import Limits, _limit\n"
+    code = ("import resource\nfrom spec_audits.runner.commands.publish.recompile import Limits, _limit\n"
             "_limit(Limits(seconds=60, memory_mib=2048, rows=1, trials=1, file_bytes=1000))\n"
             "print(resource.getrlimit(resource.RLIMIT_AS))\n")
     limited = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
@@ -394,7 +394,7 @@ def test_the_recompile_keeps_a_lower_memory_limit_it_inherited(folder: Path, tmp
 
 STOPPED = """import os, signal, sys, time
 signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C as in a terminal, whatever the test inherited
-import spec_audits.runner.publish.verify as checks
+import spec_audits.runner.commands.publish.verify as checks
 def stopped(*args, **kwargs):
     os.kill(os.getpid(), signal.{signal})
     time.sleep(600)
