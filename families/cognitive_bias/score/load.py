@@ -8,7 +8,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 
@@ -19,7 +19,6 @@ from spec_audits.sdk import (
     RESULTS_FILE,
     Manifest,
     ResultCodes,
-    ResultRow,
     ScoreInputError,
     Suite,
     SuiteRow,
@@ -48,8 +47,8 @@ class BiasRun:
 
 
 def load_bias_run(run_dir: Path) -> BiasRun:
-    """Both files streamed (docs/scoring.md, Memory): the suite's rows held without their messages, the results
-    without their replies and turns, and of those only each (item, sample)'s final one."""
+    """Both files streamed (docs/cognitive-bias.md, Memory): the suite's rows held without their messages, of the
+    results only each (item, sample)'s final one, and of it only its item, model, answer and error."""
     suite = _slim_suite(run_dir)
     check_rows(suite.manifest.analysis or {}, suite)  # every arm, bias and covariate the scorer reads is there
     results = _final_results(run_dir, suite)
@@ -95,18 +94,28 @@ def _slim_suite(run_dir: Path) -> Suite:
                  rows=rows)
 
 
-def _final_results(run_dir: Path, suite: Suite) -> list[ResultRow]:
-    """results.jsonl's final row of each (item, sample) (runner/results_io.final_rows), without the replies and
-    turns, each row checked against the run and the suite as it streams."""
+class _Final(NamedTuple):
+    """What the scorer reads of a result row."""
+
+    item_id: str
+    model: str
+    answer: str | None
+    error: str | None
+
+
+def _final_results(run_dir: Path, suite: Suite) -> list[_Final]:
+    """results.jsonl's final row of each (item, sample) (runner/results_io.final_rows), only what the scorer reads
+    of it, each row checked against the run and the suite as it streams."""
     path, codes = run_dir / RESULTS_FILE, ResultCodes()
     position = {row.id: index for index, row in enumerate(suite.rows)}
-    kept: dict[tuple[str, int], ResultRow] = {}
+    kept: dict[tuple[str, int], _Final] = {}
     for _, line, row in iter_numbered_results(path):
         codes.add(line, position.get(row.item_id, -1), row)
         key = (row.item_id, row.sample)
         if key not in kept or row.error is None or kept[key].error is not None:
-            kept[key] = row.model_copy(update={"response": None, "extraction": None, "turns": None,
-                                                "followups": None, "params": {}, "usage": None})
+            answer = codes.answers.codes[-1]  # the model and answer as the texts the codes hold, each once
+            kept[key] = _Final(row.item_id, codes.models.values[codes.models.codes[-1]],
+                               None if answer < 0 else codes.answers.values[answer], row.error)
     codes.check(path, read_run_info(run_dir), [row.answers for row in suite.rows])
     return list(kept.values())
 
