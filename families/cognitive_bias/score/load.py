@@ -81,13 +81,17 @@ def load_bias_run(run_dir: Path) -> BiasRun:
 
 def _slim_suite(run_dir: Path) -> Suite:
     """The run's suite without its rows' messages and extraction prompt (most of a row's bytes), which the scorer
-    never reads, each distinct answers mapping held once."""
+    never reads, each distinct answers mapping, decode settings, metric and covariates held once."""
     rows: list[SuiteRow] = []
-    mappings: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
+    held: dict[str, Any] = {}  # repr (keys in order, types told apart) -> the equal value already held
+
+    def once(value: Any) -> Any:
+        return held.setdefault(repr(value), value) if isinstance(value, dict) else value
 
     def keep(offset: int, row: SuiteRow) -> None:
-        answers = mappings.setdefault(tuple(row.answers.items()), row.answers)
-        rows.append(row.model_copy(update={"messages": [], "extract": None, "answers": answers}))
+        meta = None if row.meta is None else {key: once(value) for key, value in row.meta.items()}
+        rows.append(row.model_copy(update={"messages": [], "extract": None, "answers": once(row.answers),
+                                           "decode": once(row.decode), "meta": meta}))
 
     _, head = scan_run(run_dir, keep)
     return Suite(path=head.path, manifest=head.manifest, manifest_sha256=head.manifest_sha256, sha256=head.sha256,
