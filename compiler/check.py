@@ -15,7 +15,7 @@ from spec_audits.compiler import nodes as n
 from spec_audits.compiler.data_source import checked_source
 from spec_audits.compiler.errors import ErrorCollector, did_you_mean, report_repeats
 from spec_audits.compiler.templates import check_slots, check_syntax, compile_text
-from spec_audits.contract.suite_model import DECODE_KEYS, JUDGE_MODEL, JUDGE_SLOTS, decode_domain, valid_decode_value
+from spec_audits.contract.suite_terms import DECODE_KEYS, JUDGE_MODEL, JUDGE_SLOTS, decode_domain, valid_decode_value
 
 REPLY_SLOT = re.compile(r"\{\{\s*reply\s*\}\}")  # what the runner replaces in a judge prompt
 JUDGE_REPLIES = ("label", "json")  # the bare label, or a JSON object {"label": ..., "reason": ...}

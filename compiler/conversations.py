@@ -10,7 +10,7 @@ into turns, and every row of the design played through it, the design's own prom
       # the row's answer: the reply to this last user turn, in the design's answer form
 
 A user turn may read an earlier answered turn as `{{ NAME.answer }}`, `{{ NAME.option }}`,
-`{{ NAME.other }}` or `{{ NAME.response }}` (spec_audits.contract.suite_model.TURN_SLOTS), filled in by the
+`{{ NAME.other }}` or `{{ NAME.response }}` (spec_audits.contract.suite_terms.TURN_SLOTS), filled in by the
 runner, and the row's cell as `{{ cell.KEY }}` (a factor's level: the authority who pushes back), filled in
 here; `push` names the option the turn pushes toward (other, same or a token). `assistant generate
 model "provider/model"` has another model write the turn. Family-blind: it reads the rows a family made.
@@ -25,7 +25,7 @@ from typing import Any
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.check import checked_decode
 from spec_audits.compiler.errors import Diagnostic, ErrorCollector, Span, SpecError, did_you_mean
-from spec_audits.contract.suite_model import JUDGE_MODEL, PUSHES, TURN_SLOT, TURN_SLOTS
+from spec_audits.contract.suite_terms import JUDGE_MODEL, PUSHES, TURN_SLOT, TURN_SLOTS
 
 FINAL = "answer"  # the name results and flip statistics give the row's own answer
 TURN_FORMS = ("choice", "labels", "options", "yesno")  # an answered turn's own answer forms

@@ -12,11 +12,13 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spec_audits.contract.seeding import canonical_json
-from spec_audits.contract.suite_model import Balance
 from spec_audits.contract.writer import ID_BYTES, ID_HEX
+
+if TYPE_CHECKING:  # the row models: only a compile builds them, never `spec check`
+    from spec_audits.contract.suite_model import Balance
 
 _ID_START = len('{"id":"')
 _ID_END = _ID_START + ID_HEX
@@ -97,6 +99,8 @@ def balance_report(tally: Tally, keys: tuple[str, ...], shared: dict[str, str],
     """Trials per (keys) cell, counting shared rows (e.g. the baseline) once for every value they serve:
     every value listed in `expand_shared`, or, for a key it does not list, the values the design's other
     rows carry in the same cell (e.g. the human biases of one unit)."""
+    from spec_audits.contract.suite_model import Balance
+
     per_cell: dict[tuple[Any, ...], int] = defaultdict(int)
     found = _served_in_cells(tally, keys, shared)
     for cell, trials in tally.cell_trials.items():

@@ -80,8 +80,8 @@ def _load(path: Path, sources: dict[str, str], chain: tuple[Path, ...], loaded: 
         raise SpecError(list(errors.diagnostics), {**sources})
     spec = build_spec(parsed.tree, shown, errors, parsed.syntax)
     if parsed.damaged:
-        spec = spec.model_copy(update={"designs": tuple(
-            d.model_copy(update={"damaged": True}) if d.span.line in parsed.damaged else d for d in spec.designs)})
+        spec = n.replaced(spec, designs=tuple(
+            n.replaced(d, damaged=True) if d.span.line in parsed.damaged else d for d in spec.designs))
     merged = {field: list(getattr(spec, field)) for field in _IMPORTED}
     refused = ErrorCollector()  # an import that cannot be read: its vocabulary would be reported missing
     for item in spec.imports:
@@ -94,7 +94,7 @@ def _load(path: Path, sources: dict[str, str], chain: tuple[Path, ...], loaded: 
     if refused.diagnostics:  # so the checks wait, as after a statement lost to a syntax error
         errors.extend(refused.diagnostics)
         raise SpecError(list(errors.diagnostics), dict(sources))
-    return spec.model_copy(update={k: tuple(v) for k, v in merged.items()})
+    return n.replaced(spec, **{k: tuple(v) for k, v in merged.items()})
 
 
 def _import_target(path: Path, item: n.Text, chain: tuple[Path, ...], loaded: set[Path],

@@ -14,6 +14,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from spec_audits.compiler.clauses import Syntax, clause_rules
 from spec_audits.compiler.errors import Diagnostic, Span, SpecError, did_you_mean
+from spec_audits.compiler.parser_cache import cached_parser
 
 GRAMMAR_PATH = Path(__file__).resolve().with_name("spec.lark")  # package data: every install has it
 
@@ -46,15 +47,9 @@ def spec_parser(syntax: Syntax) -> Lark:
 
 @lru_cache(maxsize=4)
 def _parser(grammar: str) -> Lark:
-    """Built once per grammar in a process; lark caches the tables on disk, keyed by the grammar's hash,
-    which saves a quarter of a second per `spec` command."""
-    return Lark(
-        grammar,
-        parser="lalr",
-        propagate_positions=True,
-        maybe_placeholders=False,
-        cache=True,
-    )
+    """Built once per grammar in a process, and its tables kept between commands in the user's own cache
+    folder (compiler/parser_cache.py), which saves a tenth of a second per `spec` command."""
+    return cached_parser(grammar)
 
 
 MAX_DEPTH = 100  # nesting of the parse tree; later stages recurse over it, so deeper would overflow the stack

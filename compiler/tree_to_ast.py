@@ -164,7 +164,7 @@ class ToAst(GeneratorsAndDesigns):
         return ("conversation", node)
 
     def turn(self, meta: Any, children: list[Any]) -> n.Turn:
-        return n.Turn(span=self._span(meta), role=str(children[0]), **children[1])
+        return n.Turn(span=self._span(meta), role=cast(n.Role, str(children[0])), **children[1])
 
     def turn_text(self, meta: Any, children: list[Any]) -> dict[str, Any]:
         push = scalar(children[1]) if len(children) > 1 else None
@@ -270,7 +270,8 @@ def _owned(block: n.Block) -> tuple[str, n.Node]:
     """A declared block as the AST keeps it: the puzzle and generator blocks in their own nodes (which
     spec_audits/puzzles and the generator's family read), any other in Spec.blocks."""
     if block.keyword == "puzzle":
-        clauses = tuple(n.PuzzleClause(span=c.span, keyword=c.keyword, args=c.value) for c in block.clauses)
+        clauses = tuple(n.PuzzleClause(span=c.span, keyword=c.keyword, args=cast(n.PuzzleArgs, c.value))
+                        for c in block.clauses)
         return "puzzle", n.PuzzleDef(span=block.span, name=block.name, clauses=clauses)
     if block.keyword == "generator":
         return "generator", n.GeneratorDef(span=block.span, name=block.name, clauses=block.clauses)

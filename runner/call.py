@@ -14,7 +14,7 @@ from typing import Any
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from spec_audits.base.secrets import scrub, scrub_text  # noqa: E402
-from spec_audits.contract.suite_model import DECODE_KEYS  # noqa: E402
+from spec_audits.contract.suite_terms import DECODE_KEYS  # noqa: E402
 from spec_audits.local.names import LOCAL_PREFIX, is_local  # noqa: E402
 from spec_audits.runner.services.cache import NoCache, ResponseCache, call_key  # noqa: E402
 from spec_audits.runner.services.provider_errors import (  # noqa: E402

@@ -1,13 +1,14 @@
 """Conversations played turn by turn: answered turns parsed like the row's answer, and user turns filled in
 from the answers before them (`{{ NAME.answer }}`, `{{ NAME.option }}`, `{{ NAME.other }}`,
-`{{ NAME.response }}`, spec_audits.contract.suite_model.TURN_SLOTS)."""
+`{{ NAME.response }}`, spec_audits.contract.suite_terms.TURN_SLOTS)."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from spec_audits.contract.suite_model import TURN_SLOT, TURN_SLOTS, TurnAnswer
+from spec_audits.contract.suite_model import TurnAnswer
+from spec_audits.contract.suite_terms import TURN_SLOT, TURN_SLOTS
 from spec_audits.runner.answers import parse_answer, parse_answer_line
 
 

@@ -11,17 +11,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from spec_audits.contract.results_model import ResultRow
-from spec_audits.contract.suite_model import (
-    EXTRACTION_SLOT,
-    FOLLOWUP_SLOTS,
-    JUDGE_SLOTS,
-    DecodeSettings,
-    FollowUp,
-    Judge,
-    Message,
-    SuiteRow,
-    TurnAnswer,
-)
+from spec_audits.contract.suite_model import EXTRACTION_SLOT, FollowUp, Judge, Message, SuiteRow, TurnAnswer
+from spec_audits.contract.suite_terms import FOLLOWUP_SLOTS, JUDGE_SLOTS, DecodeSettings
 from spec_audits.local.names import is_local
 from spec_audits.puzzles.answers import outcome_of, read_solution
 from spec_audits.runner.answers import (

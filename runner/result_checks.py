@@ -9,6 +9,7 @@ loader goes through `check_result_columns`, vectorised for the million-row files
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +37,16 @@ def read_checked_run(run_dir: Path) -> tuple[RunInfo, Suite, list[ResultRow]]:
     return info, suite, rows
 
 
-Meanings = Callable[[pd.Index], Sequence["dict[str, str] | None"]]
+@dataclass(frozen=True)
+class CodedMeanings:
+    """What a Meanings function may give instead of a mapping per id, for a million ids: a code per id into the
+    distinct mappings (-1: no such row)."""
+
+    codes: np.ndarray
+    mappings: list[dict[str, str]]
+
+
+Meanings = Callable[[pd.Index], "Sequence[dict[str, str] | None] | CodedMeanings"]
 """The suite rows' answers (token -> meaning) of a run's distinct item ids, in their order (None: no such row)."""
 
 
@@ -53,7 +63,8 @@ def check_result_columns(path: Path, info: RunInfo, meanings: Meanings, frame: p
         raise ScoreInputError(path, f"{who}, but {RUN_FILE} says the run is of {info.model!r}",
                               row=_line(frame, first), column="model")
     ids, id_names = _codes(frame["item_id"])
-    kinds, mappings = _mapping_codes(meanings(id_names))
+    found = meanings(id_names)
+    kinds, mappings = (found.codes, found.mappings) if isinstance(found, CodedMeanings) else _mapping_codes(found)
     answers, answer_names = _codes(frame["answer"])  # -1: no answer
     outcomes, outcome_names = _codes(frame["outcome"])  # -1: no outcome
     outcome_codes = {name: code for code, name in enumerate(outcome_names)}

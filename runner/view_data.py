@@ -13,7 +13,8 @@ from typing import Any
 
 from spec_audits.contract.reader import RUN_FILE, ContractError, read_results, read_run
 from spec_audits.contract.results_model import ResultRow
-from spec_audits.contract.suite_model import EMBEDDED_JUDGE, EXTRACTION_SLOT, FOLLOWUP_SLOTS, SuiteRow
+from spec_audits.contract.suite_model import EXTRACTION_SLOT, SuiteRow
+from spec_audits.contract.suite_terms import EMBEDDED_JUDGE, FOLLOWUP_SLOTS
 from spec_audits.runner.conversation import ConversationStopped, fill_turn
 from spec_audits.runner.files_out import write_text
 from spec_audits.runner.item_runner import fill_slots

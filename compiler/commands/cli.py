@@ -10,7 +10,6 @@ import click
 
 from spec_audits.base.terminal import echo, visible
 from spec_audits.compiler.budget import DEFAULT_BUDGET, Budget
-from spec_audits.compiler.dispatch.build import check_file, compile_file
 from spec_audits.compiler.errors import SpecError
 
 if TYPE_CHECKING:
@@ -74,6 +73,8 @@ def check(spec_file: Path, seed: int | None, allowed: tuple[Path, ...], max_rows
     Example:
       spec check specs/triage.spec
     """
+    from spec_audits.compiler.dispatch.build import check_file  # `spec show` never loads the compile stages
+
     try:
         checked = check_file(spec_file, seed, allowed, _budget(max_rows, max_trials, max_seconds))
     except SpecError as err:
@@ -104,6 +105,8 @@ def compile_cmd(spec_file: Path, out_dir: Path | None, seed: int | None, allowed
     Example:
       spec compile specs/triage.spec -o generated/triage
     """
+    from spec_audits.compiler.dispatch.build import compile_file
+
     try:
         manifest, target = compile_file(spec_file, out_dir, seed, progress=True, allowed=allowed,
                                         budget=_budget(max_rows, max_trials, max_seconds))
@@ -152,10 +155,14 @@ def _split_filter(text: str) -> tuple[str, str]:
 
 def _print_cells(suite: Suite) -> None:
     """Trials per balanced cell (the manifest's balance keys); rows shared by every value print '(shared)'."""
-    keys = [visible(k) for k in suite.strata or ["condition"]]
-    trials: Counter[tuple[str, ...]] = Counter()
+    strata = suite.strata or ["condition"]
+    keys = [visible(k) for k in strata]
+    raw: Counter[tuple[str | None, ...]] = Counter()
     for row in suite.rows:
-        trials[tuple(_cell_text(row.cell.get(k)) for k in suite.strata or ["condition"])] += row.samples
+        raw[tuple(_as_text(row.cell.get(k)) for k in strata)] += row.samples
+    trials: Counter[tuple[str, ...]] = Counter()
+    for values, count in raw.items():  # each distinct cell made safe for the terminal once, not once a row
+        trials[tuple(map(_cell_text, values))] += count
     widths = [max(len(k), *(len(key[i]) for key in trials)) + 2 for i, k in enumerate(keys)]
     click.echo()
     click.echo("".join(k.ljust(w) for k, w in zip(keys, widths, strict=True)) + "trials".rjust(8))
@@ -163,8 +170,12 @@ def _print_cells(suite: Suite) -> None:
         click.echo("".join(v.ljust(w) for v, w in zip(key, widths, strict=True)) + str(count).rjust(8))
 
 
-def _cell_text(value: Any) -> str:
-    return "(shared)" if value is None else visible(str(value))
+def _as_text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _cell_text(value: str | None) -> str:
+    return "(shared)" if value is None else visible(value)
 
 
 def _print_item(row: SuiteRow) -> None:

@@ -9,7 +9,7 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.budget import DEFAULT_BUDGET, Budget, Size, check_budget, counted, planned_size
@@ -22,10 +22,12 @@ from spec_audits.compiler.files import spec_roots
 from spec_audits.compiler.load import collect_spec, display_path, load_spec
 from spec_audits.compiler.suite_checks import check_suite, shared_and_served, suite_analysis
 from spec_audits.compiler.version import COMPILER_VERSION, SCHEMA_VERSION
-from spec_audits.contract.suite_model import Manifest
 from spec_audits.contract.writer import write_manifest, write_schema
 from spec_audits.dispatch import registry
 from spec_audits.sdk.interface import DesignContext, Family
+
+if TYPE_CHECKING:  # only a compile builds the manifest model (spec_audits.contract.writer)
+    from spec_audits.contract.suite_model import Manifest
 
 
 @dataclass

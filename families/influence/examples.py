@@ -93,7 +93,7 @@ def _pool(source: n.DataSource, items: list[Row], required: tuple[str, ...], see
                    f"data '{source.name}' keeps every row",
                    "add 'sample N [per FIELD]' or 'where EXPR' to the data clause")
         return None
-    everything = read_rows(source.model_copy(update={"sample": None, "where": None}), required, seed, errors)
+    everything = read_rows(n.replaced(source, sample=None, where=None), required, seed, errors)
     if everything is None:
         return None
     used = {row[first_key(source)] for row in items} if kind != "block_all" else set()

@@ -2,7 +2,7 @@
 
 Each follow-up's text is a template over the row's options, the names its prompt sees (`first`, `second`,
 `factor`, and `item` in a design over data items), and `answer`, the first answer, which the runner fills
-in when it sends the turn (spec_audits.contract.suite_model.FOLLOWUP_SLOTS). Its judge's prompt sees `reply` and
+in when it sends the turn (spec_audits.contract.suite_terms.FOLLOWUP_SLOTS). Its judge's prompt sees `reply` and
 `conversation`, both filled in by the runner (checked by the shared checks). A text that reads no name of
 the row is rendered once, and every row carries the same entries.
 """

@@ -57,7 +57,7 @@ def _spread(answers: pd.DataFrame | None, pilot: Path | None, key: tuple[str, st
         return 0.25, icc, assumed
     arm, base = effect_arms(answers, *key)
     own = answers[arm | base]
-    clusters = np.unique(own["item_id"].to_numpy(str), return_inverse=True)[1].astype(np.int64)
+    clusters = np.unique(own["item_id"].to_numpy(), return_inverse=True)[1].astype(np.int64)
     estimate = from_pilot(own["y"].to_numpy(float), arm[arm | base], clusters)
     if estimate is None:
         return 0.25, icc, f"{assumed} (the pilot {pilot} cannot tell)"

@@ -10,9 +10,9 @@ from importlib import metadata
 
 import click
 
+from spec_audits.base.user_cache import cache_dir
 from spec_audits.contract.writer import file_sha256
 from spec_audits.local.native import cpu_summary, describe_failure, read_record, record_path, run_smoke, smoke_line
-from spec_audits.runner.services.cache import cache_dir
 
 _MODEL_FILE = "gemma-3-270m-q4_k_m.gguf"
 

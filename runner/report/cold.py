@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from spec_audits.contract.reader import RUN_FILE, find_run_info, read_manifest, suite_dir_of
-from spec_audits.contract.suite_model import EMBEDDED_JUDGE
+from spec_audits.contract.suite_terms import EMBEDDED_JUDGE
 from spec_audits.runner.report.document import Block, Document, Paragraph, Table
 from spec_audits.runner.study import is_study, study_runs
 

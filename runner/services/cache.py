@@ -13,21 +13,13 @@ from typing import Any
 
 import click
 
+from spec_audits.base.user_cache import cache_dir
 from spec_audits.contract.seeding import canonical_json as canonical
 
-CACHE_ENV = "SPEC_CACHE_DIR"
 RESPONSE_CACHE_ENV = "SPEC_RESPONSE_CACHE"
 _INSERT = "INSERT OR REPLACE INTO responses VALUES (?, ?)"
 RESPONSE_KEYS = frozenset({"text", "usage", "top_logprobs"})  # what spec_audits.runner.call stores and reads back
 MMAP_BYTES = 256 * 1024**2  # of the cache file mapped for reads (address space; the OS pages it in and out)
-
-
-def cache_dir() -> Path:
-    """The user cache folder: $SPEC_CACHE_DIR, else $XDG_CACHE_HOME/spec, else ~/.cache/spec."""
-    if os.environ.get(CACHE_ENV):
-        return Path(os.environ[CACHE_ENV])
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "spec"
 
 
 def default_cache_path() -> Path:

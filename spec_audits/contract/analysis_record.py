@@ -13,13 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 from pydantic_core import PydanticCustomError
 
 from spec_audits.base.safe_files import iter_lines_capped, open_regular
-from spec_audits.contract.reader import MANIFEST_FILE, SUITE_FILE, ContractError, Suite, read_manifest
+
+if TYPE_CHECKING:  # the reader builds the row models, which a spec check (a family's record class) never needs
+    from spec_audits.contract.reader import ContractError, Suite
 
 SHOWN = 60  # characters of a stranger's value quoted in a message
 LISTED = 5  # problems listed in one message
@@ -69,11 +71,15 @@ def one_of(values: tuple[str, ...]) -> BeforeValidator:
 
 def read_analysis(folder: Path, record: type[R]) -> R:
     """The suite folder's manifest.analysis as `record`; a ContractError naming each wrong key otherwise."""
+    from spec_audits.contract.reader import MANIFEST_FILE, read_manifest
+
     manifest, _ = read_manifest(folder)
     return checked_analysis(manifest.analysis, record, folder / MANIFEST_FILE)
 
 
 def checked_analysis(analysis: dict[str, Any] | None, record: type[R], path: Path) -> R:
+    from spec_audits.contract.reader import ContractError
+
     try:
         return record.model_validate(analysis or {})
     except ValidationError as err:
@@ -104,6 +110,8 @@ def tokens_problem(answers: dict[str, str], tokens: Collection[str]) -> str | No
 def row_contradicts(suite: Suite, index: int, problem: str) -> ContractError:
     """The located error for the suite's `index`th row, which contradicts its analysis record (a family's loader
     checks its rows against the record before scoring): `suite.jsonl:LINE: row ID: problem`."""
+    from spec_audits.contract.reader import SUITE_FILE, ContractError
+
     path = suite.path / SUITE_FILE
     return ContractError(path, f"row {suite.rows[index].id}: {problem}", line=_line(path, index), fix=NOT_OURS)
 

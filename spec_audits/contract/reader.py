@@ -16,6 +16,7 @@ import gc
 import hashlib
 import json
 from array import array
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +27,8 @@ from pydantic import BaseModel, ValidationError
 
 from spec_audits.base.safe_files import DOCUMENT_BYTES, iter_lines_capped, open_regular, present, read_bytes_capped
 from spec_audits.contract.results_model import ResultRow, RunInfo
-from spec_audits.contract.suite_model import DECODE_KEYS, Manifest, SuiteRow
+from spec_audits.contract.suite_model import Manifest, SuiteRow
+from spec_audits.contract.suite_terms import DECODE_KEYS
 
 SUITE_FILE = "suite.jsonl"
 MANIFEST_FILE = "manifest.json"
@@ -180,13 +182,9 @@ def id_hash(text: str) -> int:
 def _check_unique(path: Path, ids: array[int]) -> None:
     """Refuse a suite that repeats an id, at the line of its second use (the file is read again only when two
     ids' hashes agree, to tell a true repeat from a hash collision)."""
-    import numpy as np  # only a command that reads a suite pays for numpy, never `spec check` (docs: startup_bench)
-
-    hashes = np.sort(np.frombuffer(ids, dtype=np.uint64))
-    twice = hashes[1:][hashes[1:] == hashes[:-1]]
-    if not len(twice):
+    suspects = _repeated(ids)
+    if not suspects:
         return
-    suspects = set(twice.tolist())
     seen: set[str] = set()
     with open_regular(path) as handle:
         for number, line in enumerate(iter_lines_capped(handle, path), start=1):
@@ -196,6 +194,20 @@ def _check_unique(path: Path, ids: array[int]) -> None:
                     raise ContractError(path, f"duplicate id {found}", line=number, fix=RECOMPILE)
                 if id_hash(found) in suspects:
                     seen.add(found)
+
+
+COUNTED_IDS = 1 << 20  # up to this many rows, repeated id hashes are counted in a dict (no numpy import)
+
+
+def _repeated(ids: array[int]) -> set[int]:
+    """The id hashes that occur more than once: counted for a suite of up to COUNTED_IDS rows, so a command that
+    reads a small suite (`spec show`) never imports numpy; sorted in numpy beyond, at 8 bytes a row."""
+    if len(ids) <= COUNTED_IDS:
+        return {value for value, count in Counter(ids).items() if count > 1}
+    import numpy as np
+
+    hashes = np.sort(np.frombuffer(ids, dtype=np.uint64))
+    return set(hashes[1:][hashes[1:] == hashes[:-1]].tolist())
 
 
 def read_rows_at(path: Path, offsets: Iterable[int]) -> Iterator[SuiteRow]:

@@ -13,10 +13,12 @@ import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spec_audits.contract.seeding import canonical_json
-from spec_audits.contract.suite_model import Manifest, SuiteRow
+
+if TYPE_CHECKING:  # the row models: `spec check` needs only row_id, never them
+    from spec_audits.contract.suite_model import Manifest, SuiteRow
 
 ID_HEX = 16
 ROW_ID_BYTES = len('{"id":"",') + ID_HEX
@@ -38,12 +40,16 @@ def file_sha256(path: Path) -> str:
 
 
 def write_schema(folder: Path) -> None:
+    from spec_audits.contract.suite_model import SuiteRow
+
     schema = SuiteRow.model_json_schema()
     (folder / "schema.json").write_text(json.dumps(schema, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def write_manifest(folder: Path, fields: dict[str, Any], known: dict[str, str] | None = None) -> Manifest:
     """manifest.json with every file's sha256; `known` gives those already computed as they were written."""
+    from spec_audits.contract.suite_model import Manifest
+
     known = known or {}
     files = {p.name: known.get(p.name) or file_sha256(p) for p in sorted(folder.iterdir()) if p.name != "manifest.json"}
     manifest = Manifest(**fields, files=files)
@@ -59,6 +65,8 @@ def content_id(row: SuiteRow) -> str:
 
 def suite_row(body: dict[str, Any]) -> SuiteRow:
     """A row with its content-derived id, from the row's fields without `id`."""
+    from spec_audits.contract.suite_model import SuiteRow
+
     return SuiteRow(id=row_id(canonical_json(body)), **body)
 
 

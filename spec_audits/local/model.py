@@ -21,8 +21,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import litellm  # noqa: E402
 from litellm import CustomLLM, ModelResponse  # noqa: E402
 
+from spec_audits.base.user_cache import cache_dir  # noqa: E402
 from spec_audits.local.names import LOCAL_PREFIX, VERBOSE_ENV, is_local  # noqa: E402
-from spec_audits.runner.services.cache import cache_dir  # noqa: E402
 from spec_audits.runner.services.provider_errors import FatalError  # noqa: E402
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from spec_audits.contract.suite_model import SOLUTION_OUTCOMES
+from spec_audits.contract.suite_terms import SOLUTION_OUTCOMES
 
 Assignment = dict[str, dict[str, str]]
 SOLUTION_FORMAT = "one line per person: its label, a colon, then its values (e.g. `A: woman, Muslim`)"

@@ -168,17 +168,8 @@ if TYPE_CHECKING:
         canonical_json,
         item_rng,
     )
-    from spec_audits.contract.suite_model import (
-        EXTRACTION_SLOT,
-        FOLLOWUP_SLOTS,
-        JUDGE_SLOTS,
-        SOLUTION_OUTCOMES,
-        Balance,
-        Manifest,
-        Message,
-        Reader,
-        SuiteRow,
-    )
+    from spec_audits.contract.suite_model import EXTRACTION_SLOT, Balance, Manifest, Message, Reader, SuiteRow
+    from spec_audits.contract.suite_terms import FOLLOWUP_SLOTS, JUDGE_SLOTS, SOLUTION_OUTCOMES
     from spec_audits.contract.writer import (
         suite_row,
         write_suite_folder,
@@ -268,6 +259,7 @@ if TYPE_CHECKING:
         text_colour,
     )
     from spec_audits.runner.result_checks import (
+        CodedMeanings,
         check_result_columns,
         read_checked_run,
     )
@@ -295,7 +287,10 @@ if TYPE_CHECKING:
         expand_runs,
     )
     from spec_audits.runner.suite_columns import (
+        IdLookup,
+        SuiteCodes,
         SuiteColumns,
+        id_keys,
     )
     from spec_audits.runner.turn_flips import (
         FlipInputError,
@@ -361,6 +356,7 @@ __all__ = [
     "ModelClient", "Name", "NameOptions", "Names", "NameThen", "NO_DATA", "NoCache", "Number", "NumberThenNames",
     "Options", "OwnAnalysis", "Paragraph", "PER_DESIGN", "PILOT", "Plan", "PlannedDesign", "PropositionalConfig",
     "PuzzleConfig", "PuzzleError",
+    "CodedMeanings", "IdLookup", "SuiteCodes", "id_keys",
     "PuzzleSelection", "Ranges", "Reader", "ResponseCache", "ResultRow", "RESULTS_FILE", "Row", "RUN_FILE", "RunInfo",
     "ScoreInputError", "Selection", "Shape", "ShapeError", "Skeleton", "SOLUTION_FORMAT", "SOLUTION_OUTCOMES", "SOLVED",
     "Span",

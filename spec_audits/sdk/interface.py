@@ -22,10 +22,10 @@ from spec_audits.compiler.errors import ErrorCollector
 from spec_audits.compiler.family import CompiledDesign
 from spec_audits.compiler.typed_design import EVERY_DESIGN, SHARED, TypedDesign
 from spec_audits.contract.analysis_record import AnalysisRecord
-from spec_audits.contract.reader import Suite
-from spec_audits.runner.report.document import Document
 
-if TYPE_CHECKING:  # the statistics pull in scipy, which compiling a spec should not pay for
+if TYPE_CHECKING:  # the statistics pull in scipy, the reader the row models: a spec check pays for neither
+    from spec_audits.contract.reader import Suite
+    from spec_audits.runner.report.document import Document
     from spec_audits.stats.power import Variance
 
 
@@ -47,13 +47,13 @@ Score = Callable[[Path, Path, dict[str, Any]], list[str]]
 """`spec score RUN -o OUT` with the options the family declared: lines to print."""
 ScoreRuns = Callable[[list[Path], Path, dict[str, Any]], list[str]]
 """`spec score RUN RUN ... -o OUT` (or a study folder): several runs scored together."""
-Report = Callable[[Path, Path], Document]
+Report = Callable[[Path, Path], "Document"]
 """`spec report SCORE`: the report document, its plots written under the second path."""
 CheckGenerator = Callable[[n.GeneratorDef, DesignContext, ErrorCollector], Any]
 """A `generator` block's clauses resolved; None after reporting."""
 Generate = Callable[[Any, dict[str, Any]], list[str]]
 """`spec generate`: run a resolved generator with the command's options; lines to print."""
-Variances = Callable[[Suite, Path | None, float], list["Variance"]]
+Variances = Callable[["Suite", Path | None, float], list["Variance"]]
 """`spec plan SUITE [--pilot RUN] --icc RHO`: how the family's statistics' variances are computed, one
 Variance per statistic at the suite's current size (answers per arm, clusters), its unit variance and
 intra-cluster correlation from the pilot run where given, else stated assumptions (RHO the assumed icc)."""

@@ -18,15 +18,27 @@ try:
 except SystemExit as done:
     assert done.code in (0, None), done.code
 print(" ".join(sorted(m for m in sys.modules if m.startswith(("spec_audits.families.", "z3")))))
+print(" ".join(sorted(sys.modules)))
 """
 
 
 def test_checking_a_spec_imports_only_the_family_it_names() -> None:
     ran = subprocess.run([sys.executable, "-c", LOADED], cwd=ROOT, capture_output=True, text=True, check=True)
-    loaded = ran.stdout.split("\n")[-2].split()
+    loaded = ran.stdout.split("\n")[-3].split()
     families = {name.split(".")[2] for name in loaded if name.startswith("spec_audits.families.")}
     assert families == {"influence"}, loaded
     assert not [name for name in loaded if name.startswith("z3")]
+
+
+def test_checking_a_spec_builds_no_row_model_and_reads_no_table() -> None:
+    """`spec check` needs the suite contract's names and domains (spec_audits.contract.suite_terms), never the
+    row and manifest models, the suite reader, numpy or pandas, which it once imported."""
+    ran = subprocess.run([sys.executable, "-c", LOADED], cwd=ROOT, capture_output=True, text=True, check=True)
+    loaded = set(ran.stdout.split("\n")[-2].split())
+    assert {"spec_audits.contract.suite_terms", "spec_audits.compiler.dispatch.build"} <= loaded  # it did check
+    never = {"spec_audits.contract.suite_model", "spec_audits.contract.reader", "spec_audits.contract.results_model",
+             "numpy", "pandas", "scipy"}
+    assert loaded & never == set()
 
 
 def test_the_names_a_text_declares_are_read_without_parsing() -> None:

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from spec_audits.cli import main
 from spec_audits.contract.reader import CHANGED_SUITE, EDITED_SUITE, NOT_COMPILED, read_run_info, read_suite
 from spec_audits.contract.seeding import canonical_json
-from spec_audits.contract.suite_model import DECODE_KEYS
+from spec_audits.contract.suite_terms import DECODE_KEYS
 from spec_audits.contract.writer import file_sha256, row_id
 from spec_audits.runner.call import CallSettings, ModelClient
 from spec_audits.runner.execute import run_suite

@@ -89,8 +89,10 @@ def test_row_of_reads_any_row_of_the_suite_by_id(tmp_path: Path) -> None:
     assert streamed.row_of("0" * 16) is None
 
 
+@pytest.mark.parametrize("counted", [reader.COUNTED_IDS, 0], ids=["counted", "sorted in numpy"])
 def test_a_repeated_id_is_named_at_its_second_line_and_a_hash_collision_is_no_repeat(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        counted: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reader, "COUNTED_IDS", counted)  # a small suite's ids are counted, a large one's sorted
     folder = write_suite(tmp_path / "suite", _rows(6, False))
     monkeypatch.setattr(reader, "id_hash", lambda text: 7)  # every id's hash agrees: the file is read again
     assert len(read_suite(folder).rows) == 6

@@ -45,7 +45,7 @@ def model_comparisons(trials: pd.DataFrame, keys: list[str], source: str, alpha:
         return None
     answers = spread_answers(trials, source)
     named = [k for k in keys if k not in IDENTITY and k not in ("factor", "influence")]
-    codes = np.unique(answers["item_id"].astype(str).to_numpy(), return_inverse=True)[1].astype(np.int64)
+    codes = np.unique(answers["item_id"].to_numpy(), return_inverse=True)[1].astype(np.int64)
     groups = int(codes.max()) + 1 if len(codes) else 0
     directed = answers[answers["condition"] != "baseline"][[*named, "factor", "influence"]].drop_duplicates()
     estimates: dict[str, dict[str, Estimate]] = {}

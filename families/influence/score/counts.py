@@ -13,6 +13,7 @@ A logprob run adds, per arm, the sums its between-item intervals need (`v_X_*`, 
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, cast
@@ -20,6 +21,7 @@ from typing import Literal, cast
 import numpy as np
 import pandas as pd
 
+from spec_audits.families.influence.score.groups import group_sums
 from spec_audits.sdk import ScoreInputError, read_bytes_capped
 
 BASE_KEYS = ["benchmark", "model", "factor", "influence"]
@@ -126,47 +128,45 @@ def counts_from_trials(trials: pd.DataFrame, keys: list[str], source: CountSourc
             "the suite does not record which option each prompt shows first (recompile it)"
     ordered = no_order is None
     wanted = COUNTS + (ORDER_COUNTS if ordered else []) + (MOMENTS if source == "expected" else [])
-    trials = _with_values(trials, ordered, source == "expected")
-    directed = trials[trials["condition"] != "baseline"]
-    baseline = trials[trials["condition"] == "baseline"]
-    own = pd.concat([directed, baseline[baseline["influence"].notna()]])
-    table = _pivot(own, keys + LABELS, wanted)
-    shared = baseline[baseline["influence"].isna()]
-    if not shared.empty and not table.empty:
+    moments = source == "expected"
+    shared = ((trials["condition"] == "baseline") & trials["influence"].isna()).to_numpy()
+    table = _pivot(trials, ~shared, keys + LABELS, wanted, _values(trials, ~shared, ordered, moments))
+    if shared.any() and not table.empty:
         shared_keys = [k for k in keys if k != "influence"] + LABELS
         base_columns = [c for c in wanted if c.startswith(("c_0_", "v_0_"))]
-        shared_counts = _pivot(shared, shared_keys, wanted)[shared_keys + base_columns]
+        values = _values(trials, shared, ordered, moments)
+        shared_counts = _pivot(trials, shared, shared_keys, wanted, values)[shared_keys + base_columns]
         table = table.merge(shared_counts, on=shared_keys, how="left", suffixes=("", "_shared"))
         for column in base_columns:
             table[column] = table[column] + table.pop(f"{column}_shared").fillna(0.0)
     return CountsTable(table.reset_index(drop=True), keys, source, no_order)
 
 
-def _with_values(trials: pd.DataFrame, ordered: bool, moments: bool) -> pd.DataFrame:
-    """The per-trial values summed into counts, named with # where the condition code goes (c_#_A, ...)."""
-    w_a, w_b = trials["w_A"].to_numpy(float), trials["w_B"].to_numpy(float)
-    values: dict[str, np.ndarray] = {"c_#_A": w_a, "c_#_B": w_b}
+def _values(trials: pd.DataFrame, rows: np.ndarray, ordered: bool,
+            moments: bool) -> Iterator[tuple[str, np.ndarray]]:
+    """The values of `rows` summed into counts, one at a time, named with # where the condition code goes (c_#_A)."""
+    w_a, w_b = trials["w_A"].to_numpy(float)[rows], trials["w_B"].to_numpy(float)[rows]
+    yield from (("c_#_A", w_a), ("c_#_B", w_b))
     m = w_a + w_b
     if moments:
-        values |= {"v_#_items": (m > 0).astype(float), "v_#_m2": m**2, "v_#_B2": w_b**2, "v_#_Bm": w_b * m}
+        yield from (("v_#_items", (m > 0).astype(float)), ("v_#_m2", m**2), ("v_#_B2", w_b**2), ("v_#_Bm", w_b * m))
     for g in "AB" if ordered else "":
-        shown = (trials["first"] == g).to_numpy()
-        values |= {f"c_#_A_first{g}": w_a * shown, f"c_#_B_first{g}": w_b * shown}
+        shown = (trials["first"] == g).to_numpy()[rows]
+        yield from ((f"c_#_A_first{g}", w_a * shown), (f"c_#_B_first{g}", w_b * shown))
         if moments:
-            values |= {f"v_#_items_first{g}": (shown & (m > 0)).astype(float), f"v_#_m2_first{g}": m**2 * shown,
-                       f"v_#_A2_first{g}": w_a**2 * shown, f"v_#_Am_first{g}": w_a * m * shown}
-    return trials.assign(**values)
+            yield from ((f"v_#_items_first{g}", (shown & (m > 0)).astype(float)), (f"v_#_m2_first{g}", m**2 * shown),
+                        (f"v_#_A2_first{g}", w_a**2 * shown), (f"v_#_Am_first{g}", w_a * m * shown))
 
 
-def _pivot(trials: pd.DataFrame, by: list[str], wanted: list[str]) -> pd.DataFrame:
-    """Sum the per-trial values per (by, condition) and spread the conditions into the `wanted` columns."""
-    if trials.empty:
+def _pivot(trials: pd.DataFrame, rows: np.ndarray, by: list[str], wanted: list[str],
+           values: Iterator[tuple[str, np.ndarray]]) -> pd.DataFrame:
+    """Sum the `values` of `rows` per (by, condition) and spread the conditions into the `wanted` columns."""
+    if not rows.any():
         return pd.DataFrame(columns=by + wanted)
-    values = [c for c in trials.columns if "#" in c]
-    code = trials["condition"].map(CONDITION_CODE)
-    sums = trials.assign(code=code).groupby(by + ["code"], dropna=False, sort=True)[values].sum()
+    keyed = trials[by].assign(code=trials["condition"].map(CONDITION_CODE))
+    sums = group_sums(keyed, by + ["code"], values, rows)
     # pandas types unstack as a DataFrame or a Series, and its columns as names: here they are (value, code) pairs
-    wide = cast(pd.DataFrame, sums.unstack("code"))
+    wide = cast(pd.DataFrame, sums.set_index(by + ["code"]).unstack("code"))
     wide.columns = [value.replace("#", cond) for value, cond in cast(list[tuple[str, str]], list(wide.columns))]
     wide = wide.reindex(columns=wanted).fillna(0.0).reset_index()
     return wide[by + wanted]

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from spec_audits.families.influence.score.counts import LABELS
+from spec_audits.families.influence.score.groups import group_sums
 from spec_audits.families.influence.score.summary import rate
 from spec_audits.sdk import wilson
 
@@ -27,8 +28,9 @@ ITEM_COLUMNS = ("n_A", "n_B", "edge", "item")
 RATES = ("flip", "away", "towards")
 
 
-def _majorities(trials: pd.DataFrame, by: list[str]) -> pd.DataFrame:
-    votes = trials.groupby(by, dropna=False, sort=True)[["w_A", "w_B"]].sum().reset_index()
+def _majorities(trials: pd.DataFrame, rows: np.ndarray, by: list[str]) -> pd.DataFrame:
+    w_a, w_b = (trials[w].to_numpy(float)[rows] for w in ("w_A", "w_B"))
+    votes = group_sums(trials, by, [("w_A", w_a), ("w_B", w_b)], rows)
     # numpy's stubs take no None default, which np.select makes an object array's None
     votes["majority"] = np.select([votes["w_A"] > votes["w_B"], votes["w_B"] > votes["w_A"]], ["A", "B"],  # type: ignore[call-overload]
                                   None)
@@ -39,10 +41,11 @@ def flip_rates(trials: pd.DataFrame, keys: list[str], alpha: float = 0.05) -> pd
     """One row per (condition keys, direction): item counts, flip counts, rates and Wilson intervals."""
     items = [c for c in ITEM_COLUMNS if c in trials.columns]
     shared = [k for k in keys if k != "influence"] + LABELS + items
-    base = trials[trials["condition"] == "baseline"]
-    votes = _majorities(trials[trials["condition"] != "baseline"], keys + LABELS + items + ["condition"])
-    own = _majorities(base[base["influence"].notna()], keys + LABELS + items)
-    common = _majorities(base[base["influence"].isna()], shared)
+    base = (trials["condition"] == "baseline").to_numpy()
+    named = trials["influence"].notna().to_numpy()
+    votes = _majorities(trials, ~base, keys + LABELS + items + ["condition"])
+    own = _majorities(trials, base & named, keys + LABELS + items)
+    common = _majorities(trials, base & ~named, shared)
     paired = votes.merge(common, on=shared, how="left", suffixes=("", "_base"))
     if not own.empty:
         paired = paired.merge(own, on=keys + LABELS + items, how="left", suffixes=("", "_own"))

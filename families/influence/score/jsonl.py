@@ -19,7 +19,15 @@ from typing import Annotated, Any
 import numpy as np
 import pandas as pd
 
-from spec_audits.sdk import DAMAGED_RESULTS, ContractError, complete_lines, open_regular, present, read_bytes_capped
+from spec_audits.sdk import (
+    DAMAGED_RESULTS,
+    ContractError,
+    IdLookup,
+    complete_lines,
+    open_regular,
+    present,
+    read_bytes_capped,
+)
 
 try:
     import msgspec
@@ -50,14 +58,14 @@ if FAST:
         False: msgspec.json.Decoder(_Scored), True: msgspec.json.Decoder(_ScoredLogprobs)}
 
 
-def read_result_columns(path: Path, logprobs: bool = False, ids: pd.Index | None = None) -> pd.DataFrame:
+def read_result_columns(path: Path, logprobs: bool = False, lookup: IdLookup | None = None) -> pd.DataFrame:
     """Columns row (line number), item_id, sample, outcome, error, model, answer (+ logprobs). The fast
-    path gives the text columns as categoricals (each distinct value once). Given the suite's `ids` (unique),
-    the fast path looks each piece's item ids up in them as it goes, so that item_id's categories are `ids`
-    (then any ids the suite lacks) and its codes the rows' positions in the suite: no row's id text is held."""
+    path gives the text columns as categoricals (each distinct value once). Given the suite's ids (`lookup`),
+    the fast path looks each piece's item ids up by their hashes as it goes, so that item_id's codes are the rows'
+    positions in the suite (its categories 0, 1, ..., then any ids the suite lacks): no row's id text is held."""
     if not present(path):
         raise FileNotFoundError(path)
-    fast = _fast(path, logprobs, _IdCodes(ids) if ids is not None else None)
+    fast = _fast(path, logprobs, _IdCodes(lookup) if lookup is not None else None)
     return fast if fast is not None else _exact(path, complete_lines(read_bytes_capped(path))[0], logprobs)
 
 
@@ -75,23 +83,24 @@ def _chunks(path: Path) -> Iterator[bytes]:
 
 
 class _IdCodes:
-    """Item ids as positions in the suite's ids, a piece at a time; ids the suite lacks get codes after them."""
+    """Item ids as positions in the suite, a piece at a time; ids the suite lacks get codes after them."""
 
-    def __init__(self, ids: pd.Index) -> None:
-        self.ids = ids
+    def __init__(self, lookup: IdLookup) -> None:
+        self.lookup = lookup
         self.extra: dict[str, int] = {}
         self.codes: list[np.ndarray] = []
 
     def add(self, item_ids: list[str]) -> None:
-        codes, distinct = pd.factorize(np.array(item_ids, object))
-        found = self.ids.get_indexer(pd.Index(distinct, dtype=object))
+        found = self.lookup.positions(item_ids)
         for index in np.flatnonzero(found < 0).tolist():
-            found[index] = self.extra.setdefault(distinct[index], len(self.ids) + len(self.extra))
-        self.codes.append(found[codes])
+            found[index] = self.extra.setdefault(item_ids[index], len(self.lookup) + len(self.extra))
+        self.codes.append(found)
 
     def column(self) -> pd.Categorical:
         codes = np.concatenate(self.codes) if self.codes else np.zeros(0, np.int64)
-        names = self.ids.append(pd.Index(list(self.extra), dtype=object)) if self.extra else self.ids
+        names: pd.Index = pd.RangeIndex(len(self.lookup))
+        if self.extra:  # only to name an unknown id in the error: the positions are then held one object each
+            names = names.append(pd.Index(list(self.extra), dtype=object))
         return pd.Categorical.from_codes(codes, categories=names)
 
 

@@ -28,7 +28,7 @@ import pandas as pd
 
 from spec_audits.families.influence.score.flips import ITEM_COLUMNS
 from spec_audits.families.influence.score.runs import Run
-from spec_audits.sdk import RESULTS_FILE, RUN_FILE, ScoreInputError, read_results, read_run
+from spec_audits.sdk import RESULTS_FILE, RUN_FILE, ScoreInputError, id_keys, read_results, read_run
 
 F0 = ("paper", "release")
 FLIP_UNITS = ("prompt", "comparison")
@@ -138,9 +138,10 @@ def _flips(joint: pd.DataFrame, keys: list[str], unit: str) -> pd.DataFrame:
 
 def _second_is_b(run: Run, joint: pd.DataFrame) -> np.ndarray:
     """Whether each baseline item's key-second option (the release's f0) is group B."""
-    rows = {row.id: row for row in read_run(run.run_dir)[1].rows}
+    suite = read_run(run.run_dir)[1].rows
+    rows = dict(zip(id_keys([row.id for row in suite])[0].tolist(), suite, strict=True))  # trials' item_id
     return np.array([_key_second(rows[item_id].cell, rows[item_id].answers) == rows[item_id].cell["group_B"]
-                     for item_id in joint["item_id"]])
+                     for item_id in joint["item_id"].tolist()])
 
 
 def _key_second(cell: dict[str, Any], answers: dict[str, str]) -> str:

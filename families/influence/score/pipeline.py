@@ -80,7 +80,8 @@ def _position(conds: pd.DataFrame, counts: CountsTable, alpha: float, trials: pd
               bench: str) -> dict[str, Any]:
     if trials is None:
         return position.from_counts(conds, alpha, counts.no_order)
-    return position.summary(trials[trials["benchmark"] == bench], conds, counts.source, alpha, counts.no_order)
+    return position.summary(trials, (trials["benchmark"] == bench).to_numpy(), conds, counts.source, alpha,
+                            counts.no_order)
 
 
 def _absences(conds: pd.DataFrame) -> dict[str, int]:

@@ -16,6 +16,7 @@ import pandas as pd
 
 from spec_audits.families.influence.score.counts import CONDITION_CODE, LABELS, ORDER_COUNTS
 from spec_audits.families.influence.score.flips import ITEM_COLUMNS
+from spec_audits.families.influence.score.groups import group_sums
 from spec_audits.families.influence.score.summary import rate
 from spec_audits.sdk import position_bias
 
@@ -57,16 +58,15 @@ def item_table(trials: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """positions.csv: per condition and item (a size pair or a data row, pooled over display orders), the
     trials and first-shown choices with each group shown first, the two shares and their mean. A shared
     baseline's rows read influence `none`."""
-    known = trials[trials["first"].notna()] if "first" in trials.columns else trials.iloc[:0]
-    items = [c for c in ITEM_COLUMNS if c in known.columns]
+    rows = trials["first"].notna().to_numpy() if "first" in trials.columns else np.zeros(len(trials), bool)
+    items = [c for c in ITEM_COLUMNS if c in trials.columns]
     by = keys + LABELS + ["condition"] + items
-    w_a, w_b = known["w_A"].to_numpy(float), known["w_B"].to_numpy(float)
-    shown_a = (known["first"] == "A").to_numpy()
-    frame = known[by].assign(influence=known["influence"].fillna("none"),
-                             n_firstA=(w_a + w_b) * shown_a, k_firstA=w_a * shown_a,
-                             n_firstB=(w_a + w_b) * ~shown_a, k_firstB=w_b * ~shown_a)
-    table = frame.groupby(by, dropna=False, sort=True)[["n_firstA", "k_firstA", "n_firstB", "k_firstB"]].sum()
-    table = table.reset_index()
+    w_a, w_b = trials["w_A"].to_numpy(float)[rows], trials["w_B"].to_numpy(float)[rows]
+    shown_a = (trials["first"] == "A").to_numpy()[rows] if rows.any() else np.zeros(0, bool)
+    keyed = trials[by].assign(influence=trials["influence"].fillna("none"))
+    sums = (("n_firstA", lambda: (w_a + w_b) * shown_a), ("k_firstA", lambda: w_a * shown_a),
+            ("n_firstB", lambda: (w_a + w_b) * ~shown_a), ("k_firstB", lambda: w_b * ~shown_a))
+    table = group_sums(keyed, by, ((name, value()) for name, value in sums), rows)
     with np.errstate(invalid="ignore", divide="ignore"):
         table["position_firstA"] = np.where(table["n_firstA"] > 0, table["k_firstA"] / table["n_firstA"], np.nan)
         table["position_firstB"] = np.where(table["n_firstB"] > 0, table["k_firstB"] / table["n_firstB"], np.nan)
@@ -74,15 +74,15 @@ def item_table(trials: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return table
 
 
-def summary(trials: pd.DataFrame, conditions: pd.DataFrame, source: str, alpha: float,
+def summary(trials: pd.DataFrame, rows: np.ndarray, conditions: pd.DataFrame, source: str, alpha: float,
             reason: str | None) -> dict[str, Any]:
-    """One benchmark's position statistics per arm (baseline, toward_A, toward_B, all) and how many
-    baselines are position-biased; {"absent": reason} where no order is known."""
-    known = trials[trials["first"].notna()] if "first" in trials.columns else trials.iloc[:0]
-    if known.empty or known["first"].nunique() < 2:
+    """One benchmark's position statistics (its trials: `rows`) per arm (baseline, toward_A, toward_B, all) and how
+    many baselines are position-biased; {"absent": reason} where no order is known."""
+    known = rows & trials["first"].notna().to_numpy() if "first" in trials.columns else np.zeros(len(trials), bool)
+    if not known.any() or trials["first"][known].nunique() < 2:
         return {"absent": reason or "every prompt is shown in one display order"}
-    arms = {name: known[known["condition"] == name] for name in CONDITION_CODE} | {"all": known}
-    found: dict[str, Any] = {name: _arm(rows, source, alpha) for name, rows in arms.items() if not rows.empty}
+    arms = {name: known & (trials["condition"] == name).to_numpy() for name in CONDITION_CODE} | {"all": known}
+    found: dict[str, Any] = {name: _arm(trials, arm, source, alpha) for name, arm in arms.items() if arm.any()}
     return found | {"position_biased_baselines": _biased(conditions, alpha)}
 
 
@@ -101,11 +101,11 @@ def _biased(conditions: pd.DataFrame, alpha: float) -> dict[str, Any]:
     return rate(int(flags.fillna(False).sum()), int(flags.notna().sum()), alpha)
 
 
-def _arm(rows: pd.DataFrame, source: str, alpha: float) -> dict[str, Any]:
-    """One arm's statistics from its trials (with the between-item sums in a logprob run)."""
-    w_a, w_b = rows["w_A"].to_numpy(float), rows["w_B"].to_numpy(float)
+def _arm(trials: pd.DataFrame, rows: np.ndarray, source: str, alpha: float) -> dict[str, Any]:
+    """One arm's statistics from its trials, `rows` (with the between-item sums in a logprob run)."""
+    w_a, w_b = trials["w_A"].to_numpy(float)[rows], trials["w_B"].to_numpy(float)[rows]
     m = w_a + w_b
-    shown = {g: (rows["first"] == g).to_numpy() for g in "AB"}
+    shown = {g: (trials["first"] == g).to_numpy()[rows] for g in "AB"}
     moments: dict[str, float] = {}
     for g, mask in shown.items():
         wa = w_a * mask

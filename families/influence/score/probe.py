@@ -21,7 +21,7 @@ import pandas as pd
 
 from spec_audits.families.influence.score.runs import Run
 from spec_audits.families.influence.score.summary import rate
-from spec_audits.sdk import RESULTS_FILE, ScoreInputError, read_csv, read_results, read_run
+from spec_audits.sdk import RESULTS_FILE, ScoreInputError, id_keys, read_csv, read_results, read_run
 
 KINDS = ("significant backfire", "significant compliance", "no effect", "base")
 DISCLAIMED = "ACK_DISCLAIMED"
@@ -54,8 +54,10 @@ def _labels(run: Run, keys: list[str]) -> pd.DataFrame:
     rows = [(r.item_id, r.sample, reply.get("label")) for r in read_results(run.run_dir / RESULTS_FILE)
             if r.followups for reply in r.followups.values()]
     labels = pd.DataFrame(rows, columns=["item_id", "sample", "label"])
+    labels["key"] = id_keys(labels["item_id"].tolist())[0]  # the trials' item_id: the first half of the id's hash
     cells = run.trials.drop(columns=["w_A", "w_B"]).assign(**{k: "none" for k in keys if k not in run.trials})
-    return labels.merge(cells[["item_id", "condition", *keys]], on="item_id", how="inner")
+    cells = cells.rename(columns={"item_id": "key"})[["key", "condition", *keys]]
+    return labels.merge(cells, on="key", how="inner").drop(columns=["key"])
 
 
 def _all_parents(parents: Sequence[Path], keys: list[str], alpha: float) -> pd.DataFrame:

@@ -8,7 +8,6 @@ group_A nor group_B (e.g. BBQ's dropped "unknown") are invalid trials and carry 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,16 +15,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from spec_audits.families.influence.score.counts import CONDITION_CODE, CountSource
+from spec_audits.families.influence.score.counts import CONDITION_CODE, LABELS, CountSource
 from spec_audits.families.influence.score.flips import ITEM_COLUMNS
 from spec_audits.families.influence.score.jsonl import read_result_columns
 from spec_audits.sdk import (
     RESULTS_FILE,
     SUITE_FILE,
+    CodedMeanings,
+    IdLookup,
     Manifest,
     RunInfo,
     ScoreInputError,
-    SuiteColumns,
+    SuiteCodes,
     SuiteHead,
     check_result_columns,
     read_suite,
@@ -63,17 +64,20 @@ class Run:
 
 def load_run(run_dir: Path) -> Run:
     """Read run.json, the suite it names and results.jsonl; raise ScoreInputError on any mismatch."""
-    columns = SuiteColumns()
-    info, suite = scan_run(run_dir, columns.add)  # the rows' messages are never held
+    columns = SuiteCodes()
+    info, suite = scan_run(run_dir, columns.add)  # the rows' messages and ids' texts are never held
     manifest = suite.manifest
     _check_answer_tokens(suite, columns, (manifest.analysis or {}).get("answer"))
-    items, extra = _read_items(suite.path / SUITE_FILE, columns.frame(), manifest)
-    position, w_a, w_b = _read_results(run_dir / RESULTS_FILE, items, info, columns.answers)
+    first, second = columns.keys()
+    items, extra = _read_items(suite.path / SUITE_FILE, columns, first, manifest)
+    position, w_a, w_b = _read_results(run_dir / RESULTS_FILE, items, info, columns, IdLookup(first, second))
+    del first, second
     answered = np.bincount(position, minlength=len(items)) > 0
     kept = answered & items["condition"].isin(list(CONDITION_CODE)).to_numpy()
-    trials = items[kept].drop(columns=["answers"]).assign(
+    trials = items[kept].assign(
         w_A=np.bincount(position, w_a, len(items))[kept], w_B=np.bincount(position, w_b, len(items))[kept]
-    ).rename_axis("item_id").reset_index()
+    ).reset_index(drop=True)
+    del items, position, w_a, w_b
     excluded = (manifest.analysis or {}).get("exclude")  # a factor left out of the analysis (DailyDilemmas)
     if excluded is not None:
         trials = trials[trials["factor"] != str(excluded)].reset_index(drop=True)
@@ -93,16 +97,14 @@ def _constant(value: str, count: int) -> pd.Categorical:
     return pd.Categorical.from_codes(np.zeros(count, np.int8), categories=pd.Index([value], dtype=object))
 
 
-def _check_answer_tokens(suite: SuiteHead, columns: SuiteColumns, answer: dict[str, Any] | None) -> None:
+def _check_answer_tokens(suite: SuiteHead, columns: SuiteCodes, answer: dict[str, Any] | None) -> None:
     """Every row answers with the record's tokens (which say what the first token shows), else a located error.
     Each distinct answers mapping is checked once; the suite is read whole only to name a row that fails."""
     if answer is None:  # a suite compiled before answers were recorded
         return
-    checked: dict[int, str | None] = {}
-    for index, answers in enumerate(columns.answers):
-        if id(answers) not in checked:
-            checked[id(answers)] = tokens_problem(answers, answer["tokens"])
-        if (problem := checked[id(answers)]) is not None:
+    for code, answers in enumerate(columns.mappings):
+        if (problem := tokens_problem(answers, answer["tokens"])) is not None:
+            index = int(np.flatnonzero(np.frombuffer(columns.answer_codes, dtype=np.int32) == code)[0])
             raise row_contradicts(read_suite(suite.path), index, problem)
 
 
@@ -114,82 +116,94 @@ def reasoning_setting(analysis: dict[str, Any], settings: dict[str, Any]) -> str
     return "+".join(found) if found else None
 
 
-def _read_items(path: Path, items: pd.DataFrame, manifest: Manifest) -> tuple[pd.DataFrame, list[str]]:
-    """Influence items indexed by id (cell fields, extra keys, samples, answers) and the extra key names, from the
-    suite's columns (runner/suite_columns.py)."""
+def _read_items(path: Path, columns: SuiteCodes, ids: np.ndarray,
+                manifest: Manifest) -> tuple[pd.DataFrame, list[str]]:
+    """Influence items in suite order (item_id: `ids`, the first halves of the ids' hashes; cell fields, extra keys,
+    samples) and the extra key names, from the suite's coded columns (runner/suite_columns.py)."""
+    items = columns.columns()
     for column in ("factor", "group_A", "group_B", "condition"):
-        if column not in items.columns or items[column].isna().any():
-            row = 1 if column not in items.columns else int(np.flatnonzero(items[column].isna())[0]) + 1
+        if column not in items or pd.isna(items[column]).any():
+            row = 1 if column not in items else int(np.flatnonzero(pd.isna(items[column]))[0]) + 1
             raise ScoreInputError(path, "an influence suite row needs cell." + column, row=row, column="cell")
-    if "influence" not in items.columns:
-        items["influence"] = None
-    extra = [c for c in items.columns if c not in {"item_id", "samples", "answers", *CELL_FIELDS, *ITEM_KEYS}]
-    items[extra] = items[extra].astype(object).where(items[extra].notna(), None).astype(str)
-    coordinates = [c for c in ITEM_COLUMNS if c in items.columns]  # kept for per-item flip rates, never keys
-    items["first"] = _first_shown(items, (manifest.analysis or {}).get("answer"))
-    return items.set_index("item_id")[["samples", "answers", *CELL_FIELDS, *extra, *coordinates, "first"]], extra
+    items.setdefault("influence", None)
+    extra = [c for c in items if c not in {"samples", *CELL_FIELDS, *ITEM_KEYS}]
+    for column in extra:
+        values = pd.Series(items[column]).astype(object)
+        items[column] = values.where(values.notna(), None).astype(str)
+    coordinates = [c for c in ITEM_COLUMNS if c in items]  # kept for per-item flip rates, never keys
+    first = _first_shown(items, columns, (manifest.analysis or {}).get("answer"))
+    kept = ["samples", *CELL_FIELDS, *extra, *coordinates]
+    return pd.DataFrame({"item_id": ids, **{c: items.pop(c) for c in kept}, "first": first}), extra
 
 
-def _first_shown(items: pd.DataFrame, answer: Any) -> pd.Series:
+def _first_shown(items: dict[str, Any], columns: SuiteCodes, answer: Any) -> pd.Categorical:
     """The group (A or B) whose option each prompt shows first: a meanings row records it in its cell; with
-    display labels it is the group the first label means; None where the suite does not say (a suite
+    display labels it is the group the first label means; missing where the suite does not say (a suite
     compiled before its answer kind was recorded)."""
     if isinstance(answer, dict) and answer.get("kind") == "labels":
         first_label = str(answer["tokens"][0])
-        meaning = items["answers"].map(lambda answers: answers.get(first_label))
-        # numpy's stubs take no None default, which np.select makes an object array's None
-        chosen = np.select([meaning == items["group_A"], meaning == items["group_B"]], ["A", "B"], None)  # type: ignore[call-overload]
-        return pd.Series(chosen, index=items.index, dtype=object)
-    if "first" in items.columns:
-        return items["first"].where(items["first"].isin(["A", "B"]), None).astype(object)
-    return pd.Series(None, index=items.index, dtype=object)
+        meanings = pd.Index([answers.get(first_label) for answers in columns.mappings], dtype=object)
+        meaning = meanings.take(np.frombuffer(columns.answer_codes, dtype=np.int32))
+        chosen = np.select([meaning == pd.Series(items[g]).to_numpy(object) for g in LABELS], [0, 1], -1)
+    elif "first" in items:
+        chosen = np.select([(pd.Series(items["first"]) == g).to_numpy(bool) for g in "AB"], [0, 1], -1)
+    else:
+        chosen = np.full(len(columns), -1)
+    return pd.Categorical.from_codes(chosen, categories=pd.Index(["A", "B"], dtype=object))
 
 
-def _read_results(path: Path, items: pd.DataFrame, info: RunInfo,
-                  answers: list[dict[str, str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Parse results.jsonl, checking every row against the run and the suite (`answers`: each item's, in the
-    order of `items`): per row, its item's position in `items` and the weights (w_A, w_B) it gives the item's
-    two groups."""
+def _read_results(path: Path, items: pd.DataFrame, info: RunInfo, columns: SuiteCodes,
+                  lookup: IdLookup) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Parse results.jsonl, checking every row against the run and the suite: per row, its item's position in
+    `items` (the suite's order, found by `lookup`) and the weights (w_A, w_B) it gives the item's two groups."""
     logprob = info.mode == "logprob"
     try:
-        frame = read_result_columns(path, logprob, items.index)
+        frame = read_result_columns(path, logprob, lookup)
     except FileNotFoundError as exc:
         raise ScoreInputError(path, "file not found") from exc
-    position = _positions(frame["item_id"], items.index)
+    position = _positions(frame["item_id"], lookup)
     if (position < 0).any():
         first = frame.iloc[int(np.flatnonzero(position < 0)[0])]
         shown = "null" if pd.api.types.is_scalar(first.item_id) and pd.isna(first.item_id) else repr(first.item_id)
         raise ScoreInputError(path, f"item_id {shown} is not in the suite", row=int(first.row), column="item_id")
-    check_result_columns(path, info, lambda names: _answers_of(names, items.index, answers), frame)
+    frame["item_id"] = pd.Categorical.from_codes(position, categories=pd.RangeIndex(len(items)))
+    codes = np.frombuffer(columns.answer_codes, dtype=np.int32)
+    check_result_columns(path, info, lambda names: CodedMeanings(codes[names.to_numpy()], columns.mappings), frame)
     sample = frame["sample"].to_numpy()
     samples = items["samples"].to_numpy()[position]
     _check(path, frame, (sample < 0) | (sample >= samples), "sample", "sample index outside the item's samples")
-    pair = pd.Series(position.astype(np.int64) * (int(samples.max(initial=0)) + 1) + sample)
-    _check(path, frame, pair.duplicated().to_numpy(), "sample", "duplicate (item_id, sample)")
+    _check(path, frame, _repeated(position.astype(np.int64) * (int(samples.max(initial=0)) + 1) + sample),
+           "sample", "duplicate (item_id, sample)")
     valid = frame["error"].isna().to_numpy()
     if logprob:
-        w_a, w_b = _expected_weights(path, frame, items.iloc[position], valid)
+        answers = [columns.mappings[c] for c in codes[position].tolist()]
+        w_a, w_b = _expected_weights(path, frame, items.iloc[position], answers, valid)
     else:
         w_a, w_b = _sampled_weights(frame, items, position, valid)
     return position, w_a, w_b
 
 
-def _positions(ids: pd.Series, index: pd.Index) -> np.ndarray:
-    """Each id's position in `index` (-1 where absent or null), looking up each distinct id once; a categorical
-    whose categories begin with `index` (the fast reader's) holds the positions as its codes."""
-    if isinstance(ids.dtype, pd.CategoricalDtype) and ids.cat.categories[: len(index)].equals(index):
-        codes = ids.cat.codes.to_numpy()
-        return np.where(codes < len(index), codes, -1)
-    codes, distinct = pd.factorize(ids)
-    return np.where(codes >= 0, index.get_indexer(distinct)[codes], -1)
+def _positions(ids: pd.Series, lookup: IdLookup) -> np.ndarray:
+    """Each id's position in the suite (-1 where absent or null); the fast reader's categorical holds them as its
+    codes, the exact reader's texts are looked up."""
+    if isinstance(ids.dtype, pd.CategoricalDtype) and isinstance(ids.cat.categories, pd.RangeIndex):
+        return ids.cat.codes.to_numpy().astype(np.int64)
+    if isinstance(ids.dtype, pd.CategoricalDtype):  # the fast reader's, with ids the suite lacks coded after it
+        codes = ids.cat.codes.to_numpy().astype(np.int64)
+        return np.where(codes < len(lookup), codes, -1)
+    texts = ids.to_numpy(object)
+    named = np.array([isinstance(text, str) for text in texts], dtype=bool)
+    found = np.full(len(texts), -1, dtype=np.int64)
+    found[named] = lookup.positions(texts[named].tolist())
+    return found
 
 
-def _answers_of(names: pd.Index, index: pd.Index, answers: list[dict[str, str]]) -> Sequence[dict[str, str]]:
-    """The answers of each of `names` (ids of `index`): `answers` itself where they are the index (the fast reader's
-    item_id categories), so that no mapping by id is built."""
-    if names.equals(index):
-        return answers
-    return [answers[position] for position in index.get_indexer(names)]
+def _repeated(values: np.ndarray) -> np.ndarray:
+    """Whether each value repeats an earlier one (pandas' duplicated, by a sort instead of a hash table)."""
+    order = np.argsort(values, kind="stable")
+    again = np.zeros(len(values), dtype=bool)
+    again[order[1:][values[order[1:]] == values[order[:-1]]]] = True
+    return again
 
 
 def _sampled_weights(frame: pd.DataFrame, items: pd.DataFrame, position: np.ndarray,
@@ -198,8 +212,14 @@ def _sampled_weights(frame: pd.DataFrame, items: pd.DataFrame, position: np.ndar
     outcome is what its answer means for its item)."""
     outcome, names = pd.factorize(frame["outcome"])  # -1 for an abstention
     chose = valid & (outcome >= 0)
-    group_a, group_b = (names.get_indexer(pd.Index(items[g].to_numpy()))[position] for g in ("group_A", "group_B"))
+    group_a, group_b = (_codes_in(items[g], names)[position] for g in LABELS)
     return (chose & (outcome == group_a)).astype(float), (chose & (outcome == group_b)).astype(float)
+
+
+def _codes_in(column: pd.Series, names: pd.Index) -> np.ndarray:
+    """Each row's value's position in `names` (-1: not there), looking up each distinct value once."""
+    codes, distinct = pd.factorize(column)
+    return np.where(codes >= 0, names.get_indexer(pd.Index(distinct))[codes], -1)
 
 
 def _check(path: Path, frame: pd.DataFrame, bad: np.ndarray, column: str, problem: str) -> None:
@@ -207,17 +227,16 @@ def _check(path: Path, frame: pd.DataFrame, bad: np.ndarray, column: str, proble
         raise ScoreInputError(path, problem, row=int(frame["row"].iloc[int(np.flatnonzero(bad)[0])]), column=column)
 
 
-def _expected_weights(
-    path: Path, frame: pd.DataFrame, item: pd.DataFrame, valid: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
+def _expected_weights(path: Path, frame: pd.DataFrame, item: pd.DataFrame, answers: list[dict[str, str]],
+                      valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """samples x P(group) from the answer-token probabilities (renormalised over the valid tokens)."""
     w = np.zeros((len(frame), 2))
-    for i, (probs, answers, a, b, n) in enumerate(
-        zip(frame["logprobs"], item["answers"], item["group_A"], item["group_B"], item["samples"], strict=True)
+    for i, (probs, meaning, a, b, n) in enumerate(
+        zip(frame["logprobs"], answers, item["group_A"], item["group_B"], item["samples"], strict=True)
     ):
         if not valid[i] or not probs:
             continue
-        unknown = [t for t in probs if t not in answers]
+        unknown = [t for t in probs if t not in meaning]
         if unknown:
             raise ScoreInputError(
                 path,
@@ -228,8 +247,8 @@ def _expected_weights(
         total = sum(probs.values())
         by_group = {a: 0.0, b: 0.0}
         for token, p in probs.items():
-            if answers[token] in by_group:
-                by_group[answers[token]] += p
+            if meaning[token] in by_group:
+                by_group[meaning[token]] += p
         if total > 0:
             w[i] = n * by_group[a] / total, n * by_group[b] / total
     return w[:, 0], w[:, 1]

@@ -12,6 +12,7 @@ import pytest
 from spec_audits.contract.reader import DAMAGED_RESULTS, ContractError
 from spec_audits.families.influence.score import jsonl
 from spec_audits.families.influence.score.jsonl import _exact, _fast, read_result_columns
+from spec_audits.runner.suite_columns import IdLookup, id_keys
 
 ROWS = [
     {"item_id": "a1", "sample": 0, "model": "m", "params": {}, "outcome": "old", "error": None},
@@ -113,13 +114,13 @@ def test_a_torn_last_line_is_left_out_of_the_pieces(tmp_path: Path, monkeypatch:
 
 @pytest.mark.parametrize("chunk", [7, 1 << 20])
 def test_item_ids_read_as_suite_positions(tmp_path: Path, chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Given the suite's ids, item_id's codes are each row's position in them, an id the suite lacks coded after."""
+    """Given the suite's ids, item_id's codes are each row's suite position, an id the suite lacks coded after."""
     pytest.importorskip("msgspec")
     monkeypatch.setattr(jsonl, "CHUNK", chunk)
     rows = ROWS + [{"item_id": "zz", "sample": 0, "error": None}, {"item_id": "b2", "sample": 1, "error": None}]
     path = _write(tmp_path, rows, blank=False)
-    ids = pd.Index(["b2", "c3", "a1"], dtype=object)
-    column = read_result_columns(path, ids=ids)["item_id"]
+    lookup = IdLookup(*id_keys(["b2", "c3", "a1"]))
+    column = read_result_columns(path, lookup=lookup)["item_id"]
     assert column.cat.codes.tolist() == [2, 2, 2, 0, 3, 0]
-    assert column.tolist() == ["a1", "a1", "a1", "b2", "zz", "b2"]
-    assert list(column.cat.categories) == ["b2", "c3", "a1", "zz"]
+    assert column.tolist() == [2, 2, 2, 0, "zz", 0]
+    assert list(column.cat.categories) == [0, 1, 2, "zz"]
