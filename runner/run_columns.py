@@ -1,12 +1,11 @@
 """What a scorer keeps of a run while it streams suite.jsonl and results.jsonl: integers in arrays, never a Python
 object per row.
 
-`SuiteIds` holds each suite row's id as its 64-bit hash (spec_audits.contract.reader.id_hash) and byte offset, and
-finds result rows' suite positions by a binary search of the sorted hashes, never a dict of a million id texts
-(ids whose hashes agree are told apart by reading those rows again). `ResultCodes` holds what
-`check_result_columns` checks of each result row (its line, suite position, model, answer and outcome) as codes,
-about 30 bytes a row, and runs that check at the end of the stream. `Codes` codes any column of few distinct
-values, and gives them back as the categorical pandas would make of them.
+`SuiteIds` holds each suite row's id as its 128-bit hash and finds result rows' suite positions by a binary
+search of the sorted hashes (runner/suite_columns.IdLookup), never a dict of a million id texts. `ResultCodes`
+holds what `check_result_columns` checks of each result row (its line, suite position, model, answer and
+outcome) as codes, about 30 bytes a row, and runs that check at the end of the stream. `Codes` codes any column
+of few distinct values, and gives them back as the categorical pandas would make of them.
 """
 
 from __future__ import annotations
@@ -19,10 +18,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from spec_audits.contract.reader import SUITE_FILE, id_hash, read_rows_at
 from spec_audits.contract.results_model import ResultRow, RunInfo
 from spec_audits.contract.suite_model import SuiteRow
 from spec_audits.runner.result_checks import check_result_columns
+from spec_audits.runner.suite_columns import IdLookup, id_keys
+
+BATCH = 65_536  # suite ids hashed at a time
 
 
 class Codes:
@@ -62,45 +63,33 @@ class Codes:
 
 
 class SuiteIds:
-    """`add` each suite row as the reader streams it (a scan_suite visitor); `positions` of ids afterwards."""
+    """`add` each suite row as the reader streams it (a scan_suite visitor); `positions` of ids afterwards, found by
+    their 128-bit hashes (runner/suite_columns.IdLookup), the ids hashed a batch at a time and never held."""
 
-    def __init__(self, folder: Path) -> None:
-        self.path = folder / SUITE_FILE
-        self.hashes = array("Q")
-        self.offsets = array("q")
-        self._sorted: tuple[np.ndarray, np.ndarray] | None = None
-        self._twice: dict[str, int] = {}  # the ids whose hashes another id shares, by text
+    def __init__(self) -> None:
+        self._pending: list[str] = []
+        self._halves: list[tuple[np.ndarray, np.ndarray]] = []
+        self._lookup: IdLookup | None = None
 
     def add(self, offset: int, row: SuiteRow) -> None:
-        self.hashes.append(id_hash(row.id))
-        self.offsets.append(offset)
+        self._pending.append(row.id)
+        if len(self._pending) == BATCH:
+            self._hash()
+
+    def _hash(self) -> None:
+        self._halves.append(id_keys(self._pending))
+        self._pending = []
 
     def __len__(self) -> int:
-        return len(self.hashes)
+        return sum(len(first) for first, _ in self._halves) + len(self._pending)
 
     def positions(self, ids: Sequence[str]) -> np.ndarray:
         """Each id's row number in the suite, -1 for an id the suite lacks."""
-        order, hashes = self._sort()
-        wanted = np.fromiter((id_hash(item) for item in ids), dtype=np.uint64, count=len(ids))
-        at = np.searchsorted(hashes, wanted).clip(max=len(hashes) - 1)
-        found = np.where(hashes[at] == wanted, order[at], -1)
-        if self._twice:
-            shared = np.isin(wanted, np.fromiter(map(id_hash, self._twice), dtype=np.uint64))
-            for index in np.flatnonzero(shared).tolist():
-                found[index] = self._twice.get(ids[index], -1)
-        return found
-
-    def _sort(self) -> tuple[np.ndarray, np.ndarray]:
-        if self._sorted is None:
-            hashes = np.frombuffer(self.hashes, dtype=np.uint64)
-            order = np.argsort(hashes, kind="stable")
-            ordered = hashes[order]
-            twice = np.flatnonzero(np.isin(hashes, ordered[1:][ordered[1:] == ordered[:-1]]))
-            offsets = [self.offsets[index] for index in twice.tolist()]
-            self._twice = {row.id: int(index) for index, row in zip(twice.tolist(), read_rows_at(self.path, offsets),
-                                                                      strict=True)}
-            self._sorted = order, ordered
-        return self._sorted
+        if self._lookup is None:
+            self._hash()
+            self._lookup = IdLookup(*(np.concatenate(halves) for halves in zip(*self._halves, strict=True)))
+            self._halves = []
+        return self._lookup.positions(list(ids))
 
 
 class ResultCodes:

@@ -1,5 +1,5 @@
-"""What a scorer keeps of a run as it streams (runner/run_columns.py): result ids found by their hashes, two
-ids of one hash told apart by their text, and coded columns that give back the categoricals pandas makes."""
+"""What a scorer keeps of a run as it streams (runner/run_columns.py): result ids found by their hashes (a batch
+of suite ids hashed at a time) and coded columns that give back the categoricals pandas makes."""
 
 from __future__ import annotations
 
@@ -23,21 +23,15 @@ def _suite(folder: Path, count: int) -> list[str]:
     return [row.id for row in sorted(rows, key=lambda r: r.id)]
 
 
-def test_ids_are_found_at_their_row_and_an_unknown_id_nowhere(tmp_path: Path) -> None:
+@pytest.mark.parametrize("batch", [65_536, 7], ids=["one_batch", "batches_of_7"])
+def test_ids_are_found_at_their_row_and_an_unknown_id_nowhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              batch: int) -> None:
+    monkeypatch.setattr(run_columns, "BATCH", batch)
     ids = _suite(tmp_path, 50)
-    found = SuiteIds(tmp_path)
+    found = SuiteIds()
     scan_suite(tmp_path, found.add)
     asked = [ids[7], "not-an-id", ids[0], ids[49], ids[7]]
     assert found.positions(asked).tolist() == [7, -1, 0, 49, 7]
-
-
-def test_ids_whose_hashes_agree_are_told_apart_by_their_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    ids = _suite(tmp_path, 6)
-    shared = {*ids[1:4], "stranger"}  # three rows and an id the suite lacks, of one hash; the others of their own
-    monkeypatch.setattr(run_columns, "id_hash", lambda text: 1 if text in shared else 100 + ids.index(text))
-    found = SuiteIds(tmp_path)
-    scan_suite(tmp_path, found.add)
-    assert found.positions([ids[3], ids[1], ids[2], "stranger", ids[5]]).tolist() == [3, 1, 2, -1, 5]
 
 
 @pytest.mark.parametrize("values", [["b", "a", None, "c", "a"], [3, 1, 2, 1], ["x", 1, "y", 1]],

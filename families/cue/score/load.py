@@ -36,9 +36,7 @@ from spec_audits.sdk import (
     SuiteRow,
     check_study_runs,
     iter_numbered_results,
-    read_run_info,
     scan_run,
-    suite_dir_of,
 )
 
 CHUNK = 4096  # result rows looked up in the suite's ids at a time
@@ -61,7 +59,7 @@ def load_cue_run(run_dir: Path) -> CueRun:
     """Read run.json, the suite and results.jsonl into the tidy frame spec_audits.families.cue.score scores. Both
     files are streamed: of the suite its rows' cells and answers as columns (runner/suite_columns.py; never the
     messages and puzzles, most of a cue row's bytes), of the results each answered row's record as columns."""
-    suite = _CueSuite(suite_dir_of(run_dir, read_run_info(run_dir)))
+    suite = _CueSuite()
     info, head = scan_run(run_dir, suite.add)
     if suite.unformatted is not None:
         raise ScoreInputError(head.path / SUITE_FILE, "a cue-visibility row needs cell.format", row=suite.unformatted,
@@ -97,8 +95,8 @@ class _CueSuite:
     the puzzle's bands, the hidden attributes (the cell keys of the first cued row besides the design's own, in
     name order) and the first row without a format (1-based)."""
 
-    def __init__(self, folder: Path) -> None:
-        self.ids = SuiteIds(folder)
+    def __init__(self) -> None:
+        self.ids = SuiteIds()
         self.columns = SuiteColumns()
         self.bands: tuple[str, ...] = ()
         self.attributes: tuple[str, ...] = ()

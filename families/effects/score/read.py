@@ -40,9 +40,9 @@ CHUNK = 4096  # result rows looked up in the suite's ids at a time
 class _SuiteColumns:
     """The suite's rows as the scorer needs them, `add`ed as the reader streams them (checked against the record)."""
 
-    def __init__(self, folder: Path, analysis: dict[str, Any]) -> None:
+    def __init__(self, analysis: dict[str, Any]) -> None:
         self.factors = [f["name"] for f in analysis["factors"]]
-        self.ids = SuiteIds(folder)
+        self.ids = SuiteIds()
         self.cells = {key: Codes() for key in ("scenario", "condition", DESIGN, *self.factors)}
         self.forms = Codes()  # each row's (tokens, meanings) in display order
         self.answers: list[dict[str, str]] = []  # each form's answers mapping
@@ -94,7 +94,7 @@ def load(run_dir: Path) -> Loaded:
     analysis = manifest.analysis or {}
     if analysis.get("family") != "effects":
         raise ScoreInputError(run_dir, "not a run of an effects suite")
-    suite = _SuiteColumns(suite_dir_of(run_dir, info), analysis)
+    suite = _SuiteColumns(analysis)
     _, head = scan_run(run_dir, suite.add)
     if suite.problem is not None:  # the record and the rows agree: every cell key and answer the scorer reads
         raise row_contradicts(read_suite(head.path), *suite.problem)
