@@ -151,10 +151,14 @@ if TYPE_CHECKING:
         Suite,
         SuiteHead,
         complete_lines,
+        iter_numbered_results,
+        read_manifest,
         read_results,
         read_run,
+        read_run_info,
         read_suite,
         scan_run,
+        suite_dir_of,
     )
     from spec_audits.contract.results_model import (
         ResultRow,
@@ -262,6 +266,11 @@ if TYPE_CHECKING:
     from spec_audits.runner.results_io import (
         final_rows,
     )
+    from spec_audits.runner.run_columns import (
+        Codes,
+        ResultCodes,
+        SuiteIds,
+    )
     from spec_audits.runner.score_input import (
         ScoreInputError,
         check_run_analysis,
@@ -324,8 +333,12 @@ if TYPE_CHECKING:
     )
     from spec_audits.stats.power import (
         PILOT,
+        Assumed,
+        Pilot,
         Variance,
+        from_one_arm,
         from_pilot,
+        pilot_spread,
     )
 
 
@@ -339,36 +352,36 @@ def _home() -> dict[str, tuple[str, str]]:
 
 
 __all__ = [
-    "AnalysisRecord", "Answer", "Args", "Balance", "Binary", "Block", "Builder", "CallSettings", "ClauseSpec", "CLOSED",
-    "Compiled", "CompiledDesign", "CompiledText", "Conditions", "ContractError", "Counted", "Crossing",
-    "DAMAGED_RESULTS", "DesignContext", "Diagnostic", "Document", "DOCUMENT_BYTES", "Domain", "ErrorCollector",
-    "Estimate", "Expression", "EXTRACTION_SLOT", "Family", "Fit", "FlipInputError", "FOLLOWUP_SLOTS", "Form", "Heading",
-    "Image", "ImportedRun", "Importer", "ImportInputError", "Items", "JUDGE_SLOTS", "Leaf", "Manifest", "Message",
-    "ModelClient", "Name", "NameOptions", "Names", "NameThen", "NO_DATA", "NoCache", "Number", "NumberThenNames",
-    "Options", "OwnAnalysis", "Paragraph", "PER_DESIGN", "PILOT", "Plan", "PlannedDesign", "PropositionalConfig",
-    "PuzzleConfig", "PuzzleError",
-    "CodedMeanings", "IdLookup", "SuiteCodes", "id_keys",
-    "PuzzleSelection", "Ranges", "Reader", "ResponseCache", "ResultRow", "RESULTS_FILE", "Row", "RUN_FILE", "RunInfo",
-    "ScoreInputError", "Selection", "Shape", "ShapeError", "Skeleton", "SOLUTION_FORMAT", "SOLUTION_OUTCOMES", "SOLVED",
-    "Span",
-    "SpecError", "Suite", "SUITE_FILE", "SuiteColumns", "SuiteHead", "SuiteRow", "Syntax", "Table", "TableKind",
-    "Tables", "TemplateShape", "Text", "Texts", "TypedDesign", "Values", "Variance", "Whole", "accuracy_by_band",
-    "at_turn", "bh_adjust", "bh_within", "cannot_draw", "canonical_json", "cell_keys", "cell_problem",
-    "check_attributes", "check_domains", "check_render", "check_result_columns", "check_run_analysis", "check_slots",
-    "check_study_runs", "checked_decode", "clauses", "compare_models", "comparison_blocks", "compile_text",
-    "complete_lines", "contrast_influence", "default_cache_path", "did_you_mean", "domain", "draw_selections",
-    "environment", "evaluate", "expand_runs", "expect_of", "final_rows", "first_key", "flip_rates", "fmt", "from_pilot",
-    "generate_puzzle", "generate_skeleton", "generate_zebra", "hypothesis", "instantiate", "intervals", "is_local",
-    "is_number", "is_whole", "item_rng", "json_lines", "key_of", "lazy", "listed_twice", "mean_influence", "multiple",
-    "names", "no_data_background", "nodes", "ols_cluster", "one_of", "one_person_compound", "open_regular",
-    "option_lines", "paired", "pairs", "parse_answer", "parse_answer_line", "parse_cell", "parse_judge_json",
-    "parse_option_number", "position", "position_bias", "power", "present", "puzzle_config", "read_bytes_capped",
+    "AnalysisRecord", "Answer", "Assumed", "Args", "Balance", "Binary", "Block", "Builder", "CallSettings",
+    "ClauseSpec", "CLOSED", "Compiled", "CompiledDesign", "CompiledText", "Conditions", "ContractError", "Counted",
+    "Crossing", "DAMAGED_RESULTS", "DesignContext", "Diagnostic", "Document", "DOCUMENT_BYTES", "Domain",
+    "ErrorCollector", "Estimate", "Expression", "EXTRACTION_SLOT", "Family", "Fit", "FlipInputError",
+    "FOLLOWUP_SLOTS", "Form", "Heading", "Image", "ImportedRun", "Importer", "ImportInputError", "Items",
+    "JUDGE_SLOTS", "Leaf", "Manifest", "Message", "ModelClient", "Name", "NameOptions", "Names", "NameThen",
+    "NO_DATA", "NoCache", "Number", "NumberThenNames", "Options", "OwnAnalysis", "Paragraph", "PER_DESIGN", "PILOT",
+    "Pilot", "Plan", "PlannedDesign", "PropositionalConfig", "PuzzleConfig", "PuzzleError", "CodedMeanings",
+    "IdLookup", "SuiteCodes", "id_keys", "PuzzleSelection", "Ranges", "Reader", "ResponseCache", "ResultRow",
+    "RESULTS_FILE", "Row", "RUN_FILE", "RunInfo", "ScoreInputError", "Selection", "Shape", "ShapeError", "Skeleton",
+    "SOLUTION_FORMAT", "SOLUTION_OUTCOMES", "SOLVED", "Span", "SpecError", "Suite", "SUITE_FILE", "SuiteColumns",
+    "SuiteHead", "SuiteRow", "Syntax", "Table", "TableKind", "Tables", "TemplateShape", "Text", "Texts",
+    "TypedDesign", "Values", "Variance", "Whole", "accuracy_by_band", "at_turn", "bh_adjust", "bh_within",
+    "cannot_draw", "canonical_json", "cell_keys", "cell_problem", "check_attributes", "check_domains", "check_render",
+    "check_result_columns", "check_run_analysis", "check_slots", "check_study_runs", "checked_decode", "clauses",
+    "compare_models", "comparison_blocks", "compile_text", "complete_lines", "contrast_influence",
+    "default_cache_path", "did_you_mean", "domain", "draw_selections", "environment", "evaluate", "expand_runs",
+    "expect_of", "final_rows", "first_key", "flip_rates", "fmt", "from_one_arm", "from_pilot", "generate_puzzle",
+    "generate_skeleton", "generate_zebra", "hypothesis", "instantiate", "intervals", "is_local", "is_number",
+    "is_whole", "item_rng", "json_lines", "key_of", "lazy", "listed_twice", "mean_influence", "multiple", "names",
+    "no_data_background", "nodes", "ols_cluster", "one_of", "one_person_compound", "open_regular", "option_lines",
+    "paired", "pairs", "parse_answer", "parse_answer_line", "parse_cell", "parse_judge_json", "parse_option_number",
+    "pilot_spread", "position", "position_bias", "power", "present", "puzzle_config", "read_bytes_capped",
     "read_checked_run", "read_csv", "read_fields", "read_results", "read_rows", "read_run", "read_score_folder",
     "read_suite", "record", "render_with_slots", "replacing", "report_repeats", "require_answers", "resolves",
     "reuse_groups", "row_contradicts", "sandwich", "scan_run", "score_folder", "shown", "sign_test", "solved_table",
     "spread", "states_identity", "suite_row", "test_case_text", "text_colour", "ties", "tokens_problem", "wilson",
     "wilson_one", "write_bytes", "write_csv", "write_csv_rows", "write_figure", "write_json", "write_runs",
     "write_suite_folder", "write_text",
+    "Codes", "ResultCodes", "SuiteIds", "iter_numbered_results", "read_manifest", "read_run_info", "suite_dir_of",
 ]
 
 
