@@ -24,9 +24,18 @@ def group_sums(frame: pd.DataFrame, by: list[str], values: Iterable[tuple[str, n
     are taken at the rows."""
     at = np.arange(len(frame)) if rows is None else np.flatnonzero(rows)
     group, first = _groups(frame, by, at)
-    groups = pd.Series(pd.Categorical.from_codes(group, categories=pd.RangeIndex(len(first))))  # grouped by its codes
-    sums = {name: pd.Series(value).groupby(groups, observed=True).sum().to_numpy() for name, value in values}
+    sums = {name: _sum(group, len(first), value) for name, value in values}
     return frame[by].iloc[at[first]].reset_index(drop=True).assign(**sums)
+
+
+def _sum(group: np.ndarray, count: int, value: np.ndarray) -> np.ndarray:
+    """Each group's sum of `value`. Whole numbers (a sampled run's counts) sum exactly in any order, so np.bincount
+    gives the very floats pandas' compensated sum gives, without its 40 bytes a trial of temporaries; other values
+    are summed by pandas, in trial order."""
+    if value.dtype == np.float64 and np.abs(value).max(initial=0.0) < 2.0**52 and (np.floor(value) == value).all():
+        return np.bincount(group, value, count)
+    groups = pd.Series(pd.Categorical.from_codes(group, categories=pd.RangeIndex(count)))  # grouped by its codes
+    return pd.Series(value).groupby(groups, observed=True).sum().to_numpy()
 
 
 def _groups(frame: pd.DataFrame, by: list[str], at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -38,10 +47,27 @@ def _groups(frame: pd.DataFrame, by: list[str], at: np.ndarray) -> tuple[np.ndar
         if span * count >= 2**62:  # too many key combinations for one integer: number the groups so far first
             combined = np.unique(combined, return_inverse=True)[1].ravel().astype(np.int64)
             span = int(combined.max(initial=-1)) + 1
-        combined = combined * count + rank
+        combined *= count
+        combined += rank
+        del rank
         span *= count
-    _, first, group = np.unique(combined, return_index=True, return_inverse=True)
-    return group.ravel(), first
+    return _numbered(combined)
+
+
+def _numbered(combined: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """np.unique(combined, return_index=True, return_inverse=True)'s inverse and index, by one stable sort (about 28
+    bytes a trial at most, against np.unique's 48)."""
+    order = np.argsort(combined, kind="stable")
+    ordered = combined[order]
+    new = np.empty(len(order), dtype=bool)
+    new[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    del ordered
+    number = np.cumsum(new)
+    number -= 1
+    group = np.empty(len(order), dtype=np.int64)
+    group[order] = number
+    return group, order[new]
 
 
 def _rank(column: pd.Series, at: np.ndarray) -> tuple[np.ndarray, int]:
@@ -52,4 +78,6 @@ def _rank(column: pd.Series, at: np.ndarray) -> tuple[np.ndarray, int]:
     else:
         found, distinct = pd.factorize(column, sort=True)
         codes, count = found[at], len(distinct)
-    return np.where(codes < 0, count, codes.astype(np.int64)), count + 1
+    rank = codes.astype(np.int64)
+    rank[rank < 0] = count
+    return rank, count + 1
