@@ -94,13 +94,19 @@ def _fast(chunk: bytes, logprobs: bool, line: int) -> pd.DataFrame | None:
         return None  # a blank line: its line number would be lost
     columns: dict[str, Any] = {
         "row": np.arange(line, line + len(rows)),
-        "item_id": [r.item_id for r in rows],
+        "item_id": _texts([r.item_id for r in rows]),
         "sample": np.fromiter((r.sample for r in rows), np.int64, len(rows)),
-        **{name: [getattr(r, name) for r in rows] for name in ("outcome", "error", "model", "answer")},
+        **{name: _texts([getattr(r, name) for r in rows]) for name in ("outcome", "error", "model", "answer")},
     }
     if logprobs:
         columns["logprobs"] = [r.logprobs for r in rows]
     return pd.DataFrame(columns)
+
+
+def _texts(values: list[str | None]) -> pd.Series:
+    """Texts as Python objects: pandas would otherwise copy them into an arrow string array, whose memory pool keeps
+    what it once held."""
+    return pd.Series(values, dtype=object)
 
 
 def _exact(path: Path, data: bytes, logprobs: bool, first: int = 1) -> pd.DataFrame:
