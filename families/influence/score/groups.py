@@ -32,10 +32,19 @@ def _sum(group: np.ndarray, count: int, value: np.ndarray) -> np.ndarray:
     """Each group's sum of `value`. Whole numbers (a sampled run's counts) sum exactly in any order, so np.bincount
     gives the very floats pandas' compensated sum gives, without its 40 bytes a trial of temporaries; other values
     are summed by pandas, in trial order."""
-    if value.dtype == np.float64 and np.abs(value).max(initial=0.0) < 2.0**52 and (np.floor(value) == value).all():
+    if _whole(value):
         return np.bincount(group, value, count)
     groups = pd.Series(pd.Categorical.from_codes(group, categories=pd.RangeIndex(count)))  # grouped by its codes
     return pd.Series(value).groupby(groups, observed=True).sum().to_numpy()
+
+
+def _whole(value: np.ndarray, block: int = 1 << 16) -> bool:
+    """Whether every value is a whole float64 below 2^52 in size (NaN is not), tested a block at a time so that the
+    test's temporaries stay small."""
+    if value.dtype != np.float64 or not -(2.0**52) < value.min(initial=0.0) <= value.max(initial=0.0) < 2.0**52:
+        return False
+    return all((np.floor(value[start:start + block]) == value[start:start + block]).all()
+               for start in range(0, len(value), block))
 
 
 def _groups(frame: pd.DataFrame, by: list[str], at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -140,8 +140,12 @@ def _first_shown(items: dict[str, Any], columns: SuiteCodes, answer: Any) -> pd.
     if isinstance(answer, dict) and answer.get("kind") == "labels":
         first_label = str(answer["tokens"][0])
         meanings = pd.Index([answers.get(first_label) for answers in columns.mappings], dtype=object)
-        meaning = meanings.take(np.frombuffer(columns.answer_codes, dtype=np.int32))
-        chosen = np.select([meaning == pd.Series(items[g]).to_numpy(object) for g in LABELS], [0, 1], -1)
+        codes = np.frombuffer(columns.answer_codes, dtype=np.int32)
+        chosen = np.full(len(codes), -1, dtype=np.int8)
+        for code, group in ((1, "group_B"), (0, "group_A")):  # A where both match, as np.select([A, B]) chose
+            values = pd.Categorical(items[group])  # each row's group as a code: no text a row is compared
+            meant = values.categories.get_indexer(meanings).astype(np.int32)  # per mapping, its meaning's code
+            chosen[meant[codes] == values.codes] = code
     elif "first" in items:
         chosen = np.select([(pd.Series(items["first"]) == g).to_numpy(bool) for g in "AB"], [0, 1], -1)
     else:
