@@ -103,12 +103,17 @@ def suite_rows(folder: Path) -> list[dict[str, Any]]:
 
 def shipped_plan(spec: str, *args: str) -> str:
     """`spec plan specs/SPEC ARGS` run from the repository root; its output (the command must succeed)."""
+    with contextlib.chdir(ROOT):
+        return plan(f"specs/{spec}", *args)
+
+
+def plan(*args: str) -> str:
+    """`spec plan ARGS`'s output (the command must succeed)."""
     from click.testing import CliRunner
 
     from spec_audits.cli import main
 
-    with contextlib.chdir(ROOT):
-        result = CliRunner().invoke(main, ["plan", f"specs/{spec}", *args])
+    result = CliRunner().invoke(main, ["plan", *args])
     assert result.exit_code == 0 and result.exception is None, result.output
     return result.output
 
@@ -123,3 +128,43 @@ def hand_mde(unit_var: float, n: int, clusters: int, per_cluster: float, icc: fl
     level, df = 0.05 / tests, clusters - 1
     se = math.sqrt(unit_var * (1 + (per_cluster - 1) * icc) * 2 / n)
     return float((stats.t.ppf(1 - level / 2, df) + stats.t.ppf(0.8, df)) * se)
+
+
+def write_run(folder: Path, suite: Path, results: list[dict[str, Any]], model: str = "synthetic/model") -> Path:
+    """A run folder of `suite` holding `results` (results.jsonl lines; item_id, sample and the answer fields
+    each), all answered by `model`: what `spec run` leaves, for scorers and `spec plan --pilot`."""
+    import hashlib
+
+    folder.mkdir(parents=True)
+    lines = [json.dumps({"model": model, "params": {}, **result}) for result in results]
+    (folder / "results.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    info = {"suite_dir": str(suite), "suite_manifest_sha256": hashlib.sha256((suite / "manifest.json").read_bytes())
+            .hexdigest(), "model": model, "mode": "sample", "settings": {}, "started": "2026-01-01T00:00:00+00:00",
+            "planned": len(results), "done": len(results), "failed": 0}
+    (folder / "run.json").write_text(json.dumps(info), encoding="utf-8")
+    return folder
+
+
+def anova_icc(y: Any, clusters: Any) -> float:
+    """The one-way ANOVA estimate of the intra-cluster correlation of answers `y` in equal `clusters`, the
+    textbook estimator a pilot's design-effect icc is checked against: (MSB - MSW) / (MSB + (m - 1) MSW)."""
+    import pandas as pd
+
+    groups = pd.Series(y, dtype=float).groupby(list(clusters))
+    m, count = float(groups.size().mean()), groups.ngroups
+    between = m * float(groups.mean().var(ddof=1))
+    within = float(groups.var(ddof=1).mean())
+    assert groups.size().nunique() == 1 and count > 1, "equal clusters, at least two"
+    return (between - within) / (between + (m - 1) * within)
+
+
+def effects_pilot(folder: Path) -> Path:
+    """A run (no answers yet) of a small effects suite compiled in `folder`: a pilot of another family."""
+    from click.testing import CliRunner
+
+    from spec_audits.cli import main
+    from tests.families.effects import write_tiny
+
+    compiled = CliRunner().invoke(main, ["compile", str(write_tiny(folder)), "-o", str(folder / "effects")])
+    assert compiled.exit_code == 0 and compiled.exception is None, compiled.output
+    return write_run(folder / "pilot", folder / "effects", [])

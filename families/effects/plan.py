@@ -4,8 +4,8 @@ Each contrast (a level against its factor's reference, an intervention against t
 outcome) is a difference of two arms' mean answers clustered by scenario. The suite gives the answers per
 arm (a row's samples in sampled mode, one exact probability per row in logprob mode) and the scenarios; a
 pilot run of the suite gives each contrast's answer variance and intra-cluster correlation. Without a pilot
-(or where it cannot tell: too few answers in an arm or scenarios) the answer variance is its largest
-possible value, p(1 - p) at p = 0.5 for a probability and (max - min)^2 / 4 for a value, and the
+(or where it cannot tell: too few answers in an arm or scenarios, and the plan says why) the answer
+variance is its largest possible value, p(1 - p) at p = 0.5 for a probability and (max - min)^2 / 4 for a value, and the
 intra-cluster correlation the assumed one."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pandas as pd
 from spec_audits.families.effects.score.compare import statistic_name
 from spec_audits.families.effects.score.frame import Loaded, load, of_design, targets, values_array
 from spec_audits.families.effects.score.pipeline import comparisons
-from spec_audits.sdk import PER_DESIGN, PILOT, Suite, Variance, from_pilot
+from spec_audits.sdk import PER_DESIGN, PILOT, Assumed, Suite, Variance, from_pilot, pilot_spread
 
 
 def variances(suite: Suite, pilot: Path | None, icc: float) -> list[Variance]:
@@ -56,19 +56,17 @@ def _design_variances(cells: pd.DataFrame, loaded: Loaded | None, pilot: Path | 
 def _spread(loaded: Loaded | None, pilot: Path | None, target: str | None, pair: tuple[str, str, str],
             analysis: dict[str, Any], icc: float) -> tuple[float, float, str]:
     """(unit variance, icc, where they come from) of one contrast."""
-    assumed = f"assumed: answer variance at its largest, icc {icc:g}"
+    assumed = Assumed(_largest(target, analysis), icc, f"assumed: answer variance at its largest, icc {icc:g}")
     if loaded is None:
-        return _largest(target, analysis), icc, assumed
+        return pilot_spread(None, pilot, 0, assumed)
     column, level, reference = pair
     frame = loaded.frame
     keep = frame[column].astype(str).isin([level, reference]).to_numpy()
     at_level = frame[column].astype(str).to_numpy()[keep] == level
     scenarios = frame["scenario"].astype(str).to_numpy()[keep]
     clusters = np.unique(scenarios, return_inverse=True)[1].astype(np.int64)
-    estimate = from_pilot(values_array(frame, target)[keep], at_level, clusters)
-    if estimate is None:
-        return _largest(target, analysis), icc, f"{assumed} (the pilot {pilot} cannot tell)"
-    return estimate.unit_var, estimate.icc, f"{PILOT} {pilot} ({len(frame):,} answers)"
+    return pilot_spread(from_pilot(values_array(frame, target)[keep], at_level, clusters), pilot, len(frame),
+                        assumed)
 
 
 def _largest(target: str | None, analysis: dict[str, Any]) -> float:

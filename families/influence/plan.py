@@ -20,7 +20,7 @@ import pandas as pd
 
 from spec_audits.families.influence.score.compare import effect_arms, spread_answers
 from spec_audits.families.influence.score.runs import load_run
-from spec_audits.sdk import PILOT, Suite, Variance, from_pilot
+from spec_audits.sdk import PILOT, Assumed, Suite, Variance, from_pilot, pilot_spread
 
 
 def variances(suite: Suite, pilot: Path | None, icc: float) -> list[Variance]:
@@ -52,13 +52,12 @@ def _pilot_answers(pilot: Path) -> pd.DataFrame:
 def _spread(answers: pd.DataFrame | None, pilot: Path | None, key: tuple[str, str, str],
             icc: float) -> tuple[float, float, str]:
     """(unit variance, icc, where they come from) of one effect."""
-    assumed = f"assumed: answer variance at its largest (1/4), icc {icc:g} between a prompt's samples"
+    assumed = Assumed(0.25, icc, f"assumed: answer variance at its largest (1/4), icc {icc:g} between a prompt's "
+                      "samples")
     if answers is None:
-        return 0.25, icc, assumed
+        return pilot_spread(None, pilot, 0, assumed)
     arm, base = effect_arms(answers, *key)
     own = answers[arm | base]
     clusters = np.unique(own["item_id"].to_numpy(), return_inverse=True)[1].astype(np.int64)
-    estimate = from_pilot(own["y"].to_numpy(float), arm[arm | base], clusters)
-    if estimate is None:
-        return 0.25, icc, f"{assumed} (the pilot {pilot} cannot tell)"
-    return estimate.unit_var, estimate.icc, f"{PILOT} {pilot} ({len(answers):,} answers)"
+    return pilot_spread(from_pilot(own["y"].to_numpy(float), arm[arm | base], clusters), pilot, len(answers),
+                        assumed)

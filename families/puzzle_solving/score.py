@@ -43,7 +43,7 @@ def score(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:
 
 def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list[str]:
     """Score runs of one suite together: accuracy per model and band, and each pair of models compared."""
-    loaded = [_table(run_dir) for run_dir in run_dirs]
+    loaded = [run_table(run_dir) for run_dir in run_dirs]
     check_study_runs(run_dirs, [manifest for manifest, _ in loaded],
                      [table["model"].unique() if not table.empty else [] for _, table in loaded])
     tables = [table for _, table in loaded]
@@ -66,7 +66,7 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
     return lines
 
 
-def _table(run_dir: Path) -> tuple[Manifest, pd.DataFrame]:
+def run_table(run_dir: Path) -> tuple[Manifest, pd.DataFrame]:
     """A run's suite manifest and solved table."""
     _, suite = read_run(run_dir)
     return suite.manifest, solved_table(suite.rows, read_results(run_dir / RESULTS_FILE))

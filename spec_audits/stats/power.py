@@ -9,8 +9,9 @@ variance is
 with n1 and n0 the answers in the two arms, m the answers per arm and cluster (n1 + n0) / (a G) over G
 clusters each holding answers of a arms (2: a scenario asked at the level and at the reference; 1: a
 prompt, whose samples are all in one arm), unit_var the variance of one answer and icc the intra-cluster
-correlation. A pilot run gives unit_var and icc (`from_pilot`: the design effect is the clustered
-variance over the independent one); without one they are stated assumptions. The minimum detectable
+correlation. A pilot run gives unit_var and icc (`from_pilot`, `from_one_arm`: the design effect is the
+clustered variance over the independent one); without one, or where it cannot tell (and `spread` says
+why: `pilot_spread`), they are stated assumptions (`Assumed`). The minimum detectable
 effect is (t_{1-a/2} + t_{power}) * SE with G - 1 degrees of freedom (the clustered interval's), at the
 level BH holds a single effect to among the statistics tested together (`bh_level`). The icc a pilot
 measures is pooled over the statistics (`pool_icc`).
@@ -20,11 +21,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 from scipy import stats
 
-from spec_audits.stats.paired import clustered_se, contrast_influence
+from spec_audits.stats.paired import clustered_se, contrast_influence, mean_influence
 
 PILOT = "pilot"  # how a Variance's source starts when a pilot run measured it
 REACH = 1 << 16  # the largest multiple of the current size a plan considers
@@ -126,22 +128,68 @@ class Pilot:
     design_effect: float
 
 
-def from_pilot(y: np.ndarray, at_level: np.ndarray, clusters: np.ndarray) -> Pilot | None:
+@dataclass(frozen=True)
+class Assumed:
+    """A statistic's spread without a pilot, or where the pilot cannot tell it: stated assumptions."""
+
+    unit_var: float
+    icc: float
+    text: str
+
+
+def pilot_spread(found: Pilot | str | None, pilot: Path | None, answers: int,
+                 assumed: Assumed) -> tuple[float, float, str]:
+    """(unit variance, icc, where they come from) of one statistic, as `Variance` takes them: the pilot's
+    estimate `found`, or the assumptions when there is no pilot (None) or it cannot tell (the reason)."""
+    if found is None or pilot is None:
+        return assumed.unit_var, assumed.icc, assumed.text
+    if isinstance(found, str):
+        return assumed.unit_var, assumed.icc, f"{assumed.text} (the pilot {pilot} cannot tell: {found})"
+    return found.unit_var, found.icc, f"{PILOT} {pilot} ({answers:,} answers)"
+
+
+def _lacking(n1: int, n0: int, groups: int, where: str = " in an arm") -> str | None:
+    """Why answers this few cannot give a spread, or None."""
+    if min(n1, n0) < 2:
+        return f"{min(n1, n0)} answer(s){where}, fewer than 2"
+    return f"{groups} cluster(s), fewer than 2" if groups < 2 else None
+
+
+def from_pilot(y: np.ndarray, at_level: np.ndarray, clusters: np.ndarray) -> Pilot | str:
     """unit_var (pooled within arms) and icc of a difference of arm means, from answers `y` of either arm
     (`at_level` says which) in integer-coded `clusters`: DEFF = clustered variance / independent variance,
     icc = (DEFF - 1) / (m - 1) with m the answers per (cluster, arm) that holds any, kept within [0, 1].
-    None when the pilot cannot tell (an arm with fewer than two answers, fewer than two clusters, or no
-    variation)."""
+    Where the pilot cannot tell (an arm with fewer than two answers, fewer than two clusters, or no
+    variation within the arms), why."""
     n1, n0 = int(at_level.sum()), int((~at_level).sum())
-    groups = int(np.unique(clusters).size)
-    if n1 < 2 or n0 < 2 or groups < 2:
-        return None
+    lacking = _lacking(n1, n0, int(np.unique(clusters).size))
+    if lacking is not None:
+        return lacking
     unit_var = float(((n1 - 1) * y[at_level].var(ddof=1) + (n0 - 1) * y[~at_level].var(ddof=1)) / (n1 + n0 - 2))
     if unit_var <= 0:
-        return None
+        return "its answers do not vary within the arms"
     independent = unit_var * (1 / n1 + 1 / n0)
     deff = clustered_se(contrast_influence(y, at_level, ~at_level, clusters).psi) ** 2 / independent
     cells = np.unique(np.stack([clusters, at_level.astype(np.int64)]), axis=1).shape[1]
-    m = (n1 + n0) / cells
+    return _with_icc(unit_var, deff, (n1 + n0) / cells)
+
+
+def from_one_arm(y: np.ndarray, clusters: np.ndarray) -> Pilot | str:
+    """unit_var and icc of answers `y` of one arm (one model's, planned against another's alike) in
+    integer-coded `clusters`: the design effect of their mean, clustered over independent, as `from_pilot`."""
+    n, groups = len(y), int(np.unique(clusters).size)
+    lacking = _lacking(n, n, groups, where="")
+    if lacking is not None:
+        return lacking
+    unit_var = float(y.var(ddof=1))
+    if unit_var <= 0:
+        return "its answers do not vary"
+    codes = np.unique(clusters, return_inverse=True)[1].astype(np.int64)
+    deff = clustered_se(mean_influence(y, codes, groups).psi) ** 2 / (unit_var / n)
+    return _with_icc(unit_var, deff, n / groups)
+
+
+def _with_icc(unit_var: float, deff: float, m: float) -> Pilot:
+    """icc = (DEFF - 1) / (m - 1) over m answers per arm and cluster, kept within [0, 1] (0 when m is 1)."""
     icc = float(np.clip((deff - 1) / (m - 1), 0.0, 1.0)) if m > 1 else 0.0
     return Pilot(unit_var, icc, float(deff))

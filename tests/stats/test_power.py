@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from spec_audits.stats.paired import clustered_se, contrast_influence
-from spec_audits.stats.power import Variance, bh_level, from_pilot, mde, needed, pool_icc, power_at
+from spec_audits.stats.power import Variance, bh_level, from_one_arm, from_pilot, mde, needed, pool_icc, power_at
 from tests.stats.simulate import draw, layout
 
 RUNS = 1000
@@ -72,7 +72,7 @@ def test_pilot_recovers_the_icc() -> None:
     clusters, at_level = layout(400, 10)
     y = draw(np.random.default_rng(7), 1, 400, 10, 0.3, 0.3)[0]
     found = from_pilot(y, at_level, clusters)
-    assert found is not None
+    assert not isinstance(found, str)
     assert found.icc == pytest.approx(0.3, abs=0.05)
     assert found.unit_var == pytest.approx(1.0, abs=0.08)
     assert found.design_effect == pytest.approx(1 + 9 * found.icc)
@@ -80,9 +80,10 @@ def test_pilot_recovers_the_icc() -> None:
 
 def test_pilot_that_cannot_tell_says_so() -> None:
     clusters, at_level = layout(1, 5)
-    assert from_pilot(np.arange(10.0), at_level, clusters) is None
+    assert from_pilot(np.arange(10.0), at_level, clusters) == "1 cluster(s), fewer than 2"
     clusters, at_level = layout(3, 5)
-    assert from_pilot(np.ones(30), at_level, clusters) is None
+    assert from_pilot(np.ones(30), at_level, clusters) == "its answers do not vary within the arms"
+    assert from_pilot(np.arange(30.0), np.arange(30) == 0, clusters) == "1 answer(s) in an arm, fewer than 2"
 
 
 def test_pool_icc_averages_what_a_pilot_measured_only() -> None:
@@ -90,3 +91,15 @@ def test_pool_icc_averages_what_a_pilot_measured_only() -> None:
     assumed = Variance("c", 10, 10, 5, 0.25, 0.05, "assumed")
     assert [v.icc for v in pool_icc([*measured, assumed])] == pytest.approx([0.2, 0.2, 0.05])
     assert pool_icc([assumed]) == [assumed]
+
+
+def test_one_arm_pilot_recovers_the_icc() -> None:
+    """One model's answers (400 puzzles, 10 samples each, icc 0.3) give back their variance and icc."""
+    clusters, at_level = layout(400, 10)
+    y = draw(np.random.default_rng(11), 1, 400, 10, 0.0, 0.3)[0]
+    found = from_one_arm(y[at_level], clusters[at_level])
+    assert not isinstance(found, str)
+    assert found.icc == pytest.approx(0.3, abs=0.05)
+    assert found.unit_var == pytest.approx(1.0, abs=0.1)
+    assert from_one_arm(np.ones(40), clusters[:40]) == "its answers do not vary"
+    assert from_one_arm(np.arange(20.0), clusters[:20]) == "1 cluster(s), fewer than 2"
