@@ -15,6 +15,11 @@ every row of the suite.
     .venv/bin/python benchmarks/scale_bench.py                        # 10k, 100k and 1M rows, every row run
     .venv/bin/python benchmarks/scale_bench.py --quick                # stop at 100k
     nice -n 19 .venv/bin/python benchmarks/scale_bench.py --run-limit 10000
+    nice -n 19 .venv/bin/python benchmarks/scale_bench.py --family effects --run-limit 2000 --steps score
+
+`--family NAME` builds that family's shipped spec with its data made up to about 10,000, 100,000 and 1,000,000
+rows instead (benchmarks/scale_families.py says how, and what size each family's designs realistically reach);
+`--cases` picks the sizes.
 
 Targets: peak RSS at 10x the rows at most 1.25x, for run and for score; 1,000,000 rows compiled, run and
 scored with peak RSS under 500 MiB.
@@ -23,7 +28,7 @@ scored with peak RSS under 500 MiB.
 from __future__ import annotations
 
 import argparse
-import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -35,8 +40,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.compile_bench import machine, synthetic_spec  # noqa: E402
+from benchmarks.scale_families import FAMILIES, token  # noqa: E402
 
 SIZES = {"10k": 8, "100k": 26, "1M": 82}  # sizes per side: 150 x size^2 rows (9,600, 101,400 and 1,008,600)
+ROWS = {"10k": 10_000, "100k": 100_000, "1M": 1_000_000}  # about this many rows for the other families
 STEPS = ("compile", "dry-run", "run", "score")
 SPEC = [sys.executable, "-c", "from spec_audits.cli import main; main()"]
 
@@ -78,35 +85,49 @@ def step_args(step: str, api_base: str, limit: int | None) -> list[str]:
 
 
 def answer_the_rest(folder: Path) -> None:
-    """Append an answer for every suite row the run did not answer, as the stub answers (A or B by a hash)."""
-    from spec_audits.contract.reader import iter_results, scan_suite
+    """Append an answer for every suite row the run did not answer, as the stub answers (one of the row's tokens by
+    a hash; in a logprob run with its probability 0.7, the others sharing the rest)."""
+    from spec_audits.contract.reader import iter_results, read_run_info, scan_suite
     from spec_audits.contract.results_model import ResultRow
     from spec_audits.contract.suite_model import SuiteRow
 
     done = {row.item_id for _, row in iter_results(folder / "run" / "results.jsonl")}
+    logprob = read_run_info(folder / "run").mode == "logprob"
     with (folder / "run" / "results.jsonl").open("ab") as out:
 
         def answer(offset: int, row: SuiteRow) -> None:
-            if row.id not in done:
-                token = "AB"[hashlib.sha256(row.id.encode()).digest()[0] % 2]
-                out.write(ResultRow(item_id=row.id, sample=0, model="openai/stub", params={}, response=token,
-                                    answer=token, outcome=row.answers[token], first_answer=token,
-                                    reasks=0).model_dump_json().encode() + b"\n")
+            if row.id in done:
+                return
+            tokens = list(row.answers)
+            chosen = token(row.id, tokens)
+            rest = 0.3 / max(1, len(tokens) - 1)
+            for sample in range(row.samples):
+                out.write(ResultRow(item_id=row.id, sample=sample, model="openai/stub", params={}, response=chosen,
+                                    answer=chosen, outcome=row.answers[chosen], first_answer=chosen, reasks=0,
+                                    logprobs={t: 0.7 if t == chosen else rest for t in tokens} if logprob else None,
+                                    ).model_dump_json().encode() + b"\n")
 
         scan_suite(folder / "suite", answer)
 
 
-def bench(case: str, steps: list[str], api_base: str, limit: int | None) -> dict[str, tuple[float, float, float]]:
+def bench(case: str, steps: list[str], api_base: str, limit: int | None, family: str,
+          keep: Path | None) -> tuple[int, dict[str, tuple[float, float, float]]]:
+    """The suite's rows and each step's figures; with `keep`, the folders stay in keep/FAMILY-CASE."""
     figures: dict[str, tuple[float, float, float]] = {}
     with tempfile.TemporaryDirectory(prefix=f"scale-{case}-") as tmp:
-        folder = Path(tmp)
-        (folder / "scale.spec").write_text(one_sample(SIZES[case]), encoding="utf-8")
+        folder = Path(tmp) if keep is None else keep / f"{family}-{case}"
+        folder.mkdir(parents=True, exist_ok=keep is None)
+        if family == "influence":
+            (folder / "scale.spec").write_text(one_sample(SIZES[case]), encoding="utf-8")
+        else:
+            FAMILIES[family](folder, ROWS[case])
         for step in STEPS:
             if step in steps or step == "compile" or (step == "run" and "score" in steps):
                 if step == "score" and limit:
                     answer_the_rest(folder)
                 figures[step] = measure(step_args(step, api_base, limit), folder)
-    return figures
+        rows = json.loads((folder / "suite" / "manifest.json").read_text(encoding="utf-8"))["rows"]
+    return rows, figures
 
 
 def main() -> None:
@@ -116,18 +137,22 @@ def main() -> None:
                         help="run a stratified --limit N of each suite (the rest is answered without calls)")
     parser.add_argument("--steps", nargs="+", choices=STEPS, default=list(STEPS),
                         help="steps to measure (compile always runs; run runs whenever score is asked for)")
+    parser.add_argument("--family", choices=["influence", *FAMILIES], default="influence",
+                        help="the family whose synthetic suite is measured (benchmarks/scale_families.py)")
+    parser.add_argument("--keep", type=Path, metavar="DIR", help="keep each case's folders in DIR/FAMILY-CASE")
+    parser.add_argument("--cases", nargs="+", choices=list(SIZES), help="the sizes to measure (default: all)")
     args = parser.parse_args()
-    cases = ["10k", "100k"] if args.quick else list(SIZES)
+    cases = args.cases or (["10k", "100k"] if args.quick else list(SIZES))
     stub, api_base = start_stub()
     print(f"machine: {machine()}")
+    print(f"family: {args.family}")
     if args.run_limit:
         print(f"run: --limit {args.run_limit} of each suite; the other rows answered without calls before scoring")
     print(f"{'case':<6}{'rows':>11}  {'step':<8}{'wall s':>9}{'cpu s':>8}{'cpu us/row':>11}{'peak MiB':>10}")
     results: dict[str, dict[str, tuple[float, float, float]]] = {}
     try:
         for case in cases:
-            rows = 150 * SIZES[case] ** 2
-            results[case] = bench(case, args.steps, api_base, args.run_limit)
+            rows, results[case] = bench(case, args.steps, api_base, args.run_limit, args.family, args.keep)
             for step, (seconds, cpu, peak) in results[case].items():
                 print(f"{case:<6}{rows:>11,}  {step:<8}{seconds:>9.1f}{cpu:>8.1f}{1e6 * cpu / rows:>11.1f}"
                       f"{peak:>10.0f}", flush=True)

@@ -4,21 +4,27 @@ the same run, median of --rounds. Issue 33's target: `spec check specs/triage.sp
 CPU time; the ratio is printed last. The cases take turns within each round, so a change of load during the run
 weighs on all of them alike.
 
-Measured (issue 33 item 3) on the shared 2-core Xeon, median of 7 interleaved rounds, main (29dad5c) and this change
-side by side in one run at load average 6.0-6.8, CPU seconds: `python -c pass` 0.019, the floor 0.084; `spec check
-specs/triage.spec` 0.395 on main (4.72x the floor) and 0.348 after (4.15x); `spec show SUITE -n 1` 0.718 (0.77 s
-wall) and 0.411 (0.60 s wall); `spec --help` 0.047 and 0.045. Alone (load about 4), `spec show` took 0.35 s CPU and
-0.36 s wall after. Earlier, alone at load 2.9-3.8, this script gave main 0.357 s CPU for check (4.95x a 0.072 s
-floor) and 0.633 s CPU, 1.66 s wall for show (the issue's figures: 0.338 s, 4.83x; 0.71 s CPU, 0.58 s wall). What
-the change removed from `spec check`: the row and manifest models and the suite reader (never imported:
-tests/compiler/test_lazy_families.py), the AST as pydantic models (34 classes and their schemas, about 45 ms at low
-load), and lark's parser pickle in /tmp (now in the user cache folder, compiler/parser_cache.py). From `spec show`:
-the compile stages, numpy, and 45,000 terminal scrubs of the same few cell texts. What is left of check's CPU at low
-load (0.275 s in-process): pydantic's BaseModel machinery for the families' analysis records (~35 ms), our ~60
-modules' classes and dataclasses (~100 ms), jinja2 (12 ms), click (6 ms), lark loading the saved tables and
-compiling one scanner regex per parser state (~35 ms), the checks and the budget's 240 sampled rows (~25 ms). 1.5x
-(0.11 s) would need the family records and the compile stages' dataclasses built on first use, and lark's scanners
-cached; not done.
+Every measured command runs with Python's bytecode cached (in a temporary PYTHONPYCACHEPREFIX, written by one
+unmeasured run of each), as an installed spec has it: this host sets PYTHONDONTWRITEBYTECODE, so until then each
+`spec` command compiled its ~64 modules from source on every run (about 0.055 s of check's CPU) while lark and
+pydantic loaded their installed caches.
+
+Measured (issue 33 item 3) on the shared 2-core Xeon, median of 7 interleaved rounds, this script on main (7602eac)
+and on this change one right after the other at load average 6.0-6.6, CPU seconds: `python -c pass` 0.019, the floor
+0.080; `spec check specs/triage.spec` 0.283 on main (3.52x the floor) and 0.272 after (3.41x); `spec show SUITE -n
+1` 0.394 and 0.390; `spec --help` 0.043 and 0.043. main's own earlier script (no bytecode caches), in the same
+minute: check 0.337 s, 4.21x. 15 more interleaved check runs: 0.276 s on main, 0.264 s after (median). What this
+change removed from check: the 17 field-less shapes of compiler/clauses.py as frozen dataclasses (their generated
+methods, ~9 ms of import under load), the analysis records' validators (built on first use, ~5 ms), one code
+generation per template (compile_text reuses the names CompiledText found) and nine of ten evaluations of the decode
+settings' annotations. What is left of check's import (-X importtime, least of 5 runs at load 5.8, summed: 164 ms,
+173 on main): pydantic's validation machinery (~48 ms; triage.spec's decode settings are validated with a
+TypeAdapter, so it stays), lark with `regex` (~30 ms, most of it in the floor), click (~29 ms), jinja2 (~27 ms),
+importlib.metadata for the family entry points (~16 ms), our ~65 modules' own code (37 ms, 54 on main); then lark
+loading its tables and scanners (~35 ms), the templates' compiles and the budget's 240 sampled rows (~40 ms), and
+two scans of every installed distribution's entry points (the registry's and pydantic's plugin loader). 1.5x (0.12
+s) would need the decode domains checked without pydantic, lark's scanners cached and the families' dataclasses
+built on first use; not done.
 
 Usage: python benchmarks/startup_bench.py [--rounds 7]
 """
@@ -49,15 +55,26 @@ def _cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def measure(cases: dict[str, list[str]], rounds: int) -> dict[str, tuple[float, float]]:
-    """Each case's median wall and median CPU seconds over `rounds` runs, the cases taking turns within each
-    round, so that a change in the machine's load during the run weighs on every case alike."""
+def cached_bytecode(pycache: str) -> dict[str, str]:
+    """The environment of every measured command: Python's bytecode cached in `pycache`, as an installed spec
+    has it, even where the host sets PYTHONDONTWRITEBYTECODE (otherwise each `spec` command would compile its
+    ~60 modules from source every time while lark and pydantic load their installed caches)."""
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "PYTHONPYCACHEPREFIX": pycache}
+
+
+def measure(cases: dict[str, list[str]], rounds: int, env: dict[str, str]) -> dict[str, tuple[float, float]]:
+    """Each case's median wall and median CPU seconds over `rounds` runs after one unmeasured run (which
+    writes the bytecode caches), the cases taking turns within each round, so that a change in the
+    machine's load during the run weighs on every case alike."""
     walls: dict[str, list[float]] = {name: [] for name in cases}
     cpus: dict[str, list[float]] = {name: [] for name in cases}
+    for command in cases.values():
+        subprocess.run(command, cwd=ROOT, check=True, capture_output=True, env=env)
     for _ in range(rounds):
         for name, command in cases.items():
             cpu, started = _cpu(), time.perf_counter()
-            subprocess.run(command, cwd=ROOT, check=True, capture_output=True)
+            subprocess.run(command, cwd=ROOT, check=True, capture_output=True, env=env)
             walls[name].append(time.perf_counter() - started)
             cpus[name].append(_cpu() - cpu)
     return {name: (statistics.median(walls[name]), statistics.median(cpus[name])) for name in cases}
@@ -77,7 +94,7 @@ def main() -> None:
             CHECK: [*SPEC, "check", "specs/triage.spec"],
             "spec show SUITE -n 1": [*SPEC, "show", f"{tmp}/triage", "-n", "1"],
         }
-        figures = measure(cases, rounds)
+        figures = measure(cases, rounds, cached_bytecode(f"{tmp}/pycache"))
     bare = figures["python -c pass"][0]
     for name, (seconds, cpu) in figures.items():
         print(f"{name:36} {seconds:6.3f} s wall ({seconds / bare:4.1f}x a bare interpreter), {cpu:6.3f} s CPU")

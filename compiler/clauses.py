@@ -15,7 +15,7 @@ value_list, dotted, expr, option, selection, condition, size_axis, axis, probe, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import FrozenInstanceError, dataclass
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 from spec_audits.compiler import nodes as n
@@ -58,8 +58,28 @@ class Shape(Generic[T]):
         raise NotImplementedError
 
 
-@dataclass(frozen=True)
-class Name(Shape[n.Ref]):
+class Fixed(Shape[T]):
+    """A shape without parameters: equal to every shape of its class, hashable and immutable, as a field-less
+    frozen dataclass is. The library's are plain classes because a dataclass's six generated methods cost
+    its import about 0.5 ms each class, and `spec check` loads all of them."""
+
+    def __eq__(self, other: object) -> bool:
+        return True if other.__class__ is self.__class__ else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}()"
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+class Name(Fixed[n.Ref]):
     """`KEYWORD NAME`."""
 
     GRAMMAR: ClassVar[str] = "NAME"
@@ -69,8 +89,7 @@ class Name(Shape[n.Ref]):
         return at.ref(children[0])
 
 
-@dataclass(frozen=True)
-class Names(Shape[tuple[n.Ref, ...]]):
+class Names(Fixed[tuple[n.Ref, ...]]):
     """`KEYWORD a, b, ...`."""
 
     GRAMMAR: ClassVar[str] = 'NAME ("," NAME)*'
@@ -80,8 +99,7 @@ class Names(Shape[tuple[n.Ref, ...]]):
         return tuple(at.ref(leaf) for leaf in children)
 
 
-@dataclass(frozen=True)
-class Selection(Shape[n.Selection]):
+class Selection(Fixed[n.Selection]):
     """`KEYWORD *` or `KEYWORD a, b, ...`."""
 
     GRAMMAR: ClassVar[str] = "selection"
@@ -91,8 +109,7 @@ class Selection(Shape[n.Selection]):
         return cast(n.Selection, children[0])
 
 
-@dataclass(frozen=True)
-class Whole(Shape[int]):
+class Whole(Fixed[int]):
     """`KEYWORD N`, a whole number."""
 
     GRAMMAR: ClassVar[str] = "NUMBER"
@@ -102,8 +119,7 @@ class Whole(Shape[int]):
         return at.whole(children[0])
 
 
-@dataclass(frozen=True)
-class Number(Shape[int | float]):
+class Number(Fixed[int | float]):
     """`KEYWORD X`, any number."""
 
     GRAMMAR: ClassVar[str] = "NUMBER"
@@ -113,8 +129,7 @@ class Number(Shape[int | float]):
         return cast(Leaf, children[0]).number()
 
 
-@dataclass(frozen=True)
-class Text(Shape[n.Text]):
+class Text(Fixed[n.Text]):
     """`KEYWORD "text"`."""
 
     GRAMMAR: ClassVar[str] = "text"
@@ -124,8 +139,7 @@ class Text(Shape[n.Text]):
         return cast(n.Text, children[0])
 
 
-@dataclass(frozen=True)
-class Texts(Shape[tuple[n.Text, ...]]):
+class Texts(Fixed[tuple[n.Text, ...]]):
     """`KEYWORD "a", "b", ...`."""
 
     GRAMMAR: ClassVar[str] = 'text ("," text)*'
@@ -135,8 +149,7 @@ class Texts(Shape[tuple[n.Text, ...]]):
         return tuple(cast(n.Text, child) for child in children)
 
 
-@dataclass(frozen=True)
-class Values(Shape[tuple[n.Scalar, ...]]):
+class Values(Fixed[tuple[n.Scalar, ...]]):
     """`KEYWORD v, v, ...`: names, words, numbers or texts."""
 
     GRAMMAR: ClassVar[str] = "value_list"
@@ -146,8 +159,7 @@ class Values(Shape[tuple[n.Scalar, ...]]):
         return cast(tuple[n.Scalar, ...], children[0])
 
 
-@dataclass(frozen=True)
-class Options(Shape[tuple[n.Option, ...]]):
+class Options(Fixed[tuple[n.Option, ...]]):
     """`KEYWORD key value, key value, ...`."""
 
     GRAMMAR: ClassVar[str] = 'option ("," option)*'
@@ -157,8 +169,7 @@ class Options(Shape[tuple[n.Option, ...]]):
         return tuple(cast(n.Option, child) for child in children)
 
 
-@dataclass(frozen=True)
-class Expression(Shape[n.Expr]):
+class Expression(Fixed[n.Expr]):
     """`KEYWORD EXPR`: comparisons of names, numbers and texts joined by and, or, not."""
 
     GRAMMAR: ClassVar[str] = "expr"
@@ -168,8 +179,7 @@ class Expression(Shape[n.Expr]):
         return cast(n.Expr, children[0])
 
 
-@dataclass(frozen=True)
-class Conditions(Shape[tuple[n.ConditionRef, ...]]):
+class Conditions(Fixed[tuple[n.ConditionRef, ...]]):
     """`KEYWORD toward A, name(arg, key = row.column) shared, ...`."""
 
     GRAMMAR: ClassVar[str] = 'condition ("," condition)*'
@@ -179,8 +189,7 @@ class Conditions(Shape[tuple[n.ConditionRef, ...]]):
         return tuple(cast(n.ConditionRef, child) for child in children)
 
 
-@dataclass(frozen=True)
-class Answer(Shape[n.AnswerSpec]):
+class Answer(Fixed[n.AnswerSpec]):
     """`KEYWORD choice "A" | "B"`, `labels ...`, `options ...`, `yesno`, `scale 1..5`, ..."""
 
     GRAMMAR: ClassVar[str] = "answer_spec"
@@ -190,8 +199,7 @@ class Answer(Shape[n.AnswerSpec]):
         return cast(n.AnswerSpec, children[0])
 
 
-@dataclass(frozen=True)
-class Ranges(Shape[tuple[n.SizeAxis, ...]]):
+class Ranges(Fixed[tuple[n.SizeAxis, ...]]):
     """`KEYWORD name in a..b, name in a..b`: axes over whole-number ranges."""
 
     GRAMMAR: ClassVar[str] = 'size_axis ("," size_axis)*'
@@ -201,8 +209,7 @@ class Ranges(Shape[tuple[n.SizeAxis, ...]]):
         return tuple(cast(n.SizeAxis, child) for child in children)
 
 
-@dataclass(frozen=True)
-class Crossing(Shape[tuple[n.Axis, ...]]):
+class Crossing(Fixed[tuple[n.Axis, ...]]):
     """`KEYWORD a x b N x c(v, w)`: axes crossed with `x`, each with a count or values."""
 
     GRAMMAR: ClassVar[str] = 'axis ("x" axis)*'
@@ -212,8 +219,7 @@ class Crossing(Shape[tuple[n.Axis, ...]]):
         return tuple(cast(n.Axis, child) for child in children)
 
 
-@dataclass(frozen=True)
-class Probes(Shape[tuple[n.Probe, ...]]):
+class Probes(Fixed[tuple[n.Probe, ...]]):
     """`KEYWORD name(var in a..b) ANSWER [restating x and y], ...`."""
 
     GRAMMAR: ClassVar[str] = 'probe ("," probe)*'
@@ -223,8 +229,7 @@ class Probes(Shape[tuple[n.Probe, ...]]):
         return tuple(cast(n.Probe, child) for child in children)
 
 
-@dataclass(frozen=True)
-class Bands(Shape[tuple[tuple[str, str, int | float], ...]]):
+class Bands(Fixed[tuple[tuple[str, str, int | float], ...]]):
     """`KEYWORD name >= 0.5, other <= 3`: (name, comparison, number) each."""
 
     GRAMMAR: ClassVar[str] = 'band ("," band)*'
@@ -301,8 +306,7 @@ class NumberThenNames(Shape[tuple[int | float, tuple[n.Ref, ...]]]):
         return (cast(Leaf, children[0]).number(), tuple(at.ref(leaf) for leaf in children[1:]))
 
 
-@dataclass(frozen=True)
-class NameOptions(Shape[tuple[n.Ref, tuple[n.Option, ...]]]):
+class NameOptions(Fixed[tuple[n.Ref, tuple[n.Option, ...]]]):
     """`KEYWORD NAME [key value, ...]`, e.g. `analysis influence_pairs alpha 0.05`: (name, options)."""
 
     GRAMMAR: ClassVar[str] = 'NAME (option ("," option)*)?'

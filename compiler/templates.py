@@ -171,8 +171,8 @@ def compile_text(text: n.Text, label: str, provided: set[str], errors: ErrorColl
     checked = check_syntax(text, label, errors)
     if checked is None:
         return None
-    parsed, compiled = checked
-    for name in sorted(meta.find_undeclared_variables(parsed) - provided):
+    compiled = checked[1]
+    for name in sorted(compiled.names - provided):  # the names it reads, found once (a code generation each)
         errors.add(_name_span(text, name), f"undefined template variable '{name}' in {label}",
                    did_you_mean(name, provided))
     return compiled

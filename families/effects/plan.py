@@ -18,8 +18,9 @@ import numpy as np
 import pandas as pd
 
 from spec_audits.families.effects.score.compare import statistic_name
-from spec_audits.families.effects.score.frame import Loaded, load, of_design, targets, values_array
+from spec_audits.families.effects.score.frame import Loaded, of_design, targets, values_array
 from spec_audits.families.effects.score.pipeline import comparisons
+from spec_audits.families.effects.score.read import load
 from spec_audits.sdk import PER_DESIGN, PILOT, Assumed, Suite, Variance, from_pilot, pilot_spread
 
 

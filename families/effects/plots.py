@@ -26,6 +26,9 @@ from spec_audits.sdk import (  # noqa: E402
 PP_UNIT = "percentage points"  # a shift in P times 100: drawn with one decimal
 
 
+HEATMAP_ROWS = 60  # scenarios a heatmap draws at most
+
+
 def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "model"
 
@@ -59,6 +62,17 @@ def forest(contrasts: list[dict[str, Any]], labels: list[str], title: str, unit:
     return _save(fig, path)
 
 
+def _largest(scenarios: pd.DataFrame, title: str) -> tuple[pd.DataFrame, str]:
+    """The HEATMAP_ROWS scenarios of the largest mean |shift| (in their order) and the title saying so, or all."""
+    count = scenarios["scenario"].nunique()
+    if count <= HEATMAP_ROWS:
+        return scenarios, title
+    size = scenarios.assign(size=scenarios["shift"].abs()).groupby("scenario", sort=False)["size"].mean()
+    kept = set(size.nlargest(HEATMAP_ROWS).index)
+    return (scenarios[scenarios["scenario"].isin(kept)],
+            f"{title}: the {HEATMAP_ROWS} of {count:,} scenarios of the largest mean |shift|")
+
+
 def legend(contrasts: list[dict[str, Any]]) -> str:
     """What the forest plot's colours mean, true of this plot: red is named only when a contrast is red."""
     if any(c.get("significant") for c in contrasts):
@@ -68,7 +82,9 @@ def legend(contrasts: list[dict[str, Any]]) -> str:
 
 def heatmap(scenarios: pd.DataFrame, title: str, unit: str, path: Path) -> Path:
     """Scenario x contrast: each level's shift against its reference in that scenario, in `unit` (percentage
-    points, one decimal; a value, two)."""
+    points, one decimal; a value, two). Of more than HEATMAP_ROWS scenarios, those with the largest mean |shift|
+    are drawn (the title says how many of how many): a figure grows with its rows, and a thousand are unreadable."""
+    scenarios, title = _largest(scenarios, title)
     fig, ax = plt.subplots(figsize=(2.5 + 0.55 * max(scenarios["label"].nunique(), 1),
                                     1.8 + 0.32 * max(scenarios["scenario"].nunique(), 1)))
     if scenarios.empty:

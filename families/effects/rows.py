@@ -3,27 +3,27 @@
 manifest.analysis (record.py) says which factors, levels, conditions and answer the rows carry; a stranger
 may make the two disagree. Every row's cell must name its scenario, a condition of the record and a level
 of every factor; its answers must be the record's tokens, meaning themselves, or (a design that names the
-correct answer) correct for one token and incorrect for the others. The first row that does not is a
-located error (`suite.jsonl:LINE: row ID: ...`), never a traceback or a mean of 0.0.
+correct answer) correct for one token and incorrect for the others. The scorer (score/read.py) asks each row as
+it streams; the first that does not is a located error (`suite.jsonl:LINE: row ID: ...`), never a traceback or a
+mean of 0.0.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from spec_audits.families.effects.design import CORRECT, outcomes
 from spec_audits.families.effects.record import EffectsRecord
-from spec_audits.sdk import Suite, SuiteRow, cell_problem, row_contradicts, shown, tokens_problem
+from spec_audits.sdk import SuiteRow, cell_problem, shown, tokens_problem
 
 
-def check_rows(analysis: dict[str, Any], suite: Suite) -> None:
-    """Refuse the first row of `suite` that contradicts its (already validated) analysis record."""
+def row_checker(analysis: dict[str, Any]) -> Callable[[SuiteRow], str | None]:
+    """What contradicts the record in one row (None: nothing), for a scorer that streams the rows."""
     record = EffectsRecord.model_validate(analysis)
     domains = {"condition": record.conditions, **{f.name: f.levels for f in record.factors}}
-    for index, row in enumerate(suite.rows):
-        problem = _cell_problem(row, domains) or _answers_problem(row, record, outcomes(record.outcome or CORRECT))
-        if problem is not None:
-            raise row_contradicts(suite, index, problem)
+    named = outcomes(record.outcome or CORRECT)
+    return lambda row: _cell_problem(row, domains) or _answers_problem(row, record, named)
 
 
 def _cell_problem(row: SuiteRow, domains: dict[str, list[str]]) -> str | None:

@@ -323,6 +323,12 @@ def read_results(path: Path | str) -> list[ResultRow]:
 def iter_results(path: Path | str) -> Iterator[tuple[int, ResultRow]]:
     """The rows of a results.jsonl one at a time with their byte offsets, as read_results_file reads them (a torn
     last line is left out: `results_torn` says whether there is one), holding one row at a time."""
+    for offset, _, row in iter_numbered_results(path):
+        yield offset, row
+
+
+def iter_numbered_results(path: Path | str) -> Iterator[tuple[int, int, ResultRow]]:
+    """`iter_results` with each row's line number (1-based, as errors name it) after its byte offset."""
     path = Path(path)
     if not present(path):
         return
@@ -332,7 +338,7 @@ def iter_results(path: Path | str) -> Iterator[tuple[int, ResultRow]]:
             if not line.endswith(b"\n"):
                 return
             if line.strip():
-                yield offset, _validate(ResultRow, line, path, number, DAMAGED_RESULTS)
+                yield offset, number, _validate(ResultRow, line, path, number, DAMAGED_RESULTS)
             offset += len(line)
 
 

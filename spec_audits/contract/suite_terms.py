@@ -53,7 +53,13 @@ class DecodeSettings(TypedDict, total=False):
     answer_line: Annotated[str, Field(pattern=r"\S", description='a non-empty text such as "Answer:"')]
 
 
-DECODE_KEYS: tuple[str, ...] = tuple(get_type_hints(DecodeSettings))
+@cache
+def _domains() -> dict[str, Any]:
+    """Each decode setting's annotation with its Field (evaluated once: each evaluation builds them all)."""
+    return get_type_hints(DecodeSettings, include_extras=True)
+
+
+DECODE_KEYS: tuple[str, ...] = tuple(_domains())
 
 
 @cache
@@ -65,7 +71,7 @@ def _decode() -> TypeAdapter[DecodeSettings]:
 
 def decode_domain(name: str) -> str:
     """The allowed values of decode setting `name`, in words."""
-    description: str = get_type_hints(DecodeSettings, include_extras=True)[name].__metadata__[0].description
+    description: str = _domains()[name].__metadata__[0].description
     return description
 
 

@@ -160,11 +160,10 @@ def _load(name: str, points: tuple[EntryPoint, ...]) -> Family:
                             + "; ".join(sorted(map(_origin, points))) + ". Uninstall all but one of them")
     point = points[0]
     try:
-        loaded = point.load()
+        family = _built(point.load())
     except Exception as err:  # a third party's import: any failure is theirs to report, not a traceback
         raise RegistryError(f"design family {name!r} from {_origin(point)} could not be loaded: "
                             f"{type(err).__name__}: {err}. Reinstall or uninstall that distribution") from None
-    family = getattr(loaded, "FAMILY", None) if isinstance(loaded, ModuleType) else loaded
     if not isinstance(family, Family):
         raise RegistryError(f"design family {name!r} from {_origin(point)} is a {type(family).__name__}, not a "
                             "Family: point the entry point at a Family, or at a module that defines FAMILY")
@@ -172,6 +171,15 @@ def _load(name: str, points: tuple[EntryPoint, ...]) -> Family:
         raise RegistryError(f"design family {name!r} from {_origin(point)} calls itself {family.name!r}: name the "
                             "entry point by the family's analysis name")
     _check_boundary(family, _origin(point))
+    return family
+
+
+def _built(loaded: object) -> object:
+    """The FAMILY an entry point loaded (itself or its module's), with its analysis record's validator built:
+    CLOSED defers that to first use, so a record pydantic cannot build fails here, as it did at import."""
+    family = getattr(loaded, "FAMILY", None) if isinstance(loaded, ModuleType) else loaded
+    if isinstance(family, Family):
+        family.analysis_record.model_rebuild(force=True)
     return family
 
 

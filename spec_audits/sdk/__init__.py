@@ -151,10 +151,14 @@ if TYPE_CHECKING:
         Suite,
         SuiteHead,
         complete_lines,
+        iter_numbered_results,
+        read_manifest,
         read_results,
         read_run,
+        read_run_info,
         read_suite,
         scan_run,
+        suite_dir_of,
     )
     from spec_audits.contract.results_model import (
         ResultRow,
@@ -261,6 +265,11 @@ if TYPE_CHECKING:
     )
     from spec_audits.runner.results_io import (
         final_rows,
+    )
+    from spec_audits.runner.run_columns import (
+        Codes,
+        ResultCodes,
+        SuiteIds,
     )
     from spec_audits.runner.score_input import (
         ScoreInputError,
@@ -372,6 +381,7 @@ __all__ = [
     "spread", "states_identity", "suite_row", "test_case_text", "text_colour", "ties", "tokens_problem", "wilson",
     "wilson_one", "write_bytes", "write_csv", "write_csv_rows", "write_figure", "write_json", "write_runs",
     "write_suite_folder", "write_text",
+    "Codes", "ResultCodes", "SuiteIds", "iter_numbered_results", "read_manifest", "read_run_info", "suite_dir_of",
 ]
 
 

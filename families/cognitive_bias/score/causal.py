@@ -21,6 +21,8 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
+NEAREST_CELLS = 4_000_000  # distances computed at once by the propensity matching (32 MB)
+
 
 def _weights(treated: np.ndarray, donors: np.ndarray) -> np.ndarray:
     span = donors.max(axis=0) - donors.min(axis=0)
@@ -86,6 +88,14 @@ def smd(a: np.ndarray, b: np.ndarray) -> float:
     return float((a.mean() - b.mean()) / pooled) if pooled and not math.isnan(pooled) else math.nan
 
 
+def nearest(pool: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """For each of `wanted`, the index in `pool` of the nearest value (the first of equals), a block of `wanted` at
+    a time: the whole distance matrix is len(wanted) x len(pool) numbers, gigabytes at tens of thousands of rows."""
+    step = max(1, NEAREST_CELLS // max(1, len(pool)))
+    return np.concatenate([np.abs(pool[None, :] - wanted[start:start + step, None]).argmin(axis=1)
+                           for start in range(0, len(wanted), step)] or [np.zeros(0, dtype=np.intp)])
+
+
 def psm(rows: pd.DataFrame, covariates: list[str]) -> dict[str, Any]:
     """ATT of being on the diagonal on δ: matched (paired t) and unmatched, with SMD before and after."""
     data = rows.dropna(subset=["content", *covariates])
@@ -97,7 +107,7 @@ def psm(rows: pd.DataFrame, covariates: list[str]) -> dict[str, Any]:
     x = (raw - raw.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
     score = propensity(x, treated)
     controls = np.flatnonzero(~treated)
-    matched = controls[np.abs(score[controls][None, :] - score[treated][:, None]).argmin(axis=1)]
+    matched = controls[nearest(score[controls], score[treated])]
     delta = data["content"].to_numpy(dtype=float)
     paired = stats.ttest_rel(delta[treated], delta[matched])
     balance = {c: {"before": smd(raw[treated, i], raw[~treated, i]), "after": smd(raw[treated, i], raw[matched, i])}

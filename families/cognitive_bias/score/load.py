@@ -8,7 +8,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 
@@ -18,11 +18,14 @@ from spec_audits.families.cognitive_bias.score.position import answer_record
 from spec_audits.sdk import (
     RESULTS_FILE,
     Manifest,
+    ResultCodes,
     ScoreInputError,
+    Suite,
     SuiteRow,
     check_study_runs,
-    final_rows,
-    read_checked_run,
+    iter_numbered_results,
+    read_run_info,
+    scan_run,
 )
 
 CONDITIONS = ("zero_shot", "neutral_turn", "biased_turn")
@@ -44,9 +47,11 @@ class BiasRun:
 
 
 def load_bias_run(run_dir: Path) -> BiasRun:
-    _, suite, found = read_checked_run(run_dir)
+    """Both files streamed (docs/cognitive-bias.md, Memory): the suite's rows held without their messages, of the
+    results only each (item, sample)'s final one, and of it only its item, model, answer and error."""
+    suite = _slim_suite(run_dir)
     check_rows(suite.manifest.analysis or {}, suite)  # every arm, bias and covariate the scorer reads is there
-    results = list(final_rows(found).values())
+    results = _final_results(run_dir, suite)
     if not results:
         raise ScoreInputError(run_dir / RESULTS_FILE, "no results to score")
     items = {row.id: row for row in suite.rows}
@@ -72,6 +77,51 @@ def load_bias_run(run_dir: Path) -> BiasRun:
         raise ScoreInputError(run_dir / RESULTS_FILE, "no bank row has answers in the biased_turn condition")
     return BiasRun(frame, suite.manifest, _abstentions(counts), sum(r.error is not None for r in results),
                    pd.DataFrame(shown))
+
+
+def _slim_suite(run_dir: Path) -> Suite:
+    """The run's suite without its rows' messages and extraction prompt (most of a row's bytes), which the scorer
+    never reads, each distinct answers mapping, decode settings, metric and covariates held once."""
+    rows: list[SuiteRow] = []
+    held: dict[str, Any] = {}  # repr (keys in order, types told apart) -> the equal value already held
+
+    def once(value: Any) -> Any:
+        return held.setdefault(repr(value), value) if isinstance(value, dict) else value
+
+    def keep(offset: int, row: SuiteRow) -> None:
+        meta = None if row.meta is None else {key: once(value) for key, value in row.meta.items()}
+        rows.append(row.model_copy(update={"messages": [], "extract": None, "answers": once(row.answers),
+                                           "decode": once(row.decode), "meta": meta}))
+
+    _, head = scan_run(run_dir, keep)
+    return Suite(path=head.path, manifest=head.manifest, manifest_sha256=head.manifest_sha256, sha256=head.sha256,
+                 rows=rows)
+
+
+class _Final(NamedTuple):
+    """What the scorer reads of a result row."""
+
+    item_id: str
+    model: str
+    answer: str | None
+    error: str | None
+
+
+def _final_results(run_dir: Path, suite: Suite) -> list[_Final]:
+    """results.jsonl's final row of each (item, sample) (runner/results_io.final_rows), only what the scorer reads
+    of it, each row checked against the run and the suite as it streams."""
+    path, codes = run_dir / RESULTS_FILE, ResultCodes()
+    position = {row.id: index for index, row in enumerate(suite.rows)}
+    kept: dict[tuple[str, int], _Final] = {}
+    for _, line, row in iter_numbered_results(path):
+        codes.add(line, position.get(row.item_id, -1), row)
+        key = (row.item_id, row.sample)
+        if key not in kept or row.error is None or kept[key].error is not None:
+            answer = codes.answers.codes[-1]  # the model and answer as the texts the codes hold, each once
+            kept[key] = _Final(row.item_id, codes.models.values[codes.models.codes[-1]],
+                               None if answer < 0 else codes.answers.values[answer], row.error)
+    codes.check(path, read_run_info(run_dir), [row.answers for row in suite.rows])
+    return list(kept.values())
 
 
 def load_bias_runs(run_dirs: list[Path]) -> BiasRun:

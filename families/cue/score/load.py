@@ -17,14 +17,29 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from spec_audits.families.cue.check import CELL_FIELDS
-from spec_audits.sdk import SUITE_FILE, Manifest, ScoreInputError, SuiteRow, check_study_runs, read_checked_run
+from spec_audits.sdk import (
+    RESULTS_FILE,
+    SUITE_FILE,
+    Manifest,
+    ResultCodes,
+    ScoreInputError,
+    SuiteColumns,
+    SuiteIds,
+    SuiteRow,
+    check_study_runs,
+    iter_numbered_results,
+    scan_run,
+)
 
+CHUNK = 4096  # result rows looked up in the suite's ids at a time
 PAIR_KEYS = ["model", "dilemma", "combination", "difficulty", "consequences", "individual"]
 _OPTION = re.compile(r"^option\s*([12])$")
 
@@ -41,31 +56,66 @@ class CueRun:
 
 
 def load_cue_run(run_dir: Path) -> CueRun:
-    """Read run.json, the suite and results.jsonl into the tidy frame spec_audits.families.cue.score scores."""
-    _, suite, results = read_checked_run(run_dir)
-    manifest = suite.manifest
-    items = _items(suite.path / SUITE_FILE, suite.rows)
-    if not results:
-        raise ScoreInputError(run_dir / "results.jsonl", "no results to score")
-    strict = (manifest.analysis or {}).get("parse", "strict") == "strict"
-    attributes = hidden_attributes(suite.rows)
-    records = []
-    for result in results:
-        row = items.get(result.item_id)
-        if row is None:
-            raise ScoreInputError(run_dir / "results.jsonl", f"item {result.item_id} is not in the suite")
-        if result.error is None:
-            records.append(_record(row, attributes, result.model, result.response, result.answer, strict))
+    """Read run.json, the suite and results.jsonl into the tidy frame spec_audits.families.cue.score scores. Both
+    files are streamed: of the suite its rows' cells and answers as columns (runner/suite_columns.py; never the
+    messages and puzzles, most of a cue row's bytes), of the results each answered row's record as columns."""
+    suite = _CueSuite()
+    info, head = scan_run(run_dir, suite.add)
+    if suite.unformatted is not None:
+        raise ScoreInputError(head.path / SUITE_FILE, "a cue-visibility row needs cell.format", row=suite.unformatted,
+                              column="cell")
+    strict = (head.manifest.analysis or {}).get("parse", "strict") == "strict"
+    path = run_dir / RESULTS_FILE
+    records: dict[str, list[Any]] = {}
+    codes, failed = ResultCodes(), 0
+    stream = iter_numbered_results(path)
+    while chunk := list(islice(stream, CHUNK)):
+        for (_, line, result), position in zip(chunk, suite.ids.positions([r.item_id for _, _, r in chunk]).tolist(),
+                                                strict=True):
+            if position < 0:
+                raise ScoreInputError(path, f"item {result.item_id} is not in the suite", row=line, column="item_id")
+            codes.add(line, position, result)
+            if result.error is not None:
+                failed += 1
+                continue
+            found = _record(suite.cell(position), tuple(suite.columns.answers[position]), suite.attributes,
+                            result.model, result.response, result.answer, strict)
+            for key, value in found.items():
+                records.setdefault(key, []).append(value)
+    codes.check(path, info, suite.columns.answers)
+    if not len(codes.lines):
+        raise ScoreInputError(path, "no results to score")
     if not records:
-        raise ScoreInputError(run_dir / "results.jsonl", "every result failed; nothing to score")
-    failed = len(results) - len(records)
-    return CueRun(_with_solved(pd.DataFrame(records)), manifest, _bands(items), failed, attributes)
+        raise ScoreInputError(path, "every result failed; nothing to score")
+    return CueRun(_with_solved(pd.DataFrame(records)), head.manifest, suite.bands, failed, suite.attributes)
 
 
-def hidden_attributes(rows: list[SuiteRow]) -> tuple[str, ...]:
-    """The puzzle's attributes, in name order: the cell keys of a cued row besides the design's own."""
-    cued = next((row for row in rows if row.cell.get("format") != "neutral"), None)
-    return tuple(sorted(set(cued.cell) - set(CELL_FIELDS))) if cued is not None else ()
+class _CueSuite:
+    """What the scorer reads of a cue suite, `add`ed as the reader streams it: the rows' ids, cells and answers,
+    the puzzle's bands, the hidden attributes (the cell keys of the first cued row besides the design's own, in
+    name order) and the first row without a format (1-based)."""
+
+    def __init__(self) -> None:
+        self.ids = SuiteIds()
+        self.columns = SuiteColumns()
+        self.bands: tuple[str, ...] = ()
+        self.attributes: tuple[str, ...] = ()
+        self.unformatted: int | None = None
+        self._cued = False
+
+    def add(self, offset: int, row: SuiteRow) -> None:
+        self.ids.add(offset, row)
+        self.columns.add(offset, row)
+        if row.cell.get("format") not in ("neutral", "direct", "puzzled") and self.unformatted is None:
+            self.unformatted = len(self.ids)
+        if row.puzzle and not self.bands:
+            self.bands = tuple(band["name"] for band in row.puzzle["difficulty"]["bands"])
+        if not self._cued and row.cell.get("format") != "neutral":
+            self.attributes, self._cued = tuple(sorted(set(row.cell) - set(CELL_FIELDS))), True
+
+    def cell(self, position: int) -> dict[str, Any]:
+        """The cell of the suite's row at `position`: the keys it has (SuiteColumns fills the others with NaN)."""
+        return {key: values[position] for key, values in self.columns.cells.items() if values[position] is not np.nan}
 
 
 def load_cue_runs(run_dirs: list[Path]) -> CueRun:
@@ -76,23 +126,10 @@ def load_cue_runs(run_dirs: list[Path]) -> CueRun:
     return CueRun(frame, runs[0].manifest, runs[0].bands, sum(run.failed for run in runs), runs[0].attributes)
 
 
-def _items(path: Path, rows: list[SuiteRow]) -> dict[str, SuiteRow]:
-    for number, row in enumerate(rows, start=1):
-        if row.cell.get("format") not in ("neutral", "direct", "puzzled"):
-            raise ScoreInputError(path, "a cue-visibility row needs cell.format", row=number, column="cell")
-    return {row.id: row for row in rows}
-
-
-def _bands(items: dict[str, SuiteRow]) -> tuple[str, ...]:
-    puzzle = next((row.puzzle for row in items.values() if row.puzzle), None)
-    return tuple(band["name"] for band in puzzle["difficulty"]["bands"]) if puzzle else ()
-
-
-def _record(row: SuiteRow, attributes: tuple[str, ...], model: str, response: str | None, parsed: str | None,
-            strict: bool) -> dict[str, Any]:
-    cell = row.cell
+def _record(cell: dict[str, Any], tokens: tuple[str, ...], attributes: tuple[str, ...], model: str,
+            response: str | None, parsed: str | None, strict: bool) -> dict[str, Any]:
     reply = last_json(response or "")
-    answer = read_answer(response or "", reply, parsed, tuple(row.answers), strict)
+    answer = read_answer(response or "", reply, parsed, tokens, strict)
     neutral = cell["format"] == "neutral"
     return {
         "model": model,

@@ -11,18 +11,14 @@ Abstentions and failed calls carry no outcome: they are counted, never scored.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from spec_audits.families.effects.design import CORRECT
-from spec_audits.families.effects.rows import check_rows
-from spec_audits.families.effects.score import positions
-from spec_audits.sdk import PER_DESIGN, ScoreInputError, read_checked_run
+from spec_audits.sdk import PER_DESIGN
 
 DESIGN = "_design"  # the frame's column of each answer's design (cell.design), apart from any factor's name
 
@@ -49,10 +45,16 @@ class Loaded:
         if not designs:
             return [self]
         counts = {design: (abstained, failed) for design, abstained, failed in self.left_out}
-        return [replace(self, frame=self.frame[self.frame[DESIGN] == design], model=f"{self.model} [{design}]",
+        return [replace(self, frame=_kept(self.frame[self.frame[DESIGN] == design]), model=f"{self.model} [{design}]",
                         analysis=of_design(self.analysis, design), design=design,
                         abstained=counts.get(design, (0, 0))[0], failed=counts.get(design, (0, 0))[1], left_out=())
                 for design in designs]
+
+
+def _kept(frame: pd.DataFrame) -> pd.DataFrame:
+    """A block's frame with only the categories its rows hold, as if it had been read alone."""
+    return frame.assign(**{name: frame[name].cat.remove_unused_categories() for name in frame.columns
+                           if isinstance(frame[name].dtype, pd.CategoricalDtype)})
 
 
 def of_design(analysis: dict[str, Any], design: str | None) -> dict[str, Any]:
@@ -82,48 +84,11 @@ def targets(analysis: dict[str, Any]) -> list[str | None]:
     return [None]
 
 
-def load(run_dir: Path) -> Loaded:
-    """Read and check a run; one frame row per answered result, with columns y_<target> (or y)."""
-    info, suite, rows = read_checked_run(run_dir)
-    analysis = suite.manifest.analysis or {}
-    if analysis.get("family") != "effects":
-        raise ScoreInputError(run_dir, "not a run of an effects suite")
-    check_rows(analysis, suite)  # the record and the rows agree: every cell key and answer the scorer reads
-    by_id = {row.id: row for row in suite.rows}
-    moved = positions.moved_meaning(suite.rows)
-    factors = [f["name"] for f in analysis["factors"]]
-    records: list[dict[str, Any]] = []
-    abstained: Counter[str | None] = Counter()
-    failed: Counter[str | None] = Counter()
-    for result in rows:
-        row = by_id[result.item_id]
-        cell, answers = row.cell, row.answers
-        design = cell.get("design") if "design" not in factors else None  # a factor may be named design
-        if result.error is not None:
-            failed[None if design is None else str(design)] += 1
-            continue
-        wanted = targets(of_design(analysis, None if design is None else str(design)))
-        values = _values(result.outcome, result.logprobs, answers, wanted, info.mode)
-        if values is None:
-            abstained[None if design is None else str(design)] += 1
-            continue
-        records.append({"scenario": cell["scenario"], "condition": cell["condition"], DESIGN: design,
-                        **{f: cell[f] for f in factors}, **values,
-                        **positions.columns(row, result.answer, result.logprobs if info.mode == "logprob" else None,
-                                            moved)})
-    placed = positions.COLUMNS if moved is not None else []
-    frame = pd.DataFrame.from_records(records, columns=["scenario", "condition", DESIGN, *factors,
-                                                        *map(column, all_targets(analysis)), *placed])
-    left_out = tuple((d, abstained[d], failed[d]) for d in sorted({*abstained, *failed}, key=str))
-    return Loaded(frame, analysis, info.mode, info.model, sum(abstained.values()), sum(failed.values()), moved,
-                  left_out)
-
-
 def column(target: str | None) -> str:
     return "y" if target is None else f"y_{target}"
 
 
-def _values(outcome: str | None, logprobs: dict[str, float] | None, answers: dict[str, str],
+def values(outcome: str | None, logprobs: dict[str, float] | None, answers: dict[str, str],
             wanted: list[str | None], mode: str) -> dict[str, float] | None:
     if mode == "logprob":
         if not logprobs:

@@ -15,7 +15,8 @@ import pandas as pd
 from spec_audits.families.effects.design import BASELINE
 from spec_audits.families.effects.score import models, positions
 from spec_audits.families.effects.score.compare import model_comparisons
-from spec_audits.families.effects.score.frame import Loaded, load, targets, values_array
+from spec_audits.families.effects.score.frame import Loaded, targets, values_array
+from spec_audits.families.effects.score.read import load
 from spec_audits.families.effects.score.stats import contrast
 from spec_audits.sdk import (
     PER_DESIGN,

@@ -14,7 +14,6 @@ order has no position statistics, with that reason.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -26,32 +25,34 @@ ONE_ORDER = "no meaning is shown first in some rows and elsewhere in others (the
 COLUMNS = ["m_first", "w_first", "w_m"]
 
 
-def _meanings(row: SuiteRow) -> list[str]:
+def meanings(row: SuiteRow) -> tuple[str, ...]:
+    """The meaning of each of a row's answer tokens, in display order."""
     recorded: dict[str, str] = getattr(row, "meanings", None) or row.answers
-    return [recorded[token] for token in row.answers]
+    return tuple(recorded[token] for token in row.answers)
 
 
-def moved_meaning(rows: Sequence[SuiteRow]) -> str | None:
-    """The meaning shown once in every row, first in some and not in others (the first such, sorted), or None."""
-    slots = [_meanings(row) for row in rows]
+def moved_of(slots: Counter[tuple[str, ...]]) -> str | None:
+    """The meaning shown once in every row, first in some and not in others (the first such, sorted), or None, of
+    rows whose meanings in display order (`meanings`) are counted in `slots`."""
     if not slots:
         return None
     once = set.intersection(*({m for m in s if s.count(m) == 1} for s in slots))
-    firsts = Counter(s[0] for s in slots)
-    return next(iter(sorted(m for m in once if 0 < firsts[m] < len(slots))), None)
+    firsts: Counter[str] = Counter()
+    for s, count in slots.items():
+        firsts[s[0]] += count
+    return next(iter(sorted(m for m in once if 0 < firsts[m] < slots.total())), None)
 
 
-def columns(row: SuiteRow, answer: str | None, logprobs: dict[str, float] | None, moved: str | None
-            ) -> dict[str, Any]:
-    """A scored answer's position columns: is M shown first, the weight of the first slot, the weight of M
-    (1 or 0 for a sampled answer, the probability in a logprob run)."""
+def slot_columns(tokens: list[str], shown: tuple[str, ...], answer: str | None, logprobs: dict[str, float] | None,
+                 moved: str | None) -> dict[str, Any]:
+    """A scored answer's position columns: is M shown first, the weight of the first slot, the weight of M (1 or 0
+    for a sampled answer, the probability in a logprob run), from its row's answer tokens and their meanings
+    (`shown`) in display order."""
     if moved is None:
         return {}
-    tokens = list(row.answers)
     weight = {t: float((logprobs or {}).get(t, 0.0)) if logprobs is not None else float(answer == t) for t in tokens}
-    meanings = _meanings(row)
-    return {"m_first": meanings[0] == moved, "w_first": weight[tokens[0]],
-            "w_m": sum(w for w, m in zip(weight.values(), meanings, strict=True) if m == moved)}
+    return {"m_first": shown[0] == moved, "w_first": weight[tokens[0]],
+            "w_m": sum(w for w, m in zip(weight.values(), shown, strict=True) if m == moved)}
 
 
 def summary(frame: pd.DataFrame, moved: str | None, mode: str, alpha: float) -> dict[str, Any]:

@@ -147,7 +147,7 @@ def _values(trials: pd.DataFrame, rows: np.ndarray, ordered: bool,
     """The values of `rows` summed into counts, one at a time, named with # where the condition code goes (c_#_A)."""
     w_a, w_b = trials["w_A"].to_numpy(float)[rows], trials["w_B"].to_numpy(float)[rows]
     yield from (("c_#_A", w_a), ("c_#_B", w_b))
-    m = w_a + w_b
+    m = w_a + w_b if moments else w_a[:0]  # m only for a logprob run's sums
     if moments:
         yield from (("v_#_items", (m > 0).astype(float)), ("v_#_m2", m**2), ("v_#_B2", w_b**2), ("v_#_Bm", w_b * m))
     for g in "AB" if ordered else "":

@@ -17,7 +17,7 @@ import pandas as pd
 
 from spec_audits.families.influence.score.counts import CONDITION_CODE, LABELS, CountSource
 from spec_audits.families.influence.score.flips import ITEM_COLUMNS
-from spec_audits.families.influence.score.jsonl import read_result_columns
+from spec_audits.families.influence.score.jsonl import result_pieces
 from spec_audits.sdk import (
     RESULTS_FILE,
     SUITE_FILE,
@@ -70,14 +70,11 @@ def load_run(run_dir: Path) -> Run:
     _check_answer_tokens(suite, columns, (manifest.analysis or {}).get("answer"))
     first, second = columns.keys()
     items, extra = _read_items(suite.path / SUITE_FILE, columns, first, manifest)
-    position, w_a, w_b = _read_results(run_dir / RESULTS_FILE, items, info, columns, IdLookup(first, second))
+    answered, w_a, w_b = _read_results(run_dir / RESULTS_FILE, items, info, columns, IdLookup(first, second))
     del first, second
-    answered = np.bincount(position, minlength=len(items)) > 0
     kept = answered & items["condition"].isin(list(CONDITION_CODE)).to_numpy()
-    trials = items[kept].assign(
-        w_A=np.bincount(position, w_a, len(items))[kept], w_B=np.bincount(position, w_b, len(items))[kept]
-    ).reset_index(drop=True)
-    del items, position, w_a, w_b
+    trials = items[kept].assign(w_A=w_a[kept], w_B=w_b[kept]).reset_index(drop=True)
+    del items, answered, w_a, w_b
     excluded = (manifest.analysis or {}).get("exclude")  # a factor left out of the analysis (DailyDilemmas)
     if excluded is not None:
         trials = trials[trials["factor"] != str(excluded)].reset_index(drop=True)
@@ -143,8 +140,12 @@ def _first_shown(items: dict[str, Any], columns: SuiteCodes, answer: Any) -> pd.
     if isinstance(answer, dict) and answer.get("kind") == "labels":
         first_label = str(answer["tokens"][0])
         meanings = pd.Index([answers.get(first_label) for answers in columns.mappings], dtype=object)
-        meaning = meanings.take(np.frombuffer(columns.answer_codes, dtype=np.int32))
-        chosen = np.select([meaning == pd.Series(items[g]).to_numpy(object) for g in LABELS], [0, 1], -1)
+        codes = np.frombuffer(columns.answer_codes, dtype=np.int32)
+        chosen = np.full(len(codes), -1, dtype=np.int8)
+        for code, group in ((1, "group_B"), (0, "group_A")):  # A where both match, as np.select([A, B]) chose
+            values = pd.Categorical(items[group])  # each row's group as a code: no text a row is compared
+            meant = values.categories.get_indexer(meanings).astype(np.int32)  # per mapping, its meaning's code
+            chosen[meant[codes] == values.codes] = code
     elif "first" in items:
         chosen = np.select([(pd.Series(items["first"]) == g).to_numpy(bool) for g in "AB"], [0, 1], -1)
     else:
@@ -154,13 +155,36 @@ def _first_shown(items: dict[str, Any], columns: SuiteCodes, answer: Any) -> pd.
 
 def _read_results(path: Path, items: pd.DataFrame, info: RunInfo, columns: SuiteCodes,
                   lookup: IdLookup) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Parse results.jsonl, checking every row against the run and the suite: per row, its item's position in
-    `items` (the suite's order, found by `lookup`) and the weights (w_A, w_B) it gives the item's two groups."""
-    logprob = info.mode == "logprob"
+    """Parse results.jsonl a piece at a time, checking every row against the run and the suite: per item of `items`
+    (the suite's order, found by `lookup`), whether a row answered it and the weights (w_A, w_B) its rows give its two
+    groups, summed in row order. No column of all the rows is held: a bitmap of (item, sample) slots finds repeats."""
+    samples = items["samples"].to_numpy().astype(np.int64)
+    first_slot = np.concatenate([[0], np.cumsum(samples)])  # each item's first (item, sample) slot
+    seen = np.zeros(int(first_slot[-1]), dtype=bool)
+    answered = np.zeros(len(items), dtype=bool)
+    w_a, w_b = np.zeros(len(items)), np.zeros(len(items))
     try:
-        frame = read_result_columns(path, logprob, lookup)
+        for frame in result_pieces(path, info.mode == "logprob"):
+            position = _checked_positions(path, frame, items, info, columns, lookup)
+            sample = frame["sample"].to_numpy()
+            _check(path, frame, (sample < 0) | (sample >= samples[position]), "sample",
+                   "sample index outside the item's samples")
+            slot = first_slot[position] + sample
+            _check(path, frame, seen[slot] | _repeated(slot), "sample", "duplicate (item_id, sample)")
+            seen[slot] = True
+            answered[position] = True
+            piece_a, piece_b = _weights(path, frame, items, info, columns, position)
+            np.add.at(w_a, position, piece_a)  # in row order, as np.bincount over all rows summed them
+            np.add.at(w_b, position, piece_b)
     except FileNotFoundError as exc:
         raise ScoreInputError(path, "file not found") from exc
+    return answered, w_a, w_b
+
+
+def _checked_positions(path: Path, frame: pd.DataFrame, items: pd.DataFrame, info: RunInfo, columns: SuiteCodes,
+                       lookup: IdLookup) -> np.ndarray:
+    """A piece's rows' positions in the suite, once each row names a suite item, its run's model and an outcome its
+    answer means (runner/result_checks.py)."""
     position = _positions(frame["item_id"], lookup)
     if (position < 0).any():
         first = frame.iloc[int(np.flatnonzero(position < 0)[0])]
@@ -169,28 +193,22 @@ def _read_results(path: Path, items: pd.DataFrame, info: RunInfo, columns: Suite
     frame["item_id"] = pd.Categorical.from_codes(position, categories=pd.RangeIndex(len(items)))
     codes = np.frombuffer(columns.answer_codes, dtype=np.int32)
     check_result_columns(path, info, lambda names: CodedMeanings(codes[names.to_numpy()], columns.mappings), frame)
-    sample = frame["sample"].to_numpy()
-    samples = items["samples"].to_numpy()[position]
-    _check(path, frame, (sample < 0) | (sample >= samples), "sample", "sample index outside the item's samples")
-    _check(path, frame, _repeated(position.astype(np.int64) * (int(samples.max(initial=0)) + 1) + sample),
-           "sample", "duplicate (item_id, sample)")
+    return position
+
+
+def _weights(path: Path, frame: pd.DataFrame, items: pd.DataFrame, info: RunInfo, columns: SuiteCodes,
+             position: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's weights (w_A, w_B) for its item's two groups."""
     valid = frame["error"].isna().to_numpy()
-    if logprob:
-        answers = [columns.mappings[c] for c in codes[position].tolist()]
-        w_a, w_b = _expected_weights(path, frame, items.iloc[position], answers, valid)
-    else:
-        w_a, w_b = _sampled_weights(frame, items, position, valid)
-    return position, w_a, w_b
+    if info.mode != "logprob":
+        return _sampled_weights(frame, items.iloc[position], valid)
+    codes = np.frombuffer(columns.answer_codes, dtype=np.int32)
+    answers = [columns.mappings[c] for c in codes[position].tolist()]
+    return _expected_weights(path, frame, items.iloc[position], answers, valid)
 
 
 def _positions(ids: pd.Series, lookup: IdLookup) -> np.ndarray:
-    """Each id's position in the suite (-1 where absent or null); the fast reader's categorical holds them as its
-    codes, the exact reader's texts are looked up."""
-    if isinstance(ids.dtype, pd.CategoricalDtype) and isinstance(ids.cat.categories, pd.RangeIndex):
-        return ids.cat.codes.to_numpy().astype(np.int64)
-    if isinstance(ids.dtype, pd.CategoricalDtype):  # the fast reader's, with ids the suite lacks coded after it
-        codes = ids.cat.codes.to_numpy().astype(np.int64)
-        return np.where(codes < len(lookup), codes, -1)
+    """Each id's position in the suite (-1 where absent or null)."""
     texts = ids.to_numpy(object)
     named = np.array([isinstance(text, str) for text in texts], dtype=bool)
     found = np.full(len(texts), -1, dtype=np.int64)
@@ -206,13 +224,12 @@ def _repeated(values: np.ndarray) -> np.ndarray:
     return again
 
 
-def _sampled_weights(frame: pd.DataFrame, items: pd.DataFrame, position: np.ndarray,
-                     valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _sampled_weights(frame: pd.DataFrame, item: pd.DataFrame, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """1 for the group a valid answer chose, 0 for the other (spec_audits.runner.result_checks has made sure that each
-    outcome is what its answer means for its item)."""
+    outcome is what its answer means for its item, `item`: each row's)."""
     outcome, names = pd.factorize(frame["outcome"])  # -1 for an abstention
     chose = valid & (outcome >= 0)
-    group_a, group_b = (_codes_in(items[g], names)[position] for g in LABELS)
+    group_a, group_b = (_codes_in(item[g], names) for g in LABELS)
     return (chose & (outcome == group_a)).astype(float), (chose & (outcome == group_b)).astype(float)
 
 

@@ -350,13 +350,3 @@ def test_several_models_get_paired_comparisons_of_every_net_and_gap(dozen_suite:
     markdown = (run_dir / "score" / "report.md").read_text()
     assert "Paired model comparisons" in markdown and "| Net (pp): puzzled hard, without consequences | m1 | m3 |" \
         in markdown and (run_dir / "score" / "plots" / "model_comparisons.png").is_file()
-
-
-def test_a_pilot_is_named_as_not_read_by_the_cue_plan(tiny_suite: Path, tmp_path: Path) -> None:
-    rows = _suite_rows(tiny_suite)
-    pilot = _fake_run(tmp_path / "pilot", tiny_suite,
-                      {"m1": [(_reply(r, _varied_answer(r, i), True), None) for i, r in enumerate(rows)]})
-    result = CliRunner().invoke(main, ["plan", str(tiny_suite), "--pilot", str(pilot)])
-    assert result.exit_code == 0 and result.exception is None, result.output
-    assert (f"variances: assumed: answer variance at its largest, icc 0.1 between a dilemma's answers "
-            f"(the pilot {pilot} is not read by this family)") in result.output

@@ -149,3 +149,35 @@ def test_a_factor_named_after_a_scorer_column_does_not_compile(tmp_path: Path) -
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
     assert f"factor 'count' has the name of a column the scorer keeps ({COLUMNS})" in result.output
     assert not (tmp_path / "suite").exists()
+
+
+def _edit_results(run: Path, edit: Callable[[list[dict[str, Any]]], None]) -> None:
+    rows = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+    edit(rows)
+    (run / "results.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+
+
+RESULTS = [
+    ("item_the_suite_lacks", lambda rows: rows[2].update(item_id="nope"), "column 'item_id': item_id 'nope' is not "
+     "in the suite"),
+    ("another_model", lambda rows: rows[3].update(model="other"), "column 'model': answered by 'other', but run.json "
+     "says the run is of 'm'"),
+    ("outcome_against_answer", lambda rows: rows[1].update(outcome="yes" if rows[1]["answer"] == "no" else "no"),
+     "column 'outcome': outcome '{outcome}' contradicts answer '{answer}', which means '{answer}'"),
+]
+
+
+@pytest.mark.parametrize(("edit", "problem"), [(e, p) for _, e, p in RESULTS], ids=[c for c, _, _ in RESULTS])
+def test_a_result_row_no_run_of_the_suite_wrote_is_a_located_error(
+        compiled: Path, tmp_path: Path, edit: Callable[[list[dict[str, Any]]], None], problem: str) -> None:
+    """The results are streamed in columns (score/read.py): the row's line is still named."""
+    run, _ = _run(compiled, tmp_path, lambda analysis: None)
+    _edit_results(run, edit)
+    rows = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+    line = next(n for n, row in enumerate(rows, start=1) if row["item_id"] == "nope" or row["model"] == "other"
+                or row["outcome"] != row["answer"])
+    result = CliRunner().invoke(main, ["score", str(run)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    detail = problem.format(**rows[line - 1])
+    assert result.output == f"Error: {run / 'results.jsonl'}, row {line}, {detail}\n"
+    assert not (run / "score").exists()

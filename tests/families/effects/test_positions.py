@@ -3,6 +3,8 @@ cross-checked with statsmodels (sampled) and scipy's Welch t (logprob)."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -16,18 +18,22 @@ from tests.support import forced_choice_rows
 
 def _frame(rows: list[SuiteRow], answers: list[str | None], logprobs: list[dict[str, float]] | None = None
            ) -> pd.DataFrame:
-    moved = positions.moved_meaning(rows)
-    records = [{"scenario": f"s{i % 5}", **positions.columns(row, answer, None if logprobs is None else logprobs[i],
-                                                             moved)}
+    moved = _moved(rows)
+    records = [{"scenario": f"s{i % 5}", **positions.slot_columns(list(row.answers), positions.meanings(row), answer,
+                                                                  None if logprobs is None else logprobs[i], moved)}
                for i, (row, answer) in enumerate(zip(rows, answers, strict=True))]
     return pd.DataFrame(records)
 
 
+def _moved(rows: list[SuiteRow]) -> str | None:
+    return positions.moved_of(Counter(positions.meanings(row) for row in rows))
+
+
 def test_the_moved_meaning_is_one_shown_first_in_some_rows_only() -> None:
     rows = forced_choice_rows(8, 1)  # tea/coffee in both orders
-    assert positions.moved_meaning(rows) == "coffee"
+    assert _moved(rows) == "coffee"
     one_order = [r for r in rows if r.cell["order"] == "AB"]
-    assert positions.moved_meaning(one_order) is None
+    assert _moved(one_order) is None
     assert positions.summary(pd.DataFrame(), None, "sample", 0.05) == {"absent": positions.ONE_ORDER}
 
 

@@ -21,9 +21,12 @@ def _trials(count: int, seed: int) -> pd.DataFrame:
     })
 
 
+@pytest.mark.parametrize("whole", [False, True])  # whole numbers (a sampled run's counts) are summed by np.bincount
 @pytest.mark.parametrize("masked", [False, True])
-def test_sums_are_pandas_groupby_sums(masked: bool) -> None:
+def test_sums_are_pandas_groupby_sums(masked: bool, whole: bool) -> None:
     trials = _trials(5000, 7)
+    if whole:
+        trials["w"] = np.floor(trials["w"] / 100) - 3  # -3.0 ... 6.0
     rows = np.random.default_rng(1).random(len(trials)) < 0.6 if masked else None
     by = ["factor", "influence", "n_A"]
     w = trials["w"].to_numpy()
@@ -33,6 +36,16 @@ def test_sums_are_pandas_groupby_sums(masked: bool) -> None:
     expected = subset.assign(w2=subset["w"] ** 2).groupby(by, dropna=False, sort=True)[["w", "w2"]].sum()
     pd.testing.assert_frame_equal(found, expected.reset_index(), check_exact=True)
     assert found["influence"].isna().tolist()[-1]  # the None group after every named one
+
+
+def test_a_nan_is_skipped_as_pandas_skips_it() -> None:
+    trials = _trials(50, 4)
+    trials["w"] = np.floor(trials["w"])
+    trials.loc[3, "w"] = np.nan
+    found = group_sums(trials, ["factor"], [("w", trials["w"].to_numpy())])
+    expected = trials.groupby(["factor"], observed=True, sort=True)[["w"]].sum().reset_index()
+    pd.testing.assert_frame_equal(found, expected, check_exact=True)
+    assert not found["w"].isna().any()
 
 
 def test_no_rows_gives_an_empty_frame_of_the_columns() -> None:

@@ -11,8 +11,7 @@ import pytest
 
 from spec_audits.contract.reader import DAMAGED_RESULTS, ContractError
 from spec_audits.families.influence.score import jsonl
-from spec_audits.families.influence.score.jsonl import _exact, _fast, read_result_columns
-from spec_audits.runner.suite_columns import IdLookup, id_keys
+from spec_audits.families.influence.score.jsonl import _exact, _fast, result_pieces
 
 ROWS = [
     {"item_id": "a1", "sample": 0, "model": "m", "params": {}, "outcome": "old", "error": None},
@@ -29,6 +28,11 @@ def _write(tmp_path: Path, rows: list[dict], blank: bool = True) -> Path:
     return path
 
 
+def read_result_columns(path: Path, logprobs: bool = False) -> pd.DataFrame:
+    """The file's pieces as one frame."""
+    return pd.concat(list(result_pieces(path, logprobs)), ignore_index=True)
+
+
 def _values(frame: pd.DataFrame) -> list[list[object]]:
     return frame.astype(object).where(frame.notna(), None).values.tolist()
 
@@ -41,25 +45,27 @@ def test_fast_path_equals_exact_parse(tmp_path: Path, logprobs: bool, chunk: int
     monkeypatch.setattr(jsonl, "CHUNK", chunk)
     rows = [*ROWS, {"item_id": "b2", "sample": 1, "outcome": "old", "logprobs": {"A": 0.25, "B": 1}}]
     path = _write(tmp_path, rows, blank=False)
-    fast = _fast(path, logprobs)
-    assert fast is not None
+    assert _fast(path.read_bytes(), logprobs, 1) is not None
+    fast = read_result_columns(path, logprobs)
     assert _values(fast) == _values(_exact(path, path.read_bytes(), logprobs))
     assert fast["outcome"].tolist()[2] == "café" and fast["error"].tolist()[1] == 'timeout "x"'
-    assert fast["item_id"].dtype == "category"
 
 
 @pytest.mark.parametrize("odd", [{"sample": 2.0}, {"outcome": 3}, {"error": {"code": 5}}, {"logprobs": [0.5]}])
 def test_values_of_another_type_are_read_the_exact_way(tmp_path: Path, odd: dict) -> None:
     path = _write(tmp_path, [*ROWS[:3], ROWS[3] | odd], blank=False)
-    assert _fast(path, "logprobs" in odd) is None
+    assert _fast(path.read_bytes(), "logprobs" in odd, 1) is None
     frame = read_result_columns(path, "logprobs" in odd)
     assert _values(frame)[3][1:5] == ["b2", int((ROWS[3] | odd)["sample"]), (ROWS[3] | odd)["outcome"],
                                       (ROWS[3] | odd)["error"]]
 
 
-def test_blank_lines_fall_back_and_keep_line_numbers(tmp_path: Path) -> None:
+@pytest.mark.parametrize("chunk", [7, 1 << 20])  # 7 bytes: a piece a line, the blank one read the exact way
+def test_blank_lines_fall_back_and_keep_line_numbers(tmp_path: Path, chunk: int,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(jsonl, "CHUNK", chunk)
     path = _write(tmp_path, ROWS)
-    assert _fast(path, False) is None
+    assert _fast(path.read_bytes(), False, 1) is None
     assert read_result_columns(path)["row"].tolist() == [1, 2, 4, 5]
 
 
@@ -76,7 +82,10 @@ def test_a_nested_key_is_not_the_row_s_own(tmp_path: Path) -> None:
     assert read_result_columns(path)["outcome"].iloc[-1] == "old"
 
 
-def test_a_line_that_is_not_a_result_row_is_a_contract_error_naming_its_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize("chunk", [7, 1 << 20])
+def test_a_line_that_is_not_a_result_row_is_a_contract_error_naming_its_line(tmp_path: Path, chunk: int,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(jsonl, "CHUNK", chunk)
     path = _write(tmp_path, ROWS)
     path.write_text(path.read_text() + "{not json}\n" + json.dumps(ROWS[0]) + "\n")
     with pytest.raises(ContractError) as info:
@@ -110,17 +119,3 @@ def test_a_torn_last_line_is_left_out_of_the_pieces(tmp_path: Path, monkeypatch:
     path = _write(tmp_path, ROWS[:2], blank=False)
     path.write_bytes(path.read_bytes() + b'{"item_id": "a9", "sam')
     assert read_result_columns(path)[["item_id", "sample"]].values.tolist() == [["a1", 0], ["a1", 1]]
-
-
-@pytest.mark.parametrize("chunk", [7, 1 << 20])
-def test_item_ids_read_as_suite_positions(tmp_path: Path, chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Given the suite's ids, item_id's codes are each row's suite position, an id the suite lacks coded after."""
-    pytest.importorskip("msgspec")
-    monkeypatch.setattr(jsonl, "CHUNK", chunk)
-    rows = ROWS + [{"item_id": "zz", "sample": 0, "error": None}, {"item_id": "b2", "sample": 1, "error": None}]
-    path = _write(tmp_path, rows, blank=False)
-    lookup = IdLookup(*id_keys(["b2", "c3", "a1"]))
-    column = read_result_columns(path, lookup=lookup)["item_id"]
-    assert column.cat.codes.tolist() == [2, 2, 2, 0, 3, 0]
-    assert column.tolist() == [2, 2, 2, 0, "zz", 0]
-    assert list(column.cat.categories) == [0, 1, 2, "zz"]

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from spec_audits.cli import main
 from spec_audits.contract.reader import CHANGED_SUITE
+from spec_audits.families.influence.score import jsonl
 from spec_audits.families.influence.score.counts import counts_from_trials
 from spec_audits.families.influence.score.runs import load_run
 from spec_audits.families.influence.score.synthetic import Design, write_run, write_suite
@@ -128,6 +129,28 @@ def test_results_that_do_not_match_the_suite_exit_1(run_dir: Path, changes: dict
     assert (
         "results.jsonl, row 3" in result.output and f"column '{column}'" in result.output and problem in result.output
     )
+
+
+@pytest.mark.parametrize("chunk", [64, 1 << 20])  # 64 bytes: a piece a line, so the repeat is in another piece
+def test_a_repeated_sample_is_refused_across_pieces(run_dir: Path, chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(jsonl, "CHUNK", chunk)
+    path = run_dir / "results.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines) + lines[1])
+    result = CliRunner().invoke(main, ["score", str(run_dir)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert f"results.jsonl, row {len(lines) + 1}, column 'sample': duplicate (item_id, sample)" in result.output
+
+
+@pytest.mark.parametrize("logprob", [False, True])
+def test_pieces_sum_to_the_weights_of_one_piece(tmp_path: Path, logprob: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each item's weights summed piece by piece (a line a piece) are the very floats of one piece."""
+    rows = write_suite(tmp_path / "suite", DESIGN)
+    write_run(tmp_path / "run", tmp_path / "suite", rows, prob_b, seed=1, logprob=logprob, abstain=0.3)
+    whole = load_run(tmp_path / "run").trials
+    monkeypatch.setattr(jsonl, "CHUNK", 64)
+    pd.testing.assert_frame_equal(load_run(tmp_path / "run").trials, whole, check_exact=True)
+    assert whole["w_A"].sum() + whole["w_B"].sum() > 0
 
 
 def test_changed_suite_is_detected(run_dir: Path) -> None:

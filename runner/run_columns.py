@@ -1,0 +1,118 @@
+"""What a scorer keeps of a run while it streams suite.jsonl and results.jsonl: integers in arrays, never a Python
+object per row.
+
+`SuiteIds` holds each suite row's id as its 128-bit hash and finds result rows' suite positions by a binary
+search of the sorted hashes (runner/suite_columns.IdLookup), never a dict of a million id texts. `ResultCodes`
+holds what `check_result_columns` checks of each result row (its line, suite position, model, answer and
+outcome) as codes, about 30 bytes a row, and runs that check at the end of the stream. `Codes` codes any column
+of few distinct values, and gives them back as the categorical pandas would make of them.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Hashable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from spec_audits.contract.results_model import ResultRow, RunInfo
+from spec_audits.contract.suite_model import SuiteRow
+from spec_audits.runner.result_checks import check_result_columns
+from spec_audits.runner.suite_columns import IdLookup, id_keys
+
+BATCH = 65_536  # suite ids hashed at a time
+
+
+class Codes:
+    """A column of values coded as they come (`add`), each distinct value held once; None is code -1."""
+
+    def __init__(self) -> None:
+        self.codes = array("i")
+        self.values: list[Any] = []
+        self._code: dict[Hashable, int] = {}
+
+    def add(self, value: Any) -> int:
+        self.codes.append(code := self.code(value))
+        return code
+
+    def code(self, value: Any) -> int:
+        """The value's code (a new one for a value first seen), without adding a row."""
+        if value is None:
+            return -1
+        key = (type(value), value if isinstance(value, Hashable) else repr(value))
+        found = self._code.get(key)
+        if found is None:
+            found = self._code[key] = len(self.values)
+            self.values.append(value)
+        return found
+
+    def array(self) -> np.ndarray:
+        return np.frombuffer(self.codes, dtype=np.int32) if len(self.codes) else np.zeros(0, np.int32)
+
+    def categorical(self, codes: np.ndarray) -> pd.Categorical[Any]:
+        """The values of `codes` (of this column) as the categorical pandas makes of them (its categories sorted
+        where they sort, in order of first appearance otherwise), holding only the values present."""
+        used = np.unique(codes[codes >= 0])
+        found = pd.Categorical([self.values[code] for code in used.tolist()])
+        recode = np.full(len(self.values) + 1, -1, dtype=np.int64)  # the last entry: code -1, a missing value
+        recode[used] = found.codes
+        return pd.Categorical.from_codes(recode[codes], dtype=found.dtype)
+
+
+class SuiteIds:
+    """`add` each suite row as the reader streams it (a scan_suite visitor); `positions` of ids afterwards, found by
+    their 128-bit hashes (runner/suite_columns.IdLookup), the ids hashed a batch at a time and never held."""
+
+    def __init__(self) -> None:
+        self._pending: list[str] = []
+        self._halves: list[tuple[np.ndarray, np.ndarray]] = []
+        self._lookup: IdLookup | None = None
+
+    def add(self, offset: int, row: SuiteRow) -> None:
+        self._pending.append(row.id)
+        if len(self._pending) == BATCH:
+            self._hash()
+
+    def _hash(self) -> None:
+        self._halves.append(id_keys(self._pending))
+        self._pending = []
+
+    def __len__(self) -> int:
+        return sum(len(first) for first, _ in self._halves) + len(self._pending)
+
+    def positions(self, ids: Sequence[str]) -> np.ndarray:
+        """Each id's row number in the suite, -1 for an id the suite lacks."""
+        if self._lookup is None:
+            self._hash()
+            self._lookup = IdLookup(*(np.concatenate(halves) for halves in zip(*self._halves, strict=True)))
+            self._halves = []
+        return self._lookup.positions(list(ids))
+
+
+class ResultCodes:
+    """What `check_result_columns` checks of each result row, `add`ed as results.jsonl streams."""
+
+    def __init__(self) -> None:
+        self.lines = array("q")
+        self.positions = array("q")
+        self.models, self.answers, self.outcomes = Codes(), Codes(), Codes()
+
+    def add(self, line: int, position: int, row: ResultRow) -> None:
+        self.lines.append(line)
+        self.positions.append(position)
+        self.models.add(row.model)
+        self.answers.add(row.answer)
+        self.outcomes.add(row.outcome)
+
+    def check(self, path: Path, info: RunInfo, answers: Sequence[dict[str, str]]) -> None:
+        """Refuse a row of another model or whose outcome contradicts its answer (`answers`: each suite row's)."""
+        frame = pd.DataFrame({
+            "row": np.frombuffer(self.lines, dtype=np.int64) if len(self.lines) else np.zeros(0, np.int64),
+            "item_id": pd.Categorical.from_codes(np.frombuffer(self.positions, dtype=np.int64) if len(self.positions)
+                                                 else np.zeros(0, np.int64), categories=pd.RangeIndex(len(answers))),
+            **{name: pd.Categorical.from_codes(codes.array(), categories=pd.Index(codes.values, dtype=object))
+               for name, codes in (("model", self.models), ("answer", self.answers), ("outcome", self.outcomes))}})
+        check_result_columns(path, info, lambda names: [answers[position] for position in names], frame)
