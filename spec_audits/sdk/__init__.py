@@ -313,6 +313,7 @@ if TYPE_CHECKING:
     from spec_audits.stats.intervals import (
         Fit,
         ols_cluster,
+        ols_cluster_summed,
         sandwich,
         wilson,
         wilson_one,
@@ -372,7 +373,8 @@ __all__ = [
     "expect_of", "final_rows", "first_key", "flip_rates", "fmt", "from_one_arm", "from_pilot", "generate_puzzle",
     "generate_skeleton", "generate_zebra", "hypothesis", "instantiate", "intervals", "is_local", "is_number",
     "is_whole", "item_rng", "json_lines", "key_of", "lazy", "listed_twice", "mean_influence", "multiple", "names",
-    "no_data_background", "nodes", "ols_cluster", "one_of", "one_person_compound", "open_regular", "option_lines",
+    "no_data_background", "nodes", "ols_cluster", "ols_cluster_summed", "one_of", "one_person_compound", "open_regular",
+    "option_lines",
     "paired", "pairs", "parse_answer", "parse_answer_line", "parse_cell", "parse_judge_json", "parse_option_number",
     "pilot_spread", "position", "position_bias", "power", "present", "puzzle_config", "read_bytes_capped",
     "read_checked_run", "read_csv", "read_fields", "read_results", "read_rows", "read_run", "read_score_folder",

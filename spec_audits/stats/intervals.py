@@ -106,12 +106,23 @@ def ols_cluster(x: np.ndarray, y: np.ndarray, clusters: np.ndarray, counts: np.n
     y holds their sum: the fit is exactly the one of the observations themselves (the normal equations and
     the per-cluster score sums only ever add them up), from a table as small as the design's cells."""
     n = np.ones(len(y)) if counts is None else counts
-    xtx_inv = np.linalg.pinv(x.T @ (x * n[:, None]))
-    coef = xtx_inv @ (x.T @ y)
-    residual = y - n * (x @ coef)
+    return ols_cluster_summed(x, np.arange(len(y)), clusters, n, y)
+
+
+def ols_cluster_summed(x: np.ndarray, combinations: np.ndarray, clusters: np.ndarray, counts: np.ndarray,
+                       sums: np.ndarray) -> Fit:
+    """`ols_cluster` from sufficient statistics: x holds one row per distinct combination of the regressors,
+    and each (cluster, combination) pair its combination's row of x, its cluster, how many observations it
+    holds and the sum of their y. X'X, X'y and each cluster's score sum X_g'y_g - X_g'X_g b are sums over
+    those pairs, so the memory is the pairs' and x's, never a row of regressors per observation."""
+    weight = np.bincount(combinations, counts, len(x))
+    xtx_inv = np.linalg.pinv(x.T @ (x * weight[:, None]))
+    coef = xtx_inv @ (x.T @ np.bincount(combinations, sums, len(x)))
+    residual = sums - counts * (x @ coef)[combinations]
     groups = int(clusters.max()) + 1 if len(clusters) else 0
-    summed = np.column_stack([np.bincount(clusters, x[:, j] * residual, groups) for j in range(x.shape[1])])
-    return sandwich(coef, xtx_inv, summed, int(round(n.sum())), groups)
+    summed = np.column_stack([np.bincount(clusters, x[combinations, j] * residual, groups)
+                              for j in range(x.shape[1])])
+    return sandwich(coef, xtx_inv, summed, int(round(counts.sum())), groups)
 
 
 def sandwich(coef: np.ndarray, xtx_inv: np.ndarray, summed: np.ndarray, n: int, groups: int) -> Fit:

@@ -4,7 +4,7 @@ Treatment coding against each factor's reference (and the baseline), declared in
 
 * binary, sampled: logistic, errors clustered by scenario (statsmodels GLM); with `scenarios random`, a
   random intercept per scenario (statsmodels BinomialBayesMixedGLM, variational Bayes).
-* binary, logprob: linear on logit P, clustered (spec_audits.stats.intervals.ols_cluster); `random`:
+* binary, logprob: linear on logit P, clustered (spec_audits.stats.intervals.ols_cluster_summed); `random`:
   statsmodels MixedLM.
 * scale, sampled: ordinal logistic (statsmodels OrderedModel), clustered (statsmodels has no mixed ordinal
   model, so `random` fits the same, and the table says which model it is).
@@ -17,6 +17,7 @@ reason, never a number.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +26,7 @@ import pandas as pd
 
 from spec_audits.families.effects.design import BASELINE
 from spec_audits.families.effects.score.stats import logit, tested
-from spec_audits.sdk import ols_cluster
+from spec_audits.sdk import ols_cluster_summed
 
 
 @dataclass(frozen=True)
@@ -69,18 +70,10 @@ def fit(frame: pd.DataFrame, y: np.ndarray, analysis: dict[str, Any], *, binary:
     if len(y) == 0 or y.min() == y.max():
         return {"model": kind, "terms": [], "absent": "every answer has the same outcome: nothing to regress"}
     outcome = logit(y) if binary and mode == "logprob" else y
-    by_cells = kind in _CELL_FITTERS
-    table = _cells(frame, outcome) if by_cells else frame
-    terms = design_matrix(table, analysis["factors"], analysis["conditions"], analysis["interactions"])
-    scenarios = table["scenario"].cat.codes.to_numpy().astype(np.int64)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            if by_cells:
-                found = ols_cluster(terms.x, table["sum"].to_numpy(), scenarios, table["count"].to_numpy(float))
-                coef, se, df = found.coef, found.se(), found.groups - 1
-            else:
-                coef, se, df = _ROW_FITTERS[kind](outcome, terms.x, scenarios)
+            names, (coef, se, df) = (_summed_fit if kind in _CELL_FITTERS else _row_fit(kind))(frame, outcome, analysis)
     except (np.linalg.LinAlgError, ValueError) as err:
         return {"model": kind, "terms": [], "absent": f"the model could not be fitted: {err}"}
     if not np.all(np.isfinite(se)):
@@ -88,17 +81,44 @@ def fit(frame: pd.DataFrame, y: np.ndarray, analysis: dict[str, Any], *, binary:
                 "or a level with one outcome only)"}
     rows = []
     scale = max(1.0, float(np.abs(outcome).max()))
-    for name, b, s in zip(terms.names[len(terms.names) - len(coef):], coef, se, strict=True):
+    for name, b, s in zip(names[len(names) - len(coef):], coef, se, strict=True):
         term = tested(float(b), float(s), df, alpha, scale)
         rows.append({"term": name, "coef": term.pop("estimate"), "se": float(s), **term})
     return {"model": kind, "terms": rows}
 
 
-def _cells(frame: pd.DataFrame, outcome: np.ndarray) -> pd.DataFrame:
-    """One row per distinct (scenario, condition, levels): how many observations and the sum of their outcome."""
+def _summed_fit(frame: pd.DataFrame, outcome: np.ndarray, analysis: dict[str, Any]) -> tuple[list[str], Fitted]:
+    """The clustered linear fit from sums (stats.ols_cluster_summed): the count and sum of the outcome per
+    scenario and distinct combination of the other cell fields, and the design matrix of one row per
+    combination, so its memory is the design's cells, never a row of regressors per answer. A row with a
+    missing cell field is left out, as pandas' groupby of the cells leaves it out."""
     keys = [c for c in frame.columns if isinstance(frame[c].dtype, pd.CategoricalDtype)]
-    grouped = frame[keys].assign(_y=outcome).groupby(keys, observed=True)["_y"]
-    return grouped.agg(["count", "sum"]).reset_index()
+    codes = {key: frame[key].cat.codes.to_numpy().astype(np.int64) for key in keys}
+    kept = np.ones(len(frame), dtype=bool)
+    for key in keys:
+        kept &= codes[key] >= 0
+    rows = np.flatnonzero(kept)
+    combination = np.zeros(len(rows), dtype=np.int64)
+    for key in (key for key in keys if key != "scenario"):  # mixed radix, renumbered after each field
+        combination = np.unique(combination * len(frame[key].cat.categories) + codes[key][rows],
+                                return_inverse=True)[1].reshape(-1)
+    first = np.unique(combination, return_index=True)[1]
+    terms = design_matrix(frame.iloc[rows[first]], analysis["factors"], analysis["conditions"],
+                          analysis["interactions"])
+    pairs, pair = np.unique(codes["scenario"][rows] * len(first) + combination, return_inverse=True)
+    pair = pair.reshape(-1)
+    found = ols_cluster_summed(terms.x, pairs % len(first), pairs // len(first), np.bincount(pair).astype(float),
+                               np.bincount(pair, outcome[rows]))
+    return terms.names, (found.coef, found.se(), found.groups - 1)
+
+
+def _row_fit(kind: str) -> Callable[[pd.DataFrame, np.ndarray, dict[str, Any]], tuple[list[str], Fitted]]:
+    """The fitter of a model statsmodels fits row by row, on the design matrix of a row per answer."""
+    def fitted(frame: pd.DataFrame, outcome: np.ndarray, analysis: dict[str, Any]) -> tuple[list[str], Fitted]:
+        terms = design_matrix(frame, analysis["factors"], analysis["conditions"], analysis["interactions"])
+        scenarios = frame["scenario"].cat.codes.to_numpy().astype(np.int64)
+        return terms.names, _ROW_FITTERS[kind](outcome, terms.x, scenarios)
+    return fitted
 
 
 def _kind(binary: bool, ordinal: bool, mode: str, effect: str) -> str:
@@ -148,7 +168,7 @@ def _ordinal(y: np.ndarray, x: np.ndarray, groups: np.ndarray) -> Fitted:
     return np.asarray(result.params)[:k], np.asarray(result.bse)[:k], int(groups.max())
 
 
-_CELL_FITTERS = ("linear on logit P, clustered by scenario", "linear, clustered by scenario")  # stats.ols_cluster
+_CELL_FITTERS = ("linear on logit P, clustered by scenario", "linear, clustered by scenario")  # _summed_fit
 _ROW_FITTERS = {
     "logistic, clustered by scenario": _logistic,
     "logistic, random intercept per scenario": _logistic_mixed,
