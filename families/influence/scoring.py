@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +51,8 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
     noise = _noise(runs, options)
     trials, keys, source = pool_runs(runs)
     settings = _settings(options, runs[0].analysis)
-    tables = {"flips.csv": flip_rates(trials, keys, settings.alpha), "positions.csv": position.item_table(trials, keys)}
+    tables: dict[str, Table] = {"flips.csv": flip_rates(trials, keys, settings.alpha),
+                                "positions.csv": partial(position.item_table, trials, keys)}
     probe = _probe(runs, keys, options, settings.alpha, tables) if options.get("parent") else None
     paired = model_comparisons(trials, keys, source, settings.alpha) if len(runs) > 1 else None
     if paired is not None:
@@ -60,6 +63,12 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
         lines.append(f"  probe: {probe['trials']} trials; ACK_DISCLAIMED among significant backfire "
                      f"{_pct(share['rate'])} ({share['k']}/{share['n']}) -> {out / 'probe.csv'}")
     return lines
+
+
+Table = pd.DataFrame | Callable[[], pd.DataFrame]
+"""A table of the score folder, or what builds it when it is written: positions.csv (one row per condition and item,
+about 45 MB at a million trials) is built only then, so it is not held while the conditions are counted and scored,
+which were `spec score`'s peak."""
 
 
 def _unmap_freed_arrays() -> None:
@@ -99,7 +108,7 @@ def _noise(runs: list[Run], options: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _probe(runs: list[Run], keys: list[str], options: dict[str, Any], alpha: float,
-           tables: dict[str, pd.DataFrame]) -> dict[str, Any]:
+           tables: dict[str, Table]) -> dict[str, Any]:
     """The probe's summary; its label-by-kind table (and the judge's confusion matrix) go into `tables`."""
     trials = probe_trials(runs, keys, options["parent"], alpha)
     labels = judge_labels(runs[0])
@@ -124,11 +133,11 @@ def _settings(options: dict[str, Any], analysis: dict[str, Any]) -> Options:
 
 
 def _score(counts: CountsTable, out: Path, settings: Options, noise: dict[str, Any] | None,
-           tables: dict[str, pd.DataFrame], probe: dict[str, Any] | None,
+           tables: dict[str, Table], probe: dict[str, Any] | None,
            trials: pd.DataFrame | None = None, paired: dict[str, Any] | None = None) -> list[str]:
     scores = score_counts(counts, settings, noise, trials)
     flips = tables.get("flips.csv")
-    if flips is not None:
+    if isinstance(flips, pd.DataFrame):
         for bench, rows in flips.groupby("benchmark", sort=True):
             scores.summary["benchmarks"][str(bench)]["flip_rates"] = {
                 "all": totals(rows, settings.alpha),
@@ -140,7 +149,7 @@ def _score(counts: CountsTable, out: Path, settings: Options, noise: dict[str, A
         scores.summary["comparisons"] = paired
     score_folder(out)
     for name, table in tables.items():
-        write_csv(table, out / name, float_format="%.10g")
+        write_csv(table if isinstance(table, pd.DataFrame) else table(), out / name, float_format="%.10g")
     write(scores, out)
     lines = [f"{len(scores.conditions)} conditions scored ({scores.summary['count_source_text']}) -> {out}"]
     return lines + [_headline_line(bench, r["headline"]) for bench, r in scores.summary["benchmarks"].items()]

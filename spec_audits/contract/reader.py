@@ -181,7 +181,7 @@ def id_hash(text: str) -> int:
 
 def _check_unique(path: Path, ids: array[int]) -> None:
     """Refuse a suite that repeats an id, at the line of its second use (the file is read again only when two
-    ids' hashes agree, to tell a true repeat from a hash collision)."""
+    ids' hashes agree, to tell a true repeat from a hash collision). `ids` may come back reordered."""
     suspects = _repeated(ids)
     if not suspects:
         return
@@ -196,17 +196,19 @@ def _check_unique(path: Path, ids: array[int]) -> None:
                     seen.add(found)
 
 
-COUNTED_IDS = 1 << 20  # up to this many rows, repeated id hashes are counted in a dict (no numpy import)
+COUNTED_IDS = 1 << 16  # up to this many rows, repeated id hashes are counted in a dict (no numpy import)
 
 
 def _repeated(ids: array[int]) -> set[int]:
     """The id hashes that occur more than once: counted for a suite of up to COUNTED_IDS rows, so a command that
-    reads a small suite (`spec show`) never imports numpy; sorted in numpy beyond, at 8 bytes a row."""
+    reads a small suite (`spec show`) never imports numpy; beyond, `ids` is sorted in place by numpy and neighbours
+    compared, with no copy (a Counter of a million hashes took about 150 MB)."""
     if len(ids) <= COUNTED_IDS:
         return {value for value, count in Counter(ids).items() if count > 1}
     import numpy as np
 
-    hashes = np.sort(np.frombuffer(ids, dtype=np.uint64))
+    hashes = np.frombuffer(ids, dtype=np.uint64)  # a view of the array's own buffer: the sort reorders `ids`
+    hashes.sort()
     return set(hashes[1:][hashes[1:] == hashes[:-1]].tolist())
 
 

@@ -60,29 +60,59 @@ def _groups(frame: pd.DataFrame, by: list[str], at: np.ndarray) -> tuple[np.ndar
         combined += rank
         del rank
         span *= count
-    # np.unique(combined, return_index=True, return_inverse=True)'s inverse and index, by one stable sort: about 24
-    # bytes a trial at most, against np.unique's 48
-    order = np.argsort(combined, kind="stable")
-    combined = combined[order]
-    new = np.empty(len(order), dtype=bool)
-    new[:1] = True
-    np.not_equal(combined[1:], combined[:-1], out=new[1:])
+    if span * max(len(at), 1) >= 2**63:  # no room for the row beside its key: numbered through a stable argsort
+        order = np.argsort(combined, kind="stable")
+        combined = combined[order]
+    else:
+        order = _sort_in_place(combined, len(at))
+    new = _starts(combined)
     del combined
-    number = np.cumsum(new)
+    return _numbered(new, order)
+
+
+def _sort_in_place(combined: np.ndarray, rows: int) -> np.ndarray:
+    """Sort `combined` in place and give the rows in that order, ties in row order, as a stable argsort gives them:
+    each key carries its row (key * rows + row, unique), so one in-place sort orders both, at 8 bytes a row
+    beside the keys while the rows are added (4 after), where an argsort and the sorted copy took 16."""
+    combined *= rows
+    combined += np.arange(rows, dtype=np.int64)
+    combined.sort()
+    order = np.empty(rows, dtype=_index_type(rows))
+    np.remainder(combined, max(rows, 1), out=order, casting="unsafe")  # the row, below 2^31 when int32: no copy
+    combined //= max(rows, 1)
+    return order
+
+
+def _starts(keys: np.ndarray) -> np.ndarray:
+    """Where each run of equal sorted keys starts."""
+    new = np.empty(len(keys), dtype=bool)
+    new[:1] = True
+    np.not_equal(keys[1:], keys[:-1], out=new[1:])
+    return new
+
+
+def _numbered(new: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """From where each group starts among the sorted keys and the rows in their order: each row's group number and
+    each group's first row (the inverse and index np.unique gives), in int32 below 2^31 rows."""
+    number = np.cumsum(new, dtype=_index_type(len(order)))
     number -= 1
-    group = np.empty(len(order), dtype=np.int64)
+    group = np.empty(len(order), dtype=number.dtype)
     group[order] = number
     return group, order[new]
 
 
+def _index_type(rows: int) -> type[np.signedinteger]:
+    return np.int32 if rows < 2**31 else np.int64
+
+
 def _rank(column: pd.Series, at: np.ndarray) -> tuple[np.ndarray, int]:
-    """Rows `at`'s ranks among the column's distinct values (NaN after every value) and how many ranks there are."""
+    """Rows `at`'s ranks among the column's distinct values (NaN after every value) and how many ranks there are: a
+    categorical's codes in their own small type (pandas picks one that holds every code and one more)."""
     if isinstance(column.dtype, pd.CategoricalDtype):
-        codes = column.cat.codes.to_numpy()[at]
+        rank = column.cat.codes.to_numpy()[at]
         count = len(column.cat.categories)
     else:  # ranked among the values at the rows only: the same order, without codes for every row
-        codes, distinct = pd.factorize(column.iloc[at], sort=True)
+        rank, distinct = pd.factorize(column.iloc[at], sort=True)
         count = len(distinct)
-    rank = codes.astype(np.int64, copy=False)  # the codes are this call's own: ranked in place
-    rank[rank < 0] = count
+    rank[rank < 0] = count  # the codes are this call's own: ranked in place
     return rank, count + 1
