@@ -7,7 +7,11 @@ from __future__ import annotations
 from importlib.metadata import EntryPoint, EntryPoints, entry_points
 from pathlib import Path
 
+from click.testing import CliRunner, Result
+
+from spec_audits.cli import main
 from spec_audits.dispatch import registry
+from tests.stub_server import StubConfig, StubServer
 
 TEST_DISTRIBUTIONS: set[str] = set()  # the distributions install() wrote: the only ones tests see
 
@@ -33,3 +37,19 @@ def pinned_entry_points(group: str) -> EntryPoints:
 
 def _by_test(point: EntryPoint) -> bool:
     return point.dist is not None and point.dist.name in TEST_DISTRIBUTIONS
+
+
+def invoke(*args: str) -> Result:
+    """`spec ARGS` in this process, so the families installed above are the ones it sees."""
+    return CliRunner().invoke(main, list(args))
+
+
+def run_on_stub(suite: Path, run_dir: Path, config: StubConfig | None = None) -> Result:
+    """`spec run` of `suite` against a loopback stub answering as `config` says, into `run_dir`."""
+    server = StubServer(config or StubConfig())
+    api_base = server.start()
+    try:
+        return invoke("run", str(suite), "--model", "openai/stub", "--api-base", api_base, "--out", str(run_dir),
+                    "--no-progress")
+    finally:
+        server.stop()

@@ -11,12 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from spec_audits.cli import main
 from spec_audits.dispatch import registry
-from tests.plugins import install
-from tests.stub_server import StubServer
+from tests.plugins import install, invoke, run_on_stub
 
 SPEC = '''suite tally "Tally"
 seed 1
@@ -43,10 +40,6 @@ def tally(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     registry.installed.cache_clear()
 
 
-def _spec(*args: str) -> Result:
-    return CliRunner().invoke(main, list(args))
-
-
 def _write(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "tally.spec"
     path.write_text(text, encoding="utf-8")
@@ -55,27 +48,21 @@ def _write(tmp_path: Path, text: str) -> Path:
 
 def test_the_keyword_compiles_and_the_run_and_a_table_score(tally: None, tmp_path: Path) -> None:
     spec = _write(tmp_path, SPEC)
-    assert _spec("check", str(spec)).output == f"{spec}: design 'tally' is valid: 2 conditions, 3 times each\n"
+    assert invoke("check", str(spec)).output == f"{spec}: design 'tally' is valid: 2 conditions, 3 times each\n"
     suite, run_dir = tmp_path / "suite", tmp_path / "run"
-    compiled = _spec("compile", str(spec), "-o", str(suite))
+    compiled = invoke("compile", str(spec), "-o", str(suite))
     assert compiled.exit_code == 0, compiled.output
     assert len((suite / "suite.jsonl").read_text().splitlines()) == 6
-    server = StubServer()
-    api_base = server.start()
-    try:
-        ran = _spec("run", str(suite), "--model", "openai/stub", "--api-base", api_base, "--out", str(run_dir),
-                    "--no-progress")
-    finally:
-        server.stop()
+    ran = run_on_stub(suite, run_dir)
     assert ran.exit_code == 0, ran.output
-    scored = _spec("score", str(run_dir), "--shout")
+    scored = invoke("score", str(run_dir), "--shout")
     assert scored.exit_code == 0, scored.output
     lines = scored.output.splitlines()  # the headline, the report's first table, what to run next
     assert lines[:3] == [f"6 ANSWERS TALLIED -> {run_dir / 'score'}".upper(), "", "outcome  answers"]
     assert lines[-2].startswith(f"next: spec report {run_dir / 'score'}")
     table = tmp_path / "tallies.csv"
     table.write_text("condition,answers\nhello,4\ngoodbye,5\n", encoding="utf-8")
-    from_table = _spec("score", "--tallies", str(table))
+    from_table = invoke("score", "--tallies", str(table))
     assert from_table.exit_code == 0, from_table.output
     assert from_table.output.splitlines()[:5] == [f"9 table answers tallied -> {tmp_path / 'tallies-score'}", "",
                                                   "outcome  answers", "goodbye  5", "hello    4"]
@@ -85,26 +72,26 @@ def test_the_keyword_compiles_and_the_run_and_a_table_score(tally: None, tmp_pat
 
 def test_a_wrong_argument_is_a_located_error(tally: None, tmp_path: Path) -> None:
     spec = _write(tmp_path, SPEC.replace("repeat 3 times", 'repeat "3" times'))
-    result = _spec("check", str(spec))
+    result = invoke("check", str(spec))
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
     assert result.output.splitlines()[0] == f"{spec}:7:10: error: unexpected '\"3\"'; expected a number"
     spec = _write(tmp_path, SPEC.replace("repeat 3 times", "repeat 0 times"))
-    result = _spec("check", str(spec))
+    result = invoke("check", str(spec))
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
     assert result.output.splitlines()[0] == f"{spec}:7:3: error: repeat needs at least 1 time, got 0"
 
 
 def test_the_option_and_the_table_kind_belong_to_the_family(tally: None, tmp_path: Path) -> None:
-    help_text = _spec("score", "--help").output
+    help_text = invoke("score", "--help").output
     assert "--tallies FILE" in help_text and "--shout" in help_text
     table = tmp_path / "tallies.csv"
     table.write_text("condition,answers\nhello,many\n", encoding="utf-8")
-    bad = _spec("score", "--tallies", str(table))
+    bad = invoke("score", "--tallies", str(table))
     assert bad.exit_code == 1 and isinstance(bad.exception, SystemExit)
     assert bad.output == f"Error: {table}, row 2, column 'answers': answers must be a whole number, got 'many'\n"
     counts = tmp_path / "counts.csv"
     counts.write_text("x\n", encoding="utf-8")
-    refused = _spec("score", "--counts", str(counts), "--shout")
+    refused = invoke("score", "--counts", str(counts), "--shout")
     assert refused.exit_code == 2 and isinstance(refused.exception, SystemExit)
     assert refused.output.splitlines()[-1].startswith(
         "Error: --shout does not apply to a counts table: influence_pairs scoring takes --alpha,")
@@ -112,6 +99,6 @@ def test_the_option_and_the_table_kind_belong_to_the_family(tally: None, tmp_pat
 
 def test_without_the_family_the_keyword_is_not_in_the_language(tmp_path: Path) -> None:
     spec = _write(tmp_path, SPEC)
-    result = _spec("check", str(spec))
+    result = invoke("check", str(spec))
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
     assert result.output.splitlines()[0].startswith(f"{spec}:7:3: error: unexpected 'repeat'")

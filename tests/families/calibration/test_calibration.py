@@ -9,15 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 from lark import Token
 
-from spec_audits.cli import main
 from spec_audits.dispatch import registry
 from spec_audits.examples.calibration import Scale, reliability
 from spec_audits.sdk import Builder, Leaf, Span, nodes
-from tests.plugins import install
-from tests.stub_server import StubConfig, StubServer
+from tests.plugins import install, invoke, run_on_stub
+from tests.stub_server import StubConfig
 
 QUIZ = "id,question,a,b,correct\nq1,Quest1?,x,y,A\nq2,Quest2?,x,y,B\nq3,Quest3?,x,y,A\nq4,Quest4?,x,y,B\n"
 SPEC = '''suite quiz "Quiz"
@@ -52,24 +50,14 @@ def quiz(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     registry.unregister("calibration")
 
 
-def _spec(*args: str) -> Result:
-    return CliRunner().invoke(main, list(args))
-
-
 def test_the_example_compiles_runs_on_the_stub_and_scores(quiz: Path, tmp_path: Path) -> None:
-    checked = _spec("check", str(quiz))
+    checked = invoke("check", str(quiz))
     assert checked.output == f"{quiz}: design 'quiz' is valid: 4 items, confidence on 0..100\n"
     suite, run_dir = tmp_path / "suite", tmp_path / "run"
-    assert _spec("compile", str(quiz), "-o", str(suite)).exit_code == 0
-    server = StubServer(StubConfig(replies=REPLIES))
-    api_base = server.start()
-    try:
-        ran = _spec("run", str(suite), "--model", "openai/stub", "--api-base", api_base, "--out", str(run_dir),
-                    "--no-progress")
-    finally:
-        server.stop()
+    assert invoke("compile", str(quiz), "-o", str(suite)).exit_code == 0
+    ran = run_on_stub(suite, run_dir, StubConfig(replies=REPLIES))
     assert ran.exit_code == 0, ran.output
-    scored = _spec("score", str(run_dir), "--bins", "2")
+    scored = invoke("score", str(run_dir), "--bins", "2")
     assert scored.exit_code == 0 and scored.exception is None, scored.output
     # bin [0, .5): q4, right at .3; bin [.5, 1]: q1, q2, q3, two of three right at a mean of .7667
     lines = scored.output.splitlines()  # the headline, the report's first table, what to run next
@@ -79,7 +67,7 @@ def test_the_example_compiles_runs_on_the_stub_and_scores(quiz: Path, tmp_path: 
                          "0.50-1.00          3        0.767            0.667", ""]
     summary = json.loads((run_dir / "score" / "summary.json").read_text())
     assert summary["ece"] == pytest.approx(0.25) and [b["answers"] for b in summary["bins"]] == [1, 3]
-    reported = _spec("report", str(run_dir / "score"))
+    reported = invoke("report", str(run_dir / "score"))
     assert reported.exit_code == 0, reported.output
     assert "| 0.50-1.00 | 3 | 0.767 | 0.667 |" in (run_dir / "score" / "report.md").read_text()
 
@@ -87,7 +75,7 @@ def test_the_example_compiles_runs_on_the_stub_and_scores(quiz: Path, tmp_path: 
 def test_a_wrong_correct_answer_and_an_empty_scale_are_located_in_one_pass(quiz: Path) -> None:
     (quiz.parent / "quiz.csv").write_text(QUIZ.replace("q2,Quest2?,x,y,B", "q2,Quest2?,x,y,C"), encoding="utf-8")
     quiz.write_text(SPEC.replace("0..100", "100..0"), encoding="utf-8")
-    result = _spec("check", str(quiz))
+    result = invoke("check", str(quiz))
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
     assert [line for line in result.output.splitlines() if ": error: " in line] == [
         f"{quiz}:9:9: error: item 'q2': its correct answer 'C' is not one of the answer's tokens (A, B)",
@@ -105,7 +93,7 @@ def test_the_plugins_shape_receives_spec_leaves_not_lark_tokens(quiz: Path, monk
         return build(self, at, span, children)
 
     monkeypatch.setattr(Scale, "build", spy)
-    assert _spec("check", str(quiz)).exit_code == 0
+    assert invoke("check", str(quiz)).exit_code == 0
     label, low, high = seen[0]
     assert isinstance(label, nodes.Text) and label.value == "Confidence:"
     assert [(type(leaf), isinstance(leaf, Token), leaf.kind, leaf.span) for leaf in (low, high)] == [

@@ -9,14 +9,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from spec_audits.cli import main
 from spec_audits.dispatch import registry
 from spec_audits.dispatch.registry import register, unregister
 from tests.families.echo import FAMILY
-from tests.plugins import install
-from tests.stub_server import StubConfig, StubServer
+from tests.plugins import install, invoke, run_on_stub
+from tests.stub_server import StubConfig
 
 SPEC = '''suite echo "Echo"
 seed 1
@@ -60,26 +58,17 @@ def spec(tmp_path: Path) -> Path:
     return path
 
 
-def _spec(*args: str) -> Result:
-    return CliRunner().invoke(main, list(args))
-
-
 def test_echo_compiles_runs_on_the_stub_scores_and_reports(echo: None, spec: Path, tmp_path: Path) -> None:
     """... and records the confidence each reply states through its reader: null where it is out of bounds."""
-    assert _spec("check", str(spec)).output == f"{spec}: design 'echo' is valid: 2 conditions\n"
+    assert invoke("check", str(spec)).output == f"{spec}: design 'echo' is valid: 2 conditions\n"
     suite, run_dir = tmp_path / "suite", tmp_path / "run"
-    compiled = _spec("compile", str(spec), "-o", str(suite))
+    compiled = invoke("compile", str(spec), "-o", str(suite))
     assert compiled.exit_code == 0, compiled.output
     assert json.loads((suite / "manifest.json").read_text())["analysis"] == {"family": "echo"}
-    server = StubServer(StubConfig(replies=(("hello", "A. Confidence: **70**"), ("goodbye", "B. Confidence: 180"))))
-    api_base = server.start()
-    try:
-        ran = _spec("run", str(suite), "--model", "openai/stub", "--api-base", api_base, "--out", str(run_dir),
-                    "--no-progress")
-    finally:
-        server.stop()
+    replies = (("hello", "A. Confidence: **70**"), ("goodbye", "B. Confidence: 180"))
+    ran = run_on_stub(suite, run_dir, StubConfig(replies=replies))
     assert ran.exit_code == 0, ran.output
-    scored = _spec("score", str(run_dir))
+    scored = invoke("score", str(run_dir))
     assert scored.exit_code == 0, scored.output
     lines = scored.output.splitlines()  # then the report's first table and the commands to run next
     assert lines[:3] == [f"6 echo answers scored -> {run_dir / 'score'}", "",
@@ -91,7 +80,7 @@ def test_echo_compiles_runs_on_the_stub_scores_and_reports(echo: None, spec: Pat
     summary = json.loads((run_dir / "score" / "summary.json").read_text())
     assert sorted((a["outcome"], a["answers"], a["confidence"]) for a in summary["answers"]) == \
         [("first", 3, 70.0), ("second", 3, None)]
-    reported = _spec("report", str(run_dir / "score"))
+    reported = invoke("report", str(run_dir / "score"))
     assert reported.exit_code == 0, reported.output
     report = (run_dir / "score" / "report.md").read_text()
     assert "## Answers per item\n\n| item | outcome | answers | mean stated confidence |" in report
@@ -100,27 +89,27 @@ def test_echo_compiles_runs_on_the_stub_scores_and_reports(echo: None, spec: Pat
 
 def test_echo_refuses_options_it_does_not_read(echo: None, spec: Path, tmp_path: Path) -> None:
     suite = tmp_path / "suite"
-    assert _spec("compile", str(spec), "-o", str(suite)).exit_code == 0
+    assert invoke("compile", str(spec), "-o", str(suite)).exit_code == 0
     run_dir = tmp_path / "run"
     run_dir.mkdir()
     (run_dir / "run.json").write_text(json.dumps({
         "suite_dir": str(suite), "suite_manifest_sha256": "", "model": "m", "mode": "sample", "settings": {},
         "started": "2026-01-01T00:00:00+00:00", "planned": 0, "done": 0, "failed": 0}), encoding="utf-8")
-    result = _spec("score", str(run_dir), "--bootstrap", "9")
+    result = invoke("score", str(run_dir), "--bootstrap", "9")
     assert result.exit_code == 2 and isinstance(result.exception, SystemExit)
     assert result.output.splitlines()[-1] == (
         "Error: --bootstrap does not apply to echo runs: echo scoring takes no options")
 
 
 def test_without_its_registry_line_the_analysis_is_unknown(spec: Path) -> None:
-    result = _spec("check", str(spec))
+    result = invoke("check", str(spec))
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
     assert result.output.splitlines()[0] == f"{spec}:7:12: error: unknown analysis 'echo'"
     assert f"  hint: valid names: {', '.join(map(repr, registry.names()))}" in result.output
 
 
 def _refused(spec: Path) -> str:
-    result = _spec("check", str(spec))
+    result = invoke("check", str(spec))
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
     return result.output
 
