@@ -155,8 +155,9 @@ class IdLookup:
     when both halves of its hash agree (two distinct ids share both with a chance of about 2^-128 a pair)."""
 
     def __init__(self, first: np.ndarray, second: np.ndarray) -> None:
-        self._order = np.argsort(first, kind="stable")
-        self._sorted = first[self._order]
+        order = np.argsort(first, kind="stable")
+        self._sorted = first[order]
+        self._order = order.astype(np.int32) if len(order) < 2**31 else order  # 4 bytes a suite row, not 8
         self._second = second
 
     def __len__(self) -> int:
@@ -166,7 +167,7 @@ class IdLookup:
         """Each id's position in the suite, -1 where the suite lacks it."""
         first, second = id_keys(ids)
         at = np.searchsorted(self._sorted, first).clip(max=len(self._sorted) - 1)  # a suite has rows
-        position = self._order[at]
+        position = self._order[at].astype(np.int64)
         named = self._sorted[at] == first
         found = np.where(named & (self._second[position] == second), position, -1)
         for index in np.flatnonzero(named & (found < 0)).tolist():

@@ -8,6 +8,7 @@ group_A nor group_B (e.g. BBQ's dropped "unknown") are invalid trials and carry 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -70,10 +71,11 @@ def load_run(run_dir: Path) -> Run:
     _check_answer_tokens(suite, columns, (manifest.analysis or {}).get("answer"))
     first, second = columns.keys()
     items, extra = _read_items(suite.path / SUITE_FILE, columns, first, manifest)
-    answered, w_a, w_b = _read_results(run_dir / RESULTS_FILE, items, info, columns, IdLookup(first, second))
-    del first, second
-    kept = answered & items["condition"].isin(list(CONDITION_CODE)).to_numpy()
-    trials = items[kept].assign(w_A=w_a[kept], w_B=w_b[kept]).reset_index(drop=True)
+    lookup = IdLookup(first, second)
+    del first, second  # the items hold a copy of the first halves, the look-up its sorted copy
+    answered, w_a, w_b = _read_results(run_dir / RESULTS_FILE, items, info, columns, lookup)
+    del lookup
+    trials = _answered(items, answered, w_a, w_b)
     del items, answered, w_a, w_b
     excluded = (manifest.analysis or {}).get("exclude")  # a factor left out of the analysis (DailyDilemmas)
     if excluded is not None:
@@ -87,6 +89,15 @@ def load_run(run_dir: Path) -> Run:
         keys.append("reasoning")
     keys += extra + ["factor", "influence"]
     return Run(trials, keys, "expected" if info.mode == "logprob" else "samples", manifest, info, run_dir)
+
+
+def _answered(items: pd.DataFrame, answered: np.ndarray, w_a: np.ndarray, w_b: np.ndarray) -> pd.DataFrame:
+    """The trials: the answered items of a scored condition, with their weights; the items themselves (no copy of
+    their columns) where every item is one."""
+    kept = answered & items["condition"].isin(list(CONDITION_CODE)).to_numpy()
+    if not kept.all():
+        items, w_a, w_b = items[kept], w_a[kept], w_b[kept]
+    return items.assign(w_A=w_a, w_B=w_b).reset_index(drop=True)
 
 
 def _constant(value: str, count: int) -> pd.Categorical:
@@ -115,8 +126,9 @@ def reasoning_setting(analysis: dict[str, Any], settings: dict[str, Any]) -> str
 
 def _read_items(path: Path, columns: SuiteCodes, ids: np.ndarray,
                 manifest: Manifest) -> tuple[pd.DataFrame, list[str]]:
-    """Influence items in suite order (item_id: `ids`, the first halves of the ids' hashes; cell fields, extra keys,
-    samples) and the extra key names, from the suite's coded columns (runner/suite_columns.py)."""
+    """Influence items in suite order (item_id: `ids`, the first halves of the ids' hashes; cell fields, extra keys)
+    and the extra key names, from the suite's coded columns (runner/suite_columns.py). Whole-number coordinates (a
+    size pair's n_A and n_B) take the smallest integer type that holds them: 2 bytes a row where pandas makes 8."""
     items = columns.columns()
     for column in ("factor", "group_A", "group_B", "condition"):
         if column not in items or pd.isna(items[column]).any():
@@ -128,8 +140,11 @@ def _read_items(path: Path, columns: SuiteCodes, ids: np.ndarray,
         values = pd.Series(items[column]).astype(object)
         items[column] = values.where(values.notna(), None).astype(str)
     coordinates = [c for c in ITEM_COLUMNS if c in items]  # kept for per-item flip rates, never keys
+    for column in coordinates:
+        if pd.api.types.is_integer_dtype(items[column]):
+            items[column] = pd.to_numeric(items[column], downcast="integer")
     first = _first_shown(items, columns, (manifest.analysis or {}).get("answer"))
-    kept = ["samples", *CELL_FIELDS, *extra, *coordinates]
+    kept = [*CELL_FIELDS, *extra, *coordinates]
     return pd.DataFrame({"item_id": ids, **{c: items.pop(c) for c in kept}, "first": first}), extra
 
 
@@ -158,9 +173,9 @@ def _read_results(path: Path, items: pd.DataFrame, info: RunInfo, columns: Suite
     """Parse results.jsonl a piece at a time, checking every row against the run and the suite: per item of `items`
     (the suite's order, found by `lookup`), whether a row answered it and the weights (w_A, w_B) its rows give its two
     groups, summed in row order. No column of all the rows is held: a bitmap of (item, sample) slots finds repeats."""
-    samples = items["samples"].to_numpy().astype(np.int64)
-    first_slot = np.concatenate([[0], np.cumsum(samples)])  # each item's first (item, sample) slot
-    seen = np.zeros(int(first_slot[-1]), dtype=bool)
+    samples = np.frombuffer(columns.samples, dtype=np.int64)
+    slot_of = _slots(samples)
+    seen = np.zeros(int(samples.sum()), dtype=bool)
     answered = np.zeros(len(items), dtype=bool)
     w_a, w_b = np.zeros(len(items)), np.zeros(len(items))
     try:
@@ -169,7 +184,7 @@ def _read_results(path: Path, items: pd.DataFrame, info: RunInfo, columns: Suite
             sample = frame["sample"].to_numpy()
             _check(path, frame, (sample < 0) | (sample >= samples[position]), "sample",
                    "sample index outside the item's samples")
-            slot = first_slot[position] + sample
+            slot = slot_of(position, sample)
             _check(path, frame, seen[slot] | _repeated(slot), "sample", "duplicate (item_id, sample)")
             seen[slot] = True
             answered[position] = True
@@ -179,6 +194,16 @@ def _read_results(path: Path, items: pd.DataFrame, info: RunInfo, columns: Suite
     except FileNotFoundError as exc:
         raise ScoreInputError(path, "file not found") from exc
     return answered, w_a, w_b
+
+
+def _slots(samples: np.ndarray) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """The (item, sample) slot number of a row's (position, sample): position x samples where every item asks for
+    as many (no array a suite row), else its item's first slot (a cumulative sum of the samples) + sample."""
+    if len(samples) and samples.min() == samples.max():
+        width = int(samples[0])
+        return lambda position, sample: position * width + sample
+    first_slot = np.concatenate([[0], np.cumsum(samples)])
+    return lambda position, sample: first_slot[position] + sample
 
 
 def _checked_positions(path: Path, frame: pd.DataFrame, items: pd.DataFrame, info: RunInfo, columns: SuiteCodes,
@@ -204,7 +229,8 @@ def _weights(path: Path, frame: pd.DataFrame, items: pd.DataFrame, info: RunInfo
         return _sampled_weights(frame, items.iloc[position], valid)
     codes = np.frombuffer(columns.answer_codes, dtype=np.int32)
     answers = [columns.mappings[c] for c in codes[position].tolist()]
-    return _expected_weights(path, frame, items.iloc[position], answers, valid)
+    samples = np.frombuffer(columns.samples, dtype=np.int64)[position]
+    return _expected_weights(path, frame, items.iloc[position].assign(samples=samples), answers, valid)
 
 
 def _positions(ids: pd.Series, lookup: IdLookup) -> np.ndarray:
