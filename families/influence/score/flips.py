@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from spec_audits.families.influence.score.counts import LABELS
-from spec_audits.families.influence.score.groups import group_sums
+from spec_audits.families.influence.score.groups import group_sums, taken
 from spec_audits.families.influence.score.summary import rate
 from spec_audits.sdk import wilson
 
@@ -29,7 +29,7 @@ RATES = ("flip", "away", "towards")
 
 
 def _majorities(trials: pd.DataFrame, rows: np.ndarray, by: list[str]) -> pd.DataFrame:
-    w_a, w_b = (trials[w].to_numpy(float)[rows] for w in ("w_A", "w_B"))
+    w_a, w_b = (taken(trials[w].to_numpy(float), rows) for w in ("w_A", "w_B"))
     votes = group_sums(trials, by, [("w_A", w_a), ("w_B", w_b)], rows)
     # numpy's stubs take no None default, which np.select makes an object array's None
     votes["majority"] = np.select([votes["w_A"] > votes["w_B"], votes["w_B"] > votes["w_A"]], ["A", "B"],  # type: ignore[call-overload]

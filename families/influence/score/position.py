@@ -16,7 +16,7 @@ import pandas as pd
 
 from spec_audits.families.influence.score.counts import CONDITION_CODE, LABELS, ORDER_COUNTS
 from spec_audits.families.influence.score.flips import ITEM_COLUMNS
-from spec_audits.families.influence.score.groups import group_sums
+from spec_audits.families.influence.score.groups import group_sums, taken
 from spec_audits.families.influence.score.summary import rate
 from spec_audits.sdk import position_bias
 
@@ -61,8 +61,8 @@ def item_table(trials: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     rows = trials["first"].notna().to_numpy() if "first" in trials.columns else np.zeros(len(trials), bool)
     items = [c for c in ITEM_COLUMNS if c in trials.columns]
     by = keys + LABELS + ["condition"] + items
-    w_a, w_b = trials["w_A"].to_numpy(float)[rows], trials["w_B"].to_numpy(float)[rows]
-    shown_a = (trials["first"] == "A").to_numpy()[rows] if rows.any() else np.zeros(0, bool)
+    w_a, w_b = taken(trials["w_A"].to_numpy(float), rows), taken(trials["w_B"].to_numpy(float), rows)
+    shown_a = taken((trials["first"] == "A").to_numpy(), rows) if rows.any() else np.zeros(0, bool)
     keyed = trials[by].assign(influence=trials["influence"].fillna("none"))
     sums = (("n_firstA", lambda: (w_a + w_b) * shown_a), ("k_firstA", lambda: w_a * shown_a),
             ("n_firstB", lambda: (w_a + w_b) * ~shown_a), ("k_firstB", lambda: w_b * ~shown_a))
@@ -103,9 +103,9 @@ def _biased(conditions: pd.DataFrame, alpha: float) -> dict[str, Any]:
 
 def _arm(trials: pd.DataFrame, rows: np.ndarray, source: str, alpha: float) -> dict[str, Any]:
     """One arm's statistics from its trials, `rows` (with the between-item sums in a logprob run)."""
-    w_a, w_b = trials["w_A"].to_numpy(float)[rows], trials["w_B"].to_numpy(float)[rows]
+    w_a, w_b = taken(trials["w_A"].to_numpy(float), rows), taken(trials["w_B"].to_numpy(float), rows)
     m = w_a + w_b
-    shown = {g: (trials["first"] == g).to_numpy()[rows] for g in "AB"}
+    shown = {g: taken((trials["first"] == g).to_numpy(), rows) for g in "AB"}
     moments: dict[str, float] = {}
     for g, mask in shown.items():
         wa = w_a * mask
