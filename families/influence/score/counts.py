@@ -144,18 +144,26 @@ def counts_from_trials(trials: pd.DataFrame, keys: list[str], source: CountSourc
 
 def _values(trials: pd.DataFrame, rows: np.ndarray, ordered: bool,
             moments: bool) -> Iterator[tuple[str, np.ndarray]]:
-    """The values of `rows` summed into counts, one at a time, named with # where the condition code goes (c_#_A)."""
+    """The values of `rows` summed into counts, one at a time (each made only once the one before is summed), named
+    with # where the condition code goes (c_#_A)."""
     w_a, w_b = taken(trials["w_A"].to_numpy(float), rows), taken(trials["w_B"].to_numpy(float), rows)
-    yield from (("c_#_A", w_a), ("c_#_B", w_b))
+    yield "c_#_A", w_a
+    yield "c_#_B", w_b
     m = w_a + w_b if moments else w_a[:0]  # m only for a logprob run's sums
     if moments:
-        yield from (("v_#_items", (m > 0).astype(float)), ("v_#_m2", m**2), ("v_#_B2", w_b**2), ("v_#_Bm", w_b * m))
+        yield "v_#_items", (m > 0).astype(float)
+        yield "v_#_m2", m**2
+        yield "v_#_B2", w_b**2
+        yield "v_#_Bm", w_b * m
     for g in "AB" if ordered else "":
         shown = taken((trials["first"] == g).to_numpy(), rows)
-        yield from ((f"c_#_A_first{g}", w_a * shown), (f"c_#_B_first{g}", w_b * shown))
+        yield f"c_#_A_first{g}", w_a * shown
+        yield f"c_#_B_first{g}", w_b * shown
         if moments:
-            yield from ((f"v_#_items_first{g}", (shown & (m > 0)).astype(float)), (f"v_#_m2_first{g}", m**2 * shown),
-                        (f"v_#_A2_first{g}", w_a**2 * shown), (f"v_#_Am_first{g}", w_a * m * shown))
+            yield f"v_#_items_first{g}", (shown & (m > 0)).astype(float)
+            yield f"v_#_m2_first{g}", m**2 * shown
+            yield f"v_#_A2_first{g}", w_a**2 * shown
+            yield f"v_#_Am_first{g}", w_a * m * shown
 
 
 def _pivot(trials: pd.DataFrame, rows: np.ndarray, by: list[str], wanted: list[str],

@@ -25,7 +25,10 @@ def group_sums(frame: pd.DataFrame, by: list[str], values: Iterable[tuple[str, n
     index = _index_type(len(frame))  # 4 bytes a trial below 2^31 trials
     at = np.arange(len(frame), dtype=index) if rows is None else np.flatnonzero(rows).astype(index, copy=False)
     group, first = _groups(frame, by, at)
-    sums = {name: _sum(group, len(first), value) for name, value in values}
+    sums = {}
+    for name, value in values:
+        sums[name] = _sum(group, len(first), value)
+        del value  # let go before the next value is made: one trial-long array at a time
     return frame[by].iloc[at[first]].reset_index(drop=True).assign(**sums)
 
 

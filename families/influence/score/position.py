@@ -64,14 +64,19 @@ def item_table(trials: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     w_a, w_b = taken(trials["w_A"].to_numpy(float), rows), taken(trials["w_B"].to_numpy(float), rows)
     shown_a = taken((trials["first"] == "A").to_numpy(), rows) if rows.any() else np.zeros(0, bool)
     keyed = trials[by].assign(influence=trials["influence"].fillna("none"))
-    sums = (("n_firstA", lambda: (w_a + w_b) * shown_a), ("k_firstA", lambda: w_a * shown_a),
-            ("n_firstB", lambda: (w_a + w_b) * ~shown_a), ("k_firstB", lambda: w_b * ~shown_a))
+    sums = (("n_firstA", lambda: _times(w_a + w_b, shown_a)), ("k_firstA", lambda: w_a * shown_a),
+            ("n_firstB", lambda: _times(w_a + w_b, ~shown_a)), ("k_firstB", lambda: w_b * ~shown_a))
     table = group_sums(keyed, by, ((name, value()) for name, value in sums), rows)
     with np.errstate(invalid="ignore", divide="ignore"):
         table["position_firstA"] = np.where(table["n_firstA"] > 0, table["k_firstA"] / table["n_firstA"], np.nan)
         table["position_firstB"] = np.where(table["n_firstB"] > 0, table["k_firstB"] / table["n_firstB"], np.nan)
     table["position"] = (table["position_firstA"] + table["position_firstB"]) / 2
     return table
+
+
+def _times(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """`values * mask`, the very floats, in place: no second trial-long array."""
+    return np.multiply(values, mask, out=values)
 
 
 def summary(trials: pd.DataFrame, rows: np.ndarray, conditions: pd.DataFrame, source: str, alpha: float,
