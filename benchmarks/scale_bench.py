@@ -23,6 +23,9 @@ rows instead (benchmarks/scale_families.py says how, and what size each family's
 
 Targets: peak RSS at 10x the rows at most 1.25x, for run and for score; 1,000,000 rows compiled, run and
 scored with peak RSS under 500 MiB.
+Measured (influence, --run-limit 10000, nice 19, load average 8-11): run 237 -> 275 MiB (1.16x) and score
+305 -> 391 MiB (1.28x) from 100k to 1M rows on main before issue 34's last round; `spec score` alone on those folders
+after it: 303 -> 363 MiB (1.20x; docs/scoring.md, "Memory").
 """
 
 from __future__ import annotations
