@@ -264,6 +264,7 @@ if TYPE_CHECKING:
         read_checked_run,
     )
     from spec_audits.runner.results_io import (
+        final_positions,
         final_rows,
     )
     from spec_audits.runner.run_columns import (
@@ -370,7 +371,8 @@ __all__ = [
     "check_result_columns", "check_run_analysis", "check_slots", "check_study_runs", "checked_decode", "clauses",
     "compare_models", "comparison_blocks", "compile_text", "complete_lines", "contrast_influence",
     "default_cache_path", "did_you_mean", "domain", "draw_selections", "environment", "evaluate", "expand_runs",
-    "expect_of", "final_rows", "first_key", "flip_rates", "fmt", "from_one_arm", "from_pilot", "generate_puzzle",
+    "expect_of", "final_positions", "final_rows", "first_key", "flip_rates", "fmt", "from_one_arm", "from_pilot",
+    "generate_puzzle",
     "generate_skeleton", "generate_zebra", "hypothesis", "instantiate", "intervals", "is_local", "is_number",
     "is_whole", "item_rng", "json_lines", "key_of", "lazy", "listed_twice", "mean_influence", "multiple", "names",
     "no_data_background", "nodes", "ols_cluster", "ols_cluster_summed", "one_of", "one_person_compound", "open_regular",
