@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
-NEAREST_CELLS = 4_000_000  # distances computed at once by the propensity matching (32 MB)
+NEAREST_CELLS = 1_000_000  # distances computed at once by the propensity matching (8 MB)
 
 
 def _weights(treated: np.ndarray, donors: np.ndarray) -> np.ndarray:

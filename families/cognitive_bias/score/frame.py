@@ -5,6 +5,7 @@ the order and with the column types of the records it replaces (model, then suit
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -92,18 +93,26 @@ def bank_rows(suite: BiasSuite, finals: Finals, index: np.ndarray, analysis: dic
         reached = np.flatnonzero(table.get(model, owners, RECORD_CONDITION, arms[0])[1])
         name = [finals.model_names[model]] * len(reached)
         parts.append({"model": name} | _model_rows(suite, table, model, reached, arms))
-    columns = {key: [value for part in parts for value in part[key]] for key in parts[0]} if parts else {}
     order = ["model", "target", "human", "unit", "bank_row", "diagonal",
-             *[f"{a}_{c}" for c in CONDITIONS for a in ("a1", "a2", "m")], *_SCALARS]
-    return pd.DataFrame({key: columns[key] for key in [*order, *records.covariates.columns] if key in columns})
+             *[f"{a}_{c}" for c in CONDITIONS for a in ("a1", "a2", "m")], *SCALARS]
+    return pd.DataFrame({key: _joined([part[key] for part in parts])
+                         for key in dict.fromkeys([*order, *records.covariates.columns]) if parts and key in parts[0]})
 
 
-_SCALARS = ("abs_zero_shot", "abs_neutral_turn", "abs_biased_turn", "presence", "content", "total")
+SCALARS = ("abs_zero_shot", "abs_neutral_turn", "abs_biased_turn", "presence", "content", "total")
+
+
+def _joined(parts: list[Any]) -> Any:
+    """One column of every model's records: an array of floats where each model's is one, else a list."""
+    if all(isinstance(part, np.ndarray) for part in parts):
+        return np.concatenate(parts)
+    return [value for part in parts for value in part]
 
 
 def _model_rows(suite: BiasSuite, table: AnswerTable, model: int, reached: np.ndarray,
                 arms: list[str]) -> dict[str, Any]:
-    """The columns of one model's records (its bank rows reached, in suite order) as lists and arrays."""
+    """The columns of one model's records (its bank rows reached, in suite order): the answers, scores and float
+    covariates as arrays, the rest as lists of the values."""
     records = suite.records
     at = np.array(records.positions, dtype=np.int64)[reached]
     found: dict[str, Any] = {key: values_of(suite.cells[cell].values, suite.column(cell)[at]) for key, cell in
@@ -116,21 +125,23 @@ def _model_rows(suite: BiasSuite, table: AnswerTable, model: int, reached: np.nd
     for condition in CONDITIONS:
         owner = np.array(owners[condition], dtype=np.int64)[reached]
         for name, arm in zip(("a1", "a2"), arms, strict=True):
-            found[f"{name}_{condition}"] = table.get(model, owner, condition, arm)[0].tolist()
+            found[f"{name}_{condition}"] = table.get(model, owner, condition, arm)[0]
     found |= _scores(records, reached, found)
-    covariates = records.covariates.columns
-    return found | {key: [column[row] for row in reached.tolist()] for key, column in covariates.items()}
+    return found | {key: np.frombuffer(column)[reached] if isinstance(column, array) else
+                    [column[row] for row in reached.tolist()] for key, column in records.covariates.columns.items()}
 
 
-def _scores(records: Records, reached: np.ndarray, found: dict[str, Any]) -> dict[str, list[float]]:
-    """Eq. 1 per condition and the six row scalars of each record, as metric.py computes them."""
+def _scores(records: Records, reached: np.ndarray, found: dict[str, Any]) -> dict[str, np.ndarray]:
+    """Eq. 1 per condition and the six row scalars of each record, as metric.py computes them, a record at a time
+    into arrays."""
     metrics = records.metrics.array()
-    scores: dict[str, list[float]] = {f"m_{c}": [] for c in CONDITIONS} | {key: [] for key in _SCALARS}
+    scores = {key: array("d") for key in (*[f"m_{c}" for c in CONDITIONS], *SCALARS)}
+    answers = [(found[f"a1_{c}"], found[f"a2_{c}"]) for c in CONDITIONS]
     for position, row in enumerate(reached.tolist()):
         metric = records.metrics.values[metrics[row]]
-        m = [bias_metric(found[f"a1_{c}"][position], found[f"a2_{c}"][position], metric) for c in CONDITIONS]
+        m = [bias_metric(float(a1[position]), float(a2[position]), metric) for a1, a2 in answers]
         for condition, value in zip(CONDITIONS, m, strict=True):
             scores[f"m_{condition}"].append(value)
         for key, value in effects(*m).items():
             scores[key].append(value)
-    return scores
+    return {key: np.array(values, dtype=float) for key, values in scores.items()}
