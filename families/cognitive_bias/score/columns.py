@@ -1,8 +1,9 @@
-"""A conditional-bias suite as columns, `add`ed as the reader streams it (docs/cognitive-bias.md, Memory): of
-each row its id's 128-bit hash (`SuiteIds`) and codes of its condition, arm, biases, display order, unit, owner
-(its bank row; a shared row's unit) and answers mapping, tens of bytes and no Python object a row; of each
-bank row's record row (biased turn, control arm) also its bank row, metric and covariates. Never a row's
-messages, extraction prompt or decode settings."""
+"""A conditional-bias suite as columns, `add`ed as the reader streams it: of each row its id's 128-bit hash and
+codes of its condition, arm, biases, display order, unit, owner and answers mapping, tens of bytes and no Python
+object a row; of each bank row's record row also its bank row, metric and covariates.
+
+A row's owner is its bank row, or a shared row's unit (`SuiteIds` holds the hashes). A row's messages, extraction
+prompt and decode settings are never kept."""
 
 from __future__ import annotations
 

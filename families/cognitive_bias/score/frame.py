@@ -1,7 +1,11 @@
-"""The bank-row frame of a conditional-bias run, built from the columns of load.py and columns.py: one record per
-(model, bank row) with the answers of both arms in each condition (0-based original option indices; NaN for
-an abstention or a failed call), Eq. 1 per condition, the six row scalars and the bank row's covariates, in
-the order and with the column types of the records it replaces (model, then suite order)."""
+"""The bank-row frame of a conditional-bias run, built from the columns of load.py and columns.py: a record per model
+and bank row with the answers of both arms in each condition, Eq. 1 per condition, the six row scalars and the
+bank row's covariates, in the order and with the column types of the records it replaces.
+
+Answers are 0-based original option indices, NaN for an abstention or a failed call; records come model by model
+(names in order), bank rows in suite order. The answers, scores and float covariates are float arrays, the other
+columns lists of values held once (pandas makes its arrow strings of them), so the frame is about 250 bytes a
+bank row."""
 
 from __future__ import annotations
 

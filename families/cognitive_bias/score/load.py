@@ -1,8 +1,9 @@
-"""A conditional-bias run read as columns, each file in one stream (docs/cognitive-bias.md, Memory): the suite
-into `columns.BiasSuite`, results.jsonl into arrays of each row's suite position, sample, model, answer and
-failure (`ResultCodes`, checked at the end of the stream), of which each (item, sample)'s final row is kept
-(`final_positions`). The bank-row frame (frame.py), abstentions and position answers are built from them.
-Shared rows (zero_shot, neutral_turn) are found by unit."""
+"""A conditional-bias run read as columns, each file in one stream: the suite into `columns.BiasSuite`, results.jsonl
+into arrays of each row's suite position, sample, model, answer and failure, checked at the end of the stream
+(`ResultCodes`), of which the final row of each item and sample is kept (`final_positions`).
+
+The bank-row frame (frame.py), the abstentions and the position answers are built from those arrays; shared rows
+(zero_shot, neutral_turn) are found by unit. docs/cognitive-bias.md, Memory, says what is held and why."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import pandas as pd
 
 from spec_audits.families.cognitive_bias.score.columns import BiasSuite
 from spec_audits.families.cognitive_bias.score.frame import Finals, answer_facts, bank_rows, values_of
+from spec_audits.families.cognitive_bias.score.position import COUNTS
 from spec_audits.sdk import (
     RESULTS_FILE,
     Manifest,
@@ -46,7 +48,7 @@ class BiasRun:
     manifest: Manifest
     abstentions: pd.DataFrame
     failed: int
-    answers: pd.DataFrame  # one record per valid answer: its display order and whether it was the first shown
+    answers: pd.DataFrame  # valid answers per model, target bias, unit, condition and display order (_shown)
 
     @property
     def analysis(self) -> dict[str, Any]:
@@ -106,19 +108,24 @@ def load_bias_runs(run_dirs: list[Path]) -> BiasRun:
 
 def _shown(suite: BiasSuite, finals: Finals, index: np.ndarray, first: np.ndarray,
            original: np.ndarray) -> pd.DataFrame:
-    """One record per valid answer (position.py): its model, target bias, unit, condition and display order,
-    whether it was the first shown and whether it was the original first option."""
+    """The valid answers counted per model, target bias, unit, condition and display order (position.COUNTS): all
+    of them, those of the label shown first and those of the original first option."""
     kept = ~np.isnan(index)
     if not kept.any():
         return pd.DataFrame()
     at = finals.positions[kept]
+    keys = ("target_bias", "condition", "reversed")
+    coded = [finals.models[kept], suite.units.array()[at], *(suite.column(key)[at] for key in keys)]
+    sizes = [len(finals.model_names), len(suite.units.values), *(len(suite.cells[key].values) for key in keys)]
+    cells, inverse = np.unique(np.ravel_multi_index([codes + 1 for codes in coded], [n + 1 for n in sizes]),
+                               return_inverse=True)
+    model, unit, target, condition, order = (codes - 1 for codes in np.unravel_index(cells, [n + 1 for n in sizes]))
     reversed_of = np.array([int(value or 0) for value in suite.cells["reversed"].values] + [0], dtype=np.int64)
-    return pd.DataFrame({
-        "model": values_of(finals.model_names, finals.models[kept]),
-        "target_bias": values_of(suite.cells["target_bias"].values, suite.column("target_bias")[at]),
-        "unit": values_of(suite.units.values, suite.units.array()[at]),
-        "condition": values_of(suite.cells["condition"].values, suite.column("condition")[at]),
-        "reversed": reversed_of[suite.column("reversed")[at]], "first": first[kept], "original_first": original[kept]})
+    counts = {name: np.bincount(inverse.ravel(), weights=weights, minlength=len(cells)).astype(np.int64)
+              for name, weights in zip(COUNTS, (None, first[kept], original[kept]), strict=True)}
+    return pd.DataFrame({"model": values_of(finals.model_names, model), "target_bias": values_of(
+        suite.cells["target_bias"].values, target), "unit": values_of(suite.units.values, unit),
+        "condition": values_of(suite.cells["condition"].values, condition), "reversed": reversed_of[order], **counts})
 
 
 def _abstentions(suite: BiasSuite, finals: Finals, index: np.ndarray) -> pd.DataFrame:
