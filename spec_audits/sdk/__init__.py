@@ -271,6 +271,7 @@ if TYPE_CHECKING:
         Codes,
         ResultCodes,
         SuiteIds,
+        unmap_freed_arrays,
     )
     from spec_audits.runner.score_input import (
         ScoreInputError,
@@ -386,6 +387,7 @@ __all__ = [
     "wilson_one", "write_bytes", "write_csv", "write_csv_rows", "write_figure", "write_json", "write_runs",
     "write_suite_folder", "write_text",
     "Codes", "ResultCodes", "SuiteIds", "iter_numbered_results", "read_manifest", "read_run_info", "suite_dir_of",
+    "unmap_freed_arrays",
 ]
 
 

@@ -35,6 +35,7 @@ from spec_audits.sdk import (
     row_contradicts,
     scan_run,
     suite_dir_of,
+    unmap_freed_arrays,
 )
 
 CHUNK = 4096  # result rows looked up in the suite's ids at a time
@@ -57,6 +58,7 @@ class BiasRun:
 
 def load_bias_run(run_dir: Path) -> BiasRun:
     """Both files streamed into columns; see the module docstring."""
+    unmap_freed_arrays()
     info = read_run_info(run_dir)
     manifest, _ = read_manifest(suite_dir_of(run_dir, info))
     analysis = manifest.analysis or {}
