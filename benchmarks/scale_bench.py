@@ -19,7 +19,9 @@ every row of the suite.
 
 `--family NAME` builds that family's shipped spec with its data made up to about 10,000, 100,000 and 1,000,000
 rows instead (benchmarks/scale_families.py says how, and what size each family's designs realistically reach);
-`--cases` picks the sizes.
+`--cases` picks the sizes. `--keep DIR` keeps each case's folders (DIR/FAMILY-CASE: suite, run, score), so that a
+change's `spec score run` can then be measured alone on the same run, before and after (run it from that folder:
+run.json names the suite relative to it); docs/cognitive-bias.md, Memory, was measured so.
 
 Targets: peak RSS at 10x the rows at most 1.25x, for run and for score; 1,000,000 rows compiled, run and
 scored with peak RSS under 500 MiB.

@@ -1,4 +1,4 @@
-"""Difference-in-differences with target and human fixed effects and scenario-clustered SEs (statsmodels).
+"""Difference-in-differences with target and human fixed effects and scenario-clustered SEs (statsmodels' OLS).
 
 `abs` (the paper, App E): per complete bank row four observations (group, post, score) = (0,0,|m0|),
 (0,1,|mn|), (1,0,|m0|), (1,1,|mb|); the estimate then equals the mean content effect.
@@ -11,8 +11,8 @@ intervals.py: statsmodels' OLS with `cov_type="cluster"` and its small-sample co
 has one row per (group, post, target, human), at most 324, and each observation only its row's code, its
 cluster and its score, so the fit holds about 30 bytes an observation (4 a bank row), where statsmodels' formula
 interface held the stacked frame, the design matrix and its pseudo-inverse (about 90 MB at 43,000 bank rows).
-The coefficients come from X'X instead of X's own pseudo-inverse: the same numbers to about 1e-13 (relative),
-which moves the last digits causal.csv writes (docs/cognitive-bias.md, Memory).
+The coefficients come from X'X instead of X's own pseudo-inverse: the same numbers to within about 2e-14, which
+moves the last digits causal.csv writes (docs/cognitive-bias.md, Memory).
 """
 
 from __future__ import annotations
