@@ -179,7 +179,7 @@ def _built(loaded: object) -> object:
     CLOSED defers that to first use, so a record pydantic cannot build fails here, as it did at import."""
     family = getattr(loaded, "FAMILY", None) if isinstance(loaded, ModuleType) else loaded
     if isinstance(family, Family):
-        family.analysis_record.model_rebuild(force=True)
+        family.record_type().model_rebuild(force=True)
     return family
 
 
