@@ -21,7 +21,7 @@ from pydantic import (
     model_validator,
 )
 from pydantic_core import PydanticCustomError
-from typing_extensions import TypedDict
+from typing_extensions import TypedDict  # pydantic validates only this one's TypedDicts on Python < 3.12
 
 from spec_audits.contract.suite_terms import (
     EMBEDDED_JUDGE,

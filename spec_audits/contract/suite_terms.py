@@ -11,9 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, get_args, get_origin, get_type_hints
-
-from typing_extensions import TypedDict
+from typing import Any, TypedDict, get_args, get_origin, get_type_hints
 
 FOLLOWUP_SLOTS = ("answer",)
 """Names a follow-up's content may hold as `{{ name }}`, filled in by the runner when it sends the turn:
