@@ -14,18 +14,11 @@ from pathlib import Path
 import pytest
 
 from spec_audits.dispatch import registry
+from tests.families.test_boundary import ECHO
 from tests.plugins import install
 from tests.support import ROOT
 
 BUILTIN = frozenset(registry.BUILTIN)
-ECHO = '''suite echo "Echo"
-seed 1
-template question "Answer A or B: {{ condition }}?"
-design echo:
-  conditions hello, goodbye
-  prompt question
-  analysis echo
-'''
 PROBE = """
 import sys
 from spec_audits.cli import main
