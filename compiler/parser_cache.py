@@ -22,9 +22,13 @@ import lark
 from lark import Lark
 
 from spec_audits.base.user_cache import cache_dir, read_private, write_private
+from spec_audits.compiler.lexer import SharedContextualLexer
 
 FOLDER = "parsers"  # under the user cache folder
-OPTIONS = {"parser": "lalr", "propagate_positions": True, "maybe_placeholders": False}
+# With the lexer of compiler/lexer.py as lark's contextual lexer: the saved options name its class (pickled by
+# reference), so that a loaded parser uses it too.
+OPTIONS = {"parser": "lalr", "propagate_positions": True, "maybe_placeholders": False,
+           "_plugins": {"ContextualLexer": SharedContextualLexer}}
 
 
 def cached_parser(grammar: str) -> Lark:
