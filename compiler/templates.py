@@ -64,9 +64,11 @@ def parsed(source: str) -> nodes.Template:
 
 
 @lru_cache(maxsize=1024)
-def _template(source: str) -> Template:
-    """A template text compiled once per process: the shared checks and the design's family both compile it."""
-    return environment().from_string(source)
+def _compiled(source: str) -> tuple[Template, frozenset[str], tuple[tuple[str, str | None], ...] | None]:
+    """A template text compiled once per process (the shared checks and the design's family both compile it),
+    with the names of the design it reads and, when it reads nothing less simple, the attributes (`_reads`)."""
+    tree = parsed(source)
+    return environment().from_string(source), frozenset(meta.find_undeclared_variables(tree)), _reads(tree)
 
 
 class CompiledText:
@@ -80,10 +82,7 @@ class CompiledText:
     def __init__(self, text: n.Text, label: str) -> None:
         self.text = text
         self.label = label
-        self.template = _template(text.value)
-        tree = parsed(text.value)
-        self.names = frozenset(meta.find_undeclared_variables(tree))  # the names of the design it reads
-        reads = _reads(tree)
+        self.template, self.names, reads = _compiled(text.value)  # names: those of the design it reads
         self._key = None if reads is None else _KeyReader(reads, next(_tokens))
 
     def render(self, context: Mapping[str, Any]) -> str:
