@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Collection, Sequence
 from copy import copy
 from functools import cached_property
+from types import ModuleType
 from typing import Any
 
 from lark.common import LexerConf
@@ -27,22 +28,24 @@ _Entry = tuple[str, "str | None", "re.Pattern[str] | None"]
 
 
 class _Patterns:
-    """Each terminal's pattern, compiled once (a literal without flags is compared as text instead)."""
+    """Each terminal's pattern, compiled once by lark's regular expression module with its flags (a literal
+    without flags is compared as text instead)."""
 
-    def __init__(self, flags: int) -> None:
+    def __init__(self, module: ModuleType, flags: int) -> None:
+        self._re = module
         self._flags = flags
         self._entries: dict[str, _Entry] = {}
         self._covers: dict[tuple[str, str], bool] = {}
 
     def entry(self, terminal: TerminalDef) -> _Entry:
-        """How a scanner tries `terminal`: as the terminal's alternative in a union compiled with lark's flags."""
+        """How a scanner tries `terminal`: as its alternative in lark's union would match."""
         found = self._entries.get(terminal.name)
         if found is None:
             pattern = terminal.pattern
             if pattern.type == "str" and not pattern.flags and not self._flags:
                 found = (terminal.name, pattern.value, None)
             else:
-                found = (terminal.name, None, re.compile(pattern.to_regexp(), self._flags))
+                found = (terminal.name, None, self._re.compile(pattern.to_regexp(), self._flags))
             self._entries[terminal.name] = found
         return found
 
@@ -52,7 +55,7 @@ class _Patterns:
         key = (regular.name, literal.name)
         if key not in self._covers:
             text = literal.pattern.value
-            found = re.match(regular.pattern.to_regexp(), text, self._flags)
+            found = self._re.match(regular.pattern.to_regexp(), text, self._flags)
             self._covers[key] = found is not None and found.group(0) == text
         return self._covers[key]
 
@@ -98,7 +101,7 @@ class SharedBasicLexer(BasicLexer):
         return SharedScanner(terminals, self._patterns)
 
 
-def _unless(terminals: Sequence[TerminalDef], patterns: _Patterns) -> tuple[list[TerminalDef], dict[str, Any]]:
+def _unless(terminals: Collection[TerminalDef], patterns: _Patterns) -> tuple[list[TerminalDef], dict[str, Any]]:
     """lark's `_create_unless`: a literal that a regular terminal of its priority matches whole is found by that
     terminal and then renamed (a keyword that is also a name); one without flags of its own leaves the scan."""
     literals = [terminal for terminal in terminals if terminal.pattern.type == "str"]
@@ -107,7 +110,7 @@ def _unless(terminals: Sequence[TerminalDef], patterns: _Patterns) -> tuple[list
     for regular in (terminal for terminal in terminals if terminal.pattern.type == "re"):
         unless = [literal for literal in literals
                   if literal.priority == regular.priority and patterns.covers(regular, literal)]
-        embedded += [literal for literal in unless if literal.pattern.flags <= regular.pattern.flags]
+        embedded += [literal for literal in unless if set(literal.pattern.flags) <= set(regular.pattern.flags)]
         if unless:
             callback[regular.name] = UnlessCallback(SharedScanner(unless, patterns))  # type: ignore[arg-type]
     return [terminal for terminal in terminals if terminal not in embedded], callback
@@ -135,7 +138,7 @@ class SharedContextualLexer(ContextualLexer):
         self._conf = conf
         self._states = states
         self._always = {*conf.ignore, *always_accept}
-        self._patterns = _Patterns(conf.g_regex_flags)
+        self._patterns = _Patterns(conf.re_module, conf.g_regex_flags)
         self._by_accepts: dict[frozenset[str], AbstractBasicLexer] = {}
         self.lexers = _StateLexers(self._state_lexer)
 

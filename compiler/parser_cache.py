@@ -35,13 +35,15 @@ class TableParser(LALR_Parser):
     through its generic deserializer."""
 
     @classmethod
-    def deserialize(cls, data: dict[str, Any], memo: dict[int, Any], callbacks: Any, debug: bool = False) -> Any:
+    def deserialize(  # type: ignore[override]  # as lark's LALR_Parser.deserialize, it takes the callbacks too
+            cls, data: dict[str, Any], memo: dict[int, Any], callbacks: Any, debug: bool = False) -> TableParser:
         tokens = data["tokens"]
         states = {state: {tokens[token]: (Reduce, memo[arg["@"]]) if action else (Shift, arg)
                           for token, (action, arg) in actions.items()}
                   for state, actions in data["states"].items()}  # a reduction's rule is saved as {"@": its id}
         inst = cls.__new__(cls)
-        inst._parse_table = IntParseTable(states, data["start_states"], data["end_states"])
+        table: Any = IntParseTable  # lark leaves its constructor unannotated, and types the attribute by the base
+        inst._parse_table = table(states, data["start_states"], data["end_states"])
         inst.parser = _Parser(inst._parse_table, callbacks, debug)
         return inst
 
