@@ -13,9 +13,11 @@ cannot be written costs only the time.
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import io
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +81,20 @@ def _saved(path: Path) -> Lark | None:
     if data is None:
         return None
     try:
-        return Lark.load(io.BytesIO(data))
+        with _collector_paused():
+            return Lark.load(io.BytesIO(data))
     except Exception:  # a damaged file, or one of another lark: built again and replaced
         return None
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused: loading a parser makes some 30,000 objects, all kept with the
+    parser, which the collector would otherwise scan over and over while they are made."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

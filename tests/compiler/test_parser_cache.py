@@ -4,6 +4,7 @@ read back as lark reads it."""
 
 from __future__ import annotations
 
+import gc
 import io
 import os
 import pickle
@@ -123,3 +124,22 @@ def test_the_saved_table_is_read_as_lark_reads_it() -> None:
     assert (ours.states, ours.start_states, ours.end_states) == (larks.states, larks.start_states, larks.end_states)
     assert len(ours.states) > 400
     assert {action for actions in ours.states.values() for action, _ in actions.values()} == {Shift, Reduce}
+
+
+def test_the_garbage_collector_is_paused_only_while_the_saved_parser_loads(monkeypatch: pytest.MonkeyPatch) -> None:
+    cached_parser(GRAMMAR)  # built and saved
+    load, during = Lark.load, []
+
+    def watched(f: io.BytesIO) -> Lark:
+        during.append(gc.isenabled())
+        return load(f)
+
+    monkeypatch.setattr(Lark, "load", watched)
+    assert cached_parser(GRAMMAR).parse("a x").children[0] == "x"
+    assert (during, gc.isenabled()) == ([False], True)
+    gc.disable()
+    try:
+        cached_parser(GRAMMAR)
+        assert not gc.isenabled()  # a caller's own pause is left as it was
+    finally:
+        gc.enable()
