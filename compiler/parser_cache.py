@@ -13,11 +13,9 @@ cannot be written costs only the time.
 from __future__ import annotations
 
 import contextlib
-import gc
 import hashlib
 import io
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +24,7 @@ from lark import Lark
 from lark.parsers.lalr_analysis import IntParseTable, Reduce, Shift
 from lark.parsers.lalr_parser import LALR_Parser, _Parser
 
+from spec_audits.base.collector import collector_paused
 from spec_audits.base.user_cache import cache_dir, read_private, write_private
 from spec_audits.compiler.lexer import SharedContextualLexer
 
@@ -81,20 +80,8 @@ def _saved(path: Path) -> Lark | None:
     if data is None:
         return None
     try:
-        with _collector_paused():
+        with collector_paused():  # its ~30,000 objects are all kept with the parser
             return Lark.load(io.BytesIO(data))
     except Exception:  # a damaged file, or one of another lark: built again and replaced
         return None
 
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector paused: loading a parser makes some 30,000 objects, all kept with the
-    parser, which the collector would otherwise scan over and over while they are made."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
