@@ -31,11 +31,12 @@ class _Patterns:
     """Each terminal's pattern, compiled once by lark's regular expression module with its flags (a literal
     without flags is compared as text instead)."""
 
-    def __init__(self, module: ModuleType, flags: int) -> None:
+    def __init__(self, terminals: Collection[TerminalDef], module: ModuleType, flags: int) -> None:
+        self._literals = [terminal for terminal in terminals if terminal.pattern.type == "str"]
         self._re = module
         self._flags = flags
         self._entries: dict[str, _Entry] = {}
-        self._covers: dict[tuple[str, str], bool] = {}
+        self._covered: dict[str, frozenset[str]] = {}
 
     def entry(self, terminal: TerminalDef) -> _Entry:
         """How a scanner tries `terminal`: as its alternative in lark's union would match."""
@@ -49,15 +50,17 @@ class _Patterns:
             self._entries[terminal.name] = found
         return found
 
-    def covers(self, regular: TerminalDef, literal: TerminalDef) -> bool:
-        """Whether `regular`'s match at the start of `literal`'s text is all of it (lark's test for a keyword
-        that a name would take)."""
-        key = (regular.name, literal.name)
-        if key not in self._covers:
-            text = literal.pattern.value
-            found = self._re.match(regular.pattern.to_regexp(), text, self._flags)
-            self._covers[key] = found is not None and found.group(0) == text
-        return self._covers[key]
+    def covered(self, regular: TerminalDef) -> frozenset[str]:
+        """The literals whose text `regular` matches whole from its start (lark's test for a keyword that a name
+        would take), among all of the grammar's."""
+        found = self._covered.get(regular.name)
+        if found is None:
+            compiled = self._re.compile(regular.pattern.to_regexp(), self._flags)
+            found = self._covered[regular.name] = frozenset(
+                literal.name for literal in self._literals
+                if (match := compiled.match(literal.pattern.value)) is not None
+                and match.group(0) == literal.pattern.value)
+        return found
 
 
 class SharedScanner:
@@ -108,8 +111,8 @@ def _unless(terminals: Collection[TerminalDef], patterns: _Patterns) -> tuple[li
     embedded: list[TerminalDef] = []
     callback: dict[str, Any] = {}
     for regular in (terminal for terminal in terminals if terminal.pattern.type == "re"):
-        unless = [literal for literal in literals
-                  if literal.priority == regular.priority and patterns.covers(regular, literal)]
+        covered = patterns.covered(regular)
+        unless = [literal for literal in literals if literal.priority == regular.priority and literal.name in covered]
         embedded += [literal for literal in unless if set(literal.pattern.flags) <= set(regular.pattern.flags)]
         if unless:
             callback[regular.name] = UnlessCallback(SharedScanner(unless, patterns))  # type: ignore[arg-type]
@@ -138,7 +141,7 @@ class SharedContextualLexer(ContextualLexer):
         self._conf = conf
         self._states = states
         self._always = {*conf.ignore, *always_accept}
-        self._patterns = _Patterns(conf.re_module, conf.g_regex_flags)
+        self._patterns = _Patterns(conf.terminals, conf.re_module, conf.g_regex_flags)
         self._by_accepts: dict[frozenset[str], AbstractBasicLexer] = {}
         self.lexers = _StateLexers(self._state_lexer)
 
