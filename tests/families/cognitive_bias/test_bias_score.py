@@ -35,7 +35,7 @@ def _answer(row: dict[str, Any]) -> str | None:
     return str(1 + digest[1] % len(row["answers"]))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def scored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, Any]]]:
     base = tmp_path_factory.mktemp("score")
     suite = base / "suite"
