@@ -41,8 +41,9 @@ def directional_events(frame: pd.DataFrame, solved_only: bool = False) -> pd.Dat
     if solved_only:
         cued = cued[(cued["format"] != "puzzled") | cued["solved"].eq(True)]
     events = cued.merge(baseline, on=BASELINE_KEYS, how="inner")
-    chose_benefit = events["baseline"] == events["benefit"]
-    answered_benefit = events["answer"] == events["benefit"]
+    benefit = events["benefit"].astype(str)  # a categorical compares only with one of the same categories
+    chose_benefit = events["baseline"].astype(str) == benefit
+    answered_benefit = events["answer"].astype(str) == benefit
     return events.assign(
         favor_eligible=~chose_benefit,
         favor=~chose_benefit & answered_benefit,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from array import array
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
@@ -28,6 +29,7 @@ from spec_audits.families.cue.check import CELL_FIELDS
 from spec_audits.sdk import (
     RESULTS_FILE,
     SUITE_FILE,
+    Codes,
     Manifest,
     ResultCodes,
     ScoreInputError,
@@ -66,8 +68,7 @@ def load_cue_run(run_dir: Path) -> CueRun:
                               column="cell")
     strict = (head.manifest.analysis or {}).get("parse", "strict") == "strict"
     path = run_dir / RESULTS_FILE
-    records: dict[str, list[Any]] = {}
-    codes, failed = ResultCodes(), 0
+    records, codes, failed = _Answers(), ResultCodes(), 0
     stream = iter_numbered_results(path)
     while chunk := list(islice(stream, CHUNK)):
         for (_, line, result), position in zip(chunk, suite.ids.positions([r.item_id for _, _, r in chunk]).tolist(),
@@ -78,16 +79,38 @@ def load_cue_run(run_dir: Path) -> CueRun:
             if result.error is not None:
                 failed += 1
                 continue
-            found = _record(suite.cell(position), tuple(suite.columns.answers[position]), suite.attributes,
-                            result.model, result.response, result.answer, strict)
-            for key, value in found.items():
-                records.setdefault(key, []).append(value)
+            records.add(_record(suite.cell(position), tuple(suite.columns.answers[position]), suite.attributes,
+                                result.model, result.response, result.answer, strict))
     codes.check(path, info, suite.columns.answers)
     if not len(codes.lines):
         raise ScoreInputError(path, "no results to score")
-    if not records:
+    if not records.columns:
         raise ScoreInputError(path, "every result failed; nothing to score")
-    return CueRun(_with_solved(pd.DataFrame(records)), head.manifest, suite.bands, failed, suite.attributes)
+    return CueRun(_with_solved(records.frame()), head.manifest, suite.bands, failed, suite.attributes)
+
+
+class _Answers:
+    """The tidy frame's columns as the results stream: each text column coded (runner/run_columns.Codes: 4 bytes a
+    row, each distinct text held once), each flag a byte a row, never a Python object a row."""
+
+    def __init__(self) -> None:
+        self.columns: dict[str, Codes | array[int]] = {}
+
+    def add(self, record: dict[str, Any]) -> None:
+        for key, value in record.items():
+            column = self.columns.get(key)
+            if column is None:
+                column = self.columns[key] = array("b") if isinstance(value, bool) else Codes()
+            if isinstance(column, Codes):
+                column.add(value)
+            else:
+                column.append(value)
+
+    def frame(self) -> pd.DataFrame:
+        """The frame pandas would make of the records, its text columns as categoricals (a byte or two a row)."""
+        return pd.DataFrame({key: column.categorical(column.array()) if isinstance(column, Codes)
+                             else np.frombuffer(column, dtype=np.int8).astype(bool)
+                             for key, column in self.columns.items()})
 
 
 class _CueSuite:
