@@ -154,13 +154,13 @@ class _Cells:
         column = self._suite.cells.get(key)
         return column.values.index(value) if column is not None and value in column.values else -2
 
-    def text(self, key: str, read: Callable[[Any], str], blank: np.ndarray | None = None) -> pd.Categorical:
+    def text(self, key: str, read: Callable[[Any], str], blank: np.ndarray | None = None) -> pd.Categorical[Any]:
         """`read` of the field at each answer (`read(None)` where the row lacks it), '' where `blank`."""
         column = self._suite.cells.get(key)
         values = [read(value) for value in (column.values if column is not None else [])]
         return _categorical(self.codes(key), [*values, read(None)], blank)
 
-    def item(self, blank: np.ndarray) -> pd.Categorical:
+    def item(self, blank: np.ndarray) -> pd.Categorical[Any]:
         """DILEMMA-COMBINATION at each answer, '' where `blank` (neutral rows)."""
         dilemma, combination = self.codes("dilemma"), self.codes("combination")
         pairs, found = np.unique(np.stack([dilemma, combination]), axis=1, return_inverse=True)
@@ -169,10 +169,10 @@ class _Cells:
         return _categorical(found.reshape(-1), values, blank)
 
 
-def _categorical(codes: np.ndarray, values: list[str], blank: np.ndarray | None) -> pd.Categorical:
+def _categorical(codes: np.ndarray, values: list[str], blank: np.ndarray | None) -> pd.Categorical[Any]:
     """The categorical of `values` at `codes` (-1: the last value), '' where `blank`."""
     values = [*values, ""]
     if blank is not None:
         codes = np.where(blank, len(values) - 1, codes)
-    distinct = pd.Categorical(values)
+    distinct: pd.Categorical[Any] = pd.Categorical(values)
     return pd.Categorical.from_codes(distinct.codes[np.where(codes < 0, len(values) - 2, codes)], dtype=distinct.dtype)
