@@ -11,8 +11,6 @@ spec_audits/contract/suite_model.py and spec_audits/contract/results_model.py.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import hashlib
 import json
 from array import array
@@ -25,6 +23,7 @@ from typing import TypeVar
 import click
 from pydantic import BaseModel, ValidationError
 
+from spec_audits.base.collector import collector_paused
 from spec_audits.base.safe_files import DOCUMENT_BYTES, iter_lines_capped, open_regular, present, read_bytes_capped
 from spec_audits.contract.results_model import ResultRow, RunInfo
 from spec_audits.contract.suite_model import Manifest, SuiteRow
@@ -116,19 +115,6 @@ def _problem(err: ValidationError, line: int | None) -> str:
     if line is not None:  # pydantic counts lines within `data`, which is one line of the file
         problem = problem.replace(" at line 1 column ", " at column ")
     return problem
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cycle collector paused while a file's rows are built: rows are trees with no cycle to
-    find, and each collection would walk every row built so far (a third of reading 15,000 rows)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def read_manifest(folder: Path | str) -> tuple[Manifest, str]:
