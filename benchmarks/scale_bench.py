@@ -19,7 +19,9 @@ every row of the suite.
 
 `--family NAME` builds that family's shipped spec with its data made up to about 10,000, 100,000 and 1,000,000
 rows instead (benchmarks/scale_families.py says how, and what size each family's designs realistically reach);
-`--cases` picks the sizes.
+`--cases` picks the sizes. `--keep DIR` keeps each case's folders, so that one step can be measured again alone
+before and after a change (`cd DIR/cue-100k && /usr/bin/time -v spec score run --out score2`; docs/scoring.md's
+Memory paragraphs give such figures).
 
 Targets: peak RSS at 10x the rows at most 1.25x, for run and for score; 1,000,000 rows compiled, run and
 scored with peak RSS under 500 MiB.
