@@ -83,8 +83,7 @@ def _name(target: str | None) -> str:
 def analyse(run: Loaded, target: str | None) -> dict[str, Any]:
     """Contrasts (with BH-FDR), the regression and the per-scenario shifts of one model and target."""
     analysis = run.analysis
-    frame = run.frame.astype(dict.fromkeys(["scenario", "condition", *(f["name"] for f in analysis["factors"])],
-                                           "category"))
+    frame = _categorical(run.frame, ["scenario", "condition", *(f["name"] for f in analysis["factors"])])
     y = values_array(frame, target)
     probability = target is not None
     alpha = float(analysis["alpha"])
@@ -93,6 +92,12 @@ def analyse(run: Loaded, target: str | None) -> dict[str, Any]:
     regression = models.fit(frame, y, analysis, binary=probability, ordinal=analysis["answer"]["kind"] == "scale",
                             mode=run.mode, alpha=alpha)
     return {"contrasts": found, "regression": regression, "scenarios": per_scenario(frame, y, analysis)}
+
+
+def _categorical(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """`frame` with `columns` categorical: itself where they are (as read), never a copy of a million rows."""
+    plain = [name for name in columns if not isinstance(frame[name].dtype, pd.CategoricalDtype)]
+    return frame.astype(dict.fromkeys(plain, "category")) if plain else frame
 
 
 def comparisons(analysis: dict[str, Any]) -> list[tuple[str, str, str]]:
@@ -131,10 +136,11 @@ def _fdr(found: list[dict[str, Any]], alpha: float) -> None:
 
 def per_scenario(frame: pd.DataFrame, y: np.ndarray, analysis: dict[str, Any]) -> list[dict[str, Any]]:
     """Per scenario, each level's mean minus its reference's mean (no interval: a scenario is one cluster)."""
-    work = frame.assign(_y=y)
     rows = []
     for column, level, reference in comparisons(analysis):
-        means = work[work[column].isin([level, reference])].groupby(["scenario", column], observed=True)["_y"].mean()
+        kept = frame[column].isin([level, reference]).to_numpy()  # a frame of the three columns read, not a copy of all
+        work = pd.DataFrame({"scenario": frame["scenario"][kept], column: frame[column][kept], "_y": y[kept]})
+        means = work.groupby(["scenario", column], observed=True)["_y"].mean()
         table = means.unstack(column)
         if level not in table or reference not in table:
             continue
