@@ -54,7 +54,7 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
             contrasts += [{"model": run.model, "target": _name(target), **c} for c in found["contrasts"]]
             terms += [{"model": run.model, "target": _name(target), "fit": found["regression"]["model"], **t}
                       for t in found["regression"]["terms"]]
-            scenarios += [{"model": run.model, "target": _name(target), **s} for s in found.pop("scenarios")]
+            scenarios += found.pop("scenarios")  # a row per scenario and contrast, as made: no copy of each
     out = score_folder(out)
     if len(loaded) > 1:
         summary["comparisons"] = model_comparisons(loaded, comparisons(analysis), float(analysis["alpha"]))
@@ -91,7 +91,8 @@ def analyse(run: Loaded, target: str | None) -> dict[str, Any]:
     _fdr(found, alpha)
     regression = models.fit(frame, y, analysis, binary=probability, ordinal=analysis["answer"]["kind"] == "scale",
                             mode=run.mode, alpha=alpha)
-    return {"contrasts": found, "regression": regression, "scenarios": per_scenario(frame, y, analysis)}
+    return {"contrasts": found, "regression": regression,
+            "scenarios": per_scenario(frame, y, analysis, {"model": run.model, "target": _name(target)})}
 
 
 def _categorical(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
@@ -134,8 +135,10 @@ def _fdr(found: list[dict[str, Any]], alpha: float) -> None:
         c["q"], c["significant"] = float(q_value), bool(q_value <= alpha)
 
 
-def per_scenario(frame: pd.DataFrame, y: np.ndarray, analysis: dict[str, Any]) -> list[dict[str, Any]]:
-    """Per scenario, each level's mean minus its reference's mean (no interval: a scenario is one cluster)."""
+def per_scenario(frame: pd.DataFrame, y: np.ndarray, analysis: dict[str, Any],
+                 labels: dict[str, str]) -> list[dict[str, Any]]:
+    """Per scenario, each level's mean minus its reference's mean (no interval: a scenario is one cluster), each
+    row's first columns `labels` (the model and target)."""
     rows = []
     for column, level, reference in comparisons(analysis):
         kept = frame[column].isin([level, reference]).to_numpy()  # a frame of the three columns read, not a copy of all
@@ -145,6 +148,6 @@ def per_scenario(frame: pd.DataFrame, y: np.ndarray, analysis: dict[str, Any]) -
         if level not in table or reference not in table:
             continue
         shift = (table[level] - table[reference]).dropna()
-        rows += [{"scenario": s, "term": column, "level": level, "reference": reference, "shift": float(v)}
+        rows += [{**labels, "scenario": s, "term": column, "level": level, "reference": reference, "shift": float(v)}
                  for s, v in shift.items()]
     return rows
