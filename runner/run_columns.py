@@ -112,12 +112,19 @@ class ResultCodes:
         self.answers.add(row.answer)
         self.outcomes.add(row.outcome)
 
-    def check(self, path: Path, info: RunInfo, answers: CodedMeanings) -> None:
+    def check(self, path: Path, info: RunInfo, answers: Sequence[dict[str, str]] | CodedMeanings) -> None:
         """Refuse a row of another model or whose outcome contradicts its answer (`answers`: each suite row's answers
-        mapping, as a code a suite row into the distinct mappings)."""
+        mapping, or for a million rows a code a suite row into the distinct mappings: no list of a mapping a row)."""
+        rows = len(answers.codes) if isinstance(answers, CodedMeanings) else len(answers)
         frame = pd.DataFrame({
             "row": int32s(self.lines),
-            "item_id": pd.Categorical.from_codes(int32s(self.positions), categories=pd.RangeIndex(len(answers.codes))),
+            "item_id": pd.Categorical.from_codes(int32s(self.positions), categories=pd.RangeIndex(rows)),
             **{name: pd.Categorical.from_codes(codes.array(), categories=pd.Index(codes.values, dtype=object))
                for name, codes in (("model", self.models), ("answer", self.answers), ("outcome", self.outcomes))}})
-        check_result_columns(path, info, lambda names: answers, frame)  # names: every suite position, in order
+        check_result_columns(path, info, lambda names: _of_rows(answers, names), frame)
+
+
+def _of_rows(answers: Sequence[dict[str, str]] | CodedMeanings,
+             names: pd.Index) -> Sequence[dict[str, str] | None] | CodedMeanings:
+    """The answers mappings of the suite rows `names` (every suite position, in order, as check's frame names them)."""
+    return answers if isinstance(answers, CodedMeanings) else [answers[position] for position in names]
