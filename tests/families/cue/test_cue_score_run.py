@@ -48,22 +48,22 @@ def _tiny(folder: Path, parse: str, dilemmas: int = 3) -> Path:
     return out
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def tiny_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _tiny(tmp_path_factory.mktemp("tiny"), "strict")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def tolerant_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _tiny(tmp_path_factory.mktemp("tolerant"), "tolerant")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def screened_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _tiny(tmp_path_factory.mktemp("screened"), "strict, exclude_abstention 0.9")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def dozen_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _tiny(tmp_path_factory.mktemp("dozen"), "strict", 12)
 
