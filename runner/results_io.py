@@ -18,13 +18,13 @@ from spec_audits.base.secrets import scrub, scrub_text, scrubbed
 from spec_audits.contract.reader import (
     RUN_FILE,
     ContractError,
-    id_hash,
     iter_results,
     read_lines_at,
     result_row,
     results_torn,
 )
 from spec_audits.contract.results_model import ResultRow, RunInfo
+from spec_audits.contract.unique_ids import id_hash
 from spec_audits.runner.files_out import replacing, write_bytes, write_text
 from spec_audits.runner.suite_index import item_keys
 from spec_audits.runner.unread import Unread, unread

@@ -22,6 +22,7 @@ from spec_audits.families.cognitive_bias.score.frame import Finals, answer_facts
 from spec_audits.families.cognitive_bias.score.position import COUNTS
 from spec_audits.sdk import (
     RESULTS_FILE,
+    CodedMeanings,
     Manifest,
     ResultCodes,
     RunInfo,
@@ -90,8 +91,7 @@ def _final_results(path: Path, suite: BiasSuite, info: RunInfo) -> Finals:
             codes.add(line, position, result)
             samples.append(result.sample)
             failed.append(result.error is not None)
-    forms = suite.forms
-    codes.check(path, info, [forms.values[form] for form in forms.array().tolist()])
+    codes.check(path, info, CodedMeanings(suite.forms.array(), suite.forms.values))
     positions, sample = np.array(codes.positions, dtype=np.int64), np.array(samples, dtype=np.int64)
     errors = np.array(failed, dtype=bool)
     kept = final_positions(positions * (int(sample.max(initial=0)) + 1) + sample, errors)
