@@ -75,7 +75,7 @@ class AnswerTable:
         self.values = index[::-1][last]
 
     def _key(self, models: Any, owners: np.ndarray, conditions: Any, arms: Any) -> np.ndarray:
-        return np.ravel_multi_index(np.broadcast_arrays(models, owners, conditions, arms), self.shape)  # type: ignore
+        return np.ravel_multi_index(np.broadcast_arrays(models, owners, conditions, arms), self.shape)
 
     def get(self, model: int, owners: np.ndarray, condition: str, arm: str) -> tuple[np.ndarray, np.ndarray]:
         """The index answered for each owner (NaN where none) and whether a final row is there at all."""
