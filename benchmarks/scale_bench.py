@@ -10,7 +10,9 @@ A call costs the runner about 3-4 ms of CPU through litellm (docs/running.md, "T
 are an hour of a core: `--run-limit N` runs a stratified `--limit N` of each suite instead (the whole suite is
 still read, hashed and planned, which is what grows with its size), and the rows it did not run are then
 answered by the benchmark itself (as the stub answers, without a call; not timed) so that `spec score` scores
-every row of the suite.
+every row of the suite. The stub answers with the family's answer tokens (`STUB_TOKENS` of
+benchmarks/scale_families.py: yes or no for effects, else A or B), so a logprob run's rows have an answer even
+where `--run-limit` covers every row of a case.
 
     .venv/bin/python benchmarks/scale_bench.py                        # 10k, 100k and 1M rows, every row run
     .venv/bin/python benchmarks/scale_bench.py --quick                # stop at 100k
@@ -19,7 +21,9 @@ every row of the suite.
 
 `--family NAME` builds that family's shipped spec with its data made up to about 10,000, 100,000 and 1,000,000
 rows instead (benchmarks/scale_families.py says how, and what size each family's designs realistically reach);
-`--cases` picks the sizes.
+`--cases` picks the sizes. `--keep DIR` keeps each case's folders, so that one step can be measured again alone
+before and after a change (`cd DIR/cue-100k && /usr/bin/time -v spec score run --out score2`: run.json names the
+suite relative to that folder; docs/scoring.md's and docs/cognitive-bias.md's Memory paragraphs give such figures).
 
 Targets: peak RSS at 10x the rows at most 1.25x, for run and for score; 1,000,000 rows compiled, run and
 scored with peak RSS under 500 MiB.
@@ -43,7 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.compile_bench import machine, synthetic_spec  # noqa: E402
-from benchmarks.scale_families import FAMILIES, token  # noqa: E402
+from benchmarks.scale_families import FAMILIES, STUB_TOKENS, token  # noqa: E402
 
 SIZES = {"10k": 8, "100k": 26, "1M": 82}  # sizes per side: 150 x size^2 rows (9,600, 101,400 and 1,008,600)
 ROWS = {"10k": 10_000, "100k": 100_000, "1M": 1_000_000}  # about this many rows for the other families
@@ -69,9 +73,9 @@ def measure(args: list[str], cwd: Path) -> tuple[float, float, float]:
     return time.perf_counter() - start, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def start_stub() -> tuple[subprocess.Popen[str], str]:
-    stub = subprocess.Popen([sys.executable, str(ROOT / "tests" / "stub_server.py"), "--lifetime", "36000"],
-                            stdout=subprocess.PIPE, text=True)
+def start_stub(family: str) -> tuple[subprocess.Popen[str], str]:
+    stub = subprocess.Popen([sys.executable, str(ROOT / "tests" / "stub_server.py"), "--lifetime", "36000",
+                             "--tokens", STUB_TOKENS.get(family, "A,B")], stdout=subprocess.PIPE, text=True)
     assert stub.stdout is not None
     return stub, stub.stdout.readline().strip()
 
@@ -146,7 +150,7 @@ def main() -> None:
     parser.add_argument("--cases", nargs="+", choices=list(SIZES), help="the sizes to measure (default: all)")
     args = parser.parse_args()
     cases = args.cases or (["10k", "100k"] if args.quick else list(SIZES))
-    stub, api_base = start_stub()
+    stub, api_base = start_stub(args.family)
     print(f"machine: {machine()}")
     print(f"family: {args.family}")
     if args.run_limit:

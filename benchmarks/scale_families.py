@@ -87,6 +87,9 @@ def _write(folder: Path, text: str) -> Path:
 
 FAMILIES: dict[str, Callable[[Path, int], Path]] = {
     "effects": effects, "cue": cue, "cognitive_bias": cognitive_bias, "puzzle_solving": puzzle_solving}
+# the answer tokens of a family's rows, for the stub to answer with where they are not its A and B: a logprob run
+# (effects) has no answer at all where none of its row's tokens is among the reply's logprobs
+STUB_TOKENS = {"effects": "yes,no"}
 
 
 def token(item_id: str, tokens: list[str]) -> str:

@@ -26,6 +26,34 @@ two scans of every installed distribution's entry points (the registry's and pyd
 s) would need the decode domains checked without pydantic, lark's scanners cached and the families' dataclasses
 built on first use; not done.
 
+check-lex (issue 33 item 3, the parser, template and budget part), this script on main (1ea2cfd) and on the change one
+right after the other at load average 11.6, CPU seconds: the floor 0.120 and 0.128; `spec check specs/triage.spec`
+0.452 on main (3.76x) and 0.393 after (3.07x). Under such load single timings wander by 10%, so the same check was
+also counted in instructions (valgrind's callgrind, PYTHONHASHSEED=0, deterministic): 1,639M on main, 1,403M after
+(-14%), the floor 445M (3.68x -> 3.15x). What went: lark's contextual lexer compiled the union of each reached
+parser state's terminals (31 scanners, 110 compiles) and built a lexer for all ~500 states at load; compiler/lexer.py
+tries the same terminals in lark's order, each compiled once, a state's lexer built on first use (first parse
+16 -> 7 ms at load 9, same tokens and errors: tests/compiler/test_lexer.py). The saved table is read in one pass
+(parser_cache.TableParser; lark's generic deserializer took three times as long) and the garbage collector is paused
+while the ~30,000 objects of the parser load (load 27 -> 14 ms, min of 15 in-process loads at load 10.5). Each template
+text is parsed once for the checks and compiled once per process (42 parses, 11 compiles and 11 code generations of
+find_undeclared_variables for 9 texts before; 9, 9 and 9 now), and the budget's sample no longer hashes and tallies
+rows that nothing read. What is left of loading the parser (min of 15 at load 11, GC paused): unpickling 2.7 ms,
+lark's memo of terminals and rules 3.4, the tree builder's callbacks 1.1, the table 2.0; the first parse 6-7 ms, of
+which ~3 build the reached states' lexers and compile the ~10 regular terminals. Not done: the 9 templates' code
+(from_string 6 ms at load 11, 0.03 ms from saved code) could be kept in the user's cache beside the parser; the
+garbage collector takes ~8% of check's instructions (gc.disable() for the whole command saves ~4%).
+
+check-pyd (issue 33 item 3, the pydantic and entry-point part), this script with --rounds 7 on the branch before
+and after (shared 2-core Xeon, CPU seconds): check 0.506 s against the floor's 0.132 (3.83x) at load 5.5-7.3 before;
+0.357 s against 0.135 (2.64x) at load 11.5 after. `spec check specs/triage.spec` now imports no pydantic module and
+not importlib.metadata (tests/compiler/test_lazy_families.py): the decode domains are checked from one plain table
+(suite_terms.SETTING_DOMAINS, which the row model's Fields are made from), the families' analysis records are
+imported where a suite is read, and the registry reads the installed families only for a name that is not built in
+(a built-in one after a ~2 ms look at the path's entry_points.txt files). With check-lex merged: check 0.287 s, the
+floor 0.135 (2.14x) at load 9.6-9.9. Left on check's path: loading the saved parser and the first parse, the nine
+templates' compiles, and our ~65 modules' imports, of which building their 44 dataclasses is 30 ms at load 11.
+
 Usage: python benchmarks/startup_bench.py [--rounds 7]
 """
 

@@ -16,12 +16,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from spec_audits.compiler.emit import Tally
 from spec_audits.compiler.errors import ErrorCollector, Span, SpecError
 from spec_audits.compiler.family import CompiledDesign, PlannedDesign
 from spec_audits.compiler.sandbox import MAX_STEPS, tally_steps
 from spec_audits.contract.seeding import canonical_json
-from spec_audits.contract.writer import ROW_ID_BYTES, row_id
+from spec_audits.contract.writer import ROW_ID_BYTES
 
 MAX_BYTES = 4 * 1024**3  # suite.jsonl; the sort holds 16 bytes a row, the file itself is on disk
 SAMPLE_GROUPS = 8  # row groups sampled per design: the shipped specs' sizes come out within 2%
@@ -83,11 +82,10 @@ def planned_size(designs: Sequence[CompiledDesign]) -> Size | None:
     every row at its design's sampled pace (the checks of several designs together expand them once more)."""
     plans, samples = [], []
     for design in designs:
-        keys = design.balance_keys
         if not isinstance(design, PlannedDesign):
             return None
         plans.append(design.planned())
-        samples.append(_sample(design.sample(SAMPLE_GROUPS), keys) if plans[-1].rows else _Sample())
+        samples.append(_sample(design.sample(SAMPLE_GROUPS)) if plans[-1].rows else _Sample())
     scaled = [(plan.rows / sample.rows if sample.rows else 0, sample) for plan, sample in zip(plans, samples,
                                                                                                strict=True)]
     expansion = sum(scale * sample.seconds for scale, sample in scaled) * (2 if len(designs) > 1 else 1)
@@ -96,16 +94,13 @@ def planned_size(designs: Sequence[CompiledDesign]) -> Size | None:
                 sampled=sum(sample.rows for sample in samples), steps=sum(sample.steps for sample in samples))
 
 
-def _sample(rows: Iterator[dict[str, Any]], keys: tuple[str, ...]) -> _Sample:
-    """Sampled rows, each serialised, identified and tallied as the emit stage does, with the template steps
-    their renders took; stopped after SAMPLE_STEPS."""
-    tally, count, size = Tally(), 0, 0
+def _sample(rows: Iterator[dict[str, Any]]) -> _Sample:
+    """Sampled rows, each serialised as the emit stage writes it (its id adds ROW_ID_BYTES), with the template
+    steps their renders took; stopped after SAMPLE_STEPS."""
+    count = size = 0
     with tally_steps() as steps:
         for row in rows:
-            body = canonical_json(row)
-            row_id(body)
-            tally.add(row, keys)
-            count, size = count + 1, size + len(body.encode()) + ROW_ID_BYTES
+            count, size = count + 1, size + len(canonical_json(row).encode()) + ROW_ID_BYTES
             if steps.steps > SAMPLE_STEPS:
                 break
     return _Sample(count, size, steps.steps)

@@ -17,14 +17,42 @@ import hashlib
 import io
 import sys
 from pathlib import Path
+from typing import Any
 
 import lark
 from lark import Lark
+from lark.parsers.lalr_analysis import IntParseTable, Reduce, Shift
+from lark.parsers.lalr_parser import LALR_Parser, _Parser
 
+from spec_audits.base.collector import collector_paused
 from spec_audits.base.user_cache import cache_dir, read_private, write_private
+from spec_audits.compiler.lexer import SharedContextualLexer
 
 FOLDER = "parsers"  # under the user cache folder
-OPTIONS = {"parser": "lalr", "propagate_positions": True, "maybe_placeholders": False}
+
+
+class TableParser(LALR_Parser):
+    """lark's LALR parser, whose saved table is read in one pass: lark's own reads each of its ~10,000 entries
+    through its generic deserializer."""
+
+    @classmethod
+    def deserialize(  # type: ignore[override]  # as lark's LALR_Parser.deserialize, it takes the callbacks too
+            cls, data: dict[str, Any], memo: dict[int, Any], callbacks: Any, debug: bool = False) -> TableParser:
+        tokens = data["tokens"]
+        states = {state: {tokens[token]: (Reduce, memo[arg["@"]]) if action else (Shift, arg)
+                          for token, (action, arg) in actions.items()}
+                  for state, actions in data["states"].items()}  # a reduction's rule is saved as {"@": its id}
+        inst = cls.__new__(cls)
+        table: Any = IntParseTable  # lark leaves its constructor unannotated, and types the attribute by the base
+        inst._parse_table = table(states, data["start_states"], data["end_states"])
+        inst.parser = _Parser(inst._parse_table, callbacks, debug)
+        return inst
+
+
+# lark's plug-ins: the table reader above and the lexer of compiler/lexer.py. The saved options name their classes
+# (pickled by reference), so that a loaded parser uses them too.
+OPTIONS = {"parser": "lalr", "propagate_positions": True, "maybe_placeholders": False,
+           "_plugins": {"ContextualLexer": SharedContextualLexer, "LALR_Parser": TableParser}}
 
 
 def cached_parser(grammar: str) -> Lark:
@@ -52,6 +80,8 @@ def _saved(path: Path) -> Lark | None:
     if data is None:
         return None
     try:
-        return Lark.load(io.BytesIO(data))
+        with collector_paused():  # its ~30,000 objects are all kept with the parser
+            return Lark.load(io.BytesIO(data))
     except Exception:  # a damaged file, or one of another lark: built again and replaced
         return None
+

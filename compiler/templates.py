@@ -6,10 +6,11 @@ import itertools
 import re
 from collections import OrderedDict
 from collections.abc import Collection, Mapping
+from functools import lru_cache
 from operator import itemgetter
 from typing import Any
 
-from jinja2 import TemplateSyntaxError, UndefinedError, meta, nodes
+from jinja2 import Template, TemplateSyntaxError, UndefinedError, meta, nodes
 from jinja2.exceptions import SecurityError
 
 from spec_audits.compiler import nodes as n
@@ -55,6 +56,21 @@ MEMO = RenderMemo(entries=1 << 17, chars=16_000_000)
 _tokens = itertools.count()  # one per template, for its renders' keys in MEMO
 
 
+@lru_cache(maxsize=1024)
+def parsed(source: str) -> nodes.Template:
+    """A template text's syntax tree, parsed once per process for every check that reads it (each reads it,
+    none changes it; compiling parses a tree of its own, which the sandbox's metering rewrites)."""
+    return environment().parse(source)
+
+
+@lru_cache(maxsize=1024)
+def _compiled(source: str) -> tuple[Template, frozenset[str], tuple[tuple[str, str | None], ...] | None]:
+    """A template text compiled once per process (the shared checks and the design's family both compile it),
+    with the names of the design it reads and, when it reads nothing less simple, the attributes (`_reads`)."""
+    tree = parsed(source)
+    return environment().from_string(source), frozenset(meta.find_undeclared_variables(tree)), _reads(tree)
+
+
 class CompiledText:
     """A spec text compiled once and rendered per stimulus.
 
@@ -66,10 +82,7 @@ class CompiledText:
     def __init__(self, text: n.Text, label: str) -> None:
         self.text = text
         self.label = label
-        self.template = environment().from_string(text.value)
-        tree = environment().parse(text.value)
-        self.names = frozenset(meta.find_undeclared_variables(tree))  # the names of the design it reads
-        reads = _reads(tree)
+        self.template, self.names, reads = _compiled(text.value)  # names: those of the design it reads
         self._key = None if reads is None else _KeyReader(reads, next(_tokens))
 
     def render(self, context: Mapping[str, Any]) -> str:
@@ -150,7 +163,7 @@ def check_syntax(text: n.Text, label: str, errors: ErrorCollector) -> tuple[node
     """A template parsed and compiled, with its filters, tests and reserved names checked in every branch;
     None after a syntax error. Needs no design: the shared checks run it on every declared text."""
     try:
-        parsed = environment().parse(text.value)
+        tree = parsed(text.value)
         compiled = CompiledText(text, label)  # compiling finds unknown filters and tests
     except TemplateSyntaxError as err:
         errors.add(_line_span(text, err.lineno or 1), f"template syntax error in {label}: {err.message}",
@@ -159,11 +172,11 @@ def check_syntax(text: n.Text, label: str, errors: ErrorCollector) -> tuple[node
     except RecursionError:
         errors.add(text.span, f"{label} is nested too deeply to compile", "write the template with less nesting")
         return None
-    _check_filters_and_tests(text, label, parsed, errors)
-    for name in sorted({node.name for node in parsed.find_all(nodes.Name)} & set(RESERVED)):
+    _check_filters_and_tests(text, label, tree, errors)
+    for name in sorted({node.name for node in tree.find_all(nodes.Name)} & set(RESERVED)):
         errors.add(_name_span(text, name), f"'{name}' is reserved in templates ({label})",
                    "jinja2 means the template object itself by it; use the names the design provides")
-    return parsed, compiled
+    return tree, compiled
 
 
 def compile_text(text: n.Text, label: str, provided: set[str], errors: ErrorCollector) -> CompiledText | None:
@@ -187,12 +200,12 @@ def check_slots(text: n.Text, label: str, slots: Collection[str], errors: ErrorC
     """Names the runner fills in when it sends the text (`answer`, `reply`, `conversation`) are replaced as
     plain text, so each must be written alone, `{{ name }}`: not in a condition, a filter or a loop."""
     try:
-        parsed = environment().parse(text.value)
+        tree = parsed(text.value)
     except (TemplateSyntaxError, RecursionError):
         return  # reported by check_syntax
-    bare = {id(node) for output in parsed.find_all(nodes.Output) for node in output.nodes
+    bare = {id(node) for output in tree.find_all(nodes.Output) for node in output.nodes
             if isinstance(node, nodes.Name)}
-    for node in parsed.find_all(nodes.Name):
+    for node in tree.find_all(nodes.Name):
         if node.name in slots and id(node) not in bare:
             errors.add(_slot_span(text, node), f"'{node.name}' in {label} is filled in when the text is sent, so "
                        "it can only be shown as it is", f"write it alone: {slot(node.name)}")
@@ -216,12 +229,12 @@ def render_with_slots(compiled: CompiledText, context: Mapping[str, Any], slots:
     return rendered + "\n" if compiled.text.value.endswith("\n") else rendered
 
 
-def _check_filters_and_tests(text: n.Text, label: str, parsed: nodes.Template, errors: ErrorCollector) -> None:
+def _check_filters_and_tests(text: n.Text, label: str, tree: nodes.Template, errors: ErrorCollector) -> None:
     """Every filter and test the template uses, in every branch (jinja2 looks up those inside an `if`
     only when the branch renders)."""
     env = environment()
     for kind, node_type, known in (("filter", nodes.Filter, env.filters), ("test", nodes.Test, env.tests)):
-        for name in sorted({node.name for node in parsed.find_all(node_type)} - set(known)):
+        for name in sorted({node.name for node in tree.find_all(node_type)} - set(known)):
             errors.add(_name_span(text, name), f"unknown template {kind} '{name}' in {label}",
                        did_you_mean(name, known))
 
@@ -233,11 +246,11 @@ def check_attributes(text: n.Text, label: str, schema: Mapping[str, Shape | Coll
     (spec_audits.compiler.template_shapes); names outside the schema, and values of unknown shape, are left alone.
     A template that does not parse is skipped: its syntax error is reported elsewhere."""
     try:
-        parsed = environment().parse(text.value)
+        tree = parsed(text.value)
     except (TemplateSyntaxError, RecursionError):
         return
     shapes = {name: value if isinstance(value, (Fields, Items)) else record(value) for name, value in schema.items()}
-    for found in misspelt_attributes(parsed, shapes):
+    for found in misspelt_attributes(tree, shapes):
         errors.add(_attribute_span(text, found), f"undefined template variable '{found.dotted}' in {label}",
                    did_you_mean(found.attr, found.known))
 

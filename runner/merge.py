@@ -12,8 +12,9 @@ from pathlib import Path
 import numpy as np
 
 from spec_audits.base.safe_files import open_regular
-from spec_audits.contract.reader import RESULTS_FILE, RUN_FILE, id_hash, iter_results, read_run_info, result_row
+from spec_audits.contract.reader import RESULTS_FILE, RUN_FILE, iter_results, read_run_info, result_row
 from spec_audits.contract.results_model import RunInfo
+from spec_audits.contract.unique_ids import id_hash
 from spec_audits.runner.files_out import replacing
 from spec_audits.runner.results_io import Written, result_line, write_run_info
 from spec_audits.runner.run_lock import locked, reading

@@ -13,13 +13,13 @@ import numpy as np
 from spec_audits.contract.reader import (
     SuiteHead,
     check_suite_integrity,
-    id_hash,
     read_manifest,
     read_rows_at,
     scan_suite,
 )
 from spec_audits.contract.suite_model import Judge, SuiteRow
 from spec_audits.contract.suite_terms import DecodeSettings
+from spec_audits.contract.unique_ids import id_hash
 from spec_audits.runner.suite_index import RowIndex, item_keys
 
 # The judge's max_tokens by its reply format: a bare label fits in 16; JSON carries a one-sentence reason too.

@@ -18,13 +18,13 @@ from spec_audits.base.secrets import scrub, scrub_text, scrubbed
 from spec_audits.contract.reader import (
     RUN_FILE,
     ContractError,
-    id_hash,
     iter_results,
     read_lines_at,
     result_row,
     results_torn,
 )
 from spec_audits.contract.results_model import ResultRow, RunInfo
+from spec_audits.contract.unique_ids import id_hash
 from spec_audits.runner.files_out import replacing, write_bytes, write_text
 from spec_audits.runner.suite_index import item_keys
 from spec_audits.runner.unread import Unread, unread
@@ -88,14 +88,21 @@ class Written:
     def final(self) -> np.ndarray:
         """The positions of the rows `final_rows` keeps (one per key: the last answer, else the last failure),
         in the order of each key's first row."""
-        n = len(self.keys)
-        if not n:
-            return np.zeros(0, dtype=np.int64)
-        _, first, inverse = np.unique(self.keys, return_index=True, return_inverse=True)
-        score = np.arange(n, dtype=np.int64) + np.where(self.errors, 0, n)  # an answer beats a failure; later wins
-        best = np.full(len(first), -1, dtype=np.int64)
-        np.maximum.at(best, inverse.ravel(), score)
-        return (best - np.where(best >= n, n, 0))[np.argsort(first)]
+        return final_positions(self.keys, self.errors)
+
+
+def final_positions(keys: np.ndarray, errors: np.ndarray) -> np.ndarray:
+    """Of rows with these (item, sample) `keys` and failure flags, the positions of those `final_rows` keeps (one
+    per key: the last answer, else the last failure), in the order of each key's first row: a scorer that streams
+    results.jsonl into arrays picks its final rows without a Python object per row."""
+    n = len(keys)
+    if not n:
+        return np.zeros(0, dtype=np.int64)
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    score = np.arange(n, dtype=np.int64) + np.where(errors, 0, n)  # an answer beats a failure; later wins
+    best = np.full(len(first), -1, dtype=np.int64)
+    np.maximum.at(best, inverse.ravel(), score)
+    return (best - np.where(best >= n, n, 0))[np.argsort(first)]
 
 
 @dataclass(frozen=True)

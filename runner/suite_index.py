@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from spec_audits.contract.reader import id_hash
 from spec_audits.contract.seeding import canonical_json as canonical
 from spec_audits.contract.suite_model import SuiteRow
+from spec_audits.contract.unique_ids import id_hash
 
 _GOLDEN = 0x9E3779B97F4A7C15  # spreads a sample number over 64 bits before it is mixed into an id's hash
 

@@ -1,4 +1,5 @@
-"""Shared fixtures: small compiled suites (builders in tests/support.py) and an isolated response cache."""
+"""Shared fixtures: small compiled suites (builders in tests/support.py), an isolated response cache, and the
+score of the golden counts table made once per test process."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 from spec_audits.dispatch import registry
 from tests.plugins import TEST_DISTRIBUTIONS, pinned_entry_points
-from tests.support import forced_choice_rows, write_suite
+from tests.support import FIXTURES, forced_choice_rows, write_suite
 
 
 @pytest.fixture
@@ -21,6 +22,22 @@ def make_suite(tmp_path: Path) -> Callable[..., Path]:
         return write_suite(tmp_path / name, forced_choice_rows(n, samples, **extra), mode)
 
     return make
+
+
+@pytest.fixture(scope="session")
+def golden_scored(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`spec score --counts tests/fixtures/score/golden_counts.csv`, once per test process (seconds of fits,
+    bootstrap and plots): session-scoped because pytest-xdist's workers tear a module's fixture down each time
+    they move on to another module. Read it, or copy it before writing into it."""
+    from click.testing import CliRunner
+
+    from spec_audits.cli import main
+
+    out = tmp_path_factory.mktemp("golden") / "scored"
+    result = CliRunner().invoke(main, ["score", "--counts", str(FIXTURES / "score" / "golden_counts.csv"), "-o",
+                                       str(out)])
+    assert result.exit_code == 0 and result.exception is None, result.output
+    return out
 
 
 @pytest.fixture(autouse=True)

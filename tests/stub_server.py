@@ -1,11 +1,11 @@
 """A loopback OpenAI-compatible chat server for tests and benchmarks, with injected faults, and OpenAI's
 files and batches endpoints (tests/stub_batches.py).
 
-Binds 127.0.0.1 only and lives at most `lifetime_s`. Answers "A" or "B" (by a hash of the request),
-with logprobs when asked, or a scripted reply where the last message holds one of the `replies`
-markers. A fraction `fault_rate` of requests instead gets one of `faults`: 429, 500, timeout (hangs
-past the client's timeout), malformed (invalid JSON), empty (no content), drop (connection closed
-without a reply). Prompts containing TOO_LONG get a 400 context error.
+Binds 127.0.0.1 only and lives at most `lifetime_s`. Answers "A" or "B" (by a hash of the request; `tokens`
+another set, e.g. yes and no), with logprobs over them when asked (0.7 to the answer), or a scripted reply
+where the last message holds one of the `replies` markers. A fraction `fault_rate` of requests instead gets
+one of `faults`: 429, 500, timeout (hangs past the client's timeout), malformed (invalid JSON), empty (no
+content), drop (connection closed without a reply). Prompts containing TOO_LONG get a 400 context error.
 
 Run alone (for benchmarks): python tests/stub_server.py --latency 0.05  -> prints the port.
 """
@@ -44,6 +44,7 @@ class StubConfig:
     invalid_rate: float = 0.0  # answers that are no valid token ("I cannot choose.")
     invalid_hash_rate: float = 0.0  # the same, for requests picked by their body's hash (whatever the order)
     logprobs: bool = True  # False: like a server that ignores the logprobs parameter
+    tokens: tuple[str, ...] = ("A", "B")  # the answers it gives, by a hash of the request
     seed: int = 0
     lifetime_s: float = 600.0
     # (marker, content): a request whose last message contains the marker gets that content (e.g. a judge's JSON)
@@ -63,16 +64,19 @@ def _digest(body: dict) -> bytes:
     return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).digest()
 
 
-def _answer(body: dict) -> str:
-    return "AB"[_digest(body)[0] % 2]
+def _answer(body: dict, tokens: tuple[str, ...] = ("A", "B")) -> str:
+    return tokens[_digest(body)[0] % len(tokens)]
 
 
-def _completion(body: dict, content: str | None, logprobs: bool = True) -> dict:
+def _completion(body: dict, content: str | None, logprobs: bool = True, tokens: tuple[str, ...] = ("A", "B")) -> dict:
+    """The reply `content`; with logprobs (when asked and `content` is one of `tokens`) 0.7 to it, the rest shared
+    (the last token's share is 1 minus the others', as it always was for A and B)."""
     choice: dict = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
-    if logprobs and body.get("logprobs") and content in ("A", "B"):
-        p_a = 0.7 if content == "A" else 0.3
-        top = [{"token": "A", "logprob": math.log(p_a)}, {"token": "B", "logprob": math.log(1 - p_a)}]
-        entry = {"token": content, "logprob": top[0 if content == "A" else 1]["logprob"], "top_logprobs": top}
+    if logprobs and body.get("logprobs") and content in tokens:
+        shares = [0.7 if token == content else 0.3 / (len(tokens) - 1) for token in tokens[:-1]]
+        shares.append(1 - sum(shares))
+        top = [{"token": token, "logprob": math.log(p)} for token, p in zip(tokens, shares, strict=True)]
+        entry = {"token": content, "logprob": top[tokens.index(content)]["logprob"], "top_logprobs": top}
         choice["logprobs"] = {"content": [entry]}
     return {
         "id": "stub",
@@ -130,8 +134,9 @@ class StubServer:
         scripted = next((reply for marker, reply in self.config.replies if marker in last), None)
         invalid = self._rng.random() < self.config.invalid_rate
         invalid = invalid or _digest(body)[1] < 256 * self.config.invalid_hash_rate
-        content = scripted if scripted is not None else "I cannot choose." if invalid else _answer(body)
-        return _completion(body, content, self.config.logprobs)
+        answer = _answer(body, self.config.tokens)
+        content = scripted if scripted is not None else "I cannot choose." if invalid else answer
+        return _completion(body, content, self.config.logprobs, self.config.tokens)
 
     async def _fault(self, request: web.Request, body: dict) -> web.StreamResponse:
         fault = self._rng.choice(self.config.faults)
@@ -188,8 +193,10 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.0)
     parser.add_argument("--fault-rate", type=float, default=0.0)
     parser.add_argument("--lifetime", type=float, default=600.0)
+    parser.add_argument("--tokens", default="A,B", help="the answers it gives, comma-separated (e.g. yes,no)")
     args = parser.parse_args()
-    server = StubServer(StubConfig(fault_rate=args.fault_rate, latency_s=args.latency, lifetime_s=args.lifetime))
+    server = StubServer(StubConfig(fault_rate=args.fault_rate, latency_s=args.latency, lifetime_s=args.lifetime,
+                                   tokens=tuple(args.tokens.split(","))))
     print(server.start(), flush=True)
     server._thread.join(timeout=args.lifetime + 5)
 

@@ -4,6 +4,7 @@ loads no other module of spec: a family pays only for the names it uses."""
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 
@@ -23,3 +24,16 @@ def test_importing_the_sdk_loads_nothing_else_of_spec() -> None:
     code = "import sys, spec_audits.sdk; print(sorted(m for m in sys.modules if m.startswith('spec_audits')))"
     ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert ran.stdout.strip() == "['spec_audits', 'spec_audits.sdk']"
+
+
+def test_a_familys_analysis_record_is_its_class_a_function_giving_it_or_the_base() -> None:
+    """Family.analysis_record: a plug-in may give the class itself; the built-in families give `imported(...)`,
+    so that checking a spec never imports the record (a pydantic model); none given is the base record."""
+    from spec_audits.contract.analysis_record import AnalysisRecord
+    from spec_audits.families.effects import FAMILY as EFFECTS
+    from spec_audits.families.effects.record import EffectsRecord
+
+    assert not isinstance(EFFECTS.analysis_record, type)
+    assert EFFECTS.record_type() is EffectsRecord
+    assert dataclasses.replace(EFFECTS, analysis_record=EffectsRecord).record_type() is EffectsRecord
+    assert dataclasses.replace(EFFECTS, analysis_record=None).record_type() is AnalysisRecord

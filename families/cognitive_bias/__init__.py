@@ -15,8 +15,7 @@ from spec_audits.families.cognitive_bias.check import ANALYSIS, CLAUSES, CONDITI
 from spec_audits.families.cognitive_bias.clauses import SYNTAX
 from spec_audits.families.cognitive_bias.expand import prepare_bias
 from spec_audits.families.cognitive_bias.generator import resolve_generator
-from spec_audits.families.cognitive_bias.record import BiasRecord
-from spec_audits.sdk import Family, Form, TableKind, lazy
+from spec_audits.sdk import Family, Form, TableKind, imported, lazy
 
 FAMILY = Family(
     name=ANALYSIS,
@@ -41,5 +40,5 @@ FAMILY = Family(
                       lazy("spec_audits.families.cognitive_bias.score.cells", "score_cells")),),
     check_generator=resolve_generator,
     generate=lazy("spec_audits.families.cognitive_bias.generate", "generate"),
-    analysis_record=BiasRecord,
+    analysis_record=imported("spec_audits.families.cognitive_bias.record", "BiasRecord"),
 )

@@ -15,8 +15,7 @@ from __future__ import annotations
 from spec_audits.families.cue.check import CLAUSES, resolve_cue
 from spec_audits.families.cue.clauses import SYNTAX
 from spec_audits.families.cue.expand import prepare_cue
-from spec_audits.families.cue.record import CueRecord
-from spec_audits.sdk import Family, Form, lazy
+from spec_audits.sdk import Family, Form, imported, lazy
 
 FAMILY = Family(
     name="cue_visibility",
@@ -35,5 +34,5 @@ FAMILY = Family(
     report=lazy("spec_audits.families.cue.report", "cue_report"),
     variances=lazy("spec_audits.families.cue.plan", "variances"),
     docs="docs/puzzles.md",
-    analysis_record=CueRecord,
+    analysis_record=imported("spec_audits.families.cue.record", "CueRecord"),
 )

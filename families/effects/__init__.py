@@ -19,8 +19,7 @@ from __future__ import annotations
 from spec_audits.families.effects.check import CLAUSES, resolve
 from spec_audits.families.effects.clauses import SYNTAX
 from spec_audits.families.effects.prepare import prepare
-from spec_audits.families.effects.record import EffectsRecord
-from spec_audits.sdk import Family, Form, lazy
+from spec_audits.sdk import Family, Form, imported, lazy
 
 FAMILY = Family(
     name="effects",
@@ -37,6 +36,6 @@ FAMILY = Family(
     score_runs=lazy("spec_audits.families.effects.score.pipeline", "score_runs"),
     docs="docs/scoring.md",
     syntax=SYNTAX,
-    analysis_record=EffectsRecord,
+    analysis_record=imported("spec_audits.families.effects.record", "EffectsRecord"),
     variances=lazy("spec_audits.families.effects.plan", "variances"),
 )

@@ -20,7 +20,6 @@ from spec_audits.families.influence import items
 from spec_audits.families.influence.check import CLAUSES, PairsDesign, resolve_pairs
 from spec_audits.families.influence.clauses import ITEMS, SYNTAX
 from spec_audits.families.influence.prepare import prepare
-from spec_audits.families.influence.record import InfluenceRecord
 from spec_audits.families.influence.score_options import SCORE_FLAGS
 from spec_audits.sdk import (
     CompiledDesign,
@@ -31,6 +30,7 @@ from spec_audits.sdk import (
     Importer,
     TableKind,
     TypedDesign,
+    imported,
     lazy,
 )
 
@@ -75,6 +75,6 @@ FAMILY = Family(
         Importer("choices-conditions", "seed 000's released per-condition summary CSV -> a parent for --parent",
                  lazy("spec_audits.families.influence.choices_import", "import_conditions")),
     ),
-    analysis_record=InfluenceRecord,
+    analysis_record=imported("spec_audits.families.influence.record", "InfluenceRecord"),
     variances=lazy("spec_audits.families.influence.plan", "variances"),
 )

@@ -3,9 +3,6 @@ several models also get their paired differences (score/compare.py) -> compariso
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import sys
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -32,7 +29,7 @@ from spec_audits.families.influence.score.probe import (
     probe_trials,
 )
 from spec_audits.families.influence.score.runs import Run, load_run, pool_runs
-from spec_audits.sdk import check_run_analysis, expand_runs, score_folder, write_csv
+from spec_audits.sdk import check_run_analysis, expand_runs, score_folder, unmap_freed_arrays, write_csv
 
 
 def score_run(run_dir: Path, out: Path, options: dict[str, Any]) -> list[str]:
@@ -44,7 +41,7 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
     """Score several runs together: one conditions table, BH within benchmark across all of them.
 
     The first run's analysis supplies alpha and bootstrap unless given."""
-    _unmap_freed_arrays()
+    unmap_freed_arrays()
     runs = [load_run(run_dir) for run_dir in run_dirs]
     if options.get("human_labels") is not None and not options.get("parent"):
         raise click.UsageError("--human-labels checks the probe's judge: give the main run's score folder "
@@ -70,24 +67,6 @@ Table = pd.DataFrame | Callable[[], pd.DataFrame]
 """A table of the score folder, or what builds it when it is written: positions.csv (one row per condition and item,
 about 45 MB at a million trials) is built only then, so it is not held while the conditions are counted and scored,
 which were `spec score`'s peak."""
-
-
-def _unmap_freed_arrays() -> None:
-    """Have glibc's malloc map every block over 128 KiB on its own and unmap it when freed. By default it raises that
-    threshold to the largest block freed so far (up to 32 MiB), so that a million-trial scoring's arrays, freed one
-    after another, stayed in the heap: about 50 MB more resident at its peak. Elsewhere (no glibc) nothing changes.
-
-    pandas 3 keeps text columns in pyarrow (which it imports), whose default pool, mimalloc, kept what the per-item
-    flip majorities' texts once held: about 60 MB more resident from then on at a million trials. Its system pool is
-    that same malloc."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6").mallopt(_M_MMAP_THRESHOLD, 128 << 10)
-    arrow = sys.modules.get("pyarrow")  # never imported here: only where pandas uses it
-    if arrow is not None:
-        arrow.set_memory_pool(arrow.system_memory_pool())
-
-
-_M_MMAP_THRESHOLD = -3  # mallopt's parameter number, from glibc's malloc.h
 
 
 def score_table(counts_file: Path, out: Path, options: dict[str, Any]) -> list[str]:

@@ -71,7 +71,7 @@ def import_cmd(importer: Importer, files: tuple[Path, ...], suite: Path, out: Pa
     """
     family = next((family for family in registry.all_families() if importer in family.importers), None)
     if family is not None:
-        read_analysis(suite, family.analysis_record)  # before the importer reads it: the manifest is a stranger's data
+        read_analysis(suite, family.record_type())  # before the importer reads it: the manifest is a stranger's data
     elif skip_unmatched:
         raise click.UsageError(f"--skip-unmatched does not apply to {importer.name}: every answer to an exported "
                                "suite matches its row, and one that does not is an error")

@@ -99,7 +99,7 @@ def _variances(suite: Suite, target: Path, pilot: Path | None, icc: float) -> li
         if run_family(pilot, registry.DEFAULT) != family.name:
             raise ContractError(pilot / "run.json", f"is not a run of a {family.name} design",
                                 fix="give --pilot a run of this suite (spec run SUITE --limit N)")
-        check_run_analysis(pilot, family.analysis_record)
+        check_run_analysis(pilot, family.record_type())
         _, piloted = read_run(pilot)
         if piloted.manifest.analysis != suite.manifest.analysis:
             raise ContractError(pilot / "run.json", f"is a run of {piloted.path}, whose design's analysis differs "

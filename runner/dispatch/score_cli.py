@@ -107,7 +107,7 @@ def _score_runs(ctx: click.Context, runs: list[Path], out: Path, options: dict[s
                               "score each family separately")
     _refuse_options(ctx, family, f"{family.name} runs")
     for run in runs:
-        check_run_analysis(run, family.analysis_record)
+        check_run_analysis(run, family.record_type())
     require_answers(runs, replies=family.reads_replies)
     if len(runs) > 1 and family.score_runs is None:
         raise click.UsageError(f"{family.name} scoring takes one run at a time")

@@ -16,6 +16,7 @@ import importlib
 import click
 
 from spec_audits.base import exits
+from spec_audits.base.collector import collector_paused
 
 # name -> (module, attribute, the first paragraph of the command's help)
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -63,7 +64,8 @@ class LazyGroup(click.Group):
         if cmd_name in self.commands or cmd_name not in COMMANDS:
             return self.commands.get(cmd_name)
         module, attribute, _ = COMMANDS[cmd_name]
-        command: click.Command = getattr(importlib.import_module(module), attribute)
+        with collector_paused():  # importing makes only objects kept for the process's life: no cycle to free
+            command: click.Command = getattr(importlib.import_module(module), attribute)
         return command
 
     def invoke(self, ctx: click.Context) -> object:

@@ -11,12 +11,8 @@ spec_audits/contract/suite_model.py and spec_audits/contract/results_model.py.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import hashlib
 import json
-from array import array
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,10 +21,12 @@ from typing import TypeVar
 import click
 from pydantic import BaseModel, ValidationError
 
+from spec_audits.base.collector import collector_paused
 from spec_audits.base.safe_files import DOCUMENT_BYTES, iter_lines_capped, open_regular, present, read_bytes_capped
 from spec_audits.contract.results_model import ResultRow, RunInfo
 from spec_audits.contract.suite_model import Manifest, SuiteRow
 from spec_audits.contract.suite_terms import DECODE_KEYS
+from spec_audits.contract.unique_ids import IdHashes
 
 SUITE_FILE = "suite.jsonl"
 MANIFEST_FILE = "manifest.json"
@@ -118,19 +116,6 @@ def _problem(err: ValidationError, line: int | None) -> str:
     return problem
 
 
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cycle collector paused while a file's rows are built: rows are trees with no cycle to
-    find, and each collection would walk every row built so far (a third of reading 15,000 rows)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def read_manifest(folder: Path | str) -> tuple[Manifest, str]:
     """manifest.json of a suite folder, and the sha256 of its bytes (what run.json records)."""
     folder = Path(folder)
@@ -151,10 +136,10 @@ def read_suite_rows(path: Path | str) -> list[SuiteRow]:
 def _scan_rows(path: Path, visit: Callable[[int, SuiteRow], None]) -> tuple[int, str]:
     """Validate every row of a suite.jsonl in one pass, hashing the file as it is read, and hand each row with its
     byte offset to `visit`; the number of rows and the file's sha256. Only 8 bytes per row are kept (a hash of
-    its id, for the unique-id check), so a caller that keeps nothing reads any size in constant memory."""
+    its id, for unique_ids.py's check), so a caller that keeps nothing reads any size in constant memory."""
     if not present(path):
         raise ContractError(path, "missing; give a compiled suite folder or its suite.jsonl (spec compile writes one)")
-    ids = array("Q")
+    ids = IdHashes()
     digest = hashlib.sha256()
     offset = 0
     with open_regular(path) as handle, collector_paused():
@@ -165,51 +150,15 @@ def _scan_rows(path: Path, visit: Callable[[int, SuiteRow], None]) -> tuple[int,
                 problem = _row_problem(row)
                 if problem:
                     raise ContractError(path, problem, line=number, fix=RECOMPILE)
-                ids.append(id_hash(row.id))
+                ids.add(row.id)
                 visit(offset, row)
             offset += len(line)
     if not ids:
         raise ContractError(path, "no rows", fix=RECOMPILE)
-    _check_unique(path, ids)
+    repeat = ids.first_repeat(path)
+    if repeat is not None:
+        raise ContractError(path, f"duplicate id {repeat[1]}", line=repeat[0], fix=RECOMPILE)
     return len(ids), digest.hexdigest()
-
-
-def id_hash(text: str) -> int:
-    """A 64-bit hash of an id: what a streamed suite keeps of each row to find duplicates and done answers."""
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
-
-
-def _check_unique(path: Path, ids: array[int]) -> None:
-    """Refuse a suite that repeats an id, at the line of its second use (the file is read again only when two
-    ids' hashes agree, to tell a true repeat from a hash collision). `ids` may come back reordered."""
-    suspects = _repeated(ids)
-    if not suspects:
-        return
-    seen: set[str] = set()
-    with open_regular(path) as handle:
-        for number, line in enumerate(iter_lines_capped(handle, path), start=1):
-            if line.strip():
-                found = SuiteRow.model_validate_json(line).id
-                if found in seen:
-                    raise ContractError(path, f"duplicate id {found}", line=number, fix=RECOMPILE)
-                if id_hash(found) in suspects:
-                    seen.add(found)
-
-
-COUNTED_IDS = 1 << 16  # up to this many rows, repeated id hashes are counted in a dict (no numpy import)
-
-
-def _repeated(ids: array[int]) -> set[int]:
-    """The id hashes that occur more than once: counted for a suite of up to COUNTED_IDS rows, so a command that
-    reads a small suite (`spec show`) never imports numpy; beyond, `ids` is sorted in place by numpy and neighbours
-    compared, with no copy (a Counter of a million hashes took about 150 MB)."""
-    if len(ids) <= COUNTED_IDS:
-        return {value for value, count in Counter(ids).items() if count > 1}
-    import numpy as np
-
-    hashes = np.frombuffer(ids, dtype=np.uint64)  # a view of the array's own buffer: the sort reorders `ids`
-    hashes.sort()
-    return set(hashes[1:][hashes[1:] == hashes[:-1]].tolist())
 
 
 def read_rows_at(path: Path, offsets: Iterable[int]) -> Iterator[SuiteRow]:

@@ -8,7 +8,7 @@ environment of whoever runs the suite (docs/threat-model.md).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 from pydantic import (
     AfterValidator,
@@ -21,8 +21,16 @@ from pydantic import (
     model_validator,
 )
 from pydantic_core import PydanticCustomError
+from typing_extensions import TypedDict  # pydantic validates only this one's TypedDicts on Python < 3.12
 
-from spec_audits.contract.suite_terms import EMBEDDED_JUDGE, JUDGE_MODEL, SOLUTION_OUTCOMES, DecodeSettings
+from spec_audits.contract.suite_terms import (
+    EMBEDDED_JUDGE,
+    JUDGE_MODEL,
+    SETTING_DOMAINS,
+    SOLUTION_OUTCOMES,
+    DecodeSettings,
+    setting_types,
+)
 
 CellValue = str | int | None
 
@@ -38,7 +46,21 @@ def _unchanged(value: dict[str, Any]) -> dict[str, Any]:
     return value
 
 
-Decode = Annotated[DecodeSettings, WrapValidator(_as_written), PlainSerializer(_unchanged)]
+def _checked_settings() -> Any:
+    """DecodeSettings as pydantic validates it: each setting's type with its domain (suite_terms.SETTING_DOMAINS)
+    as a Field, no other key, no coercion, patterns searched with Python's `re` as the compiler's check does."""
+    fields = {name: Annotated[kind, Field(description=SETTING_DOMAINS[name].words, **SETTING_DOMAINS[name].bounds())]
+              for name, kind in setting_types().items()}
+    settings: Any = cast(Any, TypedDict)("DecodeSettings", fields, total=False)  # made, not declared: no mypy form
+    settings.__doc__ = DecodeSettings.__doc__  # schema.json's description of it
+    settings.__pydantic_config__ = ConfigDict(extra="forbid", strict=True, regex_engine="python-re")
+    return settings
+
+
+if TYPE_CHECKING:
+    Decode = DecodeSettings
+else:
+    Decode = Annotated[_checked_settings(), WrapValidator(_as_written), PlainSerializer(_unchanged)]
 
 
 def _model_name(value: str) -> str:

@@ -8,7 +8,10 @@
 
 A family is imported on first use, so `spec compile` never loads a scorer and no stage pays for a family
 it does not meet. A family that cannot be loaded, or a name that two of them claim, is a RegistryError
-naming the distributions and what to do, raised when that name is looked up.
+naming the distributions and what to do, raised when that name is looked up. The installed families are read
+(importlib.metadata, ~25 ms of a `spec check`) where a name that is not built in is looked up or the families
+are listed; a built-in name is looked up without it unless a distribution on the path may declare that name
+(`_may_declare` tells from their entry_points.txt files alone), so a spec of built-in families pays for neither.
 
 `write_language_docs()` rewrites docs/language.md's table of what each builtin family accepts from their
 declarations (tests/families/test_accepts_table.py fails while the two differ, and says how to run it).
@@ -17,12 +20,14 @@ declarations (tests/families/test_accepts_table.py fails while the two differ, a
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from collections.abc import Iterable
 from functools import cache
-from importlib.metadata import EntryPoint, entry_points
+from importlib.machinery import PathFinder
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from lark.exceptions import LarkError
@@ -32,6 +37,9 @@ from spec_audits.compiler.parse import DEFAULT_ANALYSIS, LazySyntax, spec_parser
 from spec_audits.compiler.typed_design import GENERATOR_ANALYSIS, SHARED
 from spec_audits.puzzles.syntax import SYNTAX as PUZZLE_SYNTAX
 from spec_audits.sdk.interface import Family, accepts_table
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint, EntryPoints
 
 SHARED_KEYWORDS = {spec.keyword for spec in SHARED} | {"generator analysis"} | {
     f"puzzle {spec.keyword}" for spec in PUZZLE_SYNTAX}
@@ -60,14 +68,63 @@ def unregister(name: str) -> None:
     _REGISTERED.pop(name, None)
 
 
+def entry_points(group: str) -> EntryPoints:
+    """The group's entry points of the installed distributions (importlib.metadata, imported only now)."""
+    from importlib.metadata import entry_points as read
+
+    return read(group=group)
+
+
 @cache
-def installed() -> dict[str, tuple[EntryPoint, ...]]:
-    """Analysis name -> the entry points of installed distributions that declare it (read once a process;
-    tests that install a distribution call installed.cache_clear())."""
+def installed(only: frozenset[str] | None = None) -> dict[str, tuple[EntryPoint, ...]]:
+    """Analysis name -> the entry points of installed distributions that declare it, of the names `only` where
+    given (none read unless a distribution may declare one of them); read once a process (tests that install a
+    distribution call installed.cache_clear())."""
     found: dict[str, tuple[EntryPoint, ...]] = {}
+    if only is not None and not _may_declare(only):
+        return found
     for point in entry_points(group=ENTRY_POINTS):
-        found[point.name] = (*found.get(point.name, ()), point)
+        if only is None or point.name in only:
+            found[point.name] = (*found.get(point.name, ()), point)
     return found
+
+
+def _may_declare(names: frozenset[str]) -> bool:
+    """Whether an installed distribution may declare one of `names` in ENTRY_POINTS, told from the entry_points.txt
+    of each *.dist-info and *.egg-info folder on sys.path, where importlib.metadata finds them; True wherever that
+    cannot tell: a path entry that is an egg or no folder (a zip), a finder of distributions besides Python's."""
+    if any(hasattr(finder, "find_distributions") and finder is not PathFinder for finder in sys.meta_path):
+        return True
+    for entry in sys.path:
+        try:
+            children = os.listdir(entry or ".")
+        except NotADirectoryError:
+            return True
+        except OSError:  # a path entry that is not there
+            continue
+        if entry.lower().endswith(".egg") or any(
+                child.lower().endswith((".dist-info", ".egg-info"))
+                and _declared(os.path.join(entry, child, "entry_points.txt"), names) for child in children):
+            return True
+    return False
+
+
+def _declared(path: str, names: frozenset[str]) -> bool:
+    """Whether the entry_points.txt at `path` (if any) names one of `names` in its ENTRY_POINTS section."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:  # none (most distributions), or an egg-info that is a file
+        return False
+    if ENTRY_POINTS.encode() not in data:  # the section's name is written out in full
+        return False
+    section = None
+    for line in map(str.strip, data.decode("utf-8", "replace").splitlines()):
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1].strip()
+        elif section == ENTRY_POINTS and line.partition("=")[0].strip() in names:
+            return True
+    return False
 
 
 def names() -> list[str]:
@@ -77,7 +134,7 @@ def names() -> list[str]:
 def get(name: str) -> Family | None:
     """The family registered under `name`, or None when no family has that name."""
     if name in BUILTIN:
-        _refuse_clash(name, installed().get(name, ()))
+        _refuse_clash(name, installed(frozenset(BUILTIN)).get(name, ()))
     if name not in _REGISTERED and name in BUILTIN:
         _REGISTERED[name] = importlib.import_module(BUILTIN[name]).FAMILY
     elif name not in _REGISTERED and name in installed():
@@ -179,7 +236,7 @@ def _built(loaded: object) -> object:
     CLOSED defers that to first use, so a record pydantic cannot build fails here, as it did at import."""
     family = getattr(loaded, "FAMILY", None) if isinstance(loaded, ModuleType) else loaded
     if isinstance(family, Family):
-        family.analysis_record.model_rebuild(force=True)
+        family.record_type().model_rebuild(force=True)
     return family
 
 

@@ -5,7 +5,7 @@ point, imports from here and from its own folder only; what is not named here is
 The package ships a `py.typed` marker, so a plug-in is type-checked against these names;
 `spec_audits/examples/echo.py` is the worked example.
 
-    the family record     Family, Form, TableKind, Importer, lazy, DesignContext, AnalysisRecord
+    the family record     Family, Form, TableKind, Importer, lazy, imported, DesignContext, AnalysisRecord
     its own clauses       ClauseSpec, Shape, Builder, Leaf, ShapeError, Syntax and the shape library (Name, ...)
     what its checks get   TypedDesign, nodes (the typed AST: Ref, Text, Design, ...), Span, ErrorCollector
     templates             compile_text, check_render, CompiledText (sandboxed, strict undefined)
@@ -264,12 +264,14 @@ if TYPE_CHECKING:
         read_checked_run,
     )
     from spec_audits.runner.results_io import (
+        final_positions,
         final_rows,
     )
     from spec_audits.runner.run_columns import (
         Codes,
         ResultCodes,
         SuiteIds,
+        unmap_freed_arrays,
     )
     from spec_audits.runner.score_input import (
         ScoreInputError,
@@ -304,6 +306,7 @@ if TYPE_CHECKING:
         Form,
         Importer,
         TableKind,
+        imported,
         lazy,
     )
     from spec_audits.stats import hypothesis, intervals, multiple, paired, position, power
@@ -370,11 +373,12 @@ __all__ = [
     "check_result_columns", "check_run_analysis", "check_slots", "check_study_runs", "checked_decode", "clauses",
     "compare_models", "comparison_blocks", "compile_text", "complete_lines", "contrast_influence",
     "default_cache_path", "did_you_mean", "domain", "draw_selections", "environment", "evaluate", "expand_runs",
-    "expect_of", "final_rows", "first_key", "flip_rates", "fmt", "from_one_arm", "from_pilot", "generate_puzzle",
+    "expect_of", "final_positions", "final_rows", "first_key", "flip_rates", "fmt", "from_one_arm", "from_pilot",
+    "generate_puzzle",
     "generate_skeleton", "generate_zebra", "hypothesis", "instantiate", "intervals", "is_local", "is_number",
-    "is_whole", "item_rng", "json_lines", "key_of", "lazy", "listed_twice", "mean_influence", "multiple", "names",
-    "no_data_background", "nodes", "ols_cluster", "ols_cluster_summed", "one_of", "one_person_compound", "open_regular",
-    "option_lines",
+    "is_whole", "imported", "item_rng", "json_lines", "key_of", "lazy", "listed_twice", "mean_influence", "multiple",
+    "names", "no_data_background", "nodes", "ols_cluster", "ols_cluster_summed", "one_of", "one_person_compound",
+    "open_regular", "option_lines",
     "paired", "pairs", "parse_answer", "parse_answer_line", "parse_cell", "parse_judge_json", "parse_option_number",
     "pilot_spread", "position", "position_bias", "power", "present", "puzzle_config", "read_bytes_capped",
     "read_checked_run", "read_csv", "read_fields", "read_results", "read_rows", "read_run", "read_score_folder",
@@ -384,6 +388,7 @@ __all__ = [
     "wilson_one", "write_bytes", "write_csv", "write_csv_rows", "write_figure", "write_json", "write_runs",
     "write_suite_folder", "write_text",
     "Codes", "ResultCodes", "SuiteIds", "iter_numbered_results", "read_manifest", "read_run_info", "suite_dir_of",
+    "unmap_freed_arrays",
 ]
 
 

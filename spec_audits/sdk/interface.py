@@ -21,9 +21,9 @@ from spec_audits.compiler.clauses import ClauseSpec
 from spec_audits.compiler.errors import ErrorCollector
 from spec_audits.compiler.family import CompiledDesign
 from spec_audits.compiler.typed_design import EVERY_DESIGN, SHARED, TypedDesign
-from spec_audits.contract.analysis_record import AnalysisRecord
 
-if TYPE_CHECKING:  # the statistics pull in scipy, the reader the row models: a spec check pays for neither
+if TYPE_CHECKING:  # the statistics pull in scipy, the reader and the records pydantic: a spec check pays for none
+    from spec_audits.contract.analysis_record import AnalysisRecord
     from spec_audits.contract.reader import Suite
     from spec_audits.runner.report.document import Document
     from spec_audits.stats.power import Variance
@@ -111,7 +111,9 @@ class Family:
     check_generator: CheckGenerator | None = None  # for a family whose data a `generator` block writes
     generate: Generate | None = None
     importers: tuple[Importer, ...] = ()  # `spec import` formats: published transcripts or tables of other harnesses
-    analysis_record: type[AnalysisRecord] = AnalysisRecord  # what its compile writes in manifest.analysis, closed
+    # what its compile writes in manifest.analysis, closed: the record class, or `imported(module, name)` of it
+    # (a spec check then never imports it, nor pydantic); None: AnalysisRecord itself, `family` and no other key
+    analysis_record: type[AnalysisRecord] | Callable[[], type[AnalysisRecord]] | None = None
     syntax: tuple[ClauseSpec[Any], ...] = ()  # its own clauses' keywords and argument shapes (compiler/clauses.py)
     variances: Variances | None = None  # `spec plan`: its statistics' variances (spec_audits/stats/power.py)
     reads_replies: bool = False  # its scorer reads each reply itself: a reply counts as scorable though unparsed
@@ -119,6 +121,16 @@ class Family:
     def reads(self) -> set[str]:
         """The `spec score` options (parameter names) its scorers read; any other given is refused."""
         return {*self.score_options, *(str(flag.name) for flag in self.score_flags)}
+
+    def record_type(self) -> type[AnalysisRecord]:
+        """Its analysis record's class (analysis_record), imported now where the family names it lazily."""
+        if self.analysis_record is None:
+            from spec_audits.contract.analysis_record import AnalysisRecord
+
+            return AnalysisRecord
+        if isinstance(self.analysis_record, type):
+            return self.analysis_record
+        return self.analysis_record()
 
 
 def accepts_table(families: list[Family]) -> str:
@@ -154,6 +166,12 @@ def _docs_link(docs: str) -> str:
 
 def _written(forms: Iterable[str]) -> str:
     return ", ".join(f"`{form}`".replace("|", "\\|") for form in forms) or "none"
+
+
+def imported(module: str, name: str) -> Callable[[], Any]:
+    """`module.name` itself, imported on first call: a family's analysis record is a pydantic model, which
+    checking a spec should not pay for (Family.analysis_record)."""
+    return lambda: getattr(importlib.import_module(module), name)
 
 
 def lazy(module: str, name: str) -> Callable[..., Any]:

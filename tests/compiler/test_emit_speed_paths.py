@@ -1,5 +1,6 @@
 """The compile's fast paths give what the plain ones gave: the memoised render (with the steps it took),
-the C JSON encoder built once, the bucketed sort by id; and a row over the render step limit."""
+a template parsed and compiled once for all its checks, the C JSON encoder built once, the bucketed sort by
+id; and a row over the render step limit."""
 
 from __future__ import annotations
 
@@ -11,9 +12,16 @@ import pytest
 
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.emit import DuplicateRowError, Tally, write_rows
-from spec_audits.compiler.errors import Span, SpecError
-from spec_audits.compiler.sandbox import tally_steps
-from spec_audits.compiler.templates import CompiledText, RenderMemo
+from spec_audits.compiler.errors import ErrorCollector, Span, SpecError
+from spec_audits.compiler.sandbox import environment, tally_steps
+from spec_audits.compiler.templates import (
+    CompiledText,
+    RenderMemo,
+    check_attributes,
+    check_slots,
+    compile_text,
+    parsed,
+)
 from spec_audits.contract.seeding import canonical_json
 
 LOOPS = "{% for a in s %}{% for b in s %}{% endfor %}{% endfor %}"
@@ -41,6 +49,27 @@ design main:
 
 def text(value: str) -> CompiledText:
     return CompiledText(n.Text(span=Span("t.spec", 3, 10), value=value, body_line=3), "template 'q'")
+
+
+# ---- one parse and one compile per template ------------------------------------------------
+
+WALKED = ("{% set people = target.plurall %}{% for x in items | sort %}{{ loop.index }} {{ x.n }}{% endfor %}"
+          "{% with y = first %}{{ y.n ~ answer }}{% endwith %}{% if second.n > 2 %}{{ people | upper }}{% endif %}")
+
+
+def test_a_template_is_compiled_once_and_its_checks_leave_its_tree_as_parsed() -> None:
+    errors = ErrorCollector()
+    first = compile_text(text(WALKED).text, "template 'q'", {"target", "items", "first", "second"}, errors)
+    again = text(WALKED)
+    check_slots(again.text, "template 'q'", ["answer"], errors)
+    check_attributes(again.text, "template 'q'", {"target": ["plural", "singular"]}, errors)
+    assert first is not None and again.template is first.template  # the second compile was the first's
+    assert parsed(WALKED) == environment().parse(WALKED)  # the shared tree was read, never rewritten
+    assert [d.message for d in errors.diagnostics] == [
+        "undefined template variable 'answer' in template 'q'",
+        "'answer' in template 'q' is filled in when the text is sent, so it can only be shown as it is",
+        "undefined template variable 'target.plurall' in template 'q'",
+    ]
 
 
 # ---- memoised renders ---------------------------------------------------------------------

@@ -1,8 +1,10 @@
 """The built parser is kept between commands in the user's own cache folder (compiler/parser_cache.py): a
-pickle, so it is loaded only when this user wrote it there, and a damaged file is built again."""
+pickle, so it is loaded only when this user wrote it there, and a damaged file is built again; its table is
+read back as lark reads it."""
 
 from __future__ import annotations
 
+import gc
 import io
 import os
 import pickle
@@ -11,9 +13,16 @@ from pathlib import Path
 
 import pytest
 from lark import Lark
+from lark.grammar import Rule
+from lark.lexer import TerminalDef
+from lark.parsers.lalr_analysis import IntParseTable, Reduce, Shift
+from lark.utils import SerializeMemoizer
 
 from spec_audits.base.user_cache import CACHE_ENV
-from spec_audits.compiler.parser_cache import OPTIONS, cache_file, cached_parser
+from spec_audits.compiler.clauses import clause_rules
+from spec_audits.compiler.parse import GRAMMAR_PATH
+from spec_audits.compiler.parser_cache import OPTIONS, TableParser, cache_file, cached_parser
+from spec_audits.dispatch import registry
 
 GRAMMAR = 'start: "a" NAME\n%import common.CNAME -> NAME\n%ignore " "\n'
 OTHER = 'start: "b"\n'
@@ -104,3 +113,33 @@ def test_another_users_file_is_never_loaded(tmp_path: Path) -> None:
 def test_a_cache_folder_that_cannot_be_written_costs_only_the_time(cache_folder: Path) -> None:
     cache_folder.write_text("a file where the folder should be")
     assert cached_parser(GRAMMAR).parse("a x").children[0] == "x"
+
+
+def test_the_saved_table_is_read_as_lark_reads_it() -> None:
+    saved = pickle.loads(_saved(GRAMMAR_PATH.read_text(encoding="utf-8") + "\n" + clause_rules(registry.syntax())))
+    memo = SerializeMemoizer.deserialize(saved["memo"], {"Rule": Rule, "TerminalDef": TerminalDef}, {})
+    table = saved["data"]["parser"]["parser"]
+    ours = TableParser.deserialize(table, memo, {})._parse_table
+    larks = IntParseTable.deserialize(table, memo)
+    assert (ours.states, ours.start_states, ours.end_states) == (larks.states, larks.start_states, larks.end_states)
+    assert len(ours.states) > 400
+    assert {action for actions in ours.states.values() for action, _ in actions.values()} == {Shift, Reduce}
+
+
+def test_the_garbage_collector_is_paused_only_while_the_saved_parser_loads(monkeypatch: pytest.MonkeyPatch) -> None:
+    cached_parser(GRAMMAR)  # built and saved
+    load, during = Lark.load, []
+
+    def watched(f: io.BytesIO) -> Lark:
+        during.append(gc.isenabled())
+        return load(f)
+
+    monkeypatch.setattr(Lark, "load", watched)
+    assert cached_parser(GRAMMAR).parse("a x").children[0] == "x"
+    assert (during, gc.isenabled()) == ([False], True)
+    gc.disable()
+    try:
+        cached_parser(GRAMMAR)
+        assert not gc.isenabled()  # a caller's own pause is left as it was
+    finally:
+        gc.enable()

@@ -54,3 +54,26 @@ def test_an_unknown_command_is_a_usage_error() -> None:
     result = CliRunner().invoke(main, ["chek"])
     assert result.exit_code == 2 and isinstance(result.exception, SystemExit)
     assert "Error: No such command 'chek'." in result.output
+
+
+def test_check_runs_with_the_collector_paused_and_leaves_it_as_it_was(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A check keeps what it builds, so the collector's passes would free nothing: it is paused for the
+    command's imports and its work, and enabled again afterwards (a later `spec run` in the same process
+    still collects)."""
+    import gc
+
+    from spec_audits.compiler.dispatch import build
+
+    seen: list[bool] = []
+    checked = build.check_file
+
+    def recording(*args: object, **kwargs: object) -> object:
+        seen.append(gc.isenabled())
+        return checked(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(build, "check_file", recording)
+    assert gc.isenabled()
+    result = CliRunner().invoke(main, ["check", str(ROOT / "specs" / "triage.spec")])
+    assert result.exception is None and result.exit_code == 0, result.output
+    assert seen == [False]
+    assert gc.isenabled()

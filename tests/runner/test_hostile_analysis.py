@@ -45,7 +45,7 @@ def test_every_shipped_suites_analysis_is_its_familys_record(manifest: Path) -> 
     analysis = json.loads(manifest.read_text())["analysis"]
     family = registry.get(analysis["family"])
     assert family is not None
-    record = checked_analysis(analysis, family.analysis_record, manifest)
+    record = checked_analysis(analysis, family.record_type(), manifest)
     assert record.model_dump(exclude_none=True) == analysis
 
 

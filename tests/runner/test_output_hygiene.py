@@ -67,7 +67,7 @@ def _hostile_suite(folder: Path) -> Path:
     return write_suite(folder, rows)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A scored influence run whose groups, factors and influences are a formula, a script and escapes."""
     base = tmp_path_factory.mktemp("hostile")

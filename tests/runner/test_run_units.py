@@ -18,7 +18,7 @@ from spec_audits.runner.item_runner import answer_probabilities
 from spec_audits.runner.merge import MergeError, merge_runs
 from spec_audits.runner.plan import Shard, plan
 from spec_audits.runner.run_config import RunConfig
-from tests.stub_server import StubServer
+from tests.stub_server import StubConfig, StubServer
 from tests.support import shipped_suite
 
 AB = ("A", "B")
@@ -65,6 +65,18 @@ def test_answer_probabilities_normalise_over_valid_tokens() -> None:
     probs = answer_probabilities(top, ["A", "B"])
     assert probs and abs(sum(probs.values()) - 1) < 1e-12 and probs["A"] > 0.8
     assert answer_probabilities([{"token": "Which", "logprob": 0.0}], ["A", "B"]) is None
+
+
+def test_the_stub_answers_a_logprob_call_with_its_tokens() -> None:
+    """benchmarks/scale_bench.py runs a yes/no logprob suite on the stub: with A and B no row had an answer."""
+    body = {"messages": [{"role": "user", "content": "Approve? Answer yes or no."}], "logprobs": True}
+    reply = StubServer(StubConfig(tokens=("yes", "no"))).completion(body)["choices"][0]
+    answer = reply["message"]["content"]
+    probs = answer_probabilities(reply["logprobs"]["content"][0]["top_logprobs"], ["yes", "no"])
+    assert answer in ("yes", "no") and probs is not None
+    assert probs[answer] == pytest.approx(0.7) and sum(probs.values()) == pytest.approx(1.0)
+    assert answer_probabilities(StubServer().completion(body)["choices"][0]["logprobs"]["content"][0]["top_logprobs"],
+                                ["yes", "no"]) is None
 
 
 def test_limit_is_seeded_and_stratified_over_cells(make_suite: Callable[..., Path]) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from spec_audits.contract import reader
+from spec_audits.contract import reader, unique_ids
 from spec_audits.contract.reader import ContractError, read_suite, scan_suite
 from spec_audits.contract.suite_model import SuiteRow
 from spec_audits.contract.writer import suite_row
@@ -89,12 +89,12 @@ def test_row_of_reads_any_row_of_the_suite_by_id(tmp_path: Path) -> None:
     assert streamed.row_of("0" * 16) is None
 
 
-@pytest.mark.parametrize("counted", [reader.COUNTED_IDS, 0], ids=["counted", "sorted in numpy"])
+@pytest.mark.parametrize("counted", [unique_ids.COUNTED_IDS, 0], ids=["counted", "sorted in numpy"])
 def test_a_repeated_id_is_named_at_its_second_line_and_a_hash_collision_is_no_repeat(
         counted: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(reader, "COUNTED_IDS", counted)  # a small suite's ids are counted, a large one's sorted
+    monkeypatch.setattr(unique_ids, "COUNTED_IDS", counted)  # a small suite's ids are counted, a large one's sorted
     folder = write_suite(tmp_path / "suite", _rows(6, False))
-    monkeypatch.setattr(reader, "id_hash", lambda text: 7)  # every id's hash agrees: the file is read again
+    monkeypatch.setattr(unique_ids, "id_hash", lambda text: 7)  # every id's hash agrees: the file is read again
     assert len(read_suite(folder).rows) == 6
     lines = (folder / "suite.jsonl").read_bytes().splitlines(keepends=True)
     (folder / "suite.jsonl").write_bytes(b"".join([*lines[:4], lines[1], *lines[4:]]))

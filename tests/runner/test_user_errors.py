@@ -131,11 +131,16 @@ def test_the_file_size_limit_leaves_no_half_merged_run(tmp_path: Path) -> None:
     assert left in ([], [LOCK_FILE])  # a second merge into it is not refused as 'exists'; the lock file stays
 
 
-def test_a_full_disk_leaves_the_report_unwritten(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def score_folder(golden_scored: Path, tmp_path: Path) -> Path:
+    """A copy of the golden counts' score folder (conftest's, made once per test process) for a test to damage."""
+    return Path(shutil.copytree(golden_scored, tmp_path / "scored"))
+
+
+def test_a_full_disk_leaves_the_report_unwritten(score_folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     if not Path("/dev/full").exists():
         pytest.skip("needs /dev/full, the device whose every write fails with ENOSPC")
-    scored = tmp_path / "scored"
-    assert _spec("score", "--counts", COUNTS, "-o", scored, "--bootstrap", "20")[0] == 0
+    scored = score_folder
 
     def full_disk(path: str, flags: int) -> int:  # the disk fills as report.html is written
         made = fresh_opener(path, flags)  # the partial file is made, as on a real disk
@@ -174,17 +179,6 @@ def test_a_read_only_folder_is_named(tmp_path: Path, make_suite: Callable[..., P
     assert status == 1 and output.startswith(f"Error: {folder / 'run'}: ")
 
 
-@pytest.fixture(scope="module")
-def scored_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One `spec score` for the module (seconds of bootstrap and plots); each test damages its own copy."""
-    out = tmp_path_factory.mktemp("scored") / "scored"
-    assert _spec("score", "--counts", COUNTS, "-o", out, "--bootstrap", "20")[0] == 0
-    return out
-
-
-@pytest.fixture
-def score_folder(scored_once: Path, tmp_path: Path) -> Path:
-    return Path(shutil.copytree(scored_once, tmp_path / "scored"))
 
 
 @pytest.mark.parametrize(("file", "content", "message"), [

@@ -1,34 +1,45 @@
-"""A conditional-bias run as one record per (model, bank row): the answers of both arms in each condition
-(0-based original option indices; NaN for an abstention or a failed call), Eq. 1 per condition, the six
-row scalars and the bank row's covariates. Shared rows (zero_shot, neutral_turn) are found by unit."""
+"""A conditional-bias run read as columns, each file in one stream: the suite into `columns.BiasSuite`, results.jsonl
+into arrays of each row's suite position, sample, model, answer and failure, checked at the end of the stream
+(`ResultCodes`), of which the final row of each item and sample is kept (`final_positions`).
+
+The bank-row frame (frame.py), the abstentions and the position answers are built from those arrays; shared rows
+(zero_shot, neutral_turn) are found by unit. docs/cognitive-bias.md, Memory, says what is held and why."""
 
 from __future__ import annotations
 
-import math
+from array import array
 from collections import Counter
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from spec_audits.families.cognitive_bias.rows import check_rows
-from spec_audits.families.cognitive_bias.score.metric import bias_metric, effects
-from spec_audits.families.cognitive_bias.score.position import answer_record
+from spec_audits.families.cognitive_bias.score.columns import BiasSuite
+from spec_audits.families.cognitive_bias.score.frame import Finals, answer_facts, bank_rows, values_of
+from spec_audits.families.cognitive_bias.score.position import COUNTS
 from spec_audits.sdk import (
     RESULTS_FILE,
+    CodedMeanings,
     Manifest,
     ResultCodes,
+    RunInfo,
     ScoreInputError,
-    Suite,
-    SuiteRow,
     check_study_runs,
+    final_positions,
     iter_numbered_results,
+    read_manifest,
     read_run_info,
+    read_suite,
+    row_contradicts,
     scan_run,
+    suite_dir_of,
+    unmap_freed_arrays,
 )
 
-CONDITIONS = ("zero_shot", "neutral_turn", "biased_turn")
+CHUNK = 4096  # result rows looked up in the suite's ids at a time
 
 
 @dataclass(frozen=True)
@@ -39,7 +50,7 @@ class BiasRun:
     manifest: Manifest
     abstentions: pd.DataFrame
     failed: int
-    answers: pd.DataFrame  # one record per valid answer: its display order and whether it was the first shown
+    answers: pd.DataFrame  # valid answers per model, target bias, unit, condition and display order (_shown)
 
     @property
     def analysis(self) -> dict[str, Any]:
@@ -47,81 +58,45 @@ class BiasRun:
 
 
 def load_bias_run(run_dir: Path) -> BiasRun:
-    """Both files streamed (docs/cognitive-bias.md, Memory): the suite's rows held without their messages, of the
-    results only each (item, sample)'s final one, and of it only its item, model, answer and error."""
-    suite = _slim_suite(run_dir)
-    check_rows(suite.manifest.analysis or {}, suite)  # every arm, bias and covariate the scorer reads is there
-    results = _final_results(run_dir, suite)
-    if not results:
+    """Both files streamed into columns; see the module docstring."""
+    unmap_freed_arrays()
+    info = read_run_info(run_dir)
+    manifest, _ = read_manifest(suite_dir_of(run_dir, info))
+    analysis = manifest.analysis or {}
+    suite = BiasSuite(analysis)
+    _, head = scan_run(run_dir, suite.add)
+    if suite.problem is not None:  # every arm, bias and covariate the scorer reads is there
+        raise row_contradicts(read_suite(head.path), *suite.problem)
+    finals = _final_results(run_dir / RESULTS_FILE, suite, info)
+    if not len(finals.positions):
         raise ScoreInputError(run_dir / RESULTS_FILE, "no results to score")
-    items = {row.id: row for row in suite.rows}
-    answers: dict[tuple[str, str, str, str], float] = {}  # (model, owner, condition, arm) -> index
-    counts: Counter[tuple[str, str, str]] = Counter()
-    shown = []
-    for result in results:
-        row = items.get(result.item_id)
-        if row is None:
-            raise ScoreInputError(run_dir / RESULTS_FILE, f"item {result.item_id} is not in the suite")
-        index = _index(row, result.answer) if result.error is None else math.nan
-        cell = row.cell
-        answers[(result.model, _owner(row), str(cell["condition"]), str(cell["arm"]))] = index
-        counts[(result.model, str(cell["condition"]), "abstained" if math.isnan(index) else "answered")] += 1
-        if not math.isnan(index):
-            shown.append(answer_record(result.model, row, result.answer))
-    analysis = suite.manifest.analysis or {}
-    models = sorted({r.model for r in results})
-    records = [_record(model, row, answers, analysis) for model in models for row in suite.rows
-               if row.cell.get("condition") == "biased_turn" and row.cell.get("arm") == analysis["arms"][0]]
-    frame = pd.DataFrame([r for r in records if r is not None])
+    index, first, original = answer_facts(suite, finals)
+    frame = bank_rows(suite, finals, index, analysis)
     if frame.empty:
         raise ScoreInputError(run_dir / RESULTS_FILE, "no bank row has answers in the biased_turn condition")
-    return BiasRun(frame, suite.manifest, _abstentions(counts), sum(r.error is not None for r in results),
-                   pd.DataFrame(shown))
+    return BiasRun(frame, head.manifest, _abstentions(suite, finals, index), int(finals.failed.sum()),
+                   _shown(suite, finals, index, first, original))
 
 
-def _slim_suite(run_dir: Path) -> Suite:
-    """The run's suite without its rows' messages and extraction prompt (most of a row's bytes), which the scorer
-    never reads, each distinct answers mapping, decode settings, metric and covariates held once."""
-    rows: list[SuiteRow] = []
-    held: dict[str, Any] = {}  # repr (keys in order, types told apart) -> the equal value already held
-
-    def once(value: Any) -> Any:
-        return held.setdefault(repr(value), value) if isinstance(value, dict) else value
-
-    def keep(offset: int, row: SuiteRow) -> None:
-        meta = None if row.meta is None else {key: once(value) for key, value in row.meta.items()}
-        rows.append(row.model_copy(update={"messages": [], "extract": None, "answers": once(row.answers),
-                                           "decode": once(row.decode), "meta": meta}))
-
-    _, head = scan_run(run_dir, keep)
-    return Suite(path=head.path, manifest=head.manifest, manifest_sha256=head.manifest_sha256, sha256=head.sha256,
-                 rows=rows)
-
-
-class _Final(NamedTuple):
-    """What the scorer reads of a result row."""
-
-    item_id: str
-    model: str
-    answer: str | None
-    error: str | None
-
-
-def _final_results(run_dir: Path, suite: Suite) -> list[_Final]:
-    """results.jsonl's final row of each (item, sample) (runner/results_io.final_rows), only what the scorer reads
-    of it, each row checked against the run and the suite as it streams."""
-    path, codes = run_dir / RESULTS_FILE, ResultCodes()
-    position = {row.id: index for index, row in enumerate(suite.rows)}
-    kept: dict[tuple[str, int], _Final] = {}
-    for _, line, row in iter_numbered_results(path):
-        codes.add(line, position.get(row.item_id, -1), row)
-        key = (row.item_id, row.sample)
-        if key not in kept or row.error is None or kept[key].error is not None:
-            answer = codes.answers.codes[-1]  # the model and answer as the texts the codes hold, each once
-            kept[key] = _Final(row.item_id, codes.models.values[codes.models.codes[-1]],
-                               None if answer < 0 else codes.answers.values[answer], row.error)
-    codes.check(path, read_run_info(run_dir), [row.answers for row in suite.rows])
-    return list(kept.values())
+def _final_results(path: Path, suite: BiasSuite, info: RunInfo) -> Finals:
+    """results.jsonl's final row of each (item, sample) (runner/results_io.final_rows) as arrays, every row checked
+    against the run and the suite (`ResultCodes`) as it streams."""
+    codes, samples, failed = ResultCodes(), array("q"), array("b")
+    stream = iter_numbered_results(path)
+    while chunk := list(islice(stream, CHUNK)):
+        at = suite.ids.positions([result.item_id for _, _, result in chunk])
+        for (_, line, result), position in zip(chunk, at.tolist(), strict=True):
+            if position < 0:
+                raise ScoreInputError(path, f"item {result.item_id} is not in the suite", row=line, column="item_id")
+            codes.add(line, position, result)
+            samples.append(result.sample)
+            failed.append(result.error is not None)
+    codes.check(path, info, CodedMeanings(suite.forms.array(), suite.forms.values))
+    positions, sample = np.array(codes.positions, dtype=np.int64), np.array(samples, dtype=np.int64)
+    errors = np.array(failed, dtype=bool)
+    kept = final_positions(positions * (int(sample.max(initial=0)) + 1) + sample, errors)
+    return Finals(positions[kept], codes.models.array()[kept], codes.answers.array()[kept], errors[kept],
+                  codes.models.values, codes.answers.values)
 
 
 def load_bias_runs(run_dirs: list[Path]) -> BiasRun:
@@ -133,36 +108,37 @@ def load_bias_runs(run_dirs: list[Path]) -> BiasRun:
                    sum(r.failed for r in runs), pd.concat([r.answers for r in runs], ignore_index=True))
 
 
-def _owner(row: SuiteRow) -> str:
-    """Shared rows belong to their unit, the others to their bank row."""
-    meta = row.meta or {}
-    return str(meta.get("bank_row") or row.unit)
+def _shown(suite: BiasSuite, finals: Finals, index: np.ndarray, first: np.ndarray,
+           original: np.ndarray) -> pd.DataFrame:
+    """The valid answers counted per model, target bias, unit, condition and display order (position.COUNTS): all
+    of them, those of the label shown first and those of the original first option."""
+    kept = ~np.isnan(index)
+    if not kept.any():
+        return pd.DataFrame()
+    at = finals.positions[kept]
+    keys = ("target_bias", "condition", "reversed")
+    coded = [finals.models[kept], suite.units.array()[at], *(suite.column(key)[at] for key in keys)]
+    sizes = [len(finals.model_names), len(suite.units.values), *(len(suite.cells[key].values) for key in keys)]
+    cells, inverse = np.unique(np.ravel_multi_index([codes + 1 for codes in coded], [n + 1 for n in sizes]),
+                               return_inverse=True)
+    model, unit, target, condition, order = (codes - 1 for codes in np.unravel_index(cells, [n + 1 for n in sizes]))
+    reversed_of = np.array([int(value or 0) for value in suite.cells["reversed"].values] + [0], dtype=np.int64)
+    counts = {name: np.bincount(inverse.ravel(), weights=weights, minlength=len(cells)).astype(np.int64)
+              for name, weights in zip(COUNTS, (None, first[kept], original[kept]), strict=True)}
+    return pd.DataFrame({"model": values_of(finals.model_names, model), "target_bias": values_of(
+        suite.cells["target_bias"].values, target), "unit": values_of(suite.units.values, unit),
+        "condition": values_of(suite.cells["condition"].values, condition), "reversed": reversed_of[order], **counts})
 
 
-def _index(row: SuiteRow, answer: str | None) -> float:
-    if answer is None or answer not in row.answers:
-        return math.nan
-    return float(row.answers[answer])
-
-
-def _record(model: str, row: SuiteRow, answers: dict[tuple[str, str, str, str], float],
-            analysis: dict[str, Any]) -> dict[str, Any] | None:
-    meta = row.meta or {}
-    control, treatment = analysis["arms"]
-    owners = {"zero_shot": str(row.unit), "neutral_turn": str(row.unit), "biased_turn": str(meta["bank_row"])}
-    if (model, owners["biased_turn"], "biased_turn", control) not in answers:
-        return None  # a bank row this run did not reach (--limit, --shard)
-    record: dict[str, Any] = {"model": model, "target": row.cell["target_bias"], "human": row.cell["human_bias"],
-                              "unit": row.unit, "bank_row": meta["bank_row"], "diagonal": row.cell["diagonal"]}
-    for condition in CONDITIONS:
-        a1 = answers.get((model, owners[condition], condition, control), math.nan)
-        a2 = answers.get((model, owners[condition], condition, treatment), math.nan)
-        record |= {f"a1_{condition}": a1, f"a2_{condition}": a2, f"m_{condition}": bias_metric(a1, a2, meta["metric"])}
-    record |= effects(record["m_zero_shot"], record["m_neutral_turn"], record["m_biased_turn"])
-    return record | dict(meta.get("covariates") or {})
-
-
-def _abstentions(counts: Counter[tuple[str, str, str]]) -> pd.DataFrame:
+def _abstentions(suite: BiasSuite, finals: Finals, index: np.ndarray) -> pd.DataFrame:
+    """Answered and abstained final rows (a failed call abstains) per model and condition, and the rate."""
+    conditions, names = suite.text_codes("condition")
+    cells = finals.models.astype(np.int64) * len(names) + conditions[finals.positions]
+    counts: Counter[tuple[str, str, str]] = Counter()
+    for kind, mask in (("answered", ~np.isnan(index)), ("abstained", np.isnan(index))):
+        found, count = np.unique(cells[mask], return_counts=True)
+        for cell, n in zip(found.tolist(), count.tolist(), strict=True):
+            counts[(finals.model_names[cell // len(names)], names[cell % len(names)], kind)] = n
     keys = sorted({(model, condition) for model, condition, _ in counts})
     rows = [{"model": m, "condition": c, "answered": counts[(m, c, "answered")],
              "abstained": counts[(m, c, "abstained")]} for m, c in keys]

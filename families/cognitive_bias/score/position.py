@@ -17,17 +17,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from spec_audits.sdk import SuiteRow, position_bias, wilson_one
+from spec_audits.sdk import position_bias, wilson_one
 
 ONE_ORDER = "every option list is shown in one order (reverse 0)"
 
 
-def answer_record(model: str, row: SuiteRow, answer: str | None) -> dict[str, Any]:
-    """One valid answer's display facts: was it the first shown, was it the original first option."""
-    first_label = "1" if "1" in row.answers else "A"
-    return {"model": model, "target_bias": row.cell.get("target_bias"), "unit": row.unit,
-            "condition": row.cell["condition"], "reversed": int(row.cell.get("reversed") or 0),
-            "first": answer == first_label, "original_first": row.answers.get(str(answer)) == "0"}
+COUNTS = ("n", "first", "original_first")
+"""What `answers` holds per (model, target_bias, unit, condition, reversed): valid answers, those of the label shown
+first, those of the original first option (load.py counts them as results.jsonl streams)."""
 
 
 def item_table(answers: pd.DataFrame) -> pd.DataFrame:
@@ -36,7 +33,7 @@ def item_table(answers: pd.DataFrame) -> pd.DataFrame:
     if answers.empty:
         return pd.DataFrame(columns=["model", "target_bias", "unit", "reversed", "n", "first", "share"])
     table = answers.groupby(["model", "target_bias", "unit", "reversed"], dropna=False, sort=True).agg(
-        n=("first", "size"), first=("first", "sum")).reset_index()
+        n=("n", "sum"), first=("first", "sum")).reset_index()
     table["share"] = table["first"] / table["n"]
     return table
 
@@ -56,7 +53,7 @@ def _arm(rows: pd.DataFrame, alpha: float) -> dict[str, Any]:
     shares = {f"reversed_{o}": _share(g, alpha) for o, g in orders.items()}
     if any(g.empty for g in orders.values()):
         return shares | {"position": None, "p": None, "absent": ONE_ORDER}
-    n = [np.array([float(len(g))]) for g in orders.values()]
+    n = [np.array([float(g["n"].sum())]) for g in orders.values()]
     first = [np.array([float(g["first"].sum())]) for g in orders.values()]
     same = np.array([float(orders[1]["original_first"].sum())])
     found = position_bias(first[0], n[0], first[1], n[1], alpha, same_b=same)
@@ -65,7 +62,7 @@ def _arm(rows: pd.DataFrame, alpha: float) -> dict[str, Any]:
 
 
 def _share(rows: pd.DataFrame, alpha: float) -> dict[str, Any]:
-    n, k = len(rows), int(rows["first"].sum())
+    n, k = int(rows["n"].sum()), int(rows["first"].sum())
     if n == 0:
         return {"k": 0, "n": 0, "share": None, "ci": None}
     return {"k": k, "n": n, "share": k / n, "ci": list(wilson_one(k, n, alpha) or ())}

@@ -16,8 +16,8 @@ def status_bias(frame: pd.DataFrame, attributes: tuple[str, ...]) -> pd.DataFram
     """Could-be yes-rate (%) per model, condition, setting, person status and group, over parsable
     Could-be replies: how often each group is identified as a good / neutral / bad described person."""
     could = frame[(frame["probe"] == "could_be") & (frame["format"] != "neutral") & parsable(frame)]
-    grouped = by_group(could.assign(yes=could["answer"] == "yes"), attributes).groupby(
-        [*SETTING, "status", "dimension", "group"], dropna=False)["yes"]
+    answers = could[[*SETTING, "status", *attributes]].assign(yes=could["answer"] == "yes")
+    grouped = by_group(answers, attributes).groupby([*SETTING, "status", "dimension", "group"], dropna=False)["yes"]
     table = grouped.agg(yes_rate="mean", replies="size").reset_index()
     return table.assign(yes_rate=100 * table["yes_rate"])
 

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from spec_audits.families.cue.score.events import by_group
+from spec_audits.families.cue.score.metrics import COUNTS
 from spec_audits.sdk import Estimate, compare_models, contrast_influence, ties
 
 Groups = dict[tuple[str, str], Estimate]  # (dimension, group) -> that group's Net
@@ -35,8 +36,9 @@ def setting_name(shown: bool) -> str:
 
 def model_comparisons(events: pd.DataFrame, attributes: tuple[str, ...], alpha: float) -> dict[str, Any]:
     """Every pair of models on every Net and gap they share; the rows and the ties."""
-    codes = {name: code for code, name in enumerate(sorted(events["dilemma"].astype(str).unique()))}
-    grouped = by_group(events, attributes)
+    codes = {name: code for code, name in enumerate(sorted(str(name) for name in pd.unique(events["dilemma"])))}
+    kept = ["model", "consequences", "format", "difficulty", "dilemma", *COUNTS, *attributes]
+    grouped = by_group(events[list(dict.fromkeys(kept))], attributes)
     estimates: dict[str, dict[str, Estimate]] = {}
     for model, frame in grouped.groupby("model", sort=True):
         estimates[str(model)] = _statistics(frame, codes)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 VALID = {"what_if": {"option1", "option2"}, "could_be": {"yes", "no"}}
@@ -9,12 +10,12 @@ BASELINE_KEYS = ["model", "dilemma", "consequences"]
 
 
 def parsable(frame: pd.DataFrame) -> pd.Series:
-    """Whether each answer is valid for its probe; everything else is an abstention."""
-    return pd.Series(
-        [answer in VALID.get(probe, set()) for probe, answer in zip(frame["probe"], frame["answer"], strict=True)],
-        index=frame.index,
-        dtype=bool,
-    )
+    """Whether each answer is valid for its probe; everything else is an abstention. Column-wise: iterating a
+    categorical column would make a Python string of every row."""
+    valid = pd.Series(False, index=frame.index)
+    for probe, answers in VALID.items():
+        valid |= (frame["probe"] == probe) & frame["answer"].isin(sorted(answers))
+    return valid
 
 
 def abstention(frame: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
@@ -41,8 +42,8 @@ def directional_events(frame: pd.DataFrame, solved_only: bool = False) -> pd.Dat
     if solved_only:
         cued = cued[(cued["format"] != "puzzled") | cued["solved"].eq(True)]
     events = cued.merge(baseline, on=BASELINE_KEYS, how="inner")
-    chose_benefit = events["baseline"] == events["benefit"]
-    answered_benefit = events["answer"] == events["benefit"]
+    chose_benefit = same_text(events["baseline"], events["benefit"])
+    answered_benefit = same_text(events["answer"], events["benefit"])
     return events.assign(
         favor_eligible=~chose_benefit,
         favor=~chose_benefit & answered_benefit,
@@ -51,10 +52,30 @@ def directional_events(frame: pd.DataFrame, solved_only: bool = False) -> pd.Dat
     )
 
 
+def same_text(a: pd.Series, b: pd.Series) -> pd.Series:
+    """a == b row by row, compared as codes over the texts of both (a categorical compares only with one of the
+    same categories; as texts, a million rows would be a string each); a missing value equals nothing."""
+    texts = pd.Index(_texts([a, b]))
+    left, right = pd.Categorical(a, categories=texts).codes, pd.Categorical(b, categories=texts).codes
+    return pd.Series((left == right) & (left >= 0), index=a.index)
+
+
 def by_group(events: pd.DataFrame, attributes: tuple[str, ...]) -> pd.DataFrame:
     """One row per (event, group): each answer counts toward its group of every hidden attribute (its
-    gender group and its race group in the paper); `dimension` names the attribute."""
-    parts = [events.assign(dimension=column, group=events[column]) for column in attributes]
+    gender group and its race group in the paper); `dimension` names the attribute. Both are categoricals over
+    every attribute's texts, so that the parts stay a code a row when joined (not a string a row)."""
+    names = pd.CategoricalDtype(sorted(attributes))
+    groups = pd.CategoricalDtype(_texts([events[column] for column in attributes]))
+    parts = [events.assign(dimension=pd.Categorical.from_codes(np.full(len(events), names.categories.get_loc(column)),
+                                                               dtype=names),
+                           group=pd.Categorical(events[column], dtype=groups)) for column in attributes]
     if not parts:
         return events.assign(dimension=pd.Series(dtype=str), group=pd.Series(dtype=str)).iloc[0:0]
     return pd.concat(parts, ignore_index=True)
+
+
+def _texts(columns: list[pd.Series]) -> list[str]:
+    """The texts the columns can hold (a categorical's every category), sorted."""
+    found = (column.cat.categories if isinstance(column.dtype, pd.CategoricalDtype) else pd.unique(column)
+             for column in columns)
+    return sorted({value for values in found for value in values if isinstance(value, str)})

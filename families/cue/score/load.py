@@ -21,19 +21,15 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from spec_audits.families.cue.check import CELL_FIELDS
+from spec_audits.families.cue.score.columns import CueAnswers, CueSuite
 from spec_audits.sdk import (
     RESULTS_FILE,
     SUITE_FILE,
     Manifest,
     ResultCodes,
     ScoreInputError,
-    SuiteColumns,
-    SuiteIds,
-    SuiteRow,
     check_study_runs,
     iter_numbered_results,
     scan_run,
@@ -57,17 +53,16 @@ class CueRun:
 
 def load_cue_run(run_dir: Path) -> CueRun:
     """Read run.json, the suite and results.jsonl into the tidy frame spec_audits.families.cue.score scores. Both
-    files are streamed: of the suite its rows' cells and answers as columns (runner/suite_columns.py; never the
-    messages and puzzles, most of a cue row's bytes), of the results each answered row's record as columns."""
-    suite = _CueSuite()
+    files are streamed and kept as codes (score/columns.py): of the suite its rows' cells and answers, never the
+    messages and puzzles (most of a cue row's bytes), of the results each answered reply's position and reading."""
+    suite = CueSuite()
     info, head = scan_run(run_dir, suite.add)
     if suite.unformatted is not None:
         raise ScoreInputError(head.path / SUITE_FILE, "a cue-visibility row needs cell.format", row=suite.unformatted,
                               column="cell")
     strict = (head.manifest.analysis or {}).get("parse", "strict") == "strict"
     path = run_dir / RESULTS_FILE
-    records: dict[str, list[Any]] = {}
-    codes, failed = ResultCodes(), 0
+    answers, codes, failed = CueAnswers(suite.attributes), ResultCodes(), 0
     stream = iter_numbered_results(path)
     while chunk := list(islice(stream, CHUNK)):
         for (_, line, result), position in zip(chunk, suite.ids.positions([r.item_id for _, _, r in chunk]).tolist(),
@@ -78,44 +73,14 @@ def load_cue_run(run_dir: Path) -> CueRun:
             if result.error is not None:
                 failed += 1
                 continue
-            found = _record(suite.cell(position), tuple(suite.columns.answers[position]), suite.attributes,
-                            result.model, result.response, result.answer, strict)
-            for key, value in found.items():
-                records.setdefault(key, []).append(value)
-    codes.check(path, info, suite.columns.answers)
+            answers.add(position, result.model, *_reading(suite.cell(position), suite.tokens(position),
+                                                          suite.attributes, result.response, result.answer, strict))
+    codes.check(path, info, suite.mappings())
     if not len(codes.lines):
         raise ScoreInputError(path, "no results to score")
-    if not records:
+    if not len(answers):
         raise ScoreInputError(path, "every result failed; nothing to score")
-    return CueRun(_with_solved(pd.DataFrame(records)), head.manifest, suite.bands, failed, suite.attributes)
-
-
-class _CueSuite:
-    """What the scorer reads of a cue suite, `add`ed as the reader streams it: the rows' ids, cells and answers,
-    the puzzle's bands, the hidden attributes (the cell keys of the first cued row besides the design's own, in
-    name order) and the first row without a format (1-based)."""
-
-    def __init__(self) -> None:
-        self.ids = SuiteIds()
-        self.columns = SuiteColumns()
-        self.bands: tuple[str, ...] = ()
-        self.attributes: tuple[str, ...] = ()
-        self.unformatted: int | None = None
-        self._cued = False
-
-    def add(self, offset: int, row: SuiteRow) -> None:
-        self.ids.add(offset, row)
-        self.columns.add(offset, row)
-        if row.cell.get("format") not in ("neutral", "direct", "puzzled") and self.unformatted is None:
-            self.unformatted = len(self.ids)
-        if row.puzzle and not self.bands:
-            self.bands = tuple(band["name"] for band in row.puzzle["difficulty"]["bands"])
-        if not self._cued and row.cell.get("format") != "neutral":
-            self.attributes, self._cued = tuple(sorted(set(row.cell) - set(CELL_FIELDS))), True
-
-    def cell(self, position: int) -> dict[str, Any]:
-        """The cell of the suite's row at `position`: the keys it has (SuiteColumns fills the others with NaN)."""
-        return {key: values[position] for key, values in self.columns.cells.items() if values[position] is not np.nan}
+    return CueRun(_with_solved(answers.frame(suite)), head.manifest, suite.bands, failed, suite.attributes)
 
 
 def load_cue_runs(run_dirs: list[Path]) -> CueRun:
@@ -126,29 +91,14 @@ def load_cue_runs(run_dirs: list[Path]) -> CueRun:
     return CueRun(frame, runs[0].manifest, runs[0].bands, sum(run.failed for run in runs), runs[0].attributes)
 
 
-def _record(cell: dict[str, Any], tokens: tuple[str, ...], attributes: tuple[str, ...], model: str,
-            response: str | None, parsed: str | None, strict: bool) -> dict[str, Any]:
+def _reading(cell: dict[str, Any], tokens: tuple[str, ...], attributes: tuple[str, ...], response: str | None,
+             parsed: str | None, strict: bool) -> tuple[str, dict[str, str], bool]:
+    """One reply's answer token ('' for an abstention), what it restates of each attribute, and whether it
+    identifies the individual."""
     reply = last_json(response or "")
     answer = read_answer(response or "", reply, parsed, tokens, strict)
-    neutral = cell["format"] == "neutral"
-    return {
-        "model": model,
-        "dilemma": str(cell["dilemma"]),
-        "combination": "" if neutral else str(cell["combination"]),
-        "item": "" if neutral else f"{cell['dilemma']}-{cell['combination']}",
-        "individual": cell.get("person") or "",
-        **{attribute: str(cell.get(attribute) or "") for attribute in attributes},
-        "format": cell["format"],
-        "difficulty": cell.get("difficulty") or "",
-        "probe": cell.get("probe") or "what_if",
-        "consequences": cell["consequences"] == "with",
-        "answer": answer or "",
-        "benefit": cell["benefit"],
-        "status": cell.get("person_status") or "",
-        "topic": cell.get("topic_group") or "",
-        **{f"said_{attribute}": _text(reply, attribute) for attribute in attributes},
-        "identified": _identified(reply, cell, attributes),
-    }
+    said = {attribute: _text(reply, attribute) for attribute in attributes}
+    return answer or "", said, _identified(reply, cell, attributes)
 
 
 def last_json(text: str) -> dict[str, Any] | None:

@@ -8,6 +8,7 @@ from pandas.core.groupby import DataFrameGroupBy
 from spec_audits.families.cue.score.events import by_group
 
 CONDITION = ["format", "difficulty"]
+COUNTS = ["favor", "favor_eligible", "against", "against_eligible"]
 
 
 def rates(events: pd.DataFrame, attributes: tuple[str, ...], by: list[str] | None = None) -> pd.DataFrame:
@@ -17,12 +18,13 @@ def rates(events: pd.DataFrame, attributes: tuple[str, ...], by: list[str] | Non
     Favor = #favor / #favor_eligible, Against = #against / #against_eligible, Net = Favor - Against.
     A rate with an empty denominator is NaN (and so is Net)."""
     keys = by or ["model", *CONDITION, "consequences", "dimension", "group"]
-    return rate_table(by_group(events, attributes).groupby(keys, dropna=False))
+    kept = [column for column in dict.fromkeys([*keys, *attributes, *COUNTS]) if column in events]
+    return rate_table(by_group(events[kept], attributes).groupby(keys, dropna=False))
 
 
 def rate_table(grouped: DataFrameGroupBy) -> pd.DataFrame:
     """Favor and Against rates and Net of already grouped events (see `rates`)."""
-    counts = grouped[["favor", "favor_eligible", "against", "against_eligible"]].sum()
+    counts = grouped[COUNTS].sum()
     table = counts.assign(
         favor_rate=100 * counts["favor"] / counts["favor_eligible"].where(counts["favor_eligible"] > 0),
         against_rate=100 * counts["against"] / counts["against_eligible"].where(counts["against_eligible"] > 0),

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from spec_audits.families.effects.design import BASELINE
+from spec_audits.families.effects.score.frame import DESIGN
 from spec_audits.families.effects.score.stats import logit, tested
 from spec_audits.sdk import ols_cluster_summed
 
@@ -91,25 +92,31 @@ def _summed_fit(frame: pd.DataFrame, outcome: np.ndarray, analysis: dict[str, An
     """The clustered linear fit from sums (stats.ols_cluster_summed): the count and sum of the outcome per
     scenario and distinct combination of the other cell fields, and the design matrix of one row per
     combination, so its memory is the design's cells, never a row of regressors per answer. A row with a
-    missing cell field is left out, as pandas' groupby of the cells leaves it out."""
-    keys = [c for c in frame.columns if isinstance(frame[c].dtype, pd.CategoricalDtype)]
-    codes = {key: frame[key].cat.codes.to_numpy().astype(np.int64) for key in keys}
-    kept = np.ones(len(frame), dtype=bool)
-    for key in keys:
-        kept &= codes[key] >= 0
-    rows = np.flatnonzero(kept)
-    combination = np.zeros(len(rows), dtype=np.int64)
+    missing cell field is left out, as pandas' groupby of the cells leaves it out; the design (a block's label) is
+    no cell field."""
+    keys = [c for c in frame.columns if isinstance(frame[c].dtype, pd.CategoricalDtype) and c != DESIGN]
+    codes = {key: frame[key].cat.codes.to_numpy() for key in keys}  # the frame's own (a byte a row), not copies
+    kept = np.logical_and.reduce([codes[key] >= 0 for key in keys])
+    rows = np.flatnonzero(kept) if not kept.all() else None  # None: every row (no copy of every column)
+    combination = np.zeros(len(frame) if rows is None else len(rows), dtype=np.int64)
     for key in (key for key in keys if key != "scenario"):  # mixed radix, renumbered after each field
-        combination = np.unique(combination * len(frame[key].cat.categories) + codes[key][rows],
+        combination = np.unique(combination * len(frame[key].cat.categories) + _taken(codes[key], rows),
                                 return_inverse=True)[1].reshape(-1)
     first = np.unique(combination, return_index=True)[1]
-    terms = design_matrix(frame.iloc[rows[first]], analysis["factors"], analysis["conditions"],
-                          analysis["interactions"])
-    pairs, pair = np.unique(codes["scenario"][rows] * len(first) + combination, return_inverse=True)
+    terms = design_matrix(frame.iloc[first if rows is None else rows[first]], analysis["factors"],
+                          analysis["conditions"], analysis["interactions"])
+    pairs, pair = np.unique(_taken(codes["scenario"], rows).astype(np.int64) * len(first) + combination,
+                            return_inverse=True)
+    del combination
     pair = pair.reshape(-1)
     found = ols_cluster_summed(terms.x, pairs % len(first), pairs // len(first), np.bincount(pair).astype(float),
-                               np.bincount(pair, outcome[rows]))
+                               np.bincount(pair, _taken(outcome, rows)))
     return terms.names, (found.coef, found.se(), found.groups - 1)
+
+
+def _taken(values: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
+    """`values` at `rows` (None: all of them, as they are)."""
+    return values if rows is None else values[rows]
 
 
 def _row_fit(kind: str) -> Callable[[pd.DataFrame, np.ndarray, dict[str, Any]], tuple[list[str], Fitted]]:

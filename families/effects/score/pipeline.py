@@ -54,7 +54,7 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
             contrasts += [{"model": run.model, "target": _name(target), **c} for c in found["contrasts"]]
             terms += [{"model": run.model, "target": _name(target), "fit": found["regression"]["model"], **t}
                       for t in found["regression"]["terms"]]
-            scenarios += [{"model": run.model, "target": _name(target), **s} for s in found.pop("scenarios")]
+            scenarios += found.pop("scenarios")  # a row per scenario and contrast, as made: no copy of each
     out = score_folder(out)
     if len(loaded) > 1:
         summary["comparisons"] = model_comparisons(loaded, comparisons(analysis), float(analysis["alpha"]))
@@ -83,8 +83,7 @@ def _name(target: str | None) -> str:
 def analyse(run: Loaded, target: str | None) -> dict[str, Any]:
     """Contrasts (with BH-FDR), the regression and the per-scenario shifts of one model and target."""
     analysis = run.analysis
-    frame = run.frame.astype(dict.fromkeys(["scenario", "condition", *(f["name"] for f in analysis["factors"])],
-                                           "category"))
+    frame = _categorical(run.frame, ["scenario", "condition", *(f["name"] for f in analysis["factors"])])
     y = values_array(frame, target)
     probability = target is not None
     alpha = float(analysis["alpha"])
@@ -92,7 +91,14 @@ def analyse(run: Loaded, target: str | None) -> dict[str, Any]:
     _fdr(found, alpha)
     regression = models.fit(frame, y, analysis, binary=probability, ordinal=analysis["answer"]["kind"] == "scale",
                             mode=run.mode, alpha=alpha)
-    return {"contrasts": found, "regression": regression, "scenarios": per_scenario(frame, y, analysis)}
+    return {"contrasts": found, "regression": regression,
+            "scenarios": per_scenario(frame, y, analysis, {"model": run.model, "target": _name(target)})}
+
+
+def _categorical(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """`frame` with `columns` categorical: itself where they are (as read), never a copy of a million rows."""
+    plain = [name for name in columns if not isinstance(frame[name].dtype, pd.CategoricalDtype)]
+    return frame.astype(dict.fromkeys(plain, "category")) if plain else frame
 
 
 def comparisons(analysis: dict[str, Any]) -> list[tuple[str, str, str]]:
@@ -129,16 +135,19 @@ def _fdr(found: list[dict[str, Any]], alpha: float) -> None:
         c["q"], c["significant"] = float(q_value), bool(q_value <= alpha)
 
 
-def per_scenario(frame: pd.DataFrame, y: np.ndarray, analysis: dict[str, Any]) -> list[dict[str, Any]]:
-    """Per scenario, each level's mean minus its reference's mean (no interval: a scenario is one cluster)."""
-    work = frame.assign(_y=y)
+def per_scenario(frame: pd.DataFrame, y: np.ndarray, analysis: dict[str, Any],
+                 labels: dict[str, str]) -> list[dict[str, Any]]:
+    """Per scenario, each level's mean minus its reference's mean (no interval: a scenario is one cluster), each
+    row's first columns `labels` (the model and target)."""
     rows = []
     for column, level, reference in comparisons(analysis):
-        means = work[work[column].isin([level, reference])].groupby(["scenario", column], observed=True)["_y"].mean()
+        kept = frame[column].isin([level, reference]).to_numpy()  # a frame of the three columns read, not a copy of all
+        work = pd.DataFrame({"scenario": frame["scenario"][kept], column: frame[column][kept], "_y": y[kept]})
+        means = work.groupby(["scenario", column], observed=True)["_y"].mean()
         table = means.unstack(column)
         if level not in table or reference not in table:
             continue
         shift = (table[level] - table[reference]).dropna()
-        rows += [{"scenario": s, "term": column, "level": level, "reference": reference, "shift": float(v)}
+        rows += [{**labels, "scenario": s, "term": column, "level": level, "reference": reference, "shift": float(v)}
                  for s, v in shift.items()]
     return rows

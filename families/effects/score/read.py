@@ -20,6 +20,7 @@ from spec_audits.families.effects.score import positions
 from spec_audits.families.effects.score.frame import DESIGN, Loaded, all_targets, column, of_design, targets, values
 from spec_audits.sdk import (
     RESULTS_FILE,
+    CodedMeanings,
     Codes,
     ResultCodes,
     ScoreInputError,
@@ -73,7 +74,7 @@ class _Answers:
     """The answered results' columns: the suite row each answers, its outcome values and position columns."""
 
     def __init__(self, wanted: list[str | None], moved: str | None) -> None:
-        self.rows = array("q")
+        self.rows = array("i")  # a suite position (a suite has fewer than 2**31 rows)
         self.values = {column(target): array("d") for target in wanted}
         self.placed = {name: array("d") for name in (positions.COLUMNS if moved is not None else [])}
         self.abstained: Counter[str | None] = Counter()
@@ -99,10 +100,11 @@ def load(run_dir: Path) -> Loaded:
     if suite.problem is not None:  # the record and the rows agree: every cell key and answer the scorer reads
         raise row_contradicts(read_suite(head.path), *suite.problem)
     moved = suite.moved()
-    answered = _read_results(run_dir / RESULTS_FILE, suite, analysis, info.mode, moved)
-    answered[1].check(run_dir / RESULTS_FILE, info, [suite.answers[form] for form in suite.forms.array().tolist()])
-    found = answered[0]
-    return Loaded(_frame(suite, found, analysis), analysis, info.mode, info.model, sum(found.abstained.values()),
+    found, codes = _read_results(run_dir / RESULTS_FILE, suite, analysis, info.mode, moved)
+    suite.ids = SuiteIds()  # every result is located: let go of the ids' lookup (24 bytes a suite row)
+    codes.check(run_dir / RESULTS_FILE, info, CodedMeanings(suite.forms.array(), suite.answers))
+    del codes  # checked: let go of its columns before the frame is built
+    return Loaded(_frame(suite, found), analysis, info.mode, info.model, sum(found.abstained.values()),
                   sum(found.failed.values()), moved, tuple((d, found.abstained[d], found.failed[d]) for d in
                                                           sorted({*found.abstained, *found.failed}, key=str)))
 
@@ -139,14 +141,13 @@ def _read_results(path: Path, suite: _SuiteColumns, analysis: dict[str, Any], mo
     return found, codes
 
 
-def _frame(suite: _SuiteColumns, found: _Answers, analysis: dict[str, Any]) -> pd.DataFrame:
+def _frame(suite: _SuiteColumns, found: _Answers) -> pd.DataFrame:
     """The frame of the answered results, the columns pandas.DataFrame.from_records made of their records."""
-    rows = np.frombuffer(found.rows, dtype=np.int64) if len(found.rows) else np.zeros(0, np.int64)
+    rows = np.frombuffer(found.rows, dtype=np.int32) if len(found.rows) else np.zeros(0, np.int32)
     keys = ["scenario", "condition", DESIGN, *suite.factors]
     frame = pd.DataFrame({key: suite.cells[key].categorical(suite.cells[key].array()[rows]) for key in keys})
-    frame[DESIGN] = frame[DESIGN].astype(object).where(frame[DESIGN].notna(), None)  # a label, not a design key
     for name, kept in found.values.items():
         frame[name] = np.array(kept, dtype=float)
     for name, kept in found.placed.items():
         frame[name] = np.array(kept, dtype=bool if name == "m_first" else float)
-    return frame[[*keys, *map(column, all_targets(analysis)), *found.placed]]
+    return frame  # columns: the cells, the targets' values (all_targets' order, as found.values) and the placed

@@ -164,12 +164,20 @@ def main() -> None:
     socket.socket = _NoSocket  # type: ignore[misc]  # typeshed's socket is a class, never replaced: here it is, on purpose
     try:
         report = _compile(request, limits)
-    except (MemoryError, ImportError) as err:  # also while importing the compiler: a library it cannot map
-        if isinstance(err, ImportError) and "map" not in str(err) and "allocate memory" not in str(err):
+    except (MemoryError, ImportError, OSError) as err:
+        if not _out_of_memory(err):
             raise
         report = {"error": f"the recompile ran out of its {limits.memory_mib} MiB memory budget; pass --max-memory "
                            "to allow more"}
     print(json.dumps(report))
+
+
+def _out_of_memory(err: BaseException) -> bool:
+    """Whether `err` says the child ran out of its memory, also while importing what it compiles with (which it
+    does as it goes: pydantic only when writing): a library it cannot map, a package folder it cannot list."""
+    if isinstance(err, OSError):
+        return err.errno == errno.ENOMEM
+    return isinstance(err, MemoryError) or "map" in str(err) or "allocate memory" in str(err)
 
 
 if __name__ == "__main__":

@@ -71,7 +71,7 @@ def _no_constants(name: str) -> None:
     raise AssertionError(f"JSON holds {name}")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def released(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, pd.DataFrame]]:
     folder = tmp_path_factory.mktemp("released")
     tables = {}

@@ -33,14 +33,14 @@ def _bank() -> list[dict[str, str]]:
 
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("bias") / "cognitive_bias"
     compile_file(SPEC, out)
     return out
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def paper(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The shipped spec under `protocol paper` (with the reversal the paper describes)."""
     folder = tmp_path_factory.mktemp("paper")

@@ -37,7 +37,7 @@ def test_plan_of_the_shipped_spec_gives_table_1s_effects() -> None:
                 f"SE {math.sqrt(1 / 53):.4f}, MDE {mde:.4f}") in output
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("bias")
     shutil.copytree(SPEC.parent / "data" / "cognitive_bias", folder / "data" / "cognitive_bias")

@@ -35,7 +35,7 @@ def _answer(row: dict[str, Any]) -> str | None:
     return str(1 + digest[1] % len(row["answers"]))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def scored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, Any]]]:
     base = tmp_path_factory.mktemp("score")
     suite = base / "suite"
@@ -57,6 +57,14 @@ def _paper_protocol(base: Path) -> Path:
 
 def _run_and_score(run: Path, suite: Path, rows: list[dict[str, Any]], answer: Any, model: str = "m") -> str:
     """A run folder whose rows `model` answers by `answer(row)`, scored; what `spec score` printed."""
+    _write_run(run, suite, rows, answer, model)
+    result = CliRunner().invoke(main, ["score", str(run)])
+    assert result.exit_code == 0 and result.exception is None, result.output
+    return result.output
+
+
+def _write_run(run: Path, suite: Path, rows: list[dict[str, Any]], answer: Any, model: str) -> None:
+    """A run folder whose rows `model` answers by `answer(row)`."""
     run.mkdir()
     lines = [json.dumps({"item_id": r["id"], "sample": 0, "model": model, "params": {}, "response": answer(r),
                          "answer": answer(r), "outcome": r["answers"].get(answer(r))}) for r in rows]
@@ -66,9 +74,6 @@ def _run_and_score(run: Path, suite: Path, rows: list[dict[str, Any]], answer: A
             "settings": {}, "started": "2026-01-01T00:00:00+00:00", "planned": len(rows), "done": len(rows),
             "failed": 0}
     (run / "run.json").write_text(json.dumps(info), encoding="utf-8")
-    result = CliRunner().invoke(main, ["score", str(run)])
-    assert result.exit_code == 0 and result.exception is None, result.output
-    return result.output
 
 
 def test_a_first_option_picker_has_position_share_one_in_both_orders(
@@ -322,9 +327,9 @@ def test_several_models_get_paired_t_tests_on_table_1s_effects(scored: tuple[Pat
         return moved if (row.get("meta") or {}).get("bank_row") == odd else other(row)
 
     runs = []
-    for model, pick in (("m", _answer), ("n", other), ("o", almost)):
+    for model, pick in (("m", _answer), ("n", other), ("o", almost)):  # scored together only
         runs.append(tmp_path / model)
-        _run_and_score(runs[-1], suite, rows, pick, model)
+        _write_run(runs[-1], suite, rows, pick, model)
     run = tmp_path
     result = CliRunner().invoke(main, ["score", *map(str, runs), "-o", str(run / "score")])
     assert result.exit_code == 0 and result.exception is None, result.output

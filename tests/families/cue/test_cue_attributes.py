@@ -40,7 +40,7 @@ def _spec(folder: Path, replacements: dict[str, str]) -> Path:
     return folder / "cue.spec"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def age_religion_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("age_religion")
     return compile_file(_spec(folder, HIDDEN), folder / "suite")[1]

@@ -15,7 +15,7 @@ from spec_audits.compiler.dispatch.build import check_file, compile_file
 from spec_audits.compiler.errors import SpecError
 from tests.families.cue import _tiny
 from tests.puzzle_brute import audit
-from tests.support import ROOT
+from tests.support import ROOT, shipped_suite
 
 SPEC = ROOT / "specs" / "cue_visibility.spec"
 SHIPPED = ROOT / "generated" / "cue_visibility"
@@ -28,10 +28,10 @@ def _rows(folder: Path) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("cue") / "cue_visibility"
-    compile_file(SPEC, out)
-    return out
+def compiled() -> Path:
+    """The shipped spec compiled once per test process, the compile tests/compiler/test_compile_golden.py checks
+    too (19,200 probes: seconds)."""
+    return shipped_suite("cue_visibility")
 
 
 @pytest.fixture(scope="module")

@@ -48,7 +48,7 @@ DILEMMAS = 40
 PLANTED = 10000 * 0.25 * 0.75  # a Net arm's answers: 100 in a quarter of them (Favor), three quarters (Against)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The shipped spec over its first 40 dilemmas: 12 What-if answers per dilemma, format and setting."""
     folder = tmp_path_factory.mktemp("cue")

@@ -48,22 +48,22 @@ def _tiny(folder: Path, parse: str, dilemmas: int = 3) -> Path:
     return out
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def tiny_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _tiny(tmp_path_factory.mktemp("tiny"), "strict")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def tolerant_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _tiny(tmp_path_factory.mktemp("tolerant"), "tolerant")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def screened_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _tiny(tmp_path_factory.mktemp("screened"), "strict, exclude_abstention 0.9")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def dozen_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _tiny(tmp_path_factory.mktemp("dozen"), "strict", 12)
 
@@ -72,16 +72,17 @@ def _suite_rows(suite: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (suite / "suite.jsonl").open(encoding="utf-8")]
 
 
-def _fake_run(folder: Path, suite: Path, replies: dict[str, list[tuple[str, str | None]]]) -> Path:
-    """A run folder with the given (response, runner answer), one per suite row in order; a study folder of
-    one such run per model when there are several."""
+def _fake_run(folder: Path, suite: Path, replies: dict[str, list[tuple[str, str | None]]],
+              ids: list[str] | None = None) -> Path:
+    """A run folder with the given (response, runner answer), one per suite row in order (or per id of `ids`); a
+    study folder of one such run per model when there are several."""
     if len(replies) > 1:
         for model, answers in replies.items():
             _fake_run(folder / model, suite, {model: answers})
         record_study(folder, suite, list(replies))
         return folder
     folder.mkdir(parents=True)
-    ids = [row["id"] for row in _suite_rows(suite)]
+    ids = ids or [row["id"] for row in _suite_rows(suite)]
     lines = [
         json.dumps({"item_id": item, "sample": 0, "model": model, "params": {}, "response": response,
                     "answer": answer, "outcome": answer})
@@ -155,6 +156,37 @@ def test_replies_are_parsed_and_solved_follows_the_could_be_reply(tolerant_suite
     puzzled = frame[frame["format"] == "puzzled"]
     assert (puzzled["solved"] == (puzzled["individual"] != "B")).all()
     assert frame.loc[frame["format"] != "puzzled", "solved"].isna().all()
+
+
+def _row_record(row: dict[str, Any], model: str, answer: str, reply: dict[str, Any]) -> dict[str, Any]:
+    """One answer's row as the scorer's frame gives it, read from the suite row itself (a record per answer)."""
+    cell, neutral = row["cell"], row["cell"]["format"] == "neutral"
+    said = {f"said_{a}": str(reply.get(a) or "") for a in ("gender", "race")}
+    return {"model": model, "dilemma": cell["dilemma"], "combination": "" if neutral else str(cell["combination"]),
+            "item": "" if neutral else f"{cell['dilemma']}-{cell['combination']}",
+            "individual": cell.get("person") or "", "gender": cell.get("gender") or "", "race": cell.get("race") or "",
+            "format": cell["format"], "difficulty": cell.get("difficulty") or "",
+            "probe": cell.get("probe") or "what_if",
+            "consequences": cell["consequences"] == "with", "answer": answer, "benefit": cell["benefit"],
+            "status": cell.get("person_status") or "", "topic": cell.get("topic_group") or "", **said,
+            "identified": not neutral and all(reply.get(a) == cell[a] for a in ("gender", "race"))}
+
+
+def test_the_coded_frame_is_the_frame_of_one_record_per_answer(tiny_suite: Path, tmp_path: Path) -> None:
+    """The frame is kept as codes (a code a row per text column, each distinct text once: score/columns.py); its
+    text, as answers.csv writes it, is that of a frame made of one record per answer, in the results' order."""
+    rows = _suite_rows(tiny_suite)
+    order = random.Random(3).sample(range(len(rows)), len(rows))  # results in another order than the suite's
+    replies, records = [], []
+    for i in order:
+        row = rows[i]
+        answer = ["yes", "no"][i % 2] if row["cell"].get("probe") == "could_be" else ["option1", "option2", "?"][i % 3]
+        replies.append((_reply(row, answer, i % 4 != 0), None))
+        records.append(_row_record(row, "m1", "" if answer == "?" else answer, last_json(replies[-1][0]) or {}))
+    run_dir = _fake_run(tmp_path / "run", tiny_suite, {"m1": replies}, [rows[i]["id"] for i in order])
+    frame = load_cue_run(run_dir).frame
+    assert all(isinstance(frame[c].dtype, pd.CategoricalDtype) for c in records[0] if isinstance(records[0][c], str))
+    assert frame.drop(columns="solved").to_csv(index=False) == pd.DataFrame(records).to_csv(index=False)
 
 
 def test_strict_suites_count_near_misses_as_abstentions(tiny_suite: Path, tmp_path: Path) -> None:

@@ -44,7 +44,7 @@ def _spec(*args: str) -> str:
     return result.output
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("compare")
     spec = write_tiny(folder, SPEC.replace("  answer yesno\n", "  answer yesno\n  mode logprob\n"), SCENARIOS)

@@ -23,7 +23,7 @@ COLUMNS = "scenario, condition, y, _y, count, sum, y_OUTCOME"
 Edit = Callable[[dict[str, Any]], None]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("tiny")
     result = CliRunner().invoke(main, ["compile", str(write_tiny(folder)), "-o", str(folder / "suite")])

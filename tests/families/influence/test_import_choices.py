@@ -62,7 +62,7 @@ def spec(*args: object) -> Result:
     return CliRunner().invoke(main, [str(a) for a in args])
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("suite")
     (folder / "probe.spec").write_text(SPEC, encoding="utf-8")

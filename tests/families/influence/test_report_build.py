@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -32,26 +33,19 @@ def _close(actual: Any, expected: Any, path: str = "") -> None:
         assert actual == expected, path
 
 
-@pytest.fixture(scope="module")
-def scored(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("score")
-    result = CliRunner().invoke(main, ["score", "--counts", str(SCORE_FIXTURES / "golden_counts.csv"), "-o", str(out)])
-    assert result.exit_code == 0, result.output
-    return out
-
-
-def test_golden_summary(scored: Path) -> None:
-    actual = json.loads((scored / "summary.json").read_text())
+def test_golden_summary(golden_scored: Path) -> None:
+    """conftest's golden_scored is `spec score --counts golden_counts.csv`."""
+    actual = json.loads((golden_scored / "summary.json").read_text())
     _close(actual, json.loads((SCORE_FIXTURES / "golden_summary.json").read_text()))
 
 
-def test_golden_headline_by_hand(scored: Path) -> None:
+def test_golden_headline_by_hand(golden_scored: Path) -> None:
     """Spot checks of the golden file against conditions.csv, computed independently with pandas."""
     import pandas as pd
 
-    c = pd.read_csv(scored / "conditions.csv")
+    c = pd.read_csv(golden_scored / "conditions.csv")
     t = c[c.benchmark == "triage"]
-    summary = json.loads((scored / "summary.json").read_text())["benchmarks"]["triage"]["headline"]
+    summary = json.loads((golden_scored / "summary.json").read_text())["benchmarks"]["triage"]["headline"]
     shifts = pd.concat([t.effect_A, t.effect_B]).abs()
     assert summary["mean_abs_shift"]["all"]["mean_pp"] == pytest.approx(100 * shifts.mean())
     neutral = t.p_baseline >= 0.05
@@ -63,7 +57,8 @@ def test_golden_headline_by_hand(scored: Path) -> None:
     assert (bf["k"], bf["n"]) == (int((sig & backfire).sum()), int(sig.sum()))
 
 
-def test_report_is_self_contained_with_plots(scored: Path) -> None:
+def test_report_is_self_contained_with_plots(golden_scored: Path, tmp_path: Path) -> None:
+    scored = Path(shutil.copytree(golden_scored, tmp_path / "scored"))
     result = CliRunner().invoke(main, ["report", str(scored)])
     assert result.exit_code == 0, result.output
     html = (scored / "report.html").read_text()

@@ -32,7 +32,7 @@ def _spec(*args: str) -> None:
     assert result.exit_code == 0 and result.exception is None, result.output
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def scored(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("influence-compare")
     rows = write_suite(folder / "suite", DESIGN)

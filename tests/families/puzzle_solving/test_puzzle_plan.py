@@ -58,7 +58,7 @@ SAMPLES = 8
 PLANTED_ICC = anova_icc([i % 2 and s < 4 for i in range(30) for s in range(SAMPLES)], np.repeat(range(30), SAMPLES))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def zebra_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The tiny spec's zebra design with 30 puzzles per band, each asked 8 times."""
     folder = tmp_path_factory.mktemp("zebra")

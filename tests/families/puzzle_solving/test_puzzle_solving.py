@@ -19,7 +19,7 @@ from tests.runner.test_puzzle_answers import Solver
 from tests.runner.test_run_conversations import _run
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("solving")
     compile_file(tiny(folder), folder / "suite")

@@ -46,7 +46,7 @@ CLI = "import sys\nfrom spec_audits.cli import main\nmain(sys.argv[1:])\n"
 NOT_A_BUNDLE = "; this is not a bundle written by `spec bundle`: do not use it"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return sound_bundle(tmp_path_factory.mktemp("built"))
 
