@@ -89,11 +89,19 @@ def installed(only: frozenset[str] | None = None) -> dict[str, tuple[EntryPoint,
     return found
 
 
+def _foreign(finder: object) -> bool:
+    """Whether `finder` finds distributions somewhere other than the sys.path folders read here: Python's own
+    PathFinder and its importlib_metadata backport's (which libraries such as litellm's dependencies put on
+    sys.meta_path) read exactly those."""
+    return hasattr(finder, "find_distributions") and finder is not PathFinder and not (
+        type(finder).__module__ == "importlib_metadata" and type(finder).__name__ == "MetadataPathFinder")
+
+
 def _may_declare(names: frozenset[str]) -> bool:
     """Whether an installed distribution may declare one of `names` in ENTRY_POINTS, told from the entry_points.txt
     of each *.dist-info and *.egg-info folder on sys.path, where importlib.metadata finds them; True wherever that
     cannot tell: a path entry that is an egg or no folder (a zip), a finder of distributions besides Python's."""
-    if any(hasattr(finder, "find_distributions") and finder is not PathFinder for finder in sys.meta_path):
+    if any(map(_foreign, sys.meta_path)):
         return True
     for entry in sys.path:
         try:

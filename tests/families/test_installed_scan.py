@@ -11,6 +11,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import importlib_metadata  # litellm's dependency
 import pytest
 
 from spec_audits.dispatch import registry
@@ -60,6 +61,7 @@ def test_only_a_declaration_of_a_builtin_name_in_the_group_counts(site: Path) ->
     assert not registry._may_declare(BUILTIN) and registry._may_declare(frozenset({"echo"}))
     other = site / "other_tool-1.0.dist-info"
     other.mkdir()
+    (other / "METADATA").write_text("Metadata-Version: 2.1\nName: other-tool\nVersion: 1.0\n", encoding="utf-8")
     (other / "entry_points.txt").write_text(
         f"# {registry.ENTRY_POINTS}: influence_pairs\n[console_scripts]\ninfluence_pairs = other:main\n"
         f"[{registry.ENTRY_POINTS}]\n  echo2 = other:FAMILY\n", encoding="utf-8")
@@ -77,4 +79,19 @@ def test_a_path_entry_it_cannot_read_as_folders_is_read_properly(site: Path, tmp
     assert registry._may_declare(BUILTIN)
     sys.path[-1] = str(tmp_path / "old.egg")
     (tmp_path / "old.egg").mkdir()
+    assert registry._may_declare(BUILTIN)
+
+
+def test_a_finder_of_distributions_besides_the_path_s_is_read_properly(
+        site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """importlib_metadata's backport finder (put on sys.meta_path by libraries a test process imported) reads the
+    same folders, so it changes nothing; any other finder of distributions may know of a family: read them all."""
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, importlib_metadata.MetadataPathFinder()])
+    assert not registry._may_declare(BUILTIN)
+
+    class Elsewhere:
+        def find_distributions(self, context: object = None) -> list[object]:
+            return []
+
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, Elsewhere()])
     assert registry._may_declare(BUILTIN)
