@@ -54,6 +54,14 @@ imported where a suite is read, and the registry reads the installed families on
 floor 0.135 (2.14x) at load 9.6-9.9. Left on check's path: loading the saved parser and the first parse, the nine
 templates' compiles, and our ~65 modules' imports, of which building their 44 dataclasses is 30 ms at load 11.
 
+After both and the collector paused for a check's imports and work (spec_audits/cli, compiler/commands/cli.py;
+callgrind 995M -> 968M instructions), on main (289c618) with --rounds 9 at load average 1.1, CPU seconds: the floor
+0.129, `spec check specs/triage.spec` 0.264 (2.06x; 3.83x at this session's start at load 0.9), `spec --help`
+0.071, `spec show SUITE -n 1` 0.618. This host ran about 1.6x slower than on the day of the first paragraph (the
+floor 0.080 then, 0.129 now), so compare ratios, not seconds, across paragraphs. 1.5x is not reached: click,
+jinja2's sandbox and Python's start alone are 1.23x the floor (0.145 s against 0.118 in one run), leaving ~0.03 s
+for ~65 modules of ours, the saved parser, the parse, the checks and the budget's 240 sampled rows.
+
 Usage: python benchmarks/startup_bench.py [--rounds 7]
 """
 
