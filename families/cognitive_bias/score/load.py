@@ -88,13 +88,16 @@ def _final_results(path: Path, suite: BiasSuite, info: RunInfo) -> Finals:
         for (_, line, result), position in zip(chunk, at.tolist(), strict=True):
             if position < 0:
                 raise ScoreInputError(path, f"item {result.item_id} is not in the suite", row=line, column="item_id")
+            if result.sample >= suite.samples[position]:
+                raise ScoreInputError(path, "sample index outside the item's samples", row=line, column="sample")
             codes.add(line, position, result)
             samples.append(result.sample)
             failed.append(result.error is not None)
     codes.check(path, info, CodedMeanings(suite.forms.array(), suite.forms.values))
     positions, sample = np.array(codes.positions, dtype=np.int64), np.array(samples, dtype=np.int64)
     errors = np.array(failed, dtype=bool)
-    kept = final_positions(positions * (int(sample.max(initial=0)) + 1) + sample, errors)
+    _, rank = np.unique(sample, return_inverse=True)  # a sample by its rank: a key of at most rows x results
+    kept = final_positions(positions * (int(rank.max(initial=0)) + 1) + rank.ravel(), errors)
     return Finals(positions[kept], codes.models.array()[kept], codes.answers.array()[kept], errors[kept],
                   codes.models.values, codes.answers.values)
 

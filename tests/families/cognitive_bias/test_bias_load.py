@@ -93,3 +93,15 @@ def test_a_result_of_an_item_the_suite_lacks_is_refused_at_its_row(suite: tuple[
     result = _score(tmp_path / "run", folder, lines)
     assert result.exit_code == 1 and not isinstance(result.exception, AttributeError | KeyError | TypeError)
     assert "results.jsonl, row 3, column 'item_id': item feedfacefeedface is not in the suite" in result.output
+
+
+def test_a_sample_the_suite_row_does_not_draw_is_refused_at_its_row(suite: tuple[Path, list[dict[str, Any]]],
+                                                                     tmp_path: Path) -> None:
+    """A stranger's results may name any sample: one beyond its row's `samples` is refused, not scored (nor does
+    a huge one overflow the (item, sample) keys that pick each final row)."""
+    folder, rows = suite
+    lines = [_line(row, "1") for row in rows]
+    lines.insert(3, _line(rows[2], "1") | {"sample": 2**62})
+    result = _score(tmp_path / "run", folder, lines)
+    assert result.exit_code == 1 and not isinstance(result.exception, AttributeError | KeyError | TypeError)
+    assert "results.jsonl, row 4, column 'sample': sample index outside the item's samples" in result.output
