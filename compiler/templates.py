@@ -14,6 +14,7 @@ from jinja2 import Template, TemplateSyntaxError, UndefinedError, meta, nodes
 from jinja2.exceptions import SecurityError
 
 from spec_audits.compiler import nodes as n
+from spec_audits.compiler import template_cache
 from spec_audits.compiler.errors import Diagnostic, ErrorCollector, Span, SpecError, did_you_mean
 from spec_audits.compiler.sandbox import add_steps, environment, rendered
 from spec_audits.compiler.template_shapes import Fields, Items, Misspelt, Shape, misspelt_attributes, record
@@ -59,16 +60,29 @@ _tokens = itertools.count()  # one per template, for its renders' keys in MEMO
 @lru_cache(maxsize=1024)
 def parsed(source: str) -> nodes.Template:
     """A template text's syntax tree, parsed once per process for every check that reads it (each reads it,
-    none changes it; compiling parses a tree of its own, which the sandbox's metering rewrites)."""
-    return environment().parse(source)
+    none changes it; compiling parses a tree of its own, which the sandbox's metering rewrites), or read
+    back from the user's cache folder (spec_audits.compiler.template_cache)."""
+    saved = template_cache.load(source)
+    return environment().parse(source) if saved is None else saved.tree
 
 
 @lru_cache(maxsize=1024)
-def _compiled(source: str) -> tuple[Template, frozenset[str], tuple[tuple[str, str | None], ...] | None]:
+def _compiled(source: str) -> tuple[Template, frozenset[str], template_cache.Reads]:
     """A template text compiled once per process (the shared checks and the design's family both compile it),
-    with the names of the design it reads and, when it reads nothing less simple, the attributes (`_reads`)."""
-    tree = parsed(source)
-    return environment().from_string(source), frozenset(meta.find_undeclared_variables(tree)), _reads(tree)
+    with the names of the design it reads and, when it reads nothing less simple, the attributes (`_reads`);
+    loaded from the user's cache folder when an earlier command compiled it, else compiled and kept there."""
+    env = environment()
+    entry = template_cache.load(source)
+    if entry is None:
+        tree = parsed(source)
+        entry = template_cache.Entry(env.compile(source), frozenset(meta.find_undeclared_variables(tree)),
+                                     _reads(tree), tree)
+        template_cache.save(source, entry)
+    # The environment's globals as a plain dict, where jinja2 gives a ChainMap over them: each render copies
+    # them into its context, which through ChainMap's Python methods was most of a short template's render.
+    # The sandbox never changes them, so the copy is theirs at every render.
+    template = env.template_class.from_code(env, entry.code, dict(env.globals), None)
+    return template, entry.names, entry.reads
 
 
 class CompiledText:
