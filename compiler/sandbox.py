@@ -199,8 +199,12 @@ def charge(steps: int) -> None:
         return
     state.steps += steps
     if state.steps > MAX_STEPS:
-        raise TemplateLimitError(f"the template takes more than {MAX_STEPS:,} steps to render (loop turns, "
-                                 "lookups, calls and the characters they handle)")
+        raise _over_steps()
+
+
+def _over_steps() -> TemplateLimitError:
+    return TemplateLimitError(f"the template takes more than {MAX_STEPS:,} steps to render (loop turns, lookups, "
+                              "calls and the characters they handle)")
 
 
 def _check_arguments(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
@@ -255,7 +259,7 @@ def rendered(template: Template, context: Mapping[str, Any]) -> tuple[str, int]:
     state = _Render()
     token = _render.set(state)
     try:
-        text = _generate(template, context)
+        text = _generate(template, context, state)
     finally:
         _render.reset(token)
     add_steps(state.steps)
@@ -280,13 +284,16 @@ def tally_steps() -> Iterator[StepTally]:
         _tally.reset(token)
 
 
-def _generate(template: Template, context: Mapping[str, Any]) -> str:
+def _generate(template: Template, context: Mapping[str, Any], state: _Render) -> str:
+    """The render's text, each piece counted as a step of `state` (the render in progress)."""
     parts: list[str] = []
     size = 0
     for chunk in template.generate(context):
         size += len(chunk)
         if size > MAX_OUTPUT:
             raise TemplateLimitError(f"the template renders more than {MAX_OUTPUT:,} characters")
-        charge(1)
+        state.steps += 1
+        if state.steps > MAX_STEPS:
+            raise _over_steps()
         parts.append(chunk)
     return "".join(parts)

@@ -24,6 +24,7 @@ import os
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib.util import source_hash
 from pathlib import Path
 from types import CodeType
 from typing import Any
@@ -39,7 +40,7 @@ SUFFIX = ".jinja"
 SOURCES = ("sandbox.py", "templates.py", "template_cache.py")  # the modules whose code shapes an entry
 MAX_ENTRIES = 4096  # past this many, writing an entry drops the oldest quarter
 _FORMAT = 1
-_DIGEST = hashlib.sha256().digest_size
+_DIGEST = 32  # bytes of each BLAKE2b digest
 Reads = tuple[tuple[str, str | None], ...] | None
 
 
@@ -62,10 +63,13 @@ def load(source: str) -> Entry | None:
     """The entry of this template text, when this user's cache folder holds a sound one."""
     key = _key(source)
     data = read_private(_path(key))
-    if data is None or len(data) <= _DIGEST or data[:_DIGEST] != _digest(key, data[_DIGEST:]):
+    if data is None or len(data) <= _DIGEST:
+        return None
+    payload = memoryview(data)[_DIGEST:]
+    if data[:_DIGEST] != _digest(key, payload):
         return None
     try:
-        return _entry(marshal.loads(data[_DIGEST:]))
+        return _entry(marshal.loads(payload))
     except (_Invalid, ValueError, EOFError, TypeError, RecursionError):
         return None
 
@@ -85,25 +89,27 @@ def save(source: str, entry: Entry) -> None:
 
 
 def _key(source: str) -> bytes:
-    return "\0".join((source, jinja2.__version__, sys.version, _compiler_digest())).encode()
+    """A hash of everything that shapes the entry of `source`: it names the entry's file and keys its digest."""
+    text = "\0".join((source, jinja2.__version__, sys.version, _compiler_version()))
+    return hashlib.blake2b(text.encode(), digest_size=_DIGEST).digest()
 
 
 def _path(key: bytes) -> Path:
-    return cache_dir() / FOLDER / f"{hashlib.sha256(key).hexdigest()}{SUFFIX}"
+    return cache_dir() / FOLDER / f"{key.hex()}{SUFFIX}"
 
 
-def _digest(key: bytes, payload: bytes) -> bytes:
-    return hashlib.sha256(hashlib.sha256(key).digest() + payload).digest()
+def _digest(key: bytes, payload: bytes | memoryview) -> bytes:
+    """The entry's bytes hashed under its key: an entry is sound only for the key it was written for."""
+    return hashlib.blake2b(payload, key=key, digest_size=_DIGEST).digest()
 
 
 @lru_cache(maxsize=1)
-def _compiler_digest() -> str:
-    """The bytes of the modules whose code shapes an entry: the sandbox (metering, environment), the
-    template checks (reads) and this one (the entry's layout)."""
-    digest = hashlib.sha256()
-    for name in SOURCES:
-        digest.update((Path(__file__).parent / name).read_bytes())
-    return digest.hexdigest()
+def _compiler_version() -> str:
+    """A hash of the modules whose code shapes an entry: the sandbox (metering, environment), the template
+    checks (reads) and this one (the entry's layout). Python's hash of source files for bytecode caches: a
+    change to our own code is what it tells, and it costs a tenth of SHA-256."""
+    folder = os.path.dirname(__file__)
+    return ",".join(source_hash(Path(folder, name).read_bytes()).hex() for name in SOURCES)
 
 
 def _prune(folder: Path) -> None:
@@ -120,10 +126,9 @@ def _entry(data: Any) -> Entry:
     if not (isinstance(data, tuple) and len(data) == 5 and data[0] == _FORMAT and isinstance(data[1], CodeType)
             and isinstance(data[2], tuple) and all(isinstance(name, str) for name in data[2])):
         raise _Invalid
-    tree = _node(data[4])
+    tree = _node(data[4], environment())
     if not isinstance(tree, nodes.Template):
         raise _Invalid
-    tree.set_environment(environment())
     return Entry(data[1], frozenset(data[2]), _reads(data[3]), tree)
 
 
@@ -157,9 +162,10 @@ def _dump(value: Any) -> Any:
     raise _Invalid
 
 
-def _node(data: Any) -> Any:
+def _node(data: Any, env: jinja2.Environment) -> Any:
+    """The value `_dump` wrote, each node given the environment as jinja2's parser gives it."""
     if isinstance(data, list):
-        return [_node(item) for item in data]
+        return [_node(item, env) for item in data]
     if not isinstance(data, tuple):
         if isinstance(data, _CONSTANTS):
             return data
@@ -167,12 +173,12 @@ def _node(data: Any) -> Any:
     if not data or not isinstance(data[0], str):
         raise _Invalid
     if data[0] == "":
-        return tuple(_node(item) for item in data[1:])
+        return tuple(_node(item, env) for item in data[1:])
     cls = _NODES.get(data[0])
     if cls is None or len(data) != 2 + len(cls.fields) or not isinstance(data[1], int):
         raise _Invalid
     node = object.__new__(cls)
     for name, value in zip(cls.fields, data[2:], strict=True):
-        setattr(node, name, _node(value))
-    node.lineno = data[1]
+        setattr(node, name, _node(value, env))
+    node.lineno, node.environment = data[1], env
     return node

@@ -186,8 +186,11 @@ def check_syntax(text: n.Text, label: str, errors: ErrorCollector) -> tuple[node
     except RecursionError:
         errors.add(text.span, f"{label} is nested too deeply to compile", "write the template with less nesting")
         return None
-    _check_filters_and_tests(text, label, tree, errors)
-    for name in sorted({node.name for node in tree.find_all(nodes.Name)} & set(RESERVED)):
+    used: dict[type[nodes.Node], set[str]] = {nodes.Filter: set(), nodes.Test: set(), nodes.Name: set()}
+    for node in tree.find_all((nodes.Filter, nodes.Test, nodes.Name)):  # one walk for the three checks
+        used[type(node)].add(node.name)
+    _check_filters_and_tests(text, label, used, errors)
+    for name in sorted(used[nodes.Name] & set(RESERVED)):
         errors.add(_name_span(text, name), f"'{name}' is reserved in templates ({label})",
                    "jinja2 means the template object itself by it; use the names the design provides")
     return tree, compiled
@@ -243,12 +246,13 @@ def render_with_slots(compiled: CompiledText, context: Mapping[str, Any], slots:
     return rendered + "\n" if compiled.text.value.endswith("\n") else rendered
 
 
-def _check_filters_and_tests(text: n.Text, label: str, tree: nodes.Template, errors: ErrorCollector) -> None:
-    """Every filter and test the template uses, in every branch (jinja2 looks up those inside an `if`
-    only when the branch renders)."""
+def _check_filters_and_tests(text: n.Text, label: str, used: Mapping[type[nodes.Node], set[str]],
+                             errors: ErrorCollector) -> None:
+    """Every filter and test the template uses (`used`: their names by node type), in every branch (jinja2
+    looks up those inside an `if` only when the branch renders)."""
     env = environment()
     for kind, node_type, known in (("filter", nodes.Filter, env.filters), ("test", nodes.Test, env.tests)):
-        for name in sorted({node.name for node in tree.find_all(node_type)} - set(known)):
+        for name in sorted(used[node_type] - set(known)):
             errors.add(_name_span(text, name), f"unknown template {kind} '{name}' in {label}",
                        did_you_mean(name, known))
 
