@@ -141,8 +141,9 @@ def _reads(data: Any) -> Reads:
     raise _Invalid
 
 
-# A syntax tree as plain values marshal keeps: a node is (its class name, its line, its fields...), a tuple
-# among the fields is ("", its items...), a list a list; the rest are the constants the parser makes.
+# A syntax tree as plain values marshal keeps: a node is (its class name, its line (None for some nodes the
+# parser makes), its fields...), a tuple among the fields is ("", its items...), a list a list; the rest are
+# the constants the parser makes.
 _NODES = {cls.__name__: cls for cls in vars(nodes).values()
           if isinstance(cls, type) and issubclass(cls, nodes.Node) and not cls.abstract}
 _CONSTANTS = (str, int, float, complex, bytes, type(None))
@@ -175,10 +176,10 @@ def _node(data: Any, env: jinja2.Environment) -> Any:
     if data[0] == "":
         return tuple(_node(item, env) for item in data[1:])
     cls = _NODES.get(data[0])
-    if cls is None or len(data) != 2 + len(cls.fields) or not isinstance(data[1], int):
+    if cls is None or len(data) != 2 + len(cls.fields) or not isinstance(data[1], int | None):
         raise _Invalid
     node = object.__new__(cls)
     for name, value in zip(cls.fields, data[2:], strict=True):
         setattr(node, name, _node(value, env))
-    node.lineno, node.environment = data[1], env
+    vars(node).update(lineno=data[1], environment=env)
     return node

@@ -99,6 +99,11 @@ class CompiledText:
         self.template, self.names, reads = _compiled(text.value)  # names: those of the design it reads
         self._key = None if reads is None else _KeyReader(reads, next(_tokens))
 
+    @property
+    def tree(self) -> nodes.Template:
+        """The text's syntax tree, which every check of the process shares: read it, never change it."""
+        return parsed(self.text.value)
+
     def render(self, context: Mapping[str, Any]) -> str:
         if self._key is None:
             return self._render(context)[0]
@@ -188,7 +193,8 @@ def check_syntax(text: n.Text, label: str, errors: ErrorCollector) -> tuple[node
         return None
     used: dict[type[nodes.Node], set[str]] = {nodes.Filter: set(), nodes.Test: set(), nodes.Name: set()}
     for node in tree.find_all((nodes.Filter, nodes.Test, nodes.Name)):  # one walk for the three checks
-        used[type(node)].add(node.name)
+        if isinstance(node, nodes.Filter | nodes.Test | nodes.Name):  # (what find_all yields, for the types)
+            used[type(node)].add(node.name)
     _check_filters_and_tests(text, label, used, errors)
     for name in sorted(used[nodes.Name] & set(RESERVED)):
         errors.add(_name_span(text, name), f"'{name}' is reserved in templates ({label})",

@@ -30,7 +30,6 @@ from spec_audits.sdk import (
     check_attributes,
     check_render,
     compile_text,
-    environment,
     item_rng,
     key_of,
     option_lines,
@@ -237,7 +236,7 @@ def _compile_turns(condition: BiasCondition, bias: BiasDesign, errors: ErrorColl
         compiled = None if text is None else compile_text(text, label, provided, errors)
         if text is not None and compiled is not None:
             check_attributes(text, label, schema, errors)
-            if index < last_generate and "arm" in _names(text):
+            if index < last_generate and "arm" in _names(compiled):
                 errors.add(turn.span, f"{label} reads 'arm' before the generated turn",
                            "the turns before it are the arms' common prefix (under the paper's protocol both arms "
                            "share the generated turn): only the turns after it may read arm")
@@ -256,7 +255,7 @@ def _compile_extraction(bias: BiasDesign, errors: ErrorCollector) -> CompiledTex
     first = bias.rows[0]
     schema = {"row": record(first), "arm": record(arm_context(first, bias.arms, bias.arms[0], False))}
     check_attributes(text, label, schema, errors)
-    if "answer" not in _names(text):
+    if "answer" not in _names(compiled):
         errors.add(bias.extract.span, f"{label} never reads {{{{ answer }}}}: the decision would not reach the "
                    "extraction call", "put {{ answer }} where the model's decision goes")
     return compiled
@@ -275,8 +274,8 @@ def _check_extractions(compiled: CompiledBias, errors: ErrorCollector) -> None:
                 return
 
 
-def _names(text: n.Text) -> set[str]:
-    return {node.name for node in environment().parse(text.value).find_all(jnodes.Name)}
+def _names(text: CompiledText) -> set[str]:
+    return {node.name for node in text.tree.find_all(jnodes.Name)}
 
 
 def _check_sample(compiled: CompiledBias, row: Row, errors: ErrorCollector) -> None:

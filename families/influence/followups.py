@@ -13,8 +13,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from jinja2 import meta
-
 from spec_audits.sdk import (
     FOLLOWUP_SLOTS,
     JUDGE_SLOTS,
@@ -23,7 +21,6 @@ from spec_audits.sdk import (
     check_render,
     check_slots,
     compile_text,
-    environment,
     render_with_slots,
 )
 from spec_audits.sdk import nodes as n
@@ -71,7 +68,7 @@ def compile_followups(followups: tuple[n.FollowUpDef, ...], names: set[str], sam
 
 
 def _reads_the_row(text: CompiledText, names: set[str]) -> bool:
-    return bool(meta.find_undeclared_variables(environment().parse(text.text.value)) & names)
+    return bool(text.names & names)
 
 
 def _entry(follow: n.FollowUpDef, content: str, judge_prompt: str | None) -> dict[str, Any]:
