@@ -78,7 +78,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SPEC = [sys.executable, "-c", "import sys; from spec_audits.cli import main; main(sys.argv[1:])"]
+SPEC = [sys.executable, "-m", "spec_audits.cli"]  # the `spec` program itself (spec_audits/cli `run`)
 
 
 FLOOR = "python -c 'import lark, pydantic'"
