@@ -32,3 +32,6 @@ TRIALS = c.ClauseSpec("trials", c.Counted(("per", "cell")), "a seeded subset of 
 ITEMS = c.ClauseSpec("items", c.Name(), "a data source whose rows are the items")
 EXAMPLES = c.ClauseSpec("examples", ExamplesShape(), "few-shot demonstrations drawn from the data")
 SYNTAX: c.Syntax = (FACTORS, INFLUENCES, SIZES, WHERE, CROSS, SAMPLE, TRIALS, ITEMS, EXAMPLES)
+# what a design over data items takes (items.py; here, so that a size-pair design never imports that module)
+ITEMS_CLAUSES = ("items", "factors", "influences", "conditions", "order", "samples", "answer", "decode", "mode",
+                 "analysis", "system", "prompt", "followups", "examples", "trials")

@@ -46,8 +46,6 @@ ITEM_COLUMNS = ("option_A", "option_B", "level_A", "level_B")
 OTHER = "other"
 """group B of every item condition: whichever option does not stand for the condition's level."""
 PAIRS_ONLY = ("sizes", "where", "cross", "sample")
-CLAUSES = ("items", "factors", "influences", "conditions", "order", "samples", "answer", "decode", "mode",
-           "analysis", "system", "prompt", "followups", "examples", "trials")
 PROMPT_NAMES = {"first", "second", "factor", "item"}
 CUE_NAMES = PROMPT_NAMES | {"target", "other"}
 
