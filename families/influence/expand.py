@@ -10,13 +10,15 @@ from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spec_audits.families.influence.check import PairsDesign
 from spec_audits.families.influence.followups import FollowUps
-from spec_audits.families.influence.trials import Picks
 from spec_audits.sdk import CompiledText, Plan, Span, evaluate, item_rng, spread
 from spec_audits.sdk import nodes as n
+
+if TYPE_CHECKING:  # a design with `trials N per cell` loads it (prepare.py)
+    from spec_audits.families.influence.trials import Picks
 
 _VOWELS = tuple("aeiouAEIOU")
 
