@@ -15,12 +15,13 @@ from tests.support import ROOT
 TRIAGE = str(ROOT / "specs" / "triage.spec")
 BROKEN = "tests/fixtures/malformed/after_line_zero.spec"
 # an atexit handler stands for the teardown: it prints only where the interpreter ends as usual
-PROBE = ("import atexit, sys\n"
+PROBE = ("import atexit, gc, sys\n"
          "atexit.register(lambda: print('teardown', file=sys.stderr))\n"
          "import spec_audits.cli as cli\n"
          "entry, sys.argv = sys.argv[1], ['spec', *sys.argv[2:]]\n"
          "if entry == 'traced':\n"
          "    sys.settrace(lambda *_: None)\n"
+         "    atexit.register(lambda: print('collector', gc.isenabled(), file=sys.stderr))\n"
          "cli.run() if entry != 'main' else cli.main()\n")
 
 
@@ -54,7 +55,18 @@ def test_a_check_prints_its_verdict_and_a_broken_spec_its_located_error() -> Non
 
 def test_other_commands_and_a_traced_process_end_as_python_does() -> None:
     assert _spec("run", "compile", "--help")[2] == "teardown\n"
-    assert _spec("traced", "check", TRIAGE)[2] == "teardown\n"
+    assert _spec("traced", "compile", "--help")[2] == "collector True\nteardown\n"
+
+
+def test_a_checks_collector_stays_paused_to_the_end_of_the_program_only() -> None:
+    """A check runs with the collector paused (compiler/commands/cli.py); enabling it again at its end would walk
+    all the check made, only for the process to end: in the program it stays paused, under `main` it is restored."""
+    assert _spec("traced", "check", TRIAGE)[2] == "collector False\nteardown\n"
+    probe = "import gc, sys\nfrom spec_audits.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n" \
+            "    print(gc.isenabled())\n"
+    done = subprocess.run([sys.executable, "-c", probe, "check", TRIAGE], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300, check=True)
+    assert done.stdout.splitlines()[-1] == "True"
 
 
 @pytest.mark.parametrize("buffered", [True, False])
