@@ -174,3 +174,12 @@ def effects_pilot(folder: Path) -> Path:
     compiled = CliRunner().invoke(main, ["compile", str(write_tiny(folder)), "-o", str(folder / "effects")])
     assert compiled.exit_code == 0 and compiled.exception is None, compiled.output
     return write_run(folder / "pilot", folder / "effects", [])
+
+
+def repeat_message(path: Path, row: int, item: str, sample: int, earlier: int, kinds: str) -> str:
+    """What `spec score` (or `spec view`) prints, exit 1, for row `row` of results.jsonl `path`, which repeats row
+    `earlier`'s (item, sample) (`kinds`: 'failed then answered', ...): every family refuses a repeat alike."""
+    return (f"Error: {path}, row {row}, column 'sample': item {item!r} sample {sample} again: row {earlier} holds it "
+            f"already ({kinds}); a results file holds one row per (item, sample), and spec run never writes two; if "
+            "the file joins a retry or shards by hand, `spec merge RUN --out NEW` keeps one row of each (the last "
+            "answer; an answer beats a failure)\n")

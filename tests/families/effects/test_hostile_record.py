@@ -17,6 +17,7 @@ from spec_audits.contract.reader import read_suite
 from spec_audits.contract.results_model import ResultRow, RunInfo
 from spec_audits.runner.results_io import write_results, write_run_info
 from tests.families.effects import SPEC, write_tiny
+from tests.support import repeat_message
 
 FIX = "; recompile the suite from its spec or get it from its author\n"
 COLUMNS = "scenario, condition, y, _y, count, sum, y_OUTCOME"
@@ -181,3 +182,32 @@ def test_a_result_row_no_run_of_the_suite_wrote_is_a_located_error(
     detail = problem.format(**rows[line - 1])
     assert result.output == f"Error: {run / 'results.jsonl'}, row {line}, {detail}\n"
     assert not (run / "score").exists()
+
+
+def test_a_repeated_item_and_sample_is_refused_and_merge_keeps_the_answer(compiled: Path, tmp_path: Path) -> None:
+    """A failure then its answer, or an answer twice, is refused at the second row, naming the first (effects counts
+    no answer twice); `spec merge` (the fix the message names) keeps the answer and scores as the run that answered
+    once."""
+    run, _ = _run(compiled, tmp_path, lambda analysis: None)
+    lines = (run / "results.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    failed = json.dumps({**json.loads(lines[2]), "response": None, "answer": None, "outcome": None,
+                         "error": "timeout"}) + "\n"
+    item = json.loads(lines[2])["item_id"]
+    for name, kept, found in (("retried", [*lines[:2], failed, *lines[2:]], (4, item, 3, "failed")),
+                              ("twice", [*lines, lines[0]], (len(lines) + 1, json.loads(lines[0])["item_id"], 1,
+                                                             "answered"))):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "run.json").write_bytes((run / "run.json").read_bytes())
+        (tmp_path / name / "results.jsonl").write_text("".join(kept), encoding="utf-8")
+        result = CliRunner().invoke(main, ["score", str(tmp_path / name)])
+        assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+        row, repeated, earlier, kind = found
+        assert result.output == repeat_message(tmp_path / name / "results.jsonl", row, repeated, 0, earlier,
+                                               f"{kind} then answered")
+    merged = CliRunner().invoke(main, ["merge", str(tmp_path / "retried"), "--out", str(tmp_path / "merged")])
+    assert merged.exit_code == 0 and merged.exception is None, merged.output
+    for folder in (run, tmp_path / "merged"):
+        result = CliRunner().invoke(main, ["score", str(folder)])
+        assert result.exit_code == 0 and result.exception is None, result.output
+    for name in ("summary.json", "contrasts.csv"):
+        assert (run / "score" / name).read_bytes() == (tmp_path / "merged" / "score" / name).read_bytes(), name
