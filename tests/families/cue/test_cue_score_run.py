@@ -22,7 +22,7 @@ from spec_audits.families.cue.score.load import last_json, load_cue_run, read_an
 from spec_audits.runner.commands.run_cli import run
 from spec_audits.runner.dispatch.score_cli import score
 from spec_audits.runner.study import record_study
-from tests.support import ROOT, repeat_message
+from tests.support import ROOT, refused_repeats
 
 SPEC = ROOT / "specs" / "cue_visibility.spec"
 DATA = "dailydilemmas/dailydilemmas_100.csv"
@@ -221,19 +221,8 @@ def test_a_repeated_item_and_sample_is_refused_and_merge_keeps_the_answer(tiny_s
     rows = _suite_rows(tiny_suite)
     once = _fake_run(tmp_path / "once", tiny_suite, {"m1": [(_reply(r, _varied_answer(r, i), True), None)
                                                             for i, r in enumerate(rows)]})
-    lines = (once / "results.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
-    failed = json.dumps({"item_id": rows[3]["id"], "sample": 0, "model": "m1", "params": {}, "error": "timeout"})
-    for name, kept, found in (("retried", [*lines[:3], failed + "\n", *lines[3:]], (5, rows[3]["id"], 4, "failed")),
-                              ("twice", [*lines, lines[0]], (len(lines) + 1, rows[0]["id"], 1, "answered"))):
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "run.json").write_bytes((once / "run.json").read_bytes())
-        (tmp_path / name / "results.jsonl").write_text("".join(kept), encoding="utf-8")
-        result = CliRunner().invoke(main, ["score", str(tmp_path / name)])
-        assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
-        row, item, earlier, kind = found
-        assert result.output == repeat_message(tmp_path / name / "results.jsonl", row, item, 0, earlier,
-                                               f"{kind} then answered")
-    merged = CliRunner().invoke(main, ["merge", str(tmp_path / "retried"), "--out", str(tmp_path / "merged")])
+    retried = refused_repeats(once, tmp_path, 3)
+    merged = CliRunner().invoke(main, ["merge", str(retried), "--out", str(tmp_path / "merged")])
     assert merged.exit_code == 0 and merged.exception is None, merged.output
     loaded, expected = load_cue_run(tmp_path / "merged"), load_cue_run(once)
     assert loaded.failed == expected.failed == 0

@@ -17,7 +17,7 @@ from spec_audits.contract.reader import read_suite
 from spec_audits.contract.results_model import ResultRow, RunInfo
 from spec_audits.runner.results_io import write_results, write_run_info
 from tests.families.effects import SPEC, write_tiny
-from tests.support import repeat_message
+from tests.support import refused_repeats
 
 FIX = "; recompile the suite from its spec or get it from its author\n"
 COLUMNS = "scenario, condition, y, _y, count, sum, y_OUTCOME"
@@ -189,22 +189,8 @@ def test_a_repeated_item_and_sample_is_refused_and_merge_keeps_the_answer(compil
     no answer twice); `spec merge` (the fix the message names) keeps the answer and scores as the run that answered
     once."""
     run, _ = _run(compiled, tmp_path, lambda analysis: None)
-    lines = (run / "results.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
-    failed = json.dumps({**json.loads(lines[2]), "response": None, "answer": None, "outcome": None,
-                         "error": "timeout"}) + "\n"
-    item = json.loads(lines[2])["item_id"]
-    for name, kept, found in (("retried", [*lines[:2], failed, *lines[2:]], (4, item, 3, "failed")),
-                              ("twice", [*lines, lines[0]], (len(lines) + 1, json.loads(lines[0])["item_id"], 1,
-                                                             "answered"))):
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "run.json").write_bytes((run / "run.json").read_bytes())
-        (tmp_path / name / "results.jsonl").write_text("".join(kept), encoding="utf-8")
-        result = CliRunner().invoke(main, ["score", str(tmp_path / name)])
-        assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
-        row, repeated, earlier, kind = found
-        assert result.output == repeat_message(tmp_path / name / "results.jsonl", row, repeated, 0, earlier,
-                                               f"{kind} then answered")
-    merged = CliRunner().invoke(main, ["merge", str(tmp_path / "retried"), "--out", str(tmp_path / "merged")])
+    retried = refused_repeats(run, tmp_path / "repeats", 2)
+    merged = CliRunner().invoke(main, ["merge", str(retried), "--out", str(tmp_path / "merged")])
     assert merged.exit_code == 0 and merged.exception is None, merged.output
     for folder in (run, tmp_path / "merged"):
         result = CliRunner().invoke(main, ["score", str(folder)])
