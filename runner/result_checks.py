@@ -158,6 +158,11 @@ def read_unique_results(path: Path) -> ResultsFile:
     return found
 
 
+def scored_results(path: Path) -> list[ResultRow]:
+    """The rows of results.jsonl as a family's scorer reads them (the SDK's `read_results`): a repeat is refused."""
+    return read_unique_results(path).rows
+
+
 def sample_keys(items: np.ndarray, samples: np.ndarray) -> np.ndarray:
     """A key per row for its (item, sample), from its item's code (a suite position) and its sample, taken by rank:
     a stranger's sample of 2**62 cannot overflow the key and make two rows' keys one."""

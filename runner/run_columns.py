@@ -129,9 +129,9 @@ class ResultCodes:
             **{name: pd.Categorical.from_codes(codes.array(), categories=pd.Index(codes.values, dtype=object))
                for name, codes in (("model", self.models), ("answer", self.answers), ("outcome", self.outcomes))}})
         check_result_columns(path, info, lambda names: _of_rows(answers, names), frame)
-        refuse_repeats(path, repeated(sample_keys(int32s(self.positions), self.sample_array())), int32s(self.lines))
+        refuse_repeats(path, repeated(sample_keys(int32s(self.positions), self._sample_array())), int32s(self.lines))
 
-    def sample_array(self) -> np.ndarray:
+    def _sample_array(self) -> np.ndarray:
         """Each row's sample, as numpy's int64 (no copy)."""
         return np.frombuffer(self.samples, dtype=np.int64) if len(self.samples) else np.zeros(0, np.int64)
 

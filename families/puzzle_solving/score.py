@@ -23,8 +23,8 @@ from spec_audits.sdk import (
     check_study_runs,
     comparison_blocks,
     read_bytes_capped,
+    read_results,
     read_run,
-    read_unique_results,
     score_folder,
     solved_table,
     write_csv,
@@ -69,7 +69,7 @@ def score_runs(run_dirs: list[Path], out: Path, options: dict[str, Any]) -> list
 def run_table(run_dir: Path) -> tuple[Manifest, pd.DataFrame]:
     """A run's suite manifest and solved table."""
     _, suite = read_run(run_dir)
-    return suite.manifest, solved_table(suite.rows, read_unique_results(run_dir / RESULTS_FILE).rows)
+    return suite.manifest, solved_table(suite.rows, read_results(run_dir / RESULTS_FILE))
 
 
 def report(score_dir: Path, plots_dir: Path) -> Document:

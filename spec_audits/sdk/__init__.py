@@ -153,7 +153,6 @@ if TYPE_CHECKING:
         complete_lines,
         iter_numbered_results,
         read_manifest,
-        read_results,
         read_run,
         read_run_info,
         read_suite,
@@ -262,10 +261,10 @@ if TYPE_CHECKING:
         CodedMeanings,
         check_result_columns,
         read_checked_run,
-        read_unique_results,
         refuse_repeats,
         repeated,
     )
+    from spec_audits.runner.result_checks import scored_results as read_results  # a repeated (item, sample) refused
     from spec_audits.runner.run_columns import (
         Codes,
         ResultCodes,
@@ -381,7 +380,7 @@ __all__ = [
     "paired", "pairs", "parse_answer", "parse_answer_line", "parse_cell", "parse_judge_json", "parse_option_number",
     "pilot_spread", "position", "position_bias", "power", "present", "puzzle_config", "read_bytes_capped",
     "read_checked_run", "read_csv", "read_fields", "read_results", "read_rows", "read_run", "read_score_folder",
-    "read_unique_results", "refuse_repeats", "repeated",
+    "refuse_repeats", "repeated",
     "read_suite", "record", "render_with_slots", "replacing", "report_repeats", "require_answers", "resolves",
     "reuse_groups", "row_contradicts", "sandwich", "scan_run", "score_folder", "shown", "sign_test", "solved_table",
     "spread", "states_identity", "suite_row", "test_case_text", "text_colour", "ties", "tokens_problem", "wilson",
