@@ -5,10 +5,8 @@ means in the suite (an answer that is not one of the row's tokens, an outcome wi
 outcome another than the answer's), is a ScoreInputError naming the file and line. Every family's
 loader goes through `check_result_columns`, vectorised for the million-row files of an influence run.
 
-So is a row that repeats an earlier row's (item, sample), whatever either holds (`refuse_repeats`): spec run never
-writes one (a resume rewrites the file without repeats before it appends, and --retry-failed removes the failed rows
-first; merge and import write one row each), so a repeat is a file joined or edited by hand, which no rule could
-read without guessing which row counts. The message names both rows and `spec merge`, which keeps one row each.
+So is a row that repeats an earlier row's (item, sample) (`read_checked_run` reads through
+runner/score_input.read_unique_results, which says why).
 """
 
 from __future__ import annotations
@@ -20,17 +18,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from spec_audits.contract.reader import (
-    RESULTS_FILE,
-    RUN_FILE,
-    ResultsFile,
-    Suite,
-    iter_numbered_results,
-    read_results_file,
-    read_run,
-)
+from spec_audits.contract.reader import RESULTS_FILE, RUN_FILE, Suite, read_run
 from spec_audits.contract.results_model import ResultRow, RunInfo
-from spec_audits.runner.score_input import ScoreInputError
+from spec_audits.runner.score_input import ScoreInputError, read_unique_results
 
 _UNCHECKED = -9  # an item the suite lacks: the family's loader names it
 _NOT_A_TOKEN = -2  # an answer that is not one of the row's tokens
@@ -143,54 +133,3 @@ def _contradiction(answer: str | None, outcome: str | None, meaning: dict[str, s
 def _line(frame: pd.DataFrame, index: int) -> int:
     return int(frame["row"].iloc[index])
 
-
-REPEAT_FIX = ("a results file holds one row per (item, sample), and spec run never writes two; if the file joins "
-              "a retry or shards by hand, `spec merge RUN --out NEW` keeps one row of each (the last answer; an "
-              "answer beats a failure)")
-
-
-def read_unique_results(path: Path) -> ResultsFile:
-    """The rows of results.jsonl (`read_results_file`), one at most per (item, sample): a repeat is refused."""
-    found = read_results_file(path)
-    items, _ = pd.factorize(pd.Series([row.item_id for row in found.rows], dtype=object))
-    samples = np.array([row.sample for row in found.rows], dtype=np.int64)
-    refuse_repeats(path, repeated(sample_keys(items, samples)), np.array(found.lines, dtype=np.int64))
-    return found
-
-
-def scored_results(path: Path) -> list[ResultRow]:
-    """The rows of results.jsonl as a family's scorer reads them (the SDK's `read_results`): a repeat is refused."""
-    return read_unique_results(path).rows
-
-
-def sample_keys(items: np.ndarray, samples: np.ndarray) -> np.ndarray:
-    """A key per row for its (item, sample), from its item's code (a suite position) and its sample, taken by rank:
-    a stranger's sample of 2**62 cannot overflow the key and make two rows' keys one."""
-    _, rank = np.unique(samples, return_inverse=True)
-    return items.astype(np.int64) * (int(rank.max(initial=0)) + 1) + rank.ravel()
-
-
-def repeated(values: np.ndarray) -> np.ndarray:
-    """Whether each value repeats an earlier one (pandas' duplicated, by a sort instead of a hash table)."""
-    order = np.argsort(values, kind="stable")
-    again = np.zeros(len(values), dtype=bool)
-    again[order[1:][values[order[1:]] == values[order[:-1]]]] = True
-    return again
-
-
-def refuse_repeats(path: Path, again: np.ndarray, lines: np.ndarray) -> None:
-    """Refuse the first row flagged in `again` (it repeats an earlier row's (item, sample); `lines`: the rows'
-    line numbers), naming both rows."""
-    if again.any():
-        raise repeat_error(path, int(lines[int(np.flatnonzero(again)[0])]))
-
-
-def repeat_error(path: Path, line: int) -> ScoreInputError:
-    """The error for row `line` of results.jsonl `path`, the first to repeat an earlier row's (item, sample). The
-    file is read again to find that row: a scorer keeps no row's id, and this is the path of an error only."""
-    later = next(row for _, number, row in iter_numbered_results(path) if number == line)
-    earlier, first = next((number, row) for _, number, row in iter_numbered_results(path)
-                          if (row.item_id, row.sample) == (later.item_id, later.sample))
-    kinds = " then ".join("failed" if row.error is not None else "answered" for row in (first, later))
-    return ScoreInputError(path, f"item {later.item_id!r} sample {later.sample} again: row {earlier} holds it "
-                           f"already ({kinds}); {REPEAT_FIX}", row=line, column="sample")

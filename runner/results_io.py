@@ -82,7 +82,7 @@ class Written:
 def final_positions(keys: np.ndarray, errors: np.ndarray) -> np.ndarray:
     """Of rows with these (item, sample) `keys` and failure flags, the positions of those a resume or merge keeps (one
     per key: the last answer, else the last failure), in the order of each key's first row, without a Python object
-    per row. Scoring keeps none of this: it refuses a repeat (runner/result_checks.refuse_repeats)."""
+    per row. Scoring keeps none of this: it refuses a repeat (runner/score_input.refuse_repeats)."""
     n = len(keys)
     if not n:
         return np.zeros(0, dtype=np.int64)

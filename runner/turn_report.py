@@ -21,7 +21,7 @@ from scipy.stats import fisher_exact
 from spec_audits.contract.reader import RESULTS_FILE, read_manifest, read_run, scan_run, suite_dir_of
 from spec_audits.contract.suite_model import SuiteRow
 from spec_audits.runner.files_out import write_csv
-from spec_audits.runner.result_checks import read_unique_results
+from spec_audits.runner.score_input import read_unique_results
 from spec_audits.runner.turn_flips import flip_rates, mcnemar_by_meaning, pairs
 from spec_audits.stats.intervals import newcombe
 

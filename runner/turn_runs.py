@@ -8,9 +8,8 @@ from pathlib import Path
 
 from spec_audits.contract.reader import RESULTS_FILE, read_run, suite_dir_of
 from spec_audits.contract.suite_model import SuiteRow
-from spec_audits.runner.result_checks import read_unique_results
 from spec_audits.runner.results_io import write_results, write_run_info
-from spec_audits.runner.score_input import ScoreInputError
+from spec_audits.runner.score_input import ScoreInputError, read_unique_results
 from spec_audits.runner.turn_flips import FINAL, FlipInputError, at_turn
 
 

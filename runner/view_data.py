@@ -19,7 +19,7 @@ from spec_audits.runner.conversation import ConversationStopped, fill_turn
 from spec_audits.runner.files_out import write_text
 from spec_audits.runner.item_runner import fill_slots
 from spec_audits.runner.report.document import Table
-from spec_audits.runner.result_checks import read_unique_results
+from spec_audits.runner.score_input import read_unique_results
 from spec_audits.runner.study import expand_runs, is_study
 from spec_audits.runner.view_page import render_page
 

@@ -261,10 +261,7 @@ if TYPE_CHECKING:
         CodedMeanings,
         check_result_columns,
         read_checked_run,
-        refuse_repeats,
-        repeated,
     )
-    from spec_audits.runner.result_checks import scored_results as read_results  # a repeated (item, sample) refused
     from spec_audits.runner.run_columns import (
         Codes,
         ResultCodes,
@@ -276,8 +273,11 @@ if TYPE_CHECKING:
         check_run_analysis,
         check_study_runs,
         read_score_folder,
+        refuse_repeats,
+        repeated,
         require_answers,
     )
+    from spec_audits.runner.score_input import scored_results as read_results  # a repeated (item, sample) refused
     from spec_audits.runner.services.cache import (
         NoCache,
         ResponseCache,

@@ -87,11 +87,9 @@ def _read_results(path: Path, suite: BiasSuite, info: RunInfo) -> Finals:
         for (_, line, result), position in zip(chunk, at.tolist(), strict=True):
             if position < 0:
                 raise ScoreInputError(path, f"item {result.item_id} is not in the suite", row=line, column="item_id")
-            if result.sample >= suite.samples[position]:
-                raise ScoreInputError(path, "sample index outside the item's samples", row=line, column="sample")
             codes.add(line, position, result)
             failed.append(result.error is not None)
-    codes.check(path, info, CodedMeanings(suite.forms.array(), suite.forms.values))
+    codes.check(path, info, CodedMeanings(suite.forms.array(), suite.forms.values), suite.ids.samples)
     return Finals(np.array(codes.positions, dtype=np.int64), codes.models.array(), codes.answers.array(),
                   np.array(failed, dtype=bool), codes.models.values, codes.answers.values)
 

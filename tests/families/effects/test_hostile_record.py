@@ -165,6 +165,8 @@ RESULTS = [
      "says the run is of 'm'"),
     ("outcome_against_answer", lambda rows: rows[1].update(outcome="yes" if rows[1]["answer"] == "no" else "no"),
      "column 'outcome': outcome '{outcome}' contradicts answer '{answer}', which means '{answer}'"),
+    ("sample_the_row_does_not_draw", lambda rows: rows[4].update(sample=2**62), "column 'sample': sample index "
+     "outside the item's samples"),
 ]
 
 
@@ -176,7 +178,7 @@ def test_a_result_row_no_run_of_the_suite_wrote_is_a_located_error(
     _edit_results(run, edit)
     rows = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
     line = next(n for n, row in enumerate(rows, start=1) if row["item_id"] == "nope" or row["model"] == "other"
-                or row["outcome"] != row["answer"])
+                or row["outcome"] != row["answer"] or row["sample"] != 0)
     result = CliRunner().invoke(main, ["score", str(run)])
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
     detail = problem.format(**rows[line - 1])
