@@ -60,7 +60,7 @@ def require_answers(runs: list[Path], replies: bool = False) -> None:
     (a family whose scorer reads each reply itself) a successful reply counts though the runner read none."""
     if any(has_scorable(run / RESULTS_FILE, replies) for run in runs):
         return
-    rows = [row for run in runs for row in read_unique_results(run / RESULTS_FILE).rows]  # no failure counted twice
+    rows = [row for run in runs for row in scored_results(run / RESULTS_FILE)]  # no failure counted twice
     failed = [row.error for row in rows if row.error is not None]
     example = f"; the first failed with: {failed[0]}" if failed else ""
     names = ", ".join(str(run) for run in runs)

@@ -19,7 +19,7 @@ from spec_audits.runner.conversation import ConversationStopped, fill_turn
 from spec_audits.runner.files_out import write_text
 from spec_audits.runner.item_runner import fill_slots
 from spec_audits.runner.report.document import Table
-from spec_audits.runner.score_input import read_unique_results
+from spec_audits.runner.score_input import scored_results
 from spec_audits.runner.study import expand_runs, is_study
 from spec_audits.runner.view_page import render_page
 
@@ -129,8 +129,7 @@ def run_records(run_dir: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A run's description (suite, model, mode, embedded or not) and one record per (item, sample)."""
     info, suite = read_run(run_dir)
     rows = {row.id: row for row in suite.rows}
-    results = sorted(read_unique_results(run_dir / RESULTS_FILE).rows, key=lambda result: (result.item_id,
-                                                                                            result.sample))
+    results = sorted(scored_results(run_dir / RESULTS_FILE), key=lambda result: (result.item_id, result.sample))
     name = run_dir.name
     records = [_record(name, rows[result.item_id], result) for result in results if result.item_id in rows]
     about = {"run": name, "model": info.model, "mode": info.mode, "embedded": info.model == EMBEDDED_JUDGE,
