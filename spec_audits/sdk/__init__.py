@@ -15,7 +15,8 @@ The package ships a `py.typed` marker, so a plug-in is type-checked against thes
     answer readers        parse_answer, parse_answer_line, parse_option_number, parse_judge_json
     recorded fields       Reader (a row's `read`: a stated confidence, ...), read_fields
     its scorer            read_results, read_run, read_suite, ResultRow, RunInfo, Suite, ScoreInputError
-    its report            Document, Heading, Paragraph, Table, Image
+    its report            Document, Heading, Paragraph, Table, Image (drawn when the report is written),
+                          pyplot (matplotlib, loaded by the first plot drawn)
     shared statistics     hypothesis, intervals, multiple, paired, position, power (spec_audits.stats): the
                           tests, intervals, multiple comparisons and power every family and the runner share
 
@@ -153,7 +154,6 @@ if TYPE_CHECKING:
         complete_lines,
         iter_numbered_results,
         read_manifest,
-        read_results,
         read_run,
         read_run_info,
         read_suite,
@@ -256,16 +256,13 @@ if TYPE_CHECKING:
         NO_DATA,
         cannot_draw,
         no_data_background,
+        pyplot,
         text_colour,
     )
     from spec_audits.runner.result_checks import (
         CodedMeanings,
         check_result_columns,
         read_checked_run,
-    )
-    from spec_audits.runner.results_io import (
-        final_positions,
-        final_rows,
     )
     from spec_audits.runner.run_columns import (
         Codes,
@@ -278,8 +275,11 @@ if TYPE_CHECKING:
         check_run_analysis,
         check_study_runs,
         read_score_folder,
+        refuse_repeats,
+        repeated,
         require_answers,
     )
+    from spec_audits.runner.score_input import scored_results as read_results  # a repeated (item, sample) refused
     from spec_audits.runner.services.cache import (
         NoCache,
         ResponseCache,
@@ -373,15 +373,16 @@ __all__ = [
     "check_result_columns", "check_run_analysis", "check_slots", "check_study_runs", "checked_decode", "clauses",
     "compare_models", "comparison_blocks", "compile_text", "complete_lines", "contrast_influence",
     "default_cache_path", "did_you_mean", "domain", "draw_selections", "environment", "evaluate", "expand_runs",
-    "expect_of", "final_positions", "final_rows", "first_key", "flip_rates", "fmt", "from_one_arm", "from_pilot",
+    "expect_of", "first_key", "flip_rates", "fmt", "from_one_arm", "from_pilot",
     "generate_puzzle",
     "generate_skeleton", "generate_zebra", "hypothesis", "instantiate", "intervals", "is_local", "is_number",
     "is_whole", "imported", "item_rng", "json_lines", "key_of", "lazy", "listed_twice", "mean_influence", "multiple",
     "names", "no_data_background", "nodes", "ols_cluster", "ols_cluster_summed", "one_of", "one_person_compound",
     "open_regular", "option_lines",
     "paired", "pairs", "parse_answer", "parse_answer_line", "parse_cell", "parse_judge_json", "parse_option_number",
-    "pilot_spread", "position", "position_bias", "power", "present", "puzzle_config", "read_bytes_capped",
+    "pilot_spread", "position", "position_bias", "power", "present", "puzzle_config", "pyplot", "read_bytes_capped",
     "read_checked_run", "read_csv", "read_fields", "read_results", "read_rows", "read_run", "read_score_folder",
+    "refuse_repeats", "repeated",
     "read_suite", "record", "render_with_slots", "replacing", "report_repeats", "require_answers", "resolves",
     "reuse_groups", "row_contradicts", "sandwich", "scan_run", "score_folder", "shown", "sign_test", "solved_table",
     "spread", "states_identity", "suite_row", "test_case_text", "text_colour", "ties", "tokens_problem", "wilson",
