@@ -15,14 +15,17 @@ from tests.support import ROOT
 TRIAGE = str(ROOT / "specs" / "triage.spec")
 BROKEN = "tests/fixtures/malformed/after_line_zero.spec"
 # an atexit handler stands for the teardown: it prints only where the interpreter ends as usual
-PROBE = ("import atexit, gc, sys\n"
+PROBE = ("import atexit, gc, sys, threading\n"
          "atexit.register(lambda: print('teardown', file=sys.stderr))\n"
          "import spec_audits.cli as cli\n"
          "entry, sys.argv = sys.argv[1], ['spec', *sys.argv[2:]]\n"
          "if entry == 'traced':\n"
          "    sys.settrace(lambda *_: None)\n"
          "    atexit.register(lambda: print('collector', gc.isenabled(), file=sys.stderr))\n"
-         "cli.run() if entry != 'main' else cli.main()\n")
+         "if entry == 'threaded':  # a thread that works until the main thread ends\n"
+         "    threading.Thread(target=lambda: (threading.main_thread().join(), print('thread done', file=sys.stderr))"
+         ").start()\n"
+         "cli.main() if entry == 'main' else cli.run()\n")
 
 
 def _spec(entry: str, *argv: str, stdout: int = subprocess.PIPE, buffered: bool = True) -> tuple[int, str, str]:
@@ -56,6 +59,7 @@ def test_a_check_prints_its_verdict_and_a_broken_spec_its_located_error() -> Non
 def test_other_commands_and_a_traced_process_end_as_python_does() -> None:
     assert _spec("run", "compile", "--help")[2] == "teardown\n"
     assert _spec("traced", "compile", "--help")[2] == "collector True\nteardown\n"
+    assert _spec("threaded", "check", TRIAGE)[::2] == (0, "thread done\nteardown\n")  # Python waits for the thread
 
 
 def test_a_checks_collector_stays_paused_to_the_end_of_the_program_only() -> None:
