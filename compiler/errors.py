@@ -5,11 +5,11 @@ from __future__ import annotations
 import difflib
 import heapq
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+
+from spec_audits.base.records import Record, field
 
 
-@dataclass(frozen=True)
-class Span:
+class Span(Record):
     """Where a node sits in its spec file (1-based lines and columns, end exclusive)."""
 
     file: str
@@ -19,8 +19,7 @@ class Span:
     end_column: int | None = None
 
 
-@dataclass(frozen=True)
-class Diagnostic:
+class Diagnostic(Record):
     """One user-facing error about a spec."""
 
     span: Span
@@ -37,8 +36,7 @@ class Diagnostic:
         return "\n".join(lines)
 
 
-@dataclass
-class SpecError(Exception):
+class SpecError(Record, Exception, frozen=False):
     """Every diagnostic found in a spec; raised once so that `spec check` reports them all."""
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
