@@ -149,7 +149,6 @@ if TYPE_CHECKING:
         complete_lines,
         iter_numbered_results,
         read_manifest,
-        read_results,
         read_run,
         read_run_info,
         read_suite,
@@ -249,10 +248,6 @@ if TYPE_CHECKING:
         check_result_columns,
         read_checked_run,
     )
-    from spec_audits.runner.results_io import (
-        final_positions,
-        final_rows,
-    )
     from spec_audits.runner.run_columns import (
         Codes,
         ResultCodes,
@@ -264,8 +259,11 @@ if TYPE_CHECKING:
         check_run_analysis,
         check_study_runs,
         read_score_folder,
+        refuse_repeats,
+        repeated,
         require_answers,
     )
+    from spec_audits.runner.score_input import scored_results as read_results  # a repeated (item, sample) refused
     from spec_audits.runner.services.cache import (
         NoCache,
         ResponseCache,
@@ -352,20 +350,20 @@ __all__ = [
     "check_attributes", "check_domains", "check_render", "check_result_columns", "check_run_analysis", "check_slots",
     "check_study_runs", "checked_decode", "clauses", "compare_models", "comparison_blocks", "compile_text",
     "complete_lines", "contrast_influence", "default_cache_path", "did_you_mean", "domain", "draw_selections",
-    "environment", "evaluate", "expand_runs", "field", "expect_of", "final_positions", "final_rows", "first_key",
-    "flip_rates", "fmt", "from_one_arm", "from_pilot", "generate_puzzle", "generate_skeleton", "generate_zebra",
-    "hypothesis", "instantiate", "intervals", "is_local", "is_number", "is_whole", "imported", "item_rng", "json_lines",
-    "key_of", "lazy", "listed_twice", "mean_influence", "multiple", "names", "no_data_background", "nodes",
-    "ols_cluster", "ols_cluster_summed", "one_of", "one_person_compound", "open_regular", "option_lines", "paired",
-    "pairs", "parse_answer", "parse_answer_line", "parse_cell", "parse_judge_json", "parse_option_number",
-    "pilot_spread", "position", "position_bias", "power", "present", "puzzle_config", "read_bytes_capped",
-    "read_checked_run", "read_csv", "read_fields", "read_results", "read_rows", "read_run", "read_score_folder",
-    "read_suite", "Record", "record", "render_with_slots", "replaced", "replacing", "report_repeats", "require_answers",
-    "resolves", "reuse_groups", "row_contradicts", "sandwich", "scan_run", "score_folder", "shown", "sign_test",
-    "solved_table", "spread", "states_identity", "suite_row", "test_case_text", "text_colour", "ties", "tokens_problem",
-    "wilson", "wilson_one", "write_bytes", "write_csv", "write_csv_rows", "write_figure", "write_json", "write_runs",
-    "write_suite_folder", "write_text", "Codes", "ResultCodes", "SuiteIds", "iter_numbered_results", "read_manifest",
-    "read_run_info", "suite_dir_of", "unmap_freed_arrays",
+    "environment", "evaluate", "expand_runs", "field", "expect_of", "first_key", "flip_rates", "fmt", "from_one_arm",
+    "from_pilot", "generate_puzzle", "generate_skeleton", "generate_zebra", "hypothesis", "instantiate", "intervals",
+    "is_local", "is_number", "is_whole", "imported", "item_rng", "json_lines", "key_of", "lazy", "listed_twice",
+    "mean_influence", "multiple", "names", "no_data_background", "nodes", "ols_cluster", "ols_cluster_summed", "one_of",
+    "one_person_compound", "open_regular", "option_lines", "paired", "pairs", "parse_answer", "parse_answer_line",
+    "parse_cell", "parse_judge_json", "parse_option_number", "pilot_spread", "position", "position_bias", "power",
+    "present", "puzzle_config", "read_bytes_capped", "read_checked_run", "read_csv", "read_fields", "read_results",
+    "read_rows", "read_run", "read_score_folder", "refuse_repeats", "repeated", "read_suite", "Record", "record",
+    "render_with_slots", "replaced", "replacing", "report_repeats", "require_answers", "resolves", "reuse_groups",
+    "row_contradicts", "sandwich", "scan_run", "score_folder", "shown", "sign_test", "solved_table", "spread",
+    "states_identity", "suite_row", "test_case_text", "text_colour", "ties", "tokens_problem", "wilson", "wilson_one",
+    "write_bytes", "write_csv", "write_csv_rows", "write_figure", "write_json", "write_runs", "write_suite_folder",
+    "write_text", "Codes", "ResultCodes", "SuiteIds", "iter_numbered_results", "read_manifest", "read_run_info",
+    "suite_dir_of", "unmap_freed_arrays",
 ]
 
 
