@@ -6,6 +6,8 @@ import atexit
 import contextlib
 import json
 import shutil
+import subprocess
+import sys
 import tempfile
 from collections.abc import Callable
 from functools import cache
@@ -208,3 +210,12 @@ def refused_repeats(run: Path, out: Path, at: int) -> Path:
         assert result.output == repeat_message(folder / "results.jsonl", row, repeated["item_id"], repeated["sample"],
                                                earlier, f"{kind} then answered")
     return out / "retried"
+
+
+def imported_after(*argv: str) -> set[str]:
+    """The top-level packages a fresh process has imported once `spec ARGV...` has run (exit status 0)."""
+    probe = ("import sys\nfrom spec_audits.cli import main\ntry:\n    main(sys.argv[1:])\n"
+             "except SystemExit as stop:\n    if stop.code:\n        raise\n"
+             "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", probe, *argv], cwd=ROOT, capture_output=True, text=True, check=True)
+    return set(done.stderr.split())

@@ -16,7 +16,8 @@ The package ships a `py.typed` marker, so a plug-in is type-checked against thes
     answer readers        parse_answer, parse_answer_line, parse_option_number, parse_judge_json
     recorded fields       Reader (a row's `read`: a stated confidence, ...), read_fields
     its scorer            read_results, read_run, read_suite, ResultRow, RunInfo, Suite, ScoreInputError
-    its report            Document, Heading, Paragraph, Table, Image
+    its report            Document, Heading, Paragraph, Table, Image (drawn when the report is written),
+                          pyplot (matplotlib, loaded by the first plot drawn)
     shared statistics     hypothesis, intervals, multiple, paired, position, power (spec_audits.stats): the
                           tests, intervals, multiple comparisons and power every family and the runner share
 
@@ -241,6 +242,7 @@ if TYPE_CHECKING:
         NO_DATA,
         cannot_draw,
         no_data_background,
+        pyplot,
         text_colour,
     )
     from spec_audits.runner.result_checks import (
@@ -356,14 +358,14 @@ __all__ = [
     "mean_influence", "multiple", "names", "no_data_background", "nodes", "ols_cluster", "ols_cluster_summed", "one_of",
     "one_person_compound", "open_regular", "option_lines", "paired", "pairs", "parse_answer", "parse_answer_line",
     "parse_cell", "parse_judge_json", "parse_option_number", "pilot_spread", "position", "position_bias", "power",
-    "present", "puzzle_config", "read_bytes_capped", "read_checked_run", "read_csv", "read_fields", "read_results",
-    "read_rows", "read_run", "read_score_folder", "refuse_repeats", "repeated", "read_suite", "Record", "record",
-    "render_with_slots", "replaced", "replacing", "report_repeats", "require_answers", "resolves", "reuse_groups",
-    "row_contradicts", "sandwich", "scan_run", "score_folder", "shown", "sign_test", "solved_table", "spread",
-    "states_identity", "suite_row", "test_case_text", "text_colour", "ties", "tokens_problem", "wilson", "wilson_one",
-    "write_bytes", "write_csv", "write_csv_rows", "write_figure", "write_json", "write_runs", "write_suite_folder",
-    "write_text", "Codes", "ResultCodes", "SuiteIds", "iter_numbered_results", "read_manifest", "read_run_info",
-    "suite_dir_of", "unmap_freed_arrays",
+    "present", "puzzle_config", "pyplot", "read_bytes_capped", "read_checked_run", "read_csv", "read_fields",
+    "read_results", "read_rows", "read_run", "read_score_folder", "refuse_repeats", "repeated", "read_suite", "Record",
+    "record", "render_with_slots", "replaced", "replacing", "report_repeats", "require_answers", "resolves",
+    "reuse_groups", "row_contradicts", "sandwich", "scan_run", "score_folder", "shown", "sign_test", "solved_table",
+    "spread", "states_identity", "suite_row", "test_case_text", "text_colour", "ties", "tokens_problem", "wilson",
+    "wilson_one", "write_bytes", "write_csv", "write_csv_rows", "write_figure", "write_json", "write_runs",
+    "write_suite_folder", "write_text", "Codes", "ResultCodes", "SuiteIds", "iter_numbered_results", "read_manifest",
+    "read_run_info", "suite_dir_of", "unmap_freed_arrays",
 ]
 
 

@@ -47,7 +47,8 @@ Score = Callable[[Path, Path, dict[str, Any]], list[str]]
 ScoreRuns = Callable[[list[Path], Path, dict[str, Any]], list[str]]
 """`spec score RUN RUN ... -o OUT` (or a study folder): several runs scored together."""
 Report = Callable[[Path, Path], "Document"]
-"""`spec report SCORE`: the report document, its plots written under the second path."""
+"""`spec report SCORE`: the report document, its Images under the second path, drawn only when the report is
+written (`spec score` builds it for its first table and draws nothing)."""
 CheckGenerator = Callable[[n.GeneratorDef, DesignContext, ErrorCollector], Any]
 """A `generator` block's clauses resolved; None after reporting."""
 Generate = Callable[[Any, dict[str, Any]], list[str]]
