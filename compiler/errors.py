@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+
+from spec_audits.base.records import Record, field
 
 
-@dataclass(frozen=True)
-class Span:
+class Span(Record):
     """Where a node sits in its spec file (1-based lines and columns, end exclusive)."""
 
     file: str
@@ -17,8 +17,7 @@ class Span:
     end_column: int | None = None
 
 
-@dataclass(frozen=True)
-class Diagnostic:
+class Diagnostic(Record):
     """One user-facing error about a spec."""
 
     span: Span
@@ -35,8 +34,7 @@ class Diagnostic:
         return "\n".join(lines)
 
 
-@dataclass
-class SpecError(Exception):
+class SpecError(Record, Exception, frozen=False):
     """Every diagnostic found in a spec; raised once so that `spec check` reports them all."""
 
     diagnostics: list[Diagnostic] = field(default_factory=list)

@@ -4,7 +4,6 @@ loads no other module of spec: a family pays only for the names it uses."""
 
 from __future__ import annotations
 
-import dataclasses
 import subprocess
 import sys
 
@@ -35,5 +34,5 @@ def test_a_familys_analysis_record_is_its_class_a_function_giving_it_or_the_base
 
     assert not isinstance(EFFECTS.analysis_record, type)
     assert EFFECTS.record_type() is EffectsRecord
-    assert dataclasses.replace(EFFECTS, analysis_record=EffectsRecord).record_type() is EffectsRecord
-    assert dataclasses.replace(EFFECTS, analysis_record=None).record_type() is AnalysisRecord
+    assert sdk.replaced(EFFECTS, analysis_record=EffectsRecord).record_type() is EffectsRecord
+    assert sdk.replaced(EFFECTS, analysis_record=None).record_type() is AnalysisRecord

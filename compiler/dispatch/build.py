@@ -7,10 +7,10 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from spec_audits.base.records import Record
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.budget import DEFAULT_BUDGET, Budget, Size, check_budget, counted, planned_size
 from spec_audits.compiler.check import check_spec
@@ -28,8 +28,7 @@ if TYPE_CHECKING:  # only a compile builds the manifest model (spec_audits.contr
     from spec_audits.contract.suite_model import Manifest
 
 
-@dataclass
-class Checked:
+class Checked(Record, frozen=False):
     """A spec that passed every check, ready to expand."""
 
     path: Path

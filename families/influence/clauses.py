@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from spec_audits.sdk import Span
+from spec_audits.sdk import Record, Span
 from spec_audits.sdk import clauses as c
 from spec_audits.sdk import nodes as n
 
 
-@dataclass(frozen=True)
-class ExamplesShape(c.Shape[tuple[int, n.Ref, int | None]]):
+class ExamplesShape(Record, c.Shape[tuple[int, n.Ref, int | None]]):
     """`examples N KIND [seed S]`: (count, the pool kind, seed or None)."""
 
     GRAMMAR = 'NUMBER NAME ("seed" NUMBER)?'
