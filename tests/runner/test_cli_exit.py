@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from tests.support import ROOT
+from tests.support import ROOT, shipped_suite
 
 TRIAGE = str(ROOT / "specs" / "triage.spec")
 BROKEN = "tests/fixtures/malformed/after_line_zero.spec"
@@ -36,10 +36,12 @@ def _spec(entry: str, *argv: str, stdout: int = subprocess.PIPE, buffered: bool 
 
 
 @pytest.mark.parametrize("argv", [("check", TRIAGE), ("check", BROKEN), ("--help",), ("check", "--help"),
-                                  ("chek",)])
+                                  ("chek",), ("show", "SUITE", "-n", "2")])
 def test_a_check_and_the_help_end_without_the_teardown_and_print_what_main_prints(argv: tuple[str, ...]) -> None:
+    argv = tuple(str(shipped_suite("option_order")) if arg == "SUITE" else arg for arg in argv)
     status, out, err = _spec("run", *argv)
     assert "teardown" not in err
+    assert argv[0] != "show" or (status == 0 and out.startswith("suite option_order: 96 prompts"))
     assert (status, out, err + "teardown\n") == _spec("main", *argv)
 
 
