@@ -72,7 +72,7 @@ conversations, or the influence family's item designs and `trials N per cell` (3
 pattern it does not use (4M), nor parses the SDK's source with ast to find a name's module (8M). Left: click is ~49M
 of check (import 38M with uuid and platform, which click.types needs at class definition; its group and commands;
 dispatch ~3M): only a second argument parser would remove it. lark imports the optional `regex` (55M) although only
-a Unicode-category terminal needs it.
+a terminal in regex's own syntax (a Unicode category) needs it, and spec's grammar has none.
 
 Usage: python benchmarks/startup_bench.py [--rounds 7]
 """
