@@ -22,7 +22,6 @@ import hashlib
 import marshal
 import os
 import sys
-from dataclasses import dataclass
 from functools import lru_cache
 from importlib.util import source_hash
 from pathlib import Path
@@ -32,6 +31,7 @@ from typing import Any
 import jinja2
 from jinja2 import nodes
 
+from spec_audits.base.records import Record
 from spec_audits.base.user_cache import cache_dir, read_private, write_private
 from spec_audits.compiler.sandbox import environment
 
@@ -44,8 +44,7 @@ _DIGEST = 32  # bytes of each BLAKE2b digest
 Reads = tuple[tuple[str, str | None], ...] | None
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(Record):
     """What compiling one template text found."""
 
     code: CodeType
