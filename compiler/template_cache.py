@@ -179,6 +179,6 @@ def _node(data: Any, env: jinja2.Environment) -> Any:
         raise _Invalid
     node = object.__new__(cls)
     for name, value in zip(cls.fields, data[2:], strict=True):
-        setattr(node, name, _node(value, env))
+        setattr(node, name, value if type(value) is str else _node(value, env))  # most leaves are names
     vars(node).update(lineno=data[1], environment=env)
     return node

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from itertools import product
+from operator import itemgetter
 from typing import Any
 
 from spec_audits.families.influence.check import PairsDesign
@@ -111,8 +113,9 @@ def _comparisons(design: PairsDesign, factor: n.Factor, seed: int,
                  errors: ErrorCollector) -> list[tuple[int, int]]:
     ranges = {axis.name: range(axis.low, axis.high + 1) for axis in design.sizes}
     try:
-        pairs = [(a, b) for a in ranges["n_A"] for b in ranges["n_B"]
-                 if design.where is None or evaluate(design.where, {"n_A": a, "n_B": b, "factor": factor.name})]
+        pairs = list(product(ranges["n_A"], ranges["n_B"])) if design.where is None else [
+            (a, b) for a in ranges["n_A"] for b in ranges["n_B"]
+            if evaluate(design.where, {"n_A": a, "n_B": b, "factor": factor.name})]
     except TypeError as err:
         errors.add(_span_of(design, "where"),
                    f"the design filter compares values of different kinds ({err})",
@@ -154,14 +157,14 @@ def _check_balance(design: PairsDesign, factor: n.Factor, pairs: list[tuple[int,
         errors.add(span, f"design '{design.name}' leaves factor '{factor.name}' with no comparison")
         return
     present = set(pairs)
-    lonely = next((p for p in pairs if (p[1], p[0]) not in present), None)
-    if lonely is not None:
+    if set(zip(map(itemgetter(1), pairs), map(itemgetter(0), pairs), strict=True)) != present:  # a pair without mirror
+        lonely = next(p for p in pairs if (p[1], p[0]) not in present)
         errors.add(span, f"design '{design.name}' cannot be balanced: (n_A={lonely[0]}, n_B={lonely[1]}) has "
                    f"no mirror (n_A={lonely[1]}, n_B={lonely[0]}) for factor '{factor.name}'",
                    "each group must appear with each size equally often: use a symmetric filter and equal ranges")
         return
     for group, index in (("A", 0), ("B", 1)):
-        seen = {p[index] for p in pairs}
+        seen = set(map(itemgetter(index), pairs))
         missing = [s for s in ranges[f"n_{group}"] if s not in seen]
         if missing:
             errors.add(span, f"design '{design.name}' cannot be balanced: group {group} of factor "
