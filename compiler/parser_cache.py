@@ -113,7 +113,8 @@ def cache_file(grammar: str) -> Path:
 
 def saved_form(parser: Lark) -> bytes:
     """The bytes `parser` is saved as: its _Saved, each table action one object however often it occurs (the
-    unpickler then builds ~800 tuples, not ~9,000)."""
+    unpickler then builds ~800 tuples, not ~9,000), and so each symbol and rule option (_share_symbols)."""
+    _share_symbols(parser.rules)
     shared: dict[tuple[Any, Any], tuple[Any, Any]] = {}
     table = parser.parser.parser._parse_table
     states = {state: {name: shared.setdefault(action, action) for name, action in row.items()}
@@ -127,6 +128,22 @@ def saved_form(parser: Lark) -> bytes:
     buffer = io.BytesIO()
     _Pickler(buffer, protocol=5).dump(tuple(saved))
     return buffer.getvalue()
+
+
+def _share_symbols(rules: list[Rule]) -> None:
+    """The rules with equal symbols made one object, and equal options too, in place: lark reads them and never
+    changes them, and the unpickler then builds ~270 symbols and 2 options, not ~930 and ~175."""
+    one: dict[tuple[Any, ...], Any] = {}
+    for rule in rules:
+        rule.origin = one.setdefault(_symbol(rule.origin), rule.origin)
+        rule.expansion = [one.setdefault(_symbol(symbol), symbol) for symbol in rule.expansion]
+        options = rule.options
+        rule.options = one.setdefault((RuleOptions, options.keep_all_tokens, options.expand1, options.priority,
+                                       options.template_source, tuple(options.empty_indices)), options)
+
+
+def _symbol(symbol: Any) -> tuple[Any, ...]:
+    return type(symbol), str(symbol.name), getattr(symbol, "filter_out", None)
 
 
 def _saved(path: Path) -> Lark | None:
