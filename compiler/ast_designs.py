@@ -6,11 +6,11 @@ by the shape its declaration gives (compiler/clauses.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from lark import Token, Transformer, v_args
 
+from spec_audits.base.records import Record
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.ast_values import leaf, leaves, scalar
 from spec_audits.compiler.clauses import ClauseSpec, Syntax
@@ -18,8 +18,7 @@ from spec_audits.compiler.errors import ErrorCollector, Span
 from spec_audits.compiler.leaf import Leaf, ShapeError
 
 
-@dataclass(frozen=True)
-class Leaves:
+class Leaves(Record):
     """The AST stage's reading of leaves, as a clause's shape asks for it (compiler/clauses.py Builder)."""
 
     errors: ErrorCollector

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from spec_audits.base.records import Record
 from spec_audits.compiler.errors import ErrorCollector, Span, SpecError
 from spec_audits.compiler.family import CompiledDesign, PlannedDesign
 from spec_audits.compiler.sandbox import MAX_STEPS, tally_steps
@@ -32,8 +32,7 @@ BYTE_SECONDS = 5.0e-8
 STEP_SECONDS = 3.0e-7
 
 
-@dataclass(frozen=True)
-class Budget:
+class Budget(Record):
     """The limits; `spec check/compile --max-rows/--max-trials/--max-seconds` raise all but the bytes."""
 
     rows: int = 2_000_000
@@ -45,8 +44,7 @@ class Budget:
 DEFAULT_BUDGET = Budget()
 
 
-@dataclass(frozen=True)
-class Size:
+class Size(Record):
     """A suite's planned size, and its estimated compile time (with the rows and template steps it counted)."""
 
     rows: int
@@ -65,8 +63,7 @@ class Size:
                 f"sampled rows: {self.steps:,} template steps)")
 
 
-@dataclass(frozen=True)
-class _Sample:
+class _Sample(Record):
     rows: int = 0
     bytes: int = 0
     steps: int = 0

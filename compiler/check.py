@@ -5,7 +5,6 @@ Design clauses are checked by the design's family (families/<name>/check.py); th
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
@@ -13,7 +12,7 @@ from typing import Any
 
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.data_source import checked_source
-from spec_audits.compiler.errors import ErrorCollector, did_you_mean, report_repeats
+from spec_audits.compiler.errors import ErrorCollector, close_match, did_you_mean, report_repeats
 from spec_audits.compiler.templates import check_slots, check_syntax, compile_text
 from spec_audits.contract.suite_terms import DECODE_KEYS, JUDGE_MODEL, JUDGE_SLOTS, decode_domain, valid_decode_value
 
@@ -101,10 +100,10 @@ def _check_keyword_level(factor: n.Factor, level: n.Level, errors: ErrorCollecto
     """A misspelt statement keyword after a factor block parses as one more level: say so."""
     if level.group is None or level.group in TOP_KEYWORDS:
         return
-    close = difflib.get_close_matches(level.group, TOP_KEYWORDS, n=1, cutoff=0.75)
-    if close:
+    close = close_match(level.group, TOP_KEYWORDS, 0.75)
+    if close is not None:
         errors.add(level.span, f"'{level.group} {level.name}' is read as a level of factor '{factor.name}'; "
-                   f"'{level.group}' looks like a misspelt '{close[0]}'", f"did you mean '{close[0]}'?")
+                   f"'{level.group}' looks like a misspelt '{close}'", f"did you mean '{close}'?")
 
 
 def _check_influences(influences: Iterable[n.Influence], tables: Tables, errors: ErrorCollector) -> None:

@@ -15,9 +15,10 @@ value_list, dotted, expr, option, selection, condition, size_axis, axis, probe, 
 
 from __future__ import annotations
 
-from dataclasses import FrozenInstanceError, dataclass
+from dataclasses import FrozenInstanceError
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
+from spec_audits.base.records import Record
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.errors import Span
 from spec_audits.compiler.leaf import Leaf as Leaf  # a shape's argument words, `c.Leaf` to a family
@@ -239,8 +240,7 @@ class Bands(Fixed[tuple[tuple[str, str, int | float], ...]]):
         return tuple(cast(tuple[str, str, int | float], child) for child in children)
 
 
-@dataclass(frozen=True)
-class Args(Shape[tuple[Any, ...]]):
+class Args(Record, Shape[tuple[Any, ...]]):
     """Any grammar, its arguments kept as plain values (names and texts as strings, numbers as numbers,
     lists as tuples) for a block whose owner reads them itself (the puzzle block)."""
 
@@ -257,8 +257,7 @@ class Args(Shape[tuple[Any, ...]]):
         return tuple(plain(child) for child in children)
 
 
-@dataclass(frozen=True)
-class Counted(Shape[tuple[int, int | None]]):
+class Counted(Record, Shape[tuple[int, int | None]]):
     """`KEYWORD N [WORDS...] [seed S]`: a count, then fixed words (e.g. `per cell`), then a seed:
     (count, seed or None)."""
 
@@ -274,8 +273,7 @@ class Counted(Shape[tuple[int, int | None]]):
         return (at.whole(children[0]), at.whole(children[1]) if len(children) > 1 else None)
 
 
-@dataclass(frozen=True)
-class NameThen(Shape[tuple[n.Ref, n.Ref | None]]):
+class NameThen(Record, Shape[tuple[n.Ref, n.Ref | None]]):
     """`KEYWORD NAME [WORD NAME]`, e.g. `protocol authors extract TEMPLATE`: (name, the second or None)."""
 
     word: str
@@ -290,8 +288,7 @@ class NameThen(Shape[tuple[n.Ref, n.Ref | None]]):
         return (at.ref(children[0]), at.ref(children[1]) if len(children) > 1 else None)
 
 
-@dataclass(frozen=True)
-class NumberThenNames(Shape[tuple[int | float, tuple[n.Ref, ...]]]):
+class NumberThenNames(Record, Shape[tuple[int | float, tuple[n.Ref, ...]]]):
     """`KEYWORD X [WORD a, b, ...]`, e.g. `reverse 0.5 by unit, arm`: (number, the names)."""
 
     word: str
@@ -316,8 +313,7 @@ class NameOptions(Fixed[tuple[n.Ref, tuple[n.Option, ...]]]):
         return (at.ref(children[0]), tuple(cast(n.Option, child) for child in children[1:]))
 
 
-@dataclass(frozen=True)
-class ClauseSpec(Generic[T]):
+class ClauseSpec(Record, Generic[T]):
     """One clause: its keyword, its argument shape, what it is for (the docs' words), and the block it
     belongs to: a design (the default) or a top-level block `BLOCK NAME: clause...` (puzzle, generator,
     or one a family declares)."""

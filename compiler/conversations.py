@@ -19,9 +19,9 @@ model "provider/model"` has another model write the turn. Family-blind: it reads
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
+from spec_audits.base.records import Record
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.check import checked_decode
 from spec_audits.compiler.errors import Diagnostic, ErrorCollector, Span, SpecError, did_you_mean
@@ -36,8 +36,7 @@ _CELL = re.compile(r"\{\{\s*cell\.(\w+)\s*\}\}")
 _TEMPLATE = re.compile(r"\{\{|\{%|\{#")
 
 
-@dataclass(frozen=True)
-class PlayedTurn:
+class PlayedTurn(Record):
     """One turn as rows carry it: a message (None for the design's prompt), and for an answered turn its name
     and its own answers (None: the design's)."""
 
@@ -47,8 +46,7 @@ class PlayedTurn:
     cells: Span | None = None  # a user turn reading the row's cell ({{ cell.KEY }}): where it is written
 
 
-@dataclass(frozen=True)
-class CompiledConversation:
+class CompiledConversation(Record):
     name: str
     turns: tuple[PlayedTurn, ...]
 

@@ -10,7 +10,6 @@ A key of several columns identifies a row by their values together.
 from __future__ import annotations
 
 import codecs
-import csv
 import io
 from collections import Counter
 from pathlib import Path
@@ -113,6 +112,8 @@ def _read(source: n.DataSource, path: Path, errors: ErrorCollector) -> list[Row]
 def _records(source: n.DataSource, text: str, file: str, errors: ErrorCollector) -> list[Row] | None:
     """The rows of a CSV text; a ragged line, an unterminated quote or a repeated column is an error
     (naming the CSV's line, never quoting it: the file is not the spec)."""
+    import csv  # only a spec that reads a CSV file needs it
+
     where = f"data file '{source.path.value}'"
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:

@@ -10,10 +10,10 @@ import os
 import shutil
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from spec_audits.base.records import Record, field
 from spec_audits.contract.seeding import canonical_json
 from spec_audits.contract.writer import ID_BYTES, ID_HEX
 
@@ -24,8 +24,7 @@ _ID_START = len('{"id":"')
 _ID_END = _ID_START + ID_HEX
 
 
-@dataclass
-class Tally:
+class Tally(Record, frozen=False):
     """Counts gathered while rows stream past: totals, distinct values per axis, trials per cell."""
 
     rows: int = 0

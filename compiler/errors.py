@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import difflib
-import heapq
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+
+from spec_audits.base.records import Record, field
 
 
-@dataclass(frozen=True)
-class Span:
+class Span(Record):
     """Where a node sits in its spec file (1-based lines and columns, end exclusive)."""
 
     file: str
@@ -19,8 +17,7 @@ class Span:
     end_column: int | None = None
 
 
-@dataclass(frozen=True)
-class Diagnostic:
+class Diagnostic(Record):
     """One user-facing error about a spec."""
 
     span: Span
@@ -37,8 +34,7 @@ class Diagnostic:
         return "\n".join(lines)
 
 
-@dataclass
-class SpecError(Exception):
+class SpecError(Record, Exception, frozen=False):
     """Every diagnostic found in a spec; raised once so that `spec check` reports them all."""
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -92,20 +88,43 @@ def report_repeats(items: Iterable[tuple[str, Span]], what: str, errors: ErrorCo
 MAX_SCORED = 40  # candidates scored by difflib per hint: a spec with thousands of names stays fast
 
 
+def close_match(word: str, candidates: Sequence[str], cutoff: float) -> str | None:
+    """difflib's closest of `candidates` to `word` (get_close_matches, n=1), or None. difflib is imported only
+    where a candidate's length leaves it a chance (difflib's own first test: a ratio is at most 2 * the shorter
+    length / the two lengths), so a clean spec never loads it."""
+    if not any(_longest_ratio(word, option) >= cutoff for option in candidates):
+        return None
+    import difflib
+
+    close = difflib.get_close_matches(word, candidates, n=1, cutoff=cutoff)
+    return close[0] if close else None
+
+
+def _longest_ratio(a: str, b: str) -> float:
+    """The highest similarity ratio two texts of these lengths can have (difflib's real_quick_ratio)."""
+    total = len(a) + len(b)
+    return 2.0 * min(len(a), len(b)) / total if total else 1.0
+
+
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
     """A 'did you mean' hint for a misspelt name, or a list of the valid names.
 
     difflib's ratio is costly, so among many candidates only the MAX_SCORED nearest in length (then
     sharing the first letter) are scored: a misspelling rarely changes a name's length by much."""
     options = sorted(set(candidates))
-    nearest = options if len(options) <= MAX_SCORED else heapq.nsmallest(
-        MAX_SCORED, options, key=lambda o: (abs(len(o) - len(name)), o[:1] != name[:1]))
-    close = difflib.get_close_matches(name, nearest, n=1, cutoff=0.6)
-    if close:
-        return f"did you mean '{close[0]}'?"
+    nearest = options if len(options) <= MAX_SCORED else _nearest_in_length(name, options)
+    close = close_match(name, nearest, 0.6)
+    if close is not None:
+        return f"did you mean '{close}'?"
     if options and len(options) <= 12:
         return "valid names: " + ", ".join(f"'{o}'" for o in options)
     return None
+
+
+def _nearest_in_length(name: str, options: list[str]) -> list[str]:
+    import heapq  # only a hint among many names needs it
+
+    return heapq.nsmallest(MAX_SCORED, options, key=lambda o: (abs(len(o) - len(name)), o[:1] != name[:1]))
 
 
 def _excerpt(source: str, span: Span) -> list[str]:

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from spec_audits.base.records import Record
 from spec_audits.compiler.errors import Span
 
 
@@ -52,7 +53,9 @@ class CompiledDesign(Protocol):
 @dataclass(kw_only=True)
 class Compiled:
     """The plain fields of a CompiledDesign with their usual values, for a family's own design to extend with
-    its `summary()` and `rows()` (spec_audits/examples/echo.py): a sampled design with no shared rows."""
+    its `summary()` and `rows()` (spec_audits/examples/echo.py): a sampled design with no shared rows. The one
+    dataclass a spec check builds: plug-ins extend it with `@dataclass(kw_only=True)`, which reads the fields of
+    dataclasses only."""
 
     name: str
     span: Span
@@ -63,8 +66,7 @@ class Compiled:
     served: dict[str, list[Any]] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(Record):
     """How big a design's expansion will be, known before it starts."""
 
     rows: int

@@ -1,15 +1,17 @@
 """Stage 2: the typed AST. Every node carries the span of the spec text it came from.
 
-A node is immutable, built by keyword and compared by value, like a frozen dataclass; its class is a plain
-class whose fields `Node` reads from its annotations. The 34 node classes as pydantic models cost `spec check`
-50 ms of CPU (class creation and schema building), as frozen dataclasses 17 ms (each generates and compiles
-its methods), as plain classes about 2 ms.
+A node is immutable, built by keyword and compared by value, like a frozen dataclass; its class is a record
+(spec_audits/base/records.py), a plain class whose fields are read from its annotations. The 34 node classes as
+pydantic models cost `spec check` 50 ms of CPU (class creation and schema building), as frozen dataclasses 17 ms
+(each generates and compiles its methods), as plain classes about 2 ms.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, TypeVar, dataclass_transform
+from typing import ClassVar, Literal, dataclass_transform
 
+from spec_audits.base.records import Record, field
+from spec_audits.base.records import replaced as replaced  # the AST's callers write n.replaced
 from spec_audits.compiler.errors import Span
 
 Scalar = str | int | float
@@ -17,69 +19,14 @@ Role = Literal["user", "assistant"]
 PuzzleArgs = tuple[Scalar | tuple[Scalar, ...], ...]  # a puzzle clause's values, as its shape reads them
 
 
-@dataclass_transform(kw_only_default=True, frozen_default=True)
-class _Fields:
-    """What a node class is made of: its fields are the annotations of its class and of the node classes
-    above it, in that order; a field with a value in the class body has that default (a dict default is
-    copied for each node). Type checkers read the classes below as frozen, keyword-only dataclasses."""
+@dataclass_transform(kw_only_default=True, frozen_default=True, field_specifiers=(field,))
+class Node(Record):
+    """Every node of the AST: a frozen record (spec_audits/base/records.py) built by keyword, compared and
+    hashed by value. Type checkers read the classes below as frozen, keyword-only dataclasses."""
 
-    _fields: ClassVar[tuple[str, ...]] = ()
-    _defaults: ClassVar[dict[str, Any]] = {}
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        own = tuple(cls.__dict__.get("__annotations__", {}))
-        cls._fields = (*cls._fields, *own)
-        cls._defaults = {**cls._defaults, **{name: cls.__dict__[name] for name in own if name in cls.__dict__}}
-
-
-class Node(_Fields):
-    """Every node of the AST: immutable, built by keyword, compared and hashed by value."""
+    _kw_only_default: ClassVar[bool] = True
 
     span: Span
-
-    def __init__(self, **values: Any) -> None:
-        unknown = sorted(set(values) - set(self._fields))
-        if unknown:
-            raise TypeError(f"{type(self).__name__} has no field {', '.join(unknown)}")
-        for name in self._fields:
-            if name in values:
-                value = values[name]
-            elif name in self._defaults:
-                default = self._defaults[name]
-                value = dict(default) if isinstance(default, dict) else default
-            else:
-                raise TypeError(f"{type(self).__name__} needs a value for {name}")
-            object.__setattr__(self, name, value)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"{type(self).__name__} is immutable: build a new one (nodes.replaced)")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"{type(self).__name__} is immutable: build a new one (nodes.replaced)")
-
-    def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in self._fields)
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
-        return f"{type(self).__qualname__}({shown})"
-
-
-N = TypeVar("N", bound=Node)
-
-
-def replaced(node: N, **changes: Any) -> N:
-    """A copy of `node` with the fields in `changes` replaced."""
-    return type(node)(**{**node.__dict__, **changes})
 
 
 class Text(Node):
@@ -173,10 +120,10 @@ class DataSource(Node):
     sample: int | None = None
     sample_per: str | None = None
     sample_seed: int | None = None
-    mapping: dict[str, str] = {}
+    mapping: dict[str, str] = field(default_factory=dict)
     min_count: tuple[int, tuple[str, ...]] | None = None  # drop rows with a rare value until none is rare
     # column -> format its text is parsed as (test_case, pydict, json)
-    parse: dict[str, str] = {}
+    parse: dict[str, str] = field(default_factory=dict)
 
 
 class Turn(Node):
@@ -253,7 +200,7 @@ class ConditionRef(Node):
     toward: str | None = None
     args: tuple[Scalar, ...] = ()
     # `turn = row.human_message`: a name the condition's conversation reads
-    bindings: dict[str, Name] = {}
+    bindings: dict[str, Name] = field(default_factory=dict)
     shared: bool = False
 
     @property

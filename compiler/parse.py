@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import cast
@@ -12,6 +11,7 @@ from typing import cast
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
+from spec_audits.base.records import Record
 from spec_audits.compiler.clauses import Syntax, clause_rules
 from spec_audits.compiler.errors import Diagnostic, Span, SpecError, did_you_mean
 from spec_audits.compiler.parser_cache import cached_parser
@@ -55,8 +55,7 @@ def _parser(grammar: str) -> Lark:
 MAX_DEPTH = 100  # nesting of the parse tree; later stages recurse over it, so deeper would overflow the stack
 
 
-@dataclass(frozen=True)
-class LazySyntax:
+class LazySyntax(Record):
     """The clauses of only the families a text names, and of every family when that does not parse: a spec
     check loads the families its designs declare, and a syntax error is judged by the whole language (so
     its message, and a clause of a family the design does not name, read as they always did)."""

@@ -6,11 +6,13 @@ a family made, so every family's rows are told apart by design the same way."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from spec_audits.compiler.conversations import CompiledConversation
 from spec_audits.compiler.errors import Diagnostic, SpecError
 from spec_audits.compiler.family import CompiledDesign
+
+if TYPE_CHECKING:  # only a design with a `conversation` clause loads them (compiler/dispatch/designs.py)
+    from spec_audits.compiler.conversations import CompiledConversation
 
 DESIGN_KEY = "design"  # the cell key naming a row's design in a suite of several designs
 

@@ -9,12 +9,12 @@ declares as missing, so the syntax errors are reported alone."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedInput
 
+from spec_audits.base.records import Record
 from spec_audits.compiler.clauses import Syntax
 from spec_audits.compiler.errors import Diagnostic, SpecError
 from spec_audits.compiler.parse import (
@@ -31,8 +31,7 @@ MAX_SYNTAX_ERRORS = 20  # a file this broken is reported in part: its first erro
 _FIRST_WORD = re.compile(r"[ \t]*([A-Za-z_]\w*)")
 
 
-@dataclass(frozen=True)
-class Parsed:
+class Parsed(Record):
     """A spec text's parse tree (of what parsed), the clauses it was parsed with, its syntax errors and the
     lines of the `design` headers whose designs lost a clause to one."""
 

@@ -17,7 +17,6 @@ import functools
 import operator
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -26,6 +25,8 @@ from jinja2.exceptions import SecurityError
 from jinja2.runtime import Context
 from jinja2.sandbox import ImmutableSandboxedEnvironment, safe_range
 from jinja2.visitor import NodeTransformer
+
+from spec_audits.base.records import Record
 
 MAX_ITERATIONS = 100_000  # range() items per render, summed over every range the render builds
 MAX_EXPONENT = 64  # x ** y with |x| > 1 and y above this is refused
@@ -37,16 +38,14 @@ _SIZED = (str, bytes, list, tuple, dict, set, frozenset)
 _EACH, _SIZE = "_spec_steps_each", "_spec_steps_size"  # the metering filters the compiled code calls
 
 
-@dataclass
-class _Render:
+class _Render(Record, frozen=False):
     """The work one render has done so far."""
 
     ranges: int = 0
     steps: int = 0
 
 
-@dataclass
-class StepTally:
+class StepTally(Record, frozen=False):
     """Steps summed over the renders inside `tally_steps()` (memoised renders add the steps they took)."""
 
     steps: int = 0

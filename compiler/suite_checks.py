@@ -10,12 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from spec_audits.compiler.emit import Tally, UnbalancedError, balance_report
 from spec_audits.compiler.errors import ErrorCollector
 from spec_audits.compiler.family import PER_DESIGN, CompiledDesign, OwnAnalysis
 from spec_audits.compiler.recorded import DESIGN_KEY
 from spec_audits.contract.seeding import canonical_json
-from spec_audits.contract.writer import row_id
 
 
 def _own(design: CompiledDesign) -> tuple[str, ...]:
@@ -57,6 +55,9 @@ def check_suite(designs: list[CompiledDesign], errors: ErrorCollector) -> None:
 
 def _check_rows_together(designs: list[CompiledDesign], errors: ErrorCollector) -> None:
     """Expand every design once, without writing: no row twice, every cell the same trials."""
+    from spec_audits.compiler.emit import Tally, UnbalancedError, balance_report  # only a suite of several designs
+    from spec_audits.contract.writer import row_id
+
     tally, seen = Tally(), set()
     keys = designs[0].balance_keys
     for design in designs:

@@ -11,20 +11,19 @@ design does not describe, a filter's result, a name set differently in two branc
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 from jinja2 import nodes
 
+from spec_audits.base.records import Record
 
-@dataclass(frozen=True)
-class Fields:
+
+class Fields(Record):
     """A mapping with known keys; each key's value has its shape, or None when not known."""
 
     names: Mapping[str, Shape | None]
 
 
-@dataclass(frozen=True)
-class Items:
+class Items(Record):
     """A list whose elements all have one shape."""
 
     element: Shape | None
@@ -47,8 +46,7 @@ _ONE_ELEMENT = frozenset({"first", "last", "random"})
 _OWN_SCOPE = (nodes.Block, nodes.Scope, nodes.ScopedEvalContextModifier, nodes.FilterBlock)
 
 
-@dataclass(frozen=True)
-class Misspelt:
+class Misspelt(Record):
     """`dotted` (e.g. `ex.item.contxt`) reads `attr` of a value whose keys are `known`."""
 
     dotted: str

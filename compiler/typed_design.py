@@ -10,9 +10,9 @@ besides them it declares itself (`Family.syntax`, compiler/clauses.py) and reads
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from spec_audits.base.records import Record
 from spec_audits.compiler import clauses as c
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.check import Tables, checked_decode, first_values
@@ -21,8 +21,7 @@ from spec_audits.compiler.errors import ErrorCollector, Span, report_repeats
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class SamplesShape(c.Shape[n.Samples]):
+class SamplesShape(Record, c.Shape[n.Samples]):
     """`samples N [split by NAME]`."""
 
     GRAMMAR = 'NUMBER ("split" "by" NAME)?'
@@ -53,8 +52,7 @@ GENERATOR_ANALYSIS = c.ClauseSpec("analysis", c.Name(), "the family that runs th
 """A `generator` block's `analysis NAME`: the family whose generator declarations read the rest of the block."""
 
 
-@dataclass(frozen=True)
-class Analysis:
+class Analysis(Record):
     """`analysis NAME key value, ...`: the family named, the options as written and their values."""
 
     ref: n.Ref
@@ -63,8 +61,7 @@ class Analysis:
     span: Span  # the whole clause
 
 
-@dataclass(frozen=True)
-class TypedDesign:
+class TypedDesign(Record):
     """A design with its shared clauses typed and resolved; a family's own clauses through `get`."""
 
     node: n.Design

@@ -118,6 +118,6 @@ class _Found:
         return cls(written, np.frombuffer(files, dtype=np.int64), ids, sample)
 
     def final(self) -> list[int]:
-        """The rows `final_rows` keeps (one per (item, sample): the last answer, else the last failure, over the
+        """The rows `final_positions` keeps (one per (item, sample): the last answer, else the last failure, over the
         runs in the order given), sorted by (item id, sample)."""
         return sorted(self.written.final().tolist(), key=lambda at: (self.ids[at], int(self.samples[at])))

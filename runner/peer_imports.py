@@ -78,16 +78,21 @@ def _inspect_log(path: Path) -> Any:
 def _inspect_rows(path: Path, suite: Suite, rows: dict[str, SuiteRow]) -> ImportedRun:
     log = _inspect_log(path)
     run = ImportedRun(model=str(log.eval.model), settings={"imported_from": "inspect_ai", "log": path.name})
+    taken: set[tuple[str, int]] = set()
     for sample in log.samples or []:
         what = f"sample {sample.id} epoch {sample.epoch}"
         sent = [{"role": m.role, "content": m.text} for m in sample.input] if not isinstance(sample.input, str) \
             else [{"role": "user", "content": sample.input}]
         row = _row(suite, rows, path, what, sample.id, sent)
+        number = _sample(row, int(sample.epoch) - 1, path, what)
+        if (row.id, number) in taken:  # a run folder holds one row per (item, sample): scoring refuses a repeat
+            raise ImportInputError(path, f"{what}: the log answers it twice; an import takes each epoch once")
+        taken.add((row.id, number))
         usage = sample.output.usage
         error = None if sample.error is None else str(sample.error.message)
         reply = None if error is not None else sample.output.completion
         run.rows.append(ResultRow(
-            item_id=row.id, sample=_sample(row, int(sample.epoch) - 1, path, what), model=run.model,
+            item_id=row.id, sample=number, model=run.model,
             params=_params(row), error=error, **(_answer(row, reply) if error is None else {}),
             usage=None if usage is None else {"prompt_tokens": usage.input_tokens,
                                               "completion_tokens": usage.output_tokens}))

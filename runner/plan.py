@@ -182,6 +182,13 @@ class Estimate:
     cost_usd: float | None = None
     rounds: Counter[int] = field(default_factory=Counter)  # calls by their place in an item's chain of calls
 
+    def add(self, step: int, prompt_tokens: int, completion_tokens: int) -> None:
+        """One call, the `step`-th of its item's chain."""
+        self.calls += 1
+        self.rounds[step] += 1
+        self.prompt_tokens += prompt_tokens
+        self.completion_tokens += completion_tokens
+
 
 def _tokens(text: str | None) -> int:
     return len(text or "") // 4 + 1  # ~4 characters per token; no tokenizer needed for an estimate
@@ -199,6 +206,30 @@ def _add_item(main: Estimate, judges: Callable[[Judge], Estimate | None], work: 
     a turn a named model writes (`Message.model`) is that model's call."""
     row = work.row
     max_tokens = 1 if mode == "logprob" else int(row.decode.get("max_tokens") or 256)
+    step, context = _add_turns(main, work, made, named)
+    step += 1
+    main.add(step, context, max_tokens)
+    if row.extract is not None and mode != "logprob":  # the authors' extraction call reads the decision
+        step += 1
+        main.add(step, _tokens(row.extract.prompt) + max_tokens, EXTRACTION_MAX_TOKENS)
+    previous = max_tokens
+    for followup in row.followups or []:
+        reply_tokens = _turn_tokens(row, followup.decode)
+        context += previous + _tokens(followup.content)
+        step += 1
+        main.add(step, context, reply_tokens)
+        judge = judges(followup.judge) if followup.judge else None
+        if followup.judge and judge is not None:
+            step += 1
+            judge.add(step, _tokens(followup.judge.prompt) + reply_tokens, JUDGE_MAX_TOKENS[followup.judge.reply])
+        previous = reply_tokens
+
+
+def _add_turns(main: Estimate, work: WorkItem, made: set[tuple[str, int]],
+               named: Callable[[str], Estimate]) -> tuple[int, int]:
+    """Add the calls of the conversation's generated turns before the asked one: (calls in the chain so far, the
+    asked turn's prompt tokens)."""
+    row = work.row
     context = 0
     messages = row.messages[:-1] if row.messages[-1].generate else row.messages
     step = 0
@@ -207,44 +238,13 @@ def _add_item(main: Estimate, judges: Callable[[Judge], Estimate | None], work: 
             step += 1
             turn_tokens = _turn_tokens(row, message.decode)
             if message.share is None or (message.share, work.sample) not in made:
-                writer = main if message.model is None else named(message.model)
-                writer.calls += 1
-                writer.rounds[step] += 1
-                writer.prompt_tokens += context
-                writer.completion_tokens += turn_tokens
+                (main if message.model is None else named(message.model)).add(step, context, turn_tokens)
             if message.share is not None:
                 made.add((message.share, work.sample))
             context += turn_tokens
         else:
             context += _tokens(message.content)
-    step += 1
-    main.calls += 1
-    main.rounds[step] += 1
-    main.prompt_tokens += context
-    main.completion_tokens += max_tokens
-    if row.extract is not None and mode != "logprob":  # the authors' extraction call reads the decision
-        step += 1
-        main.calls += 1
-        main.rounds[step] += 1
-        main.prompt_tokens += _tokens(row.extract.prompt) + max_tokens
-        main.completion_tokens += EXTRACTION_MAX_TOKENS
-    previous = max_tokens
-    for followup in row.followups or []:
-        reply_tokens = _turn_tokens(row, followup.decode)
-        context += previous + _tokens(followup.content)
-        step += 1
-        main.calls += 1
-        main.rounds[step] += 1
-        main.prompt_tokens += context
-        main.completion_tokens += reply_tokens
-        judge = judges(followup.judge) if followup.judge else None
-        if followup.judge and judge is not None:
-            step += 1
-            judge.calls += 1
-            judge.rounds[step] += 1
-            judge.prompt_tokens += _tokens(followup.judge.prompt) + reply_tokens
-            judge.completion_tokens += JUDGE_MAX_TOKENS[followup.judge.reply]
-        previous = reply_tokens
+    return step, context
 
 
 def _cost(estimate: Estimate) -> float | None:

@@ -4,6 +4,9 @@ A row answered by another model than run.json names, or whose recorded outcome i
 means in the suite (an answer that is not one of the row's tokens, an outcome with no answer, an
 outcome another than the answer's), is a ScoreInputError naming the file and line. Every family's
 loader goes through `check_result_columns`, vectorised for the million-row files of an influence run.
+
+So is a row that repeats an earlier row's (item, sample) (`read_checked_run` reads through
+runner/score_input.read_unique_results, which says why).
 """
 
 from __future__ import annotations
@@ -15,9 +18,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from spec_audits.contract.reader import RESULTS_FILE, RUN_FILE, Suite, read_results_file, read_run
+from spec_audits.contract.reader import RESULTS_FILE, RUN_FILE, Suite, read_run
 from spec_audits.contract.results_model import ResultRow, RunInfo
-from spec_audits.runner.score_input import ScoreInputError
+from spec_audits.runner.score_input import ScoreInputError, read_unique_results
 
 _UNCHECKED = -9  # an item the suite lacks: the family's loader names it
 _NOT_A_TOKEN = -2  # an answer that is not one of the row's tokens
@@ -28,7 +31,7 @@ def read_checked_run(run_dir: Path) -> tuple[RunInfo, Suite, list[ResultRow]]:
     """run.json, its suite and the rows of results.jsonl, every row checked against both."""
     info, suite = read_run(run_dir)
     path = run_dir / RESULTS_FILE
-    found = read_results_file(path)
+    found = read_unique_results(path)
     rows = found.rows
     frame = pd.DataFrame({"row": found.lines, "item_id": [r.item_id for r in rows], "model": [r.model for r in rows],
                           "answer": [r.answer for r in rows], "outcome": [r.outcome for r in rows]})
@@ -129,3 +132,4 @@ def _contradiction(answer: str | None, outcome: str | None, meaning: dict[str, s
 
 def _line(frame: pd.DataFrame, index: int) -> int:
     return int(frame["row"].iloc[index])
+

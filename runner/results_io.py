@@ -29,8 +29,6 @@ from spec_audits.runner.files_out import replacing, write_bytes, write_text
 from spec_audits.runner.suite_index import item_keys
 from spec_audits.runner.unread import Unread, unread
 
-Key = tuple[str, int]
-
 
 def write_results(path: Path, rows: list[ResultRow]) -> None:
     """`rows` as the whole of results.jsonl, written whole or not at all."""
@@ -46,16 +44,6 @@ def result_line(row: ResultRow) -> bytes:
     if scrub_text(text) != text:  # rare: a reply from an old cache, a URL's query, a key in a reply
         text = ResultRow.model_validate(scrubbed(row.model_dump(mode="json"))).model_dump_json()
     return text.encode() + b"\n"
-
-
-def final_rows(rows: list[ResultRow]) -> dict[Key, ResultRow]:
-    """One row per (item, sample): the last answer, which beats any failure."""
-    kept: dict[Key, ResultRow] = {}
-    for row in rows:
-        key = (row.item_id, row.sample)
-        if key not in kept or row.error is None or kept[key].error is not None:
-            kept[key] = row
-    return kept
 
 
 @dataclass(frozen=True)
@@ -86,15 +74,15 @@ class Written:
                    results_torn(path))
 
     def final(self) -> np.ndarray:
-        """The positions of the rows `final_rows` keeps (one per key: the last answer, else the last failure),
-        in the order of each key's first row."""
+        """The positions of the rows a resume or merge keeps (one per key: the last answer, else the last failure),
+        in the order of each key's first row (`final_positions`)."""
         return final_positions(self.keys, self.errors)
 
 
 def final_positions(keys: np.ndarray, errors: np.ndarray) -> np.ndarray:
-    """Of rows with these (item, sample) `keys` and failure flags, the positions of those `final_rows` keeps (one
-    per key: the last answer, else the last failure), in the order of each key's first row: a scorer that streams
-    results.jsonl into arrays picks its final rows without a Python object per row."""
+    """Of rows with these (item, sample) `keys` and failure flags, the positions of those a resume or merge keeps (one
+    per key: the last answer, else the last failure), in the order of each key's first row, without a Python object
+    per row. Scoring keeps none of this: it refuses a repeat (runner/score_input.refuse_repeats)."""
     n = len(keys)
     if not n:
         return np.zeros(0, dtype=np.int64)

@@ -3,10 +3,10 @@ object per row.
 
 `SuiteIds` holds each suite row's id as its 128-bit hash and finds result rows' suite positions by a binary
 search of the sorted hashes (runner/suite_columns.IdLookup), never a dict of a million id texts. `ResultCodes`
-holds what `check_result_columns` checks of each result row (its line, suite position, model, answer and
-outcome) as codes, about 20 bytes a row, and runs that check at the end of the stream. `Codes` codes any column
-of few distinct values, and gives them back as the categorical pandas would make of them. `unmap_freed_arrays` has
-glibc give a scorer's freed arrays back at once.
+holds what `check_result_columns` and `refuse_repeats` check of each result row (its line, suite position, sample,
+model, answer and outcome) as codes, about 28 bytes a row, and runs those checks at the end of the stream. `Codes`
+codes any column of few distinct values, and gives them back as the categorical pandas would make of them.
+`unmap_freed_arrays` has glibc give a scorer's freed arrays back at once.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import pandas as pd
 from spec_audits.contract.results_model import ResultRow, RunInfo
 from spec_audits.contract.suite_model import SuiteRow
 from spec_audits.runner.result_checks import CodedMeanings, check_result_columns
+from spec_audits.runner.score_input import ScoreInputError, refuse_repeats, repeated, sample_keys
 from spec_audits.runner.suite_columns import IdLookup, id_keys
 
 BATCH = 65_536  # suite ids hashed at a time
@@ -73,15 +74,18 @@ class Codes:
 
 class SuiteIds:
     """`add` each suite row as the reader streams it (a scan_suite visitor); `positions` of ids afterwards, found by
-    their 128-bit hashes (runner/suite_columns.IdLookup), the ids hashed a batch at a time and never held."""
+    their 128-bit hashes (runner/suite_columns.IdLookup), the ids hashed a batch at a time and never held; and each
+    row's samples (`ResultCodes.check` refuses a result's sample its row does not draw)."""
 
     def __init__(self) -> None:
         self._pending: list[str] = []
         self._halves: list[tuple[np.ndarray, np.ndarray]] = []
         self._lookup: IdLookup | None = None
+        self.samples = array("q")  # each row's samples: a result's sample index must be below it
 
     def add(self, offset: int, row: SuiteRow) -> None:
         self._pending.append(row.id)
+        self.samples.append(row.samples)
         if len(self._pending) == BATCH:
             self._hash()
 
@@ -102,23 +106,28 @@ class SuiteIds:
 
 
 class ResultCodes:
-    """What `check_result_columns` checks of each result row, `add`ed as results.jsonl streams."""
+    """What `check_result_columns` and `refuse_repeats` check of each result row, `add`ed as results.jsonl streams."""
 
     def __init__(self) -> None:
         self.lines = array("i")  # results.jsonl's line and the suite row (fewer than 2**31 of either)
         self.positions = array("i")
+        self.samples = array("q")  # a stranger's sample may be any int64
         self.models, self.answers, self.outcomes = Codes(), Codes(), Codes()
 
     def add(self, line: int, position: int, row: ResultRow) -> None:
         self.lines.append(line)
         self.positions.append(position)
+        self.samples.append(row.sample)
         self.models.add(row.model)
         self.answers.add(row.answer)
         self.outcomes.add(row.outcome)
 
-    def check(self, path: Path, info: RunInfo, answers: Sequence[dict[str, str]] | CodedMeanings) -> None:
+    def check(self, path: Path, info: RunInfo, answers: Sequence[dict[str, str]] | CodedMeanings,
+              drawn: array[int]) -> None:
         """Refuse a row of another model or whose outcome contradicts its answer (`answers`: each suite row's answers
-        mapping, or for a million rows a code a suite row into the distinct mappings: no list of a mapping a row)."""
+        mapping, or for a million rows a code a suite row into the distinct mappings: no list of a mapping a row),
+        then one whose sample its suite row does not draw (`drawn`: each suite row's samples, `SuiteIds.samples`),
+        then one that repeats an earlier row's (item, sample)."""
         rows = len(answers.codes) if isinstance(answers, CodedMeanings) else len(answers)
         frame = pd.DataFrame({
             "row": int32s(self.lines),
@@ -126,6 +135,16 @@ class ResultCodes:
             **{name: pd.Categorical.from_codes(codes.array(), categories=pd.Index(codes.values, dtype=object))
                for name, codes in (("model", self.models), ("answer", self.answers), ("outcome", self.outcomes))}})
         check_result_columns(path, info, lambda names: _of_rows(answers, names), frame)
+        positions, samples, lines = int32s(self.positions), self._sample_array(), int32s(self.lines)
+        outside = samples >= np.frombuffer(drawn, dtype=np.int64)[positions]
+        if outside.any():
+            raise ScoreInputError(path, "sample index outside the item's samples",
+                                  row=int(lines[int(np.flatnonzero(outside)[0])]), column="sample")
+        refuse_repeats(path, repeated(sample_keys(positions, samples)), lines)
+
+    def _sample_array(self) -> np.ndarray:
+        """Each row's sample, as numpy's int64 (no copy)."""
+        return np.frombuffer(self.samples, dtype=np.int64) if len(self.samples) else np.zeros(0, np.int64)
 
 
 def _of_rows(answers: Sequence[dict[str, str]] | CodedMeanings,

@@ -18,9 +18,10 @@ from typing import Any
 import pandas as pd
 from scipy.stats import fisher_exact
 
-from spec_audits.contract.reader import RESULTS_FILE, read_manifest, read_results, read_run, scan_run, suite_dir_of
+from spec_audits.contract.reader import RESULTS_FILE, read_manifest, read_run, scan_run, suite_dir_of
 from spec_audits.contract.suite_model import SuiteRow
 from spec_audits.runner.files_out import write_csv
+from spec_audits.runner.score_input import scored_results
 from spec_audits.runner.turn_flips import flip_rates, mcnemar_by_meaning, pairs
 from spec_audits.stats.intervals import newcombe
 
@@ -39,7 +40,7 @@ def turn_pairs(runs: list[Path]) -> pd.DataFrame | None:
             continue
         info, suite = read_run(run)
         manifest, _ = read_manifest(suite_dir_of(run, info))
-        table = pairs(suite.rows, read_results(run / RESULTS_FILE))
+        table = pairs(suite.rows, scored_results(run / RESULTS_FILE))
         design = table["design"].astype(str) if "design" in table.columns else None
         table["block"] = manifest.suite if design is None else manifest.suite + "/" + design
         tables.append(table)

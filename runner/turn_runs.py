@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from spec_audits.contract.reader import RESULTS_FILE, read_results, read_run, suite_dir_of
+from spec_audits.contract.reader import RESULTS_FILE, read_run, suite_dir_of
 from spec_audits.contract.suite_model import SuiteRow
 from spec_audits.runner.results_io import write_results, write_run_info
-from spec_audits.runner.score_input import ScoreInputError
+from spec_audits.runner.score_input import ScoreInputError, scored_results
 from spec_audits.runner.turn_flips import FINAL, FlipInputError, at_turn
 
 
@@ -30,7 +30,7 @@ def moved_run(run: Path, name: str, dest: Path) -> Path:
     if problem is not None:
         raise ScoreInputError(results, f"--turn {name}: {problem}")
     try:
-        moved = at_turn(read_results(results), suite.rows, name)
+        moved = at_turn(scored_results(results), suite.rows, name)
     except FlipInputError as err:
         raise ScoreInputError(results, f"--turn {name}: {err}") from None
     dest.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from spec_audits.contract.reader import RUN_FILE, ContractError, read_results, read_run
+from spec_audits.contract.reader import RESULTS_FILE, RUN_FILE, ContractError, read_run
 from spec_audits.contract.results_model import ResultRow
 from spec_audits.contract.suite_model import EXTRACTION_SLOT, SuiteRow
 from spec_audits.contract.suite_terms import EMBEDDED_JUDGE, FOLLOWUP_SLOTS
@@ -19,7 +19,7 @@ from spec_audits.runner.conversation import ConversationStopped, fill_turn
 from spec_audits.runner.files_out import write_text
 from spec_audits.runner.item_runner import fill_slots
 from spec_audits.runner.report.document import Table
-from spec_audits.runner.results_io import final_rows
+from spec_audits.runner.score_input import scored_results
 from spec_audits.runner.study import expand_runs, is_study
 from spec_audits.runner.view_page import render_page
 
@@ -129,10 +129,9 @@ def run_records(run_dir: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A run's description (suite, model, mode, embedded or not) and one record per (item, sample)."""
     info, suite = read_run(run_dir)
     rows = {row.id: row for row in suite.rows}
-    results = final_rows(read_results(run_dir / "results.jsonl")) if (run_dir / "results.jsonl").is_file() else {}
+    results = sorted(scored_results(run_dir / RESULTS_FILE), key=lambda result: (result.item_id, result.sample))
     name = run_dir.name
-    records = [_record(name, rows[result.item_id], result) for _, result in sorted(results.items())
-               if result.item_id in rows]
+    records = [_record(name, rows[result.item_id], result) for result in results if result.item_id in rows]
     about = {"run": name, "model": info.model, "mode": info.mode, "embedded": info.model == EMBEDDED_JUDGE,
              "suite": suite.manifest.title or suite.manifest.suite, "planned": info.planned}
     return about, records

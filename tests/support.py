@@ -6,6 +6,8 @@ import atexit
 import contextlib
 import json
 import shutil
+import subprocess
+import sys
 import tempfile
 from collections.abc import Callable
 from functools import cache
@@ -174,3 +176,46 @@ def effects_pilot(folder: Path) -> Path:
     compiled = CliRunner().invoke(main, ["compile", str(write_tiny(folder)), "-o", str(folder / "effects")])
     assert compiled.exit_code == 0 and compiled.exception is None, compiled.output
     return write_run(folder / "pilot", folder / "effects", [])
+
+
+def repeat_message(path: Path, row: int, item: str, sample: int, earlier: int, kinds: str) -> str:
+    """What `spec score` (or `spec view`) prints, exit 1, for row `row` of results.jsonl `path`, which repeats row
+    `earlier`'s (item, sample) (`kinds`: 'failed then answered', ...): every family refuses a repeat alike."""
+    return (f"Error: {path}, row {row}, column 'sample': item {item!r} sample {sample} again: row {earlier} holds it "
+            f"already ({kinds}); a results file holds one row per (item, sample), and spec run never writes two; if "
+            "the file joins a retry or shards by hand, `spec merge RUN --out NEW` keeps one row of each (the last "
+            "answer; an answer beats a failure)\n")
+
+
+def refused_repeats(run: Path, out: Path, at: int) -> Path:
+    """Copies of run folder `run` under `out` whose results.jsonl repeat an (item, sample), each refused by `spec
+    score` with `repeat_message`: `retried` puts a failed copy of row `at` (0-based, answered) before it, `twice`
+    ends with the first row (answered) again. Returns `retried`, for `spec merge`."""
+    from click.testing import CliRunner
+
+    from spec_audits.cli import main
+
+    lines = (run / "results.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    failed = json.dumps({**json.loads(lines[at]), "response": None, "answer": None, "outcome": None,
+                         "error": "timeout"}) + "\n"
+    for name, kept, row, earlier, kind in (("retried", [*lines[:at], failed, *lines[at:]], at + 2, at + 1, "failed"),
+                                           ("twice", [*lines, lines[0]], len(lines) + 1, 1, "answered")):
+        folder = out / name
+        folder.mkdir(parents=True)
+        (folder / "run.json").write_bytes((run / "run.json").read_bytes())
+        (folder / "results.jsonl").write_text("".join(kept), encoding="utf-8")
+        result = CliRunner().invoke(main, ["score", str(folder)])
+        assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+        repeated = json.loads(kept[row - 1])
+        assert result.output == repeat_message(folder / "results.jsonl", row, repeated["item_id"], repeated["sample"],
+                                               earlier, f"{kind} then answered")
+    return out / "retried"
+
+
+def imported_after(*argv: str) -> set[str]:
+    """The top-level packages a fresh process has imported once `spec ARGV...` has run (exit status 0)."""
+    probe = ("import sys\nfrom spec_audits.cli import main\ntry:\n    main(sys.argv[1:])\n"
+             "except SystemExit as stop:\n    if stop.code:\n        raise\n"
+             "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", probe, *argv], cwd=ROOT, capture_output=True, text=True, check=True)
+    return set(done.stderr.split())

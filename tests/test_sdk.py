@@ -4,9 +4,10 @@ loads no other module of spec: a family pays only for the names it uses."""
 
 from __future__ import annotations
 
-import dataclasses
+import ast
 import subprocess
 import sys
+from pathlib import Path
 
 from spec_audits import sdk
 from spec_audits.compiler import nodes
@@ -18,6 +19,17 @@ def test_the_names_are_one_list_and_each_resolves() -> None:
     assert sorted(sdk.__all__) == sorted(sdk._home())
     assert (sdk.Family, sdk.nodes, sdk.PuzzleSelection) == (Family, nodes, Selection)
     assert all(getattr(sdk, name) is not None for name in sdk.__all__)
+
+
+def test_the_names_homes_are_those_the_imports_declare() -> None:
+    """_home scans the TYPE_CHECKING imports as text (a check pays for no parse of the module): it reads each name,
+    alias and module as Python's parser does, a commented import list included."""
+    tree = ast.parse(Path(sdk.__file__).read_text(encoding="utf-8"))
+    block = next(node for node in tree.body if isinstance(node, ast.If))
+    parsed = {alias.asname or alias.name: (str(node.module), alias.name)
+              for node in block.body if isinstance(node, ast.ImportFrom) for alias in node.names}
+    assert sdk._home() == parsed
+    assert any(alias != name for alias, (_, name) in parsed.items())  # an `as` among them
 
 
 def test_importing_the_sdk_loads_nothing_else_of_spec() -> None:
@@ -35,5 +47,5 @@ def test_a_familys_analysis_record_is_its_class_a_function_giving_it_or_the_base
 
     assert not isinstance(EFFECTS.analysis_record, type)
     assert EFFECTS.record_type() is EffectsRecord
-    assert dataclasses.replace(EFFECTS, analysis_record=EffectsRecord).record_type() is EffectsRecord
-    assert dataclasses.replace(EFFECTS, analysis_record=None).record_type() is AnalysisRecord
+    assert sdk.replaced(EFFECTS, analysis_record=EffectsRecord).record_type() is EffectsRecord
+    assert sdk.replaced(EFFECTS, analysis_record=None).record_type() is AnalysisRecord

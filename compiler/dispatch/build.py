@@ -7,31 +7,28 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from spec_audits.base.records import Record
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.budget import DEFAULT_BUDGET, Budget, Size, check_budget, counted, planned_size
 from spec_audits.compiler.check import check_spec
 from spec_audits.compiler.dispatch.designs import prepare_designs, prepare_generators
-from spec_audits.compiler.emit import DuplicateRowError, Tally, UnbalancedError, balance_report, publish, write_rows
 from spec_audits.compiler.errors import ErrorCollector, SpecError
 from spec_audits.compiler.family import CompiledDesign
 from spec_audits.compiler.files import spec_roots
 from spec_audits.compiler.load import collect_spec, display_path, load_spec
 from spec_audits.compiler.suite_checks import check_suite, shared_and_served, suite_analysis
-from spec_audits.compiler.version import COMPILER_VERSION, SCHEMA_VERSION
-from spec_audits.contract.writer import write_manifest, write_schema
 from spec_audits.dispatch import registry
 from spec_audits.sdk.interface import DesignContext, Family
 
 if TYPE_CHECKING:  # only a compile builds the manifest model (spec_audits.contract.writer)
+    from spec_audits.compiler.emit import Tally
     from spec_audits.contract.suite_model import Manifest
 
 
-@dataclass
-class Checked:
+class Checked(Record, frozen=False):
     """A spec that passed every check, ready to expand."""
 
     path: Path
@@ -86,6 +83,8 @@ def compile_file(
     Returns the manifest and the folder written (generated/<suite name> when out_dir is None).
     `progress` shows a row counter on stderr when it is a terminal.
     """
+    from spec_audits.compiler.emit import publish  # the writing stages: `spec check` never loads them
+
     checked = check_file(path, seed, allowed, budget)
     out_dir = out_dir or default_out_dir(checked)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -108,6 +107,9 @@ def compile_file(
 
 
 def _write(checked: Checked, folder: Path, progress: bool) -> Manifest:
+    from spec_audits.compiler.emit import DuplicateRowError, Tally, UnbalancedError, write_rows
+    from spec_audits.contract.writer import write_manifest, write_schema
+
     tally = Tally()
     keys = checked.designs[0].balance_keys
     rows: Iterable[dict[str, Any]] = (row for design in checked.designs for row in design.rows())
@@ -136,6 +138,9 @@ def _write(checked: Checked, folder: Path, progress: bool) -> Manifest:
 
 
 def _manifest_fields(checked: Checked, tally: Tally, keys: tuple[str, ...]) -> dict[str, object]:
+    from spec_audits.compiler.emit import balance_report
+    from spec_audits.compiler.version import COMPILER_VERSION, SCHEMA_VERSION
+
     spec = checked.spec
     shared, served = shared_and_served(checked.designs)
     return {

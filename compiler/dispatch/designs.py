@@ -10,11 +10,10 @@ stages passed.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.check import check_repeated_clauses
-from spec_audits.compiler.conversations import TURN_FORMS, UNREAD_FORMS, CompiledConversation, resolve_conversation
 from spec_audits.compiler.errors import ErrorCollector, Span, did_you_mean
 from spec_audits.compiler.family import CompiledDesign
 from spec_audits.compiler.recorded import RecordedDesign
@@ -28,6 +27,9 @@ from spec_audits.compiler.typed_design import (
 )
 from spec_audits.dispatch import registry
 from spec_audits.sdk.interface import DesignContext, Family, Form
+
+if TYPE_CHECKING:
+    from spec_audits.compiler.conversations import CompiledConversation
 
 ANY = "*"  # a condition form of this name takes any condition name (the family checks them itself)
 
@@ -81,6 +83,8 @@ def _conversation(typed: TypedDesign, context: DesignContext, errors: ErrorColle
     """The design's `conversation NAME` resolved (every design takes one; compiler/conversations.py)."""
     if typed.conversation is None:
         return None
+    from spec_audits.compiler.conversations import TURN_FORMS, UNREAD_FORMS, resolve_conversation
+
     node = context.tables.lookup(context.tables.conversations, typed.conversation, "conversation", errors)
     tokens = typed.answer.tokens if typed.answer is not None and typed.answer.kind in TURN_FORMS else None
     unread = typed.answer.kind if typed.answer is not None and typed.answer.kind in UNREAD_FORMS else None

@@ -21,11 +21,19 @@ arms, parses the decision itself and reverses the options of half the units. `re
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from spec_audits.families.cognitive_bias.clauses import ARMS, OVER, PROTOCOL, REVERSE, UNIT
-from spec_audits.sdk import DesignContext, ErrorCollector, Row, TypedDesign, checked_decode, did_you_mean, read_rows
+from spec_audits.sdk import (
+    DesignContext,
+    ErrorCollector,
+    Record,
+    Row,
+    TypedDesign,
+    checked_decode,
+    did_you_mean,
+    read_rows,
+)
 from spec_audits.sdk import nodes as n
 
 ANALYSIS = "bias_decomposition"
@@ -39,8 +47,7 @@ LIST_OPTIONS = ("matrix_order", "psm_covariates", "scm_covariates")
 ANALYSIS_OPTIONS = ("params", "target", "human", *LIST_OPTIONS, "did")
 
 
-@dataclass(frozen=True)
-class BiasCondition:
+class BiasCondition(Record):
     """One condition: the conversation it is played in, the names it binds, shared per unit or per row."""
 
     name: str
@@ -50,8 +57,7 @@ class BiasCondition:
     span: Any
 
 
-@dataclass(frozen=True)
-class BiasDesign:
+class BiasDesign(Record):
     """A conditional-bias design, resolved: bank rows read and checked, every name at its declaration."""
 
     design: n.Design

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from spec_audits.sdk import Span
+from spec_audits.sdk import Record, Span
 from spec_audits.sdk import clauses as c
 from spec_audits.sdk import nodes as n
 
 
-@dataclass(frozen=True)
-class RetriesShape(c.Shape[tuple[int, n.Ref | None]]):
+class RetriesShape(Record, c.Shape[tuple[int, n.Ref | None]]):
     """`retries N [feedback TEMPLATE]`: (retries, the feedback template or None)."""
 
     GRAMMAR = 'NUMBER ("feedback" NAME)?'

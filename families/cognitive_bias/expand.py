@@ -14,7 +14,6 @@ token to the option's original 0-based index, so scoring undoes the reversal.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from jinja2 import nodes as jnodes
@@ -25,6 +24,7 @@ from spec_audits.sdk import (
     CompiledText,
     ErrorCollector,
     Plan,
+    Record,
     Row,
     Span,
     check_attributes,
@@ -43,8 +43,7 @@ from spec_audits.sdk import nodes as n
 Turns = list[tuple[n.Turn, CompiledText | None]]
 
 
-@dataclass
-class CompiledBias:
+class CompiledBias(Record, frozen=False):
     """A resolved conditional-bias design with its conversations compiled and its units formed."""
 
     bias: BiasDesign

@@ -19,7 +19,6 @@ generator bank_turns:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from spec_audits.sdk import (
     CompiledText,
     DesignContext,
     ErrorCollector,
+    Record,
     Row,
     checked_decode,
     compile_text,
@@ -43,8 +43,7 @@ TEMPLATE_NAMES = {"prompt": {"row", "human", "definition", "intensity", "turns",
                   "neutral": {"row"}, "feedback": {"row", "human", "problems"}}
 
 
-@dataclass(frozen=True)
-class Generator:
+class Generator(Record):
     """A checked generator block with its templates compiled and its input rows read."""
 
     name: str

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -40,12 +41,8 @@ def bias_report(score_dir: Path, plots_dir: Path) -> Document:
         f"({', '.join(summary['models'])}); {summary['failed']} failed calls count as abstentions. "
         "Presence Δn = |m_n| − |m∅|, content δ = |m_b| − |m_n|, total Δb = |m_b| − |m∅|; tests are over "
         "bank rows (* p < .05, ** p < .01, *** p < .001)."))
-    plots_dir.mkdir(parents=True, exist_ok=True)
-    for name, caption in PLOTS:
-        if (score_dir / name).is_file():
-            if plots_dir.resolve() != score_dir.resolve():
-                write_bytes(plots_dir / name, read_bytes_capped(score_dir / name, DOCUMENT_BYTES))  # no link
-            doc.blocks.append(Image(plots_dir / name, caption))
+    doc.blocks += [Image(plots_dir / name, caption, partial(_copy, score_dir / name))
+                   for name, caption in PLOTS if (score_dir / name).is_file()]
     effects = _read(effects_path, dtype={"stars": str}).fillna({"stars": ""})
     doc.blocks += [Heading("Table 1: mean |m| per condition and the effects"),
                    _table(effects, ["model", "quantity", "n", "mean", "sd", "t", "p", "stars", "suppressed",
@@ -75,6 +72,12 @@ def bias_report(score_dir: Path, plots_dir: Path) -> Document:
     if "comparisons" in summary:
         doc.blocks += comparison_blocks(summary["comparisons"], plots_dir)
     return doc
+
+
+def _copy(drawn: Path, path: Path) -> None:
+    """A plot `spec score` drew, copied into the report's plots folder (read, never followed as a link)."""
+    if path.parent.resolve() != drawn.parent.resolve():  # unless the plots folder is the score folder
+        write_bytes(path, read_bytes_capped(drawn, DOCUMENT_BYTES))
 
 
 def _position_blocks(found: dict[str, Any]) -> list[Block]:

@@ -13,7 +13,6 @@ puzzled(...) (or the spec's only puzzle block) fixes people, attributes and the 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 from spec_audits.families.cue import clauses
@@ -24,6 +23,7 @@ from spec_audits.sdk import (
     ErrorCollector,
     Items,
     PropositionalConfig,
+    Record,
     Row,
     Span,
     TypedDesign,
@@ -61,8 +61,7 @@ ABSTENTION_RATE: Domain = (lambda v: is_number(v) and 0 <= v < 1, "a rate from 0
 _OPTION_SPELLINGS = {"option1": "option1", "option 1": "option1", "option2": "option2", "option 2": "option2"}
 
 
-@dataclass(frozen=True)
-class CueProbe:
+class CueProbe(Record):
     """One probe: its answer tokens, the people it asks about, its template, and the attributes its
     reply restates beside the answer (`restating gender and race`; none by default, as in the paper)."""
 
@@ -73,8 +72,7 @@ class CueProbe:
     restating: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class CueDesign:
+class CueDesign(Record):
     """A cue-visibility design, resolved: data rows read, every name pointing at its declaration."""
 
     design: n.Design

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from spec_audits.families.cue.check import BENEFIT, BREAKDOWNS, CueDesign
@@ -21,12 +20,14 @@ from spec_audits.sdk import (
     Plan,
     PropositionalConfig,
     PuzzleError,
+    Record,
     Skeleton,
     Span,
     check_render,
     compile_text,
     draw_selections,
     expect_of,
+    field,
     generate_skeleton,
     instantiate,
     one_person_compound,
@@ -43,8 +44,7 @@ NAMES = {"neutral": NEUTRAL_NAMES, "direct": CUED_NAMES, "puzzled": CUED_NAMES |
 PROBE_NAMES = {"dilemma", "person"}
 
 
-@dataclass
-class CompiledCue:
+class CompiledCue(Record, frozen=False):
     """A resolved cue-visibility design with its templates compiled and its puzzles certified."""
 
     cue: CueDesign

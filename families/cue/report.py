@@ -5,6 +5,7 @@ comparisons, all from the files `spec score` wrote
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -48,10 +49,9 @@ def cue_report(score_dir: Path, plots_dir: Path) -> Document:
         f"out; abstention rate {fmt.pct(summary['abstention_rate'])}. Net, gaps and shifts are in percentage "
         "points; both_correct and abstention rates are shares (0-1). View parsable counts every parsable "
         "What-if answer, solved only Puzzled answers whose individual was solved (A5)."))
-    plots_dir.mkdir(parents=True, exist_ok=True)
-    plot = plots_dir / "net_by_group.png"
-    plot_net(_read_conditions(conditions_path), tuple(summary.get("bands", ())), plot)
-    doc.blocks.append(Image(plot, "Net bias per group: Direct vs each Puzzled difficulty (mean over models)."))
+    doc.blocks.append(Image(plots_dir / "net_by_group.png", "Net bias per group: Direct vs each Puzzled difficulty "
+                            "(mean over models).", partial(plot_net, _read_conditions(conditions_path),
+                                                            tuple(summary.get("bands", ())))))
     for key, title in SECTIONS:
         if key in summary:
             doc.blocks.append(Heading(title))

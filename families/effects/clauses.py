@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from spec_audits.sdk import Span
+from spec_audits.sdk import Record, Span
 from spec_audits.sdk import clauses as c
 from spec_audits.sdk import nodes as n
 
 
-@dataclass(frozen=True)
-class PairsShape(c.Shape[tuple[tuple[n.Ref, n.Ref], ...]]):
+class PairsShape(Record, c.Shape[tuple[tuple[n.Ref, n.Ref], ...]]):
     """`KEYWORD a SEP b, c SEP d, ...`: pairs of names (`reference age = a60`, `interactions age x gender`)."""
 
     separator: str

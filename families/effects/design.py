@@ -8,10 +8,9 @@ the clauses.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from spec_audits.sdk import CompiledText, Span
+from spec_audits.sdk import CompiledText, Record, Span, field
 
 BASELINE = "baseline"
 AnswerKind = Literal["yesno", "options", "scale", "number"]
@@ -33,8 +32,7 @@ def outcomes(name: str) -> tuple[str, str]:
     return (CORRECT, INCORRECT) if name == CORRECT else (name, f"not_{name}")
 
 
-@dataclass(frozen=True)
-class Level:
+class Level(Record):
     """One level of a factor: its name and the forms templates read (`plural`, `singular`, `a_singular`, ...)."""
 
     name: str
@@ -49,8 +47,7 @@ class Level:
         return next(iter(self.forms.values()), self.name)
 
 
-@dataclass(frozen=True)
-class FactorSpec:
+class FactorSpec(Record):
     name: str
     levels: tuple[Level, ...]
     reference: str  # the level every other level is compared with
@@ -60,8 +57,7 @@ class FactorSpec:
         return tuple(level.name for level in self.levels)
 
 
-@dataclass(frozen=True)
-class Crossing:
+class Crossing(Record):
     """`full`: every combination of levels; `fraction`: `runs` combinations, each level and each pair of levels
     of two factors equally often, drawn by `seed`."""
 
@@ -71,8 +67,7 @@ class Crossing:
     span: Span | None = None  # the clause that asked for it, for the error when no such fraction exists
 
 
-@dataclass(frozen=True)
-class Condition:
+class Condition(Record):
     """The baseline (no text), or a named intervention: an instruction added to every prompt of the condition."""
 
     name: str
@@ -80,8 +75,7 @@ class Condition:
     position: Position = "append"
 
 
-@dataclass(frozen=True)
-class AnswerForm:
+class AnswerForm(Record):
     """What the model answers with: its tokens and, by kind, how an answer becomes an outcome value."""
 
     kind: AnswerKind
@@ -103,16 +97,14 @@ class AnswerForm:
         return {"kind": self.kind, "tokens": list(self.tokens)}
 
 
-@dataclass(frozen=True)
-class Scenario:
+class Scenario(Record):
     """One stimulus frame (a data row): its key and the values templates read as `scenario.COLUMN`."""
 
     key: str
     values: dict[str, Any]
 
 
-@dataclass(frozen=True)
-class Analysis:
+class Analysis(Record):
     """How the scorer models the outcome: declared interactions, the scenario effect, the target outcome."""
 
     interactions: tuple[tuple[str, str], ...] = ()
@@ -124,8 +116,7 @@ class Analysis:
                 "alpha": self.alpha}
 
 
-@dataclass(frozen=True)
-class EffectsInput:
+class EffectsInput(Record):
     """An effects design, resolved: everything the crossing and the expansion need."""
 
     name: str

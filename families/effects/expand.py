@@ -6,18 +6,16 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from spec_audits.families.effects.crossing import Run
 from spec_audits.families.effects.design import CORRECT, Condition, EffectsInput, Scenario, outcomes
-from spec_audits.sdk import Diagnostic, Plan, Span, SpecError, canonical_json, spread
+from spec_audits.sdk import Diagnostic, Plan, Record, Span, SpecError, canonical_json, field, spread
 
 Cell = tuple[Run, str]  # (combination, condition)
 
 
-@dataclass
-class CompiledEffects:
+class CompiledEffects(Record, frozen=False):
     """An effects design with its combinations fixed and their balance proved."""
 
     design: EffectsInput

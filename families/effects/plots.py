@@ -7,20 +7,16 @@ import re
 from pathlib import Path
 from typing import Any
 
-import matplotlib
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg")
-matplotlib.rcParams["text.parse_math"] = False  # a level named with $...$ is text, never TeX
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from spec_audits.sdk import (  # noqa: E402
+from spec_audits.sdk import (
     NO_DATA,
     cannot_draw,
     no_data_background,
+    pyplot,
     text_colour,
-    write_figure,  # noqa: E402
+    write_figure,
 )
 
 PP_UNIT = "percentage points"  # a shift in P times 100: drawn with one decimal
@@ -36,14 +32,14 @@ def slug(text: str) -> str:
 def _save(fig: Any, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     write_figure(fig, path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    pyplot().close(fig)
     return path
 
 
 def forest(contrasts: list[dict[str, Any]], labels: list[str], title: str, unit: str, path: Path) -> Path:
     """Each contrast's shift against its reference (in `unit`) with its interval, labelled by `labels`; an
     absent one is listed, unmarked."""
-    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.26 * max(len(contrasts), 1)))
+    fig, ax = pyplot().subplots(figsize=(7, 1.2 + 0.26 * max(len(contrasts), 1)))
     if not contrasts:
         cannot_draw(ax, title, "no contrasts (one level per factor and no intervention)")
         return _save(fig, path)
@@ -85,7 +81,7 @@ def heatmap(scenarios: pd.DataFrame, title: str, unit: str, path: Path) -> Path:
     points, one decimal; a value, two). Of more than HEATMAP_ROWS scenarios, those with the largest mean |shift|
     are drawn (the title says how many of how many): a figure grows with its rows, and a thousand are unreadable."""
     scenarios, title = _largest(scenarios, title)
-    fig, ax = plt.subplots(figsize=(2.5 + 0.55 * max(scenarios["label"].nunique(), 1),
+    fig, ax = pyplot().subplots(figsize=(2.5 + 0.55 * max(scenarios["label"].nunique(), 1),
                                     1.8 + 0.32 * max(scenarios["scenario"].nunique(), 1)))
     if scenarios.empty:
         cannot_draw(ax, title, "no scenario has answers at both a level and its reference")

@@ -6,6 +6,7 @@ records the text."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -109,17 +110,19 @@ def _target_blocks(model: str, target: str, result: dict[str, Any], summary: dic
     stem = plots.slug(f"{model}_{target}")
     labels = [f"{c['term']}: {_shown(names, c['term'], c['level'])} vs {_shown(names, c['term'], c['reference'])}"
               for c in result["contrasts"]]
-    forest = plots.forest([_scaled(c, scale) for c in result["contrasts"]], labels, f"{model}: shifts in {what}",
-                          unit, plots_dir / f"forest_{stem}.png")
-    blocks.append(Image(forest, f"Shift in {what} of each level against its reference, in {unit}, with "
-                                f"{100 * (1 - summary['alpha']):.0f}% intervals clustered by scenario."))
+    forest = partial(plots.forest, [_scaled(c, scale) for c in result["contrasts"]], labels,
+                     f"{model}: shifts in {what}", unit)
+    blocks.append(Image(plots_dir / f"forest_{stem}.png", f"Shift in {what} of each level against its reference, "
+                        f"in {unit}, with {100 * (1 - summary['alpha']):.0f}% intervals clustered by scenario.",
+                        forest))
     blocks += _regression_blocks(result["regression"], names)
     own = scenarios[(scenarios["model"] == model) & (scenarios["target"] == target)]
-    heat = plots.heatmap(own.assign(shift=own["shift"] * scale), f"{model}: shift in {what} per scenario", unit,
-                         plots_dir / f"heatmap_{stem}.png")
+    heat = partial(plots.heatmap, own.assign(shift=own["shift"] * scale), f"{model}: shift in {what} per scenario",
+                   unit)
     csv = " (scenarios.csv keeps it as a difference of probabilities)" if probability else " (scenarios.csv)"
     blocks += [Heading("Per scenario", 3),
-               Image(heat, f"Each level's shift in {what} against its reference, in {unit}, per scenario{csv}.")]
+               Image(plots_dir / f"heatmap_{stem}.png",
+                     f"Each level's shift in {what} against its reference, in {unit}, per scenario{csv}.", heat)]
     return blocks
 
 

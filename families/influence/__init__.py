@@ -14,11 +14,10 @@ the mirror cue toward group B. docs/scoring.md defines every statistic.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from spec_audits.families.influence import items
 from spec_audits.families.influence.check import CLAUSES, PairsDesign, resolve_pairs
-from spec_audits.families.influence.clauses import ITEMS, SYNTAX
+from spec_audits.families.influence.clauses import ITEMS, ITEMS_CLAUSES, SYNTAX
 from spec_audits.families.influence.prepare import prepare
 from spec_audits.families.influence.score_options import SCORE_FLAGS
 from spec_audits.sdk import (
@@ -34,25 +33,32 @@ from spec_audits.sdk import (
     lazy,
 )
 
+if TYPE_CHECKING:  # a design over data items loads them (`items DATA`): a size-pair design never does
+    from spec_audits.families.influence.items import ItemsDesign
 
-def _check(design: TypedDesign, context: DesignContext,
-           errors: ErrorCollector) -> PairsDesign | items.ItemsDesign | None:
+
+def _check(design: TypedDesign, context: DesignContext, errors: ErrorCollector) -> PairsDesign | ItemsDesign | None:
     """Size-pair designs, or item designs when the design draws its stimuli from data (`items DATA`)."""
-    resolve = items.resolve_items if design.get(ITEMS) is not None else resolve_pairs
-    return resolve(design, context, errors)
+    if design.get(ITEMS) is None:
+        return resolve_pairs(design, context, errors)
+    from spec_audits.families.influence.items import resolve_items
+
+    return resolve_items(design, context, errors)
 
 
 def _prepare(design: Any, seed: int, errors: ErrorCollector) -> CompiledDesign | None:
-    if isinstance(design, items.ItemsDesign):
-        return items.prepare_items(design, seed, errors)
-    return prepare(design, seed, errors)
+    if isinstance(design, PairsDesign):
+        return prepare(design, seed, errors)
+    from spec_audits.families.influence.items import prepare_items
+
+    return prepare_items(design, seed, errors)
 
 
 FAMILY = Family(
     name="influence_pairs",
     syntax=SYNTAX,
     title="influence-pairs",
-    clauses=tuple(dict.fromkeys(CLAUSES + items.CLAUSES)),
+    clauses=tuple(dict.fromkeys(CLAUSES + ITEMS_CLAUSES)),
     answers=(Form("labels", 'labels "A" | "B"'), Form("options", 'options "yes" | "no"'),
              Form("choice", 'choice "A" | "B"')),
     conditions=(Form("baseline", "baseline [shared]"), Form("toward", "toward A, toward B")),

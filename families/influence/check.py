@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from spec_audits.families.influence.clauses import CROSS, FACTORS, INFLUENCES, SAMPLE, SIZES, TRIALS, WHERE
@@ -11,11 +10,13 @@ from spec_audits.sdk import (
     DesignContext,
     Domain,
     ErrorCollector,
+    Record,
     Tables,
     TypedDesign,
     check_attributes,
     check_domains,
     did_you_mean,
+    field,
     is_number,
     is_whole,
     report_repeats,
@@ -39,8 +40,7 @@ CLAUSES = ("factors", "influences", "conditions", "sizes", "order", "samples", "
            "answer", "decode", "mode", "analysis", "system", "prompt", "followups", "trials")
 
 
-@dataclass(frozen=True)
-class Answer:
+class Answer(Record):
     """The two answer tokens and what they name. `labels`: token i names the option shown i-th (A/B), so
     its meaning follows the display order; `meanings`: the first token always means group A and the second
     group B, whatever the order (yes/no, option names)."""
@@ -68,8 +68,7 @@ class Answer:
         return {"first": shown[0][1]} if self.kind == "meanings" else {}
 
 
-@dataclass(frozen=True)
-class PairsDesign:
+class PairsDesign(Record):
     """A direction-flipped influence design, resolved: every name points at its declaration."""
 
     name: str

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from spec_audits.sdk import Span
+from spec_audits.sdk import Record, Span
 from spec_audits.sdk import clauses as c
 from spec_audits.sdk import nodes as n
 
 
-@dataclass(frozen=True)
-class ExamplesShape(c.Shape[tuple[int, n.Ref, int | None]]):
+class ExamplesShape(Record, c.Shape[tuple[int, n.Ref, int | None]]):
     """`examples N KIND [seed S]`: (count, the pool kind, seed or None)."""
 
     GRAMMAR = 'NUMBER NAME ("seed" NUMBER)?'
@@ -32,3 +29,6 @@ TRIALS = c.ClauseSpec("trials", c.Counted(("per", "cell")), "a seeded subset of 
 ITEMS = c.ClauseSpec("items", c.Name(), "a data source whose rows are the items")
 EXAMPLES = c.ClauseSpec("examples", ExamplesShape(), "few-shot demonstrations drawn from the data")
 SYNTAX: c.Syntax = (FACTORS, INFLUENCES, SIZES, WHERE, CROSS, SAMPLE, TRIALS, ITEMS, EXAMPLES)
+# what a design over data items takes (items.py; here, so that a size-pair design never imports that module)
+ITEMS_CLAUSES = ("items", "factors", "influences", "conditions", "order", "samples", "answer", "decode", "mode",
+                 "analysis", "system", "prompt", "followups", "examples", "trials")

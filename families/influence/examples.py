@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from spec_audits.families.influence.clauses import EXAMPLES
-from spec_audits.sdk import ErrorCollector, Row, TypedDesign, did_you_mean, first_key, item_rng, read_rows
+from spec_audits.sdk import ErrorCollector, Record, Row, TypedDesign, did_you_mean, first_key, item_rng, read_rows
 from spec_audits.sdk import nodes as n
 
 KINDS = ("unused", "block", "block_all", "others")
@@ -30,8 +29,7 @@ BLOCKS = ("block", "block_all")
 FactorOf = Callable[[Row], Any]
 
 
-@dataclass(frozen=True)
-class Pool:
+class Pool(Record):
     """Demonstration rows by factor (`unused`) or by level (`others`), and how many to show."""
 
     kind: str

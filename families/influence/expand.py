@@ -8,15 +8,16 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spec_audits.families.influence.check import PairsDesign
 from spec_audits.families.influence.followups import FollowUps
-from spec_audits.families.influence.trials import Picks
-from spec_audits.sdk import CompiledText, Plan, Span, evaluate, item_rng, spread
+from spec_audits.sdk import CompiledText, Plan, Record, Span, evaluate, field, item_rng, spread
 from spec_audits.sdk import nodes as n
+
+if TYPE_CHECKING:  # a design with `trials N per cell` loads it (prepare.py)
+    from spec_audits.families.influence.trials import Picks
 
 _VOWELS = tuple("aeiouAEIOU")
 
@@ -72,8 +73,7 @@ class CompiledInfluence:
         return sum(1 if c.shared and c.toward is None else len(design.influences) for c in design.conditions)
 
 
-@dataclass
-class CompiledPairs(CompiledInfluence):
+class CompiledPairs(Record, CompiledInfluence, frozen=False):
     """A pairs design with its templates compiled and its comparison sets fixed."""
 
     design: PairsDesign

@@ -10,7 +10,6 @@ the row is rendered once, and every row carries the same entries.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from jinja2 import meta
@@ -20,6 +19,7 @@ from spec_audits.sdk import (
     JUDGE_SLOTS,
     CompiledText,
     ErrorCollector,
+    Record,
     check_render,
     check_slots,
     compile_text,
@@ -29,8 +29,7 @@ from spec_audits.sdk import (
 from spec_audits.sdk import nodes as n
 
 
-@dataclass(frozen=True)
-class FollowUps:
+class FollowUps(Record):
     """The follow-up entries of a design's rows, their texts compiled."""
 
     entries: tuple[dict[str, Any], ...]

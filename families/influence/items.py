@@ -14,7 +14,6 @@ condition (identical requests, which the response cache answers once); toward B 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from spec_audits.families.influence import check as pairs
@@ -30,6 +29,7 @@ from spec_audits.sdk import (
     ErrorCollector,
     Items,
     Plan,
+    Record,
     Row,
     TypedDesign,
     check_attributes,
@@ -46,14 +46,11 @@ ITEM_COLUMNS = ("option_A", "option_B", "level_A", "level_B")
 OTHER = "other"
 """group B of every item condition: whichever option does not stand for the condition's level."""
 PAIRS_ONLY = ("sizes", "where", "cross", "sample")
-CLAUSES = ("items", "factors", "influences", "conditions", "order", "samples", "answer", "decode", "mode",
-           "analysis", "system", "prompt", "followups", "examples", "trials")
 PROMPT_NAMES = {"first", "second", "factor", "item"}
 CUE_NAMES = PROMPT_NAMES | {"target", "other"}
 
 
-@dataclass(frozen=True)
-class ItemsDesign:
+class ItemsDesign(Record):
     """An items design, resolved: its data rows read and filtered, every name pointing at its declaration."""
 
     design: n.Design
@@ -169,8 +166,7 @@ def _levels_known(source: n.DataSource, rows: list[Row], factors: dict[str, n.Fa
     return True
 
 
-@dataclass
-class CompiledItems(CompiledInfluence):
+class CompiledItems(Record, CompiledInfluence, frozen=False):
     """An items design with its templates compiled."""
 
     design: ItemsDesign

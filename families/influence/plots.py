@@ -5,23 +5,25 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import matplotlib
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg")
-matplotlib.rcParams["text.parse_math"] = False  # a name with $...$ in it is text, never TeX
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from spec_audits.sdk import (  # noqa: E402
+from spec_audits.sdk import (
+    Image,
     cannot_draw,
     no_data_background,
+    pyplot,
     text_colour,
-    write_figure,  # noqa: E402
+    write_figure,
 )
+
+if TYPE_CHECKING:  # matplotlib itself loads with the first plot drawn (pyplot): `spec score` draws none
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 SHIFT_LABELS = {
     "all": "all influences",
@@ -34,10 +36,10 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower() or "x"
 
 
-def _save(fig: plt.Figure, path: Path) -> Path:
+def _save(fig: Figure, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     write_figure(fig, path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    pyplot().close(fig)
     return path
 
 
@@ -47,7 +49,7 @@ def _interval(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (lo + hi) / 2, (hi - lo) / 2
 
 
-def _bars(ax: plt.Axes, x: np.ndarray, values: Sequence[float | None], cis: Sequence[Sequence[float | None] | None],
+def _bars(ax: Axes, x: np.ndarray, values: Sequence[float | None], cis: Sequence[Sequence[float | None] | None],
           width: float, label: str) -> None:
     vals = np.array([np.nan if v is None else v for v in values], float)
     bounds = np.array([ci if ci and ci[0] is not None else (np.nan, np.nan) for ci in cis], float).reshape(-1, 2)
@@ -76,7 +78,7 @@ def headline_panels(summary: dict[str, Any], path: Path) -> Path:
     benches = list(summary["benchmarks"])
     headlines = {b: summary["benchmarks"][b]["headline"] for b in benches}
     x = np.arange(len(benches))
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4.5), layout="constrained")
+    fig, axes = pyplot().subplots(1, 3, figsize=(13, 4.5), layout="constrained")
     panels = [
         ("Mean |choice-rate shift|", "mean_pp", [(b, headlines[b]["mean_abs_shift"][name]) for name in SHIFT_LABELS
                                                  for b in benches]),
@@ -116,14 +118,17 @@ def headline_panels(summary: dict[str, Any], path: Path) -> Path:
     return _save(fig, path)
 
 
-def model_panels(by: dict[str, dict[str, Any]], bench: str, path: Path) -> Path | None:
-    """Per model (x reasoning setting): mean |shift|, sig. asymmetry among neutral and backfire among sig."""
+def compared_models(by: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """A benchmark's breakdown per model (x reasoning setting) where it has several, else None (no plot)."""
     levels = by.get("model x reasoning") or by.get("model") or {}
-    if len(levels) < 2:
-        return None
+    return levels if len(levels) >= 2 else None
+
+
+def model_panels(levels: dict[str, Any], bench: str, path: Path) -> Path:
+    """Per model (x reasoning setting): mean |shift|, sig. asymmetry among neutral and backfire among sig."""
     names = list(levels)
     x = np.arange(len(names))
-    fig, axes = plt.subplots(1, 3, figsize=(4 + 1.2 * len(names) * 3, 4.5), layout="constrained")
+    fig, axes = pyplot().subplots(1, 3, figsize=(4 + 1.2 * len(names) * 3, 4.5), layout="constrained")
     shifts = [levels[m]["mean_abs_shift_pp"] for m in names]
     _bars(axes[0], x, shifts, [None] * len(names), 0.6, "mean |shift|")
     axes[0].set(title="Mean |choice-rate shift|", ylabel="percentage points")
@@ -163,7 +168,7 @@ def asymmetry_heatmaps(conditions: pd.DataFrame, bench: str, path: Path, alpha: 
     )
     magnitudes = np.abs(data["asymmetry"].to_numpy(float))
     limit = (float(np.nanmax(magnitudes)) if np.isfinite(magnitudes).any() else 0.0) or 1.0
-    fig, axes = plt.subplots(
+    fig, axes = pyplot().subplots(
         rows,
         cols,
         figsize=(2.0 + 1.0 * len(influences) * cols, 1.2 + (0.5 * len(factors) + 1.8) * rows),
@@ -203,7 +208,7 @@ def effect_forest(conditions: pd.DataFrame, title: str, path: Path) -> Path:
     data = conditions.sort_values(["factor", "influence"]).reset_index(drop=True)
     labels = (data["factor"].astype(str) + " · " + data["influence"].astype(str)).tolist()
     y = np.arange(len(data))
-    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.28 * len(data)))
+    fig, ax = pyplot().subplots(figsize=(7, 1.2 + 0.28 * len(data)))
     for offset, d, colour in ((-0.15, "A", "tab:blue"), (0.15, "B", "tab:orange")):
         centre, half = _interval(
             100 * data[f"effect_{d}_lo"].to_numpy(float), 100 * data[f"effect_{d}_hi"].to_numpy(float)
@@ -219,34 +224,22 @@ def effect_forest(conditions: pd.DataFrame, title: str, path: Path) -> Path:
     return _save(fig, path)
 
 
-def all_plots(summary: dict[str, Any], conditions: pd.DataFrame, out: Path) -> dict[str, list[tuple[Path, str]]]:
-    """Every plot of the report: 'headline' plus one list per benchmark of (path, caption)."""
+def all_plots(summary: dict[str, Any], conditions: pd.DataFrame, out: Path) -> dict[str, list[Image]]:
+    """Every plot of the report, to be drawn when it is written: 'headline' plus one list per benchmark."""
     alpha = float(summary["settings"]["alpha"])
-    plots: dict[str, list[tuple[Path, str]]] = {
-        "headline": [
-            (
-                headline_panels(summary, out / "headline.png"),
-                "Headline figures with 95% CIs (bootstrap for shifts, Wilson for rates).",
-            )
-        ]
-    }
+    plots = {"headline": [Image(out / "headline.png", "Headline figures with 95% CIs (bootstrap for shifts, Wilson "
+                                "for rates).", partial(headline_panels, summary))]}
     for bench, conds in conditions.groupby(conditions["benchmark"].astype(str), sort=True):
         items = [] if conds["asymmetry"].isna().all() else [  # a design without both cued arms has none
-            (
-                asymmetry_heatmaps(conds, bench, out / f"heatmap-{_slug(bench)}.png", alpha),
-                f"{bench}: asymmetry by factor × influence per model.",
-            )
-        ]
-        compared = model_panels(summary["benchmarks"][bench]["by"], bench, out / f"models-{_slug(bench)}.png")
-        if compared is not None:
-            items.insert(0, (compared, f"{bench}: headline figures per model."))
+            Image(out / f"heatmap-{_slug(bench)}.png", f"{bench}: asymmetry by factor × influence per model.",
+                  partial(asymmetry_heatmaps, conds, bench, alpha=alpha))]
+        levels = compared_models(summary["benchmarks"][bench]["by"])
+        if levels is not None:
+            items.insert(0, Image(out / f"models-{_slug(bench)}.png", f"{bench}: headline figures per model.",
+                                  partial(model_panels, levels, bench)))
         for model, sub in conds.groupby(model_label(conds), sort=True):
             title = f"{bench} · {model}"
-            items.append(
-                (
-                    effect_forest(sub, title, out / f"forest-{_slug(bench)}-{_slug(model)}.png"),
-                    f"{title}: per-condition effects with 95% CIs.",
-                )
-            )
+            items.append(Image(out / f"forest-{_slug(bench)}-{_slug(model)}.png",
+                               f"{title}: per-condition effects with 95% CIs.", partial(effect_forest, sub, title)))
         plots[bench] = items
     return plots

@@ -9,7 +9,6 @@ from typing import Any
 from spec_audits.families.influence.check import PairsDesign
 from spec_audits.families.influence.expand import CompiledPairs, allowed_pairs, side, sides
 from spec_audits.families.influence.followups import compile_followups
-from spec_audits.families.influence.trials import pick_trials
 from spec_audits.sdk import (
     CompiledText,
     ErrorCollector,
@@ -50,6 +49,8 @@ def prepare(design: PairsDesign, seed: int, errors: ErrorCollector) -> CompiledP
     compiled.followups = compile_followups(design.followups, PROMPT_NAMES, next(_sample_contexts(compiled)), errors)
     _check_turn_counts(compiled, errors)
     if design.trials is not None:
+        from spec_audits.families.influence.trials import pick_trials  # only a design with `trials N per cell`
+
         slots = {factor: [(a, b, order) for a, b in pairs for order in design.orders]
                  for factor, pairs in comparisons.items()}
         compiled.picks = pick_trials(design, seed, ("n_A", "n_B", "order"), slots,

@@ -46,8 +46,7 @@ def influence_report(score_dir: Path, plots_dir: Path) -> Document:
     by_model = score_dir / "probe_by_model.csv"
     per_model = read_csv(by_model, keep_default_na=False, na_values=[""]) if probe is not None and \
         by_model.is_file() else None
-    doc = build_document(summary, {key: [Image(path, caption) for path, caption in items]
-                                   for key, items in plots.items()}, probe, per_model)
+    doc = build_document(summary, plots, probe, per_model)
     if "comparisons" in summary:
         doc.blocks.extend(comparison_blocks(summary["comparisons"], plots_dir))
     return doc

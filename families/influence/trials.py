@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
-from spec_audits.sdk import ErrorCollector, Plan, item_rng
+from spec_audits.sdk import ErrorCollector, Plan, Record, item_rng
 
 Cell = tuple[str, str | None, str]
 """(factor, influence, condition) of a balance cell; influence None for a shared baseline."""
@@ -22,8 +21,7 @@ Slot = tuple[Any, ...]
 """The cell coordinates that name one row within its cell, e.g. (n_A, n_B, order)."""
 
 
-@dataclass(frozen=True)
-class Picks:
+class Picks(Record):
     """The samples each row keeps: `kept[cell][slot]`, where a row's slot is its cell's `slot_keys`."""
 
     slot_keys: tuple[str, ...]

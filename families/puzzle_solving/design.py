@@ -11,7 +11,6 @@ puzzle's solution.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from spec_audits.families.puzzle_solving.clauses import COUNT
@@ -25,12 +24,14 @@ from spec_audits.sdk import (
     PropositionalConfig,
     PuzzleConfig,
     PuzzleError,
+    Record,
     Span,
     TypedDesign,
     check_render,
     compile_text,
     draw_selections,
     expect_of,
+    field,
     generate_puzzle,
     generate_zebra,
     puzzle_config,
@@ -43,8 +44,7 @@ NAMES = {"puzzle", "band", "format"}  # what the prompt template sees
 PROMPT_FIELDS = ("family", "people", "domain", "domain_text", "text")  # of the puzzle, as the prompt sees it
 
 
-@dataclass(frozen=True)
-class Resolved:
+class Resolved(Record):
     design: TypedDesign
     block: n.PuzzleDef
     config: PuzzleConfig
@@ -53,8 +53,7 @@ class Resolved:
     prompt: n.TemplateDef
 
 
-@dataclass
-class CompiledSolving:
+class CompiledSolving(Record, frozen=False):
     resolved: Resolved
     puzzles: list[dict[str, Any]]
     prompt: CompiledText

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from spec_audits.base.safe_files import DOCUMENT_BYTES, present, read_bytes_capp
 from spec_audits.dispatch import registry
 from spec_audits.runner.files_out import write_text
 from spec_audits.runner.report.cold import first_table, headline, readable, runs_behind
-from spec_audits.runner.report.document import Document, Image, Table
+from spec_audits.runner.report.document import Document, Table, draw_images
 from spec_audits.runner.report.html import render_html
 from spec_audits.runner.report.markdown import render_markdown
 from spec_audits.runner.score_input import ScoreInputError
@@ -39,7 +40,7 @@ RESCORE = "is it a `spec score` folder made by this version? score the run again
 
 
 def report_document(score_dir: Path, plots: Path) -> Document:
-    """The family's report of `score_dir` (its plots written into `plots`), made readable cold (cold.py)."""
+    """The family's report of `score_dir` (its plots to be drawn into `plots`), made readable cold (cold.py)."""
     summary_path = score_folder(score_dir) / SUMMARY
     name = _summary(summary_path).get("family")
     family = registry.get(str(name))
@@ -47,12 +48,15 @@ def report_document(score_dir: Path, plots: Path) -> Document:
         raise ScoreInputError(summary_path, f"names no known analysis family (family: {name!r}; known: "
                               f"{', '.join(registry.names())}); score the run again with `spec score`",
                               column="family")
-    return readable(_document(family.report, score_dir, plots), score_folder(score_dir))
+    with _as_written(score_dir):
+        doc = family.report(score_dir, plots)
+    return readable(doc, score_folder(score_dir))
 
 
 def score_lines(score_dir: Path, scored: str) -> list[str]:
     """What `spec score` prints after its own lines: the report's first table and the commands to run next
-    (`scored`, the folder or file the user scored); nothing for a score `spec report` cannot read."""
+    (`scored`, the folder or file the user scored); nothing for a score `spec report` cannot read. No plot is
+    drawn (a plug-in's report that draws its own plots draws them into a temporary folder)."""
     if not (score_dir / SUMMARY).is_file():
         return []
     with tempfile.TemporaryDirectory() as plots:
@@ -63,7 +67,7 @@ def score_lines(score_dir: Path, scored: str) -> list[str]:
 
 
 def score_headline(score_dir: Path) -> tuple[Table, str] | None:
-    """The first table of the report of a `spec score` folder (None when there is none), its plots discarded."""
+    """The first table of the report of a `spec score` folder (None when there is none), no plot drawn."""
     if not (score_dir / SUMMARY).is_file():
         return None
     with tempfile.TemporaryDirectory() as plots:
@@ -74,12 +78,13 @@ def build_report(score_dir: Path, out: Path) -> list[Path]:
     """Write the report files (and plots/*.png) into `out` and return their paths."""
     doc = report_document(score_dir, out / "plots")
     out.mkdir(parents=True, exist_ok=True)
+    with _as_written(score_dir):
+        images = draw_images(doc)
     md, html = out / "report.md", out / "report.html"
     view = view_for_report(score_folder(score_dir), out, first_table(doc))
     write_text(md, render_markdown(doc, out))
     write_text(html, render_html(doc, None if view is None else view.name))
-    return [html, md, *([] if view is None else [view]),
-            *(block.path for block in doc.blocks if isinstance(block, Image))]
+    return [html, md, *([] if view is None else [view]), *images]
 
 
 def _summary(path: Path) -> dict[str, Any]:
@@ -96,11 +101,12 @@ def _summary(path: Path) -> dict[str, Any]:
     return summary
 
 
-def _document(report: Callable[[Path, Path], Document], score_dir: Path, plots: Path) -> Document:
-    """The family's report of `score_dir`. Its files are ours, but a folder may be damaged or edited (or
-    come from someone else), so what does not have the shape `spec score` writes is a located error."""
+@contextmanager
+def _as_written(score_dir: Path) -> Iterator[None]:
+    """Build (or draw) the family's report of `score_dir`. Its files are ours, but a folder may be damaged or
+    edited (or come from someone else), so what does not have the shape `spec score` writes is a located error."""
     try:
-        return report(score_dir, plots)
+        yield
     except KeyError as err:
         raise ScoreInputError(score_dir, f"summary.json or a table beside it lacks the entry {err}; "
                               f"{RESCORE}") from None

@@ -63,24 +63,16 @@ def score_command() -> click.Command:
             choices = ["RUN_DIR...", *(f"--{kind.name} FILE.csv" for _, kind in kinds)]
             raise click.UsageError(f"give one of {', '.join(choices[:-1])} or {choices[-1]}")
         if run_dirs:
-            if out is None and len(run_dirs) > 1:
-                raise click.UsageError("scoring several folders together needs -o OUT")
-            out = out or run_dirs[0] / "score"
-            lines = _score_runs(ctx, expand_runs(run_dirs), out, options)
+            out, lines = _score_folders(ctx, run_dirs, out, options)
             scored = " ".join(map(str, run_dirs))
         else:
-            family, kind, table = given[0]
-            _refuse_options(ctx, family, kind.what)
-            if options.pop("turn") is not None:
-                raise click.UsageError(f"--turn reads the answered turns of a run: {kind.what} has none")
-            out = out or table.parent / f"{table.stem}-score"
-            lines = kind.score(table, out, options)
+            out, lines = _score_table(ctx, given[0], out, options)
             scored = str(out)
         for line in lines:
             echo(line)
         from spec_audits.runner.dispatch.build import score_lines
 
-        for line in score_lines(out, scored):
+        for line in score_lines(out, scored):  # after the family's lines: an unreadable report fails after them
             echo(line)
 
     score.params.extend([*(_table_option(kind) for _, kind in kinds), OUT, TURN, *flags.values()])
@@ -94,6 +86,26 @@ def _dest(kind: TableKind) -> str:
 def _table_option(kind: TableKind) -> click.Option:
     return click.Option([f"--{kind.name}", _dest(kind)], type=click.Path(exists=True, dir_okay=False, path_type=Path),
                         help=kind.help)
+
+
+def _score_folders(ctx: click.Context, run_dirs: tuple[Path, ...], out: Path | None,
+                   options: dict[str, Any]) -> tuple[Path, list[str]]:
+    """`spec score RUN_DIR...` (runs, or a study's): their score folder and the family's lines."""
+    if out is None and len(run_dirs) > 1:
+        raise click.UsageError("scoring several folders together needs -o OUT")
+    out = out or run_dirs[0] / "score"
+    return out, _score_runs(ctx, expand_runs(run_dirs), out, options)
+
+
+def _score_table(ctx: click.Context, given: tuple[Family, TableKind, Path], out: Path | None,
+                 options: dict[str, Any]) -> tuple[Path, list[str]]:
+    """`spec score --NAME FILE`: the table scored by the family that offers its kind; its folder and lines."""
+    family, kind, table = given
+    _refuse_options(ctx, family, kind.what)
+    if options.pop("turn") is not None:
+        raise click.UsageError(f"--turn reads the answered turns of a run: {kind.what} has none")
+    out = out or table.parent / f"{table.stem}-score"
+    return out, kind.score(table, out, options)
 
 
 def _score_runs(ctx: click.Context, runs: list[Path], out: Path, options: dict[str, Any]) -> list[str]:

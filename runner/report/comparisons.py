@@ -4,20 +4,16 @@ a table of every pair's difference on every statistic, and a forest plot of the 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")
-matplotlib.rcParams["text.parse_math"] = False  # a model or level named with $...$ is text, never TeX
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-from spec_audits.runner.files_out import write_figure  # noqa: E402
-from spec_audits.runner.report import fmt  # noqa: E402
-from spec_audits.runner.report.document import Block, Heading, Image, Paragraph, Table  # noqa: E402
-from spec_audits.runner.report.plotting import cannot_draw  # noqa: E402
+from spec_audits.runner.files_out import write_figure
+from spec_audits.runner.report import fmt
+from spec_audits.runner.report.document import Block, Heading, Image, Paragraph, Table
+from spec_audits.runner.report.plotting import cannot_draw, pyplot
 
 VERDICT = {True: "tied", False: "differ", None: "untested"}
 
@@ -32,12 +28,13 @@ def comparison_blocks(found: dict[str, Any], plots_dir: Path,
                   [[r["statistic"], r["model_a"], r["model_b"], fmt.num(r["difference"], 3),
                     _interval(r["low"], r["high"]), fmt.num(r["q"], 3) + (" *" if r.get("significant") else ""),
                     VERDICT[r["tied"]]] for r in rows])
-    plot = forest(rows, plots_dir / "model_comparisons.png")
     return [Heading("Paired model comparisons"),
             Paragraph(f"Each pair of models' difference on every statistic, paired by the clusters both answered, "
                       f"with {level} intervals clustered by scenario (or prompt) and BH-FDR across all "
                       "comparisons; tied: not significantly different."), table,
-            Image(plot, f"Model A minus model B on each statistic with {level} paired intervals; {_legend(rows)}.")]
+            Image(plots_dir / "model_comparisons.png",
+                  f"Model A minus model B on each statistic with {level} paired intervals; {_legend(rows)}.",
+                  partial(forest, rows))]
 
 
 def _legend(rows: list[dict[str, Any]]) -> str:
@@ -49,6 +46,7 @@ def _legend(rows: list[dict[str, Any]]) -> str:
 
 def forest(rows: list[dict[str, Any]], path: Path) -> Path:
     """Each comparison's difference with its interval, one line per (statistic, pair)."""
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 1.2 + 0.26 * max(len(rows), 1)))
     if not rows:
         cannot_draw(ax, "Paired differences between models", "no statistic both models have")

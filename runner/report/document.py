@@ -1,10 +1,13 @@
 """The report as a list of format-neutral blocks, rendered to Markdown and HTML by their own modules.
 
-Each family's report section builds a Document from its score folder (families/<name>/report.py).
+Each family's report section builds a Document from its score folder (families/<name>/report.py). Its
+plots are drawn only when the report is written (`draw_images`): `spec score` builds the same Document for
+its first table and draws nothing.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,8 +31,12 @@ class Table:
 
 @dataclass(frozen=True)
 class Image:
+    """A plot at `path`, which `draw(path)` writes (None: the file is there already). Drawing is left to
+    `spec report` (draw_images), so a report built for its headline alone costs no plot."""
+
     path: Path
     caption: str
+    draw: Callable[[Path], object] | None = field(default=None, compare=False, repr=False)
 
 
 Block = Heading | Paragraph | Table | Image
@@ -39,3 +46,12 @@ Block = Heading | Paragraph | Table | Image
 class Document:
     title: str
     blocks: list[Block] = field(default_factory=list)
+
+
+def draw_images(doc: Document) -> list[Path]:
+    """Draw each Image of `doc` that is not drawn yet (its folder made first); every Image's path, in order."""
+    for block in doc.blocks:
+        if isinstance(block, Image) and block.draw is not None:
+            block.path.parent.mkdir(parents=True, exist_ok=True)
+            block.draw(block.path)
+    return [block.path for block in doc.blocks if isinstance(block, Image)]

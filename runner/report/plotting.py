@@ -1,11 +1,26 @@
 """What every family's plots share so a reader can trust them: "no data" drawn unlike any value, text that
-stays readable on every cell colour, and a panel that cannot be drawn saying why."""
+stays readable on every cell colour, a panel that cannot be drawn saying why, and matplotlib itself, loaded
+by the first plot drawn (a `spec score` draws none, and never imports it)."""
 
 from __future__ import annotations
 
+from functools import cache
+from types import ModuleType
 from typing import Any
 
 NO_DATA = "hatched grey: no data"
+
+
+@cache
+def pyplot() -> ModuleType:
+    """matplotlib.pyplot, drawing into files (Agg), a name with `$...$` in it drawn as text, never TeX."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    matplotlib.rcParams["text.parse_math"] = False
+    import matplotlib.pyplot
+
+    return matplotlib.pyplot
 
 
 def no_data_background(ax: Any) -> None:

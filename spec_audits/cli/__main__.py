@@ -1,5 +1,5 @@
 """`python -m spec_audits.cli ARGS` runs `spec ARGS`."""
 
-from spec_audits.cli import main
+from spec_audits.cli import run
 
-main(prog_name="spec")
+run(prog_name="spec")

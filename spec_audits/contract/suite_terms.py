@@ -9,9 +9,10 @@ importing it cost check about 40 ms of CPU).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
 from typing import Any, TypedDict, get_args, get_origin, get_type_hints
+
+from spec_audits.base.records import Record
 
 FOLLOWUP_SLOTS = ("answer",)
 """Names a follow-up's content may hold as `{{ name }}`, filled in by the runner when it sends the turn:
@@ -47,8 +48,7 @@ class DecodeSettings(TypedDict, total=False):
     answer_line: str  # how the runner reads the answer (never sent): the reply's last line is this prefix and a token
 
 
-@dataclass(frozen=True)
-class SettingDomain:
+class SettingDomain(Record):
     """A decode setting's domain besides its type (DecodeSettings): its bounds, a pattern its text must contain
     (Python's `re.search`) and the whole domain in words. The one source of both checks of a value: the
     compiler's (valid_decode_value, without pydantic) and the row model's (suite_model.py makes a pydantic

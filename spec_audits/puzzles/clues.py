@@ -6,15 +6,15 @@ A solution maps each person (a letter, or a position "1".."N" for zebra grids) t
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
 from typing import Any
+
+from spec_audits.base.records import Record, replaced
 
 Solution = Mapping[str, Mapping[str, str]]
 Relabel = Callable[[str, str], str]  # (attribute, value) -> new value
 
 
-@dataclass(frozen=True)
-class Lit:
+class Lit(Record):
     """`person` has `value` for `attribute`."""
 
     person: str
@@ -25,8 +25,7 @@ class Lit:
         return solution[self.person][self.attribute] == self.value
 
 
-@dataclass(frozen=True)
-class Unary:
+class Unary(Record):
     """direct (the literal) or negation (its negation)."""
 
     type: str
@@ -44,8 +43,7 @@ BINARY_TRUTH: dict[str, Callable[[bool, bool], bool]] = {
 }
 
 
-@dataclass(frozen=True)
-class Binary:
+class Binary(Record):
     """A connective over two literals; disjunction is inclusive ("or both")."""
 
     type: str
@@ -56,8 +54,7 @@ class Binary:
         return BINARY_TRUTH[self.type](self.left.holds(solution), self.right.holds(solution))
 
 
-@dataclass(frozen=True)
-class Same:
+class Same(Record):
     """Two people have the same value of an attribute."""
 
     people: tuple[str, str]
@@ -69,8 +66,7 @@ class Same:
         return solution[p][self.attribute] == solution[q][self.attribute]
 
 
-@dataclass(frozen=True)
-class Count:
+class Count(Record):
     """Exactly n people have the value."""
 
     attribute: str
@@ -82,8 +78,7 @@ class Count:
         return sum(row[self.attribute] == self.value for row in solution.values()) == self.n
 
 
-@dataclass(frozen=True)
-class Item:
+class Item(Record):
     """Zebra: the person holding `value` of `attribute`."""
 
     attribute: str
@@ -96,8 +91,7 @@ class Item:
         raise KeyError(f"{self.attribute}={self.value} is not in the solution")
 
 
-@dataclass(frozen=True)
-class At:
+class At(Record):
     """Zebra: the item is (at) or is not (not_at) in a 1-based position."""
 
     type: str
@@ -117,8 +111,7 @@ PAIR_TRUTH: dict[str, Callable[[int, int], bool]] = {
 }
 
 
-@dataclass(frozen=True)
-class Pair:
+class Pair(Record):
     """Zebra: a positional relation between two items."""
 
     type: str
@@ -169,24 +162,24 @@ def from_json(data: Mapping[str, Any]) -> Clue:
 def relabel(clue: Clue, new: Relabel) -> Clue:
     """The clue with every attribute value replaced by `new(attribute, value)`."""
     if isinstance(clue, Unary):
-        return replace(clue, lit=_relabel_lit(clue.lit, new))
+        return replaced(clue, lit=_relabel_lit(clue.lit, new))
     if isinstance(clue, Binary):
-        return replace(clue, left=_relabel_lit(clue.left, new), right=_relabel_lit(clue.right, new))
+        return replaced(clue, left=_relabel_lit(clue.left, new), right=_relabel_lit(clue.right, new))
     if isinstance(clue, Count):
-        return replace(clue, value=new(clue.attribute, clue.value))
+        return replaced(clue, value=new(clue.attribute, clue.value))
     if isinstance(clue, At):
-        return replace(clue, item=_relabel_item(clue.item, new))
+        return replaced(clue, item=_relabel_item(clue.item, new))
     if isinstance(clue, Pair):
-        return replace(clue, first=_relabel_item(clue.first, new), second=_relabel_item(clue.second, new))
+        return replaced(clue, first=_relabel_item(clue.first, new), second=_relabel_item(clue.second, new))
     return clue
 
 
 def _relabel_item(item: Item, new: Relabel) -> Item:
-    return replace(item, value=new(item.attribute, item.value))
+    return replaced(item, value=new(item.attribute, item.value))
 
 
 def _relabel_lit(lit: Lit, new: Relabel) -> Lit:
-    return replace(lit, value=new(lit.attribute, lit.value))
+    return replaced(lit, value=new(lit.attribute, lit.value))
 
 
 def _lit_json(lit: Lit) -> dict[str, str]:

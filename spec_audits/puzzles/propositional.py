@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations, permutations, product
 from typing import Any
 
+from spec_audits.base.records import Record
 from spec_audits.contract.seeding import Coords, item_rng
 from spec_audits.puzzles.bands import band_interval, band_of
 from spec_audits.puzzles.clues import Binary, Clue, Count, Lit, Same, Unary, relabel, to_json
@@ -27,8 +27,7 @@ from spec_audits.puzzles.validate import parse_cell, validate_config
 Selection = dict[str, list[str]]  # attribute -> its picked values, in symbol order (G1, G2, ...)
 
 
-@dataclass(frozen=True)
-class Skeleton:
+class Skeleton(Record):
     """A unique clue set over shape symbols, before values are filled in."""
 
     clues: tuple[Clue, ...]

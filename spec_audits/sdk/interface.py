@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from spec_audits.base.records import Record
 from spec_audits.compiler import nodes as n
 from spec_audits.compiler.check import Tables
 from spec_audits.compiler.clauses import ClauseSpec
@@ -29,8 +29,7 @@ if TYPE_CHECKING:  # the statistics pull in scipy, the reader and the records py
     from spec_audits.stats.power import Variance
 
 
-@dataclass(frozen=True)
-class DesignContext:
+class DesignContext(Record):
     """What a family's checks may look at besides its own design: the spec and its name tables."""
 
     spec: n.Spec
@@ -48,7 +47,8 @@ Score = Callable[[Path, Path, dict[str, Any]], list[str]]
 ScoreRuns = Callable[[list[Path], Path, dict[str, Any]], list[str]]
 """`spec score RUN RUN ... -o OUT` (or a study folder): several runs scored together."""
 Report = Callable[[Path, Path], "Document"]
-"""`spec report SCORE`: the report document, its plots written under the second path."""
+"""`spec report SCORE`: the report document, its Images under the second path, drawn only when the report is
+written (`spec score` builds it for its first table and draws nothing)."""
 CheckGenerator = Callable[[n.GeneratorDef, DesignContext, ErrorCollector], Any]
 """A `generator` block's clauses resolved; None after reporting."""
 Generate = Callable[[Any, dict[str, Any]], list[str]]
@@ -61,8 +61,7 @@ Convert = Callable[[list[Path], Path, dict[str, Any]], list[str]]
 """`spec import FORMAT FILE... --out OUT`: another harness's files into a run (or score) folder; lines to print."""
 
 
-@dataclass(frozen=True)
-class Importer:
+class Importer(Record):
     """One format `spec import` reads, offered by the family whose runs (or tables) it writes."""
 
     name: str  # the FORMAT argument, e.g. choices-probe
@@ -70,8 +69,7 @@ class Importer:
     convert: Convert  # (files, out, options: suite, skip_unmatched) -> lines; a located ImportInputError otherwise
 
 
-@dataclass(frozen=True)
-class TableKind:
+class TableKind(Record):
     """A published table `spec score --NAME FILE` scores instead of a run folder, offered by the family whose
     statistics it holds."""
 
@@ -81,16 +79,14 @@ class TableKind:
     score: Score  # (file, out, options) -> lines; a located ScoreInputError for a bad row
 
 
-@dataclass(frozen=True)
-class Form:
+class Form(Record):
     """One thing a design may write: the name the checks match it by, and how the docs show it written."""
 
     name: str  # an answer kind (`choice`), a condition name (`baseline`, `toward`), an analysis option key
     written: str  # e.g. 'choice "A" | "B"', 'toward A, toward B', 'alpha X (0 < X < 1)'
 
 
-@dataclass(frozen=True)
-class Family:
+class Family(Record):
     """One audit design family: chosen by `analysis NAME` in a design, recorded as manifest.analysis.family."""
 
     name: str  # the analysis name, e.g. influence_pairs

@@ -114,7 +114,7 @@ def test_crash_mid_write_leaves_no_temp_folder_and_keeps_the_suite(tmp_path: Pat
         assert (folder / "suite.jsonl").is_file()  # rows are already written to the staging folder
         raise OSError("disk full")
 
-    monkeypatch.setattr("spec_audits.compiler.dispatch.build.write_schema", explode)
+    monkeypatch.setattr("spec_audits.contract.writer.write_schema", explode)  # build imports it when a compile writes
     before = {p.name: p.read_bytes() for p in suite.iterdir()}
     result = spec("compile", POSITIONS, "-o", suite)
     assert result.exit_code == 1 and result.output == "Error: disk full\n"  # a message, not a traceback

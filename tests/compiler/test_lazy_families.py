@@ -56,3 +56,16 @@ generator g:
 '''
     assert declared_analyses(text) == {"effects", DEFAULT_ANALYSIS, "bias_decomposition"}
     assert declared_analyses('suite s "S"\nseed 1\n') == frozenset()
+
+
+def test_checking_a_clean_spec_imports_nothing_only_a_compile_or_a_mistake_needs() -> None:
+    """Issue 33: what a check of triage.spec (no mistake, one size-pair design, no data file, no conversation)
+    never uses is imported where it is used: the writing stages, the hints' difflib (a misspelling's hint loads it),
+    the CSV reader, conversations, and the influence family's designs over data items and its `trials N per cell`."""
+    ran = subprocess.run([sys.executable, "-c", LOADED], cwd=ROOT, capture_output=True, text=True, check=True)
+    loaded = set(ran.stdout.split("\n")[-2].split())
+    assert {"spec_audits.compiler.dispatch.build", "spec_audits.families.influence.prepare"} <= loaded  # it did check
+    never = {"difflib", "heapq", "csv", "spec_audits.compiler.emit", "spec_audits.compiler.version",
+             "spec_audits.compiler.conversations", "spec_audits.families.influence.items",
+             "spec_audits.families.influence.examples", "spec_audits.families.influence.trials"}
+    assert loaded & never == set()

@@ -26,12 +26,12 @@ TRIAGE = "specs/triage.spec"
 
 
 def _plugin(site: Path, dist: str, change: str) -> None:
-    """The echo family installed from `dist`, with `change` applied to it (dataclasses.replace arguments)."""
+    """The echo family installed from `dist`, with `change` applied to it (`replaced` arguments)."""
     module = dist.replace("-", "_")
     install(site, dist, {"echo": f"{module}:FAMILY"}, {module: (
-        "import dataclasses\nimport click\nfrom spec_audits.compiler import clauses as c\n"
+        "import click\nfrom spec_audits.compiler import clauses as c\nfrom spec_audits.sdk import replaced\n"
         "from tests.families.echo import FAMILY as ECHO\n"
-        f"FAMILY = dataclasses.replace(ECHO, {change})\n")})
+        f"FAMILY = replaced(ECHO, {change})\n")})
 
 
 @pytest.fixture
@@ -108,8 +108,8 @@ def test_of_two_plugins_with_one_option_name_the_first_keeps_it(site: Path) -> N
     for dist, name in (("spec-first", "echo"), ("spec-second", "echo_two")):
         module = dist.replace("-", "_")
         install(site, dist, {name: f"{module}:FAMILY"}, {module: (
-            "import dataclasses\nimport click\nfrom tests.families.echo import FAMILY as ECHO\n"
-            f"FAMILY = dataclasses.replace(ECHO, name={name!r}, score_flags=(click.Option(['--bins'], type=int, "
+            "import click\nfrom spec_audits.sdk import replaced\nfrom tests.families.echo import FAMILY as ECHO\n"
+            f"FAMILY = replaced(ECHO, name={name!r}, score_flags=(click.Option(['--bins'], type=int, "
             f"help='Bins of {name}.'),))\n")})
     assert [f.name for f in registry.loadable()] == [*registry.BUILTIN, "echo"]
     helped = _spec("score", "--help")

@@ -1,18 +1,18 @@
 """`spec` imports a command's module only when that command runs, so `spec --help` and `spec check` do not
-pay for scipy, litellm or asyncio; the group's one-line helps stay the commands' own."""
+pay for scipy, litellm or asyncio, nor `spec score` for matplotlib; the group's one-line helps stay the
+commands' own."""
 
 from __future__ import annotations
 
 import importlib
 import inspect
-import subprocess
-import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from spec_audits.cli import COMMANDS, main
-from tests.support import ROOT
+from tests.support import FIXTURES, ROOT, imported_after
 
 HEAVY = ("scipy", "pandas", "litellm", "asyncio", "matplotlib", "z3", "statsmodels")
 
@@ -25,21 +25,27 @@ def test_the_groups_help_line_is_the_commands_own(name: str) -> None:
     assert " ".join(inspect.cleandoc(command.help).split("\n\n")[0].split()) == line
 
 
-def _imported_after(*argv: str) -> set[str]:
-    probe = ("import sys\nfrom spec_audits.cli import main\ntry:\n    main(sys.argv[1:])\n"
-             "except SystemExit:\n    pass\n"
-             "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)")
-    done = subprocess.run([sys.executable, "-c", probe, *argv], cwd=ROOT, capture_output=True, text=True, check=True)
-    return set(done.stderr.split())
-
-
 def test_help_imports_no_command_module() -> None:
-    assert not set(HEAVY) & _imported_after("--help")
+    assert not set(HEAVY) & imported_after("--help")
 
 
 def test_check_imports_only_what_checking_needs() -> None:
-    assert not {"scipy", "pandas", "litellm", "matplotlib", "statsmodels"} & _imported_after(
+    assert not {"scipy", "pandas", "litellm", "matplotlib", "statsmodels"} & imported_after(
         "check", "specs/triage.spec")
+
+
+def test_score_prints_its_headline_without_drawing_a_plot_or_importing_matplotlib(tmp_path: Path) -> None:
+    """`spec score` prints the report's first table, which it builds without its plots: `spec report` draws them."""
+    scored = tmp_path / "scored"
+    assert "matplotlib" not in imported_after("score", "--counts", str(FIXTURES / "score" / "golden_counts.csv"),
+                                              "-o", str(scored))
+    assert (scored / "summary.json").is_file() and not list(scored.rglob("*.png"))
+    result = CliRunner().invoke(main, ["report", str(scored)])
+    assert result.exit_code == 0 and result.exception is None, result.output
+    drawn = sorted(f"(plots/{path.name})" for path in (scored / "plots").iterdir())
+    report = (scored / "report.md").read_text(encoding="utf-8")
+    assert "(plots/headline.png)" in drawn and "(plots/models-bbq.png)" in drawn
+    assert sorted(line[line.index("](") + 1:] for line in report.splitlines() if line.startswith("![")) == drawn
 
 
 def test_help_lists_every_command_with_its_line() -> None:

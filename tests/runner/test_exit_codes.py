@@ -4,6 +4,7 @@ partial run 4 (tests/runner/test_run_fail_fast.py), nothing to score 5, a genera
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from spec_audits.base import exits
 from spec_audits.cli import main
 from spec_audits.contract.reader import read_results
 from tests.stub_server import StubConfig, StubServer, serving
-from tests.support import ROOT
+from tests.support import ROOT, repeat_message
 
 SPEC = ROOT / "specs" / "cognitive_bias.spec"
 
@@ -91,6 +92,13 @@ def test_a_run_with_nothing_to_score_exits_4_and_its_score_exits_5_writing_nothi
     assert scored.exit_code == exits.NO_DATA, scored.output
     assert scored.output == f"Error: {run}: {error}"
     assert not (run / "score").exists()
+    path = run / "results.jsonl"  # a row given twice is refused, never counted twice in that message
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join([*lines, lines[0]]), encoding="utf-8")
+    scored = _spec("score", str(run))
+    first = json.loads(lines[0])
+    kinds = "failed then failed" if why == "failed" else "answered then answered"
+    assert scored.exit_code == 1 and scored.output == repeat_message(path, 4, first["item_id"], 0, 1, kinds)
 
 
 @pytest.mark.parametrize("stub", [StubConfig(invalid_rate=0.5, seed=3)], indirect=True)

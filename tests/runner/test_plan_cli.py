@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from spec_audits.cli import main
 from spec_audits.contract.reader import read_suite
 from spec_audits.contract.results_model import RunInfo
 from spec_audits.dispatch import registry
+from spec_audits.sdk import replaced
 from tests.families.effects import SPEC, write_tiny
 
 
@@ -60,7 +60,7 @@ def test_more_samples_out_of_reach_says_to_add_scenarios(tmp_path: Path) -> None
 def test_a_family_that_declares_no_variances_is_a_located_error(tmp_path: Path) -> None:
     family = registry.get("effects")
     assert family is not None and family.variances is not None
-    registry.register(replace(family, variances=None))  # a registered family stands in for the built-in one
+    registry.register(replaced(family, variances=None))  # a registered family stands in for the built-in one
     try:
         result = CliRunner().invoke(main, ["plan", str(write_tiny(tmp_path))])
     finally:

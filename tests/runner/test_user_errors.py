@@ -200,6 +200,19 @@ def test_a_damaged_score_folder_is_refused_by_report(score_folder: Path, file: s
     assert not (score_folder / "report.md").exists()
 
 
+def test_a_column_only_a_plot_reads_is_a_located_error_when_the_report_draws_it(score_folder: Path) -> None:
+    """The forests' interval columns are read when `spec report` draws the plots, after the report is built (a
+    `spec score` headline never reads them): still a located error, and no report written."""
+    import pandas as pd
+
+    conditions = score_folder / "conditions.csv"
+    pd.read_csv(conditions, keep_default_na=False).drop(columns="effect_A_lo").to_csv(conditions, index=False)
+    status, output = _spec("report", score_folder)
+    assert status == 1
+    assert f"{score_folder}: summary.json or a table beside it lacks the entry 'effect_A_lo'" in output
+    assert not (score_folder / "report.md").exists()
+
+
 def test_a_huge_sample_number_is_a_located_error(tmp_path: Path) -> None:
     from spec_audits.families.influence.score.synthetic import Design, write_run, write_suite
 

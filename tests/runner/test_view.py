@@ -7,15 +7,19 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from spec_audits.cli import main
 from spec_audits.contract.results_model import ResultRow
 from spec_audits.contract.writer import suite_row
 from spec_audits.runner.report.document import Table
+from spec_audits.runner.result_checks import read_checked_run
+from spec_audits.runner.score_input import ScoreInputError
 from spec_audits.runner.view_data import transcript, view_data
 from spec_audits.runner.view_page import embedded_json, render_page
 from tests.runner.view_fixtures import HOSTILE, study
+from tests.support import repeat_message
 
 
 def _conversation_row() -> tuple[object, ResultRow]:
@@ -106,3 +110,21 @@ def test_the_report_links_the_page_it_writes_beside_itself(tmp_path: Path) -> No
     assert view_for_report(tmp_path / "elsewhere" / "score", tmp_path) is None  # a published table's score
     assert '<a href="view.html">view.html</a>' in render_html(Document("t"), "view.html")
     assert "<a href" not in render_html(Document("t"))
+
+
+def test_view_and_the_checked_reader_refuse_a_repeated_item_and_sample(tmp_path: Path) -> None:
+    """`spec view` shows one record per (item, sample): a results file repeating one is refused at its second row,
+    naming the first, as `spec score` refuses it, and so does the SDK's checked reader (read_checked_run)."""
+    folder = study(tmp_path)
+    path = folder / "stub-b" / "results.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join([*lines[:3], lines[1], *lines[3:]]), encoding="utf-8")
+    first = json.loads(lines[1])
+    kinds = "failed then failed" if first["error"] else "answered then answered"
+    expected = repeat_message(path, 4, first["item_id"], first["sample"], 2, kinds)
+    result = CliRunner().invoke(main, ["view", str(folder)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert result.output == expected
+    with pytest.raises(ScoreInputError) as caught:
+        read_checked_run(folder / "stub-b")
+    assert f"Error: {caught.value.message}\n" == expected

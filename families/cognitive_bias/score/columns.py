@@ -30,7 +30,6 @@ class BiasSuite:
         self.cells = {key: Codes() for key in CELLS}
         self.units, self.owners, self.forms = Codes(), Codes(), Codes()  # forms: each row's answers mapping
         self.records = Records()
-        self.samples = array("q")  # each row's samples: a result's sample index must be one of them
         self.problem: tuple[int, str] | None = None
 
     def add(self, offset: int, row: SuiteRow) -> None:
@@ -45,7 +44,6 @@ class BiasSuite:
         self.units.add(row.unit)
         self.owners.add(str(meta.get("bank_row") or row.unit))
         self.forms.add(row.answers)
-        self.samples.append(row.samples)
         if row.cell["condition"] == RECORD_CONDITION and row.cell["arm"] == self.control:
             bank_owner = self.owners.code(str(meta["bank_row"]))
             bank_row = self.owners.values[bank_owner] if type(meta["bank_row"]) is str else meta["bank_row"]

@@ -25,7 +25,7 @@ CONDITIONS = ("zero_shot", "neutral_turn", "biased_turn")
 
 @dataclass(frozen=True)
 class Finals:
-    """Each (item, sample)'s final result row, in the order of its first row: its suite position, model and
+    """Each (item, sample)'s result row (one each: a repeat is refused), in file order: its suite position, model and
     answer codes (into `model_names`, `answer_texts`; -1: no answer) and whether the call failed."""
 
     positions: np.ndarray

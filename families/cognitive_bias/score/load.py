@@ -1,6 +1,6 @@
 """A conditional-bias run read as columns, each file in one stream: the suite into `columns.BiasSuite`, results.jsonl
 into arrays of each row's suite position, sample, model, answer and failure, checked at the end of the stream
-(`ResultCodes`), of which the final row of each item and sample is kept (`final_positions`).
+(`ResultCodes`: a row that repeats an earlier one's item and sample is refused, as every family's scorer does).
 
 The bank-row frame (frame.py), the abstentions and the position answers are built from those arrays; shared rows
 (zero_shot, neutral_turn) are found by unit. docs/cognitive-bias.md, Memory, says what is held and why."""
@@ -28,7 +28,6 @@ from spec_audits.sdk import (
     RunInfo,
     ScoreInputError,
     check_study_runs,
-    final_positions,
     iter_numbered_results,
     read_manifest,
     read_run_info,
@@ -67,7 +66,7 @@ def load_bias_run(run_dir: Path) -> BiasRun:
     _, head = scan_run(run_dir, suite.add)
     if suite.problem is not None:  # every arm, bias and covariate the scorer reads is there
         raise row_contradicts(read_suite(head.path), *suite.problem)
-    finals = _final_results(run_dir / RESULTS_FILE, suite, info)
+    finals = _read_results(run_dir / RESULTS_FILE, suite, info)
     if not len(finals.positions):
         raise ScoreInputError(run_dir / RESULTS_FILE, "no results to score")
     index, first, original = answer_facts(suite, finals)
@@ -78,28 +77,21 @@ def load_bias_run(run_dir: Path) -> BiasRun:
                    _shown(suite, finals, index, first, original))
 
 
-def _final_results(path: Path, suite: BiasSuite, info: RunInfo) -> Finals:
-    """results.jsonl's final row of each (item, sample) (runner/results_io.final_rows) as arrays, every row checked
-    against the run and the suite (`ResultCodes`) as it streams."""
-    codes, samples, failed = ResultCodes(), array("q"), array("b")
+def _read_results(path: Path, suite: BiasSuite, info: RunInfo) -> Finals:
+    """results.jsonl's rows as arrays, every row checked against the run and the suite (`ResultCodes`) as it streams,
+    a repeated (item, sample) refused."""
+    codes, failed = ResultCodes(), array("b")
     stream = iter_numbered_results(path)
     while chunk := list(islice(stream, CHUNK)):
         at = suite.ids.positions([result.item_id for _, _, result in chunk])
         for (_, line, result), position in zip(chunk, at.tolist(), strict=True):
             if position < 0:
                 raise ScoreInputError(path, f"item {result.item_id} is not in the suite", row=line, column="item_id")
-            if result.sample >= suite.samples[position]:
-                raise ScoreInputError(path, "sample index outside the item's samples", row=line, column="sample")
             codes.add(line, position, result)
-            samples.append(result.sample)
             failed.append(result.error is not None)
-    codes.check(path, info, CodedMeanings(suite.forms.array(), suite.forms.values))
-    positions, sample = np.array(codes.positions, dtype=np.int64), np.array(samples, dtype=np.int64)
-    errors = np.array(failed, dtype=bool)
-    _, rank = np.unique(sample, return_inverse=True)  # a sample by its rank: a key of at most rows x results
-    kept = final_positions(positions * (int(rank.max(initial=0)) + 1) + rank.ravel(), errors)
-    return Finals(positions[kept], codes.models.array()[kept], codes.answers.array()[kept], errors[kept],
-                  codes.models.values, codes.answers.values)
+    codes.check(path, info, CodedMeanings(suite.forms.array(), suite.forms.values), suite.ids.samples)
+    return Finals(np.array(codes.positions, dtype=np.int64), codes.models.array(), codes.answers.array(),
+                  np.array(failed, dtype=bool), codes.models.values, codes.answers.values)
 
 
 def load_bias_runs(run_dirs: list[Path]) -> BiasRun:

@@ -75,7 +75,7 @@ def load_cue_run(run_dir: Path) -> CueRun:
                 continue
             answers.add(position, result.model, *_reading(suite.cell(position), suite.tokens(position),
                                                           suite.attributes, result.response, result.answer, strict))
-    codes.check(path, info, suite.mappings())
+    codes.check(path, info, suite.mappings(), suite.ids.samples)
     if not len(codes.lines):
         raise ScoreInputError(path, "no results to score")
     if not len(answers):

@@ -101,8 +101,9 @@ def load(run_dir: Path) -> Loaded:
         raise row_contradicts(read_suite(head.path), *suite.problem)
     moved = suite.moved()
     found, codes = _read_results(run_dir / RESULTS_FILE, suite, analysis, info.mode, moved)
+    drawn = suite.ids.samples  # each suite row's samples, which the check reads
     suite.ids = SuiteIds()  # every result is located: let go of the ids' lookup (24 bytes a suite row)
-    codes.check(run_dir / RESULTS_FILE, info, CodedMeanings(suite.forms.array(), suite.answers))
+    codes.check(run_dir / RESULTS_FILE, info, CodedMeanings(suite.forms.array(), suite.answers), drawn)
     del codes  # checked: let go of its columns before the frame is built
     return Loaded(_frame(suite, found), analysis, info.mode, info.model, sum(found.abstained.values()),
                   sum(found.failed.values()), moved, tuple((d, found.abstained[d], found.failed[d]) for d in

@@ -31,6 +31,8 @@ from spec_audits.sdk import (
     SuiteHead,
     check_result_columns,
     read_suite,
+    refuse_repeats,
+    repeated,
     row_contradicts,
     scan_run,
     tokens_problem,
@@ -185,7 +187,7 @@ def _read_results(path: Path, items: pd.DataFrame, info: RunInfo, columns: Suite
             _check(path, frame, (sample < 0) | (sample >= samples[position]), "sample",
                    "sample index outside the item's samples")
             slot = slot_of(position, sample)
-            _check(path, frame, seen[slot] | _repeated(slot), "sample", "duplicate (item_id, sample)")
+            refuse_repeats(path, seen[slot] | repeated(slot), frame["row"].to_numpy())
             seen[slot] = True
             answered[position] = True
             piece_a, piece_b = _weights(path, frame, items, info, columns, position)
@@ -240,14 +242,6 @@ def _positions(ids: pd.Series, lookup: IdLookup) -> np.ndarray:
     found = np.full(len(texts), -1, dtype=np.int64)
     found[named] = lookup.positions(texts[named].tolist())
     return found
-
-
-def _repeated(values: np.ndarray) -> np.ndarray:
-    """Whether each value repeats an earlier one (pandas' duplicated, by a sort instead of a hash table)."""
-    order = np.argsort(values, kind="stable")
-    again = np.zeros(len(values), dtype=bool)
-    again[order[1:][values[order[1:]] == values[order[:-1]]]] = True
-    return again
 
 
 def _sampled_weights(frame: pd.DataFrame, item: pd.DataFrame, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -8,7 +8,6 @@ import asyncio
 import hashlib
 import json
 import shutil
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from spec_audits.compiler.dispatch.build import check_file
 from spec_audits.compiler.errors import SpecError
 from spec_audits.families.cognitive_bias.generate import BankWriter, Jury, read_ratings
 from spec_audits.runner.call import CallSettings, Reply
+from spec_audits.sdk import replaced
 from tests.support import ROOT
 
 SPEC = ROOT / "specs" / "cognitive_bias.spec"
@@ -75,7 +75,7 @@ def test_a_turn_failing_purity_is_regenerated_with_feedback_then_accepted(tmp_pa
     jurors = [Scripted(f"j{i}", [_ratings(4, 3, 4, humans, "Anchoring"), _ratings(4, 2, 4, humans, "Anchoring"),
                                  _ratings(1, 1, 1, humans, "Framing Effect")], "Anchoring") for i in range(3)]
     model = Scripted("writer", [], "")
-    writer = BankWriter(replace(generator, retries=1), model, Jury(generator, jurors), None)  # type: ignore[arg-type]
+    writer = BankWriter(replaced(generator, retries=1), model, Jury(generator, jurors), None)  # type: ignore[arg-type]
     rows = asyncio.run(writer.row(0, dict(generator.rows[0])))
     assert [(r["human_bias"], r["attempts"]) for r in rows] == [("Anchoring", 2)]
     assert rows[0]["jury_purity"] == 2.0 and rows[0]["jury_blind_accuracy"] == 1.0

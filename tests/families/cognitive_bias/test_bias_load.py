@@ -1,6 +1,6 @@
-"""The conditional-bias loader reads the suite and results.jsonl as columns (issue 34): each (item, sample)'s final
-row is the one scored, as runner/results_io.final_rows keeps it (the last answer, which beats any failure), and a
-result row of an item the suite lacks is refused at its row."""
+"""The conditional-bias loader reads the suite and results.jsonl as columns (issue 34): a row that repeats an
+earlier row's (item, sample) is refused at its row, naming both (as every family refuses it), and `spec merge`, which
+the message names, keeps one row of each; a result row of an item the suite lacks is refused at its row."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from spec_audits.cli import main
 from spec_audits.compiler.dispatch.build import compile_file
-from tests.support import ROOT, suite_rows
+from tests.support import ROOT, repeat_message, suite_rows
 
 TABLES = ("rows.csv", "effects.csv", "abstention.csv", "positions.csv", "cells_content.csv", "causal.csv",
           "summary.json", "psm.json", "diagonal.json")
@@ -49,23 +49,36 @@ def _score(run: Path, suite: Path, lines: list[dict[str, Any]]) -> Any:
     return CliRunner().invoke(main, ["score", str(run)])
 
 
-def test_each_items_final_row_is_scored(suite: tuple[Path, list[dict[str, Any]]], tmp_path: Path) -> None:
+def test_a_repeated_item_and_sample_is_refused_and_merge_keeps_one_row_of_each(
+        suite: tuple[Path, list[dict[str, Any]]], tmp_path: Path) -> None:
+    """A failure then its answer, or two answers, is refused at the second row; `spec merge RUN --out NEW` (the fix
+    the message names) keeps the answer, and its score is the very score of the run that answered each once."""
     folder, rows = suite
     once = [_line(row, _token(row)) for row in rows]
     retried: list[dict[str, Any]] = []
     for index, row in enumerate(rows):
-        if index % 3 == 0:  # a failure, then the answer: the answer is final
+        if index % 3 == 0:  # a failure, then the answer
             retried.append(_line(row, None, error="timeout"))
-        if index % 3 == 1:  # an earlier answer, then another: the later is final
+        if index % 3 == 1:  # an earlier answer, then another
             retried.append(_line(row, _token(row, "earlier")))
         retried.append(_line(row, _token(row)))
-        if index % 5 == 0:  # a later failure never replaces an answer
+        if index % 5 == 0:  # a later failure
             retried.append(_line(row, None, error="timeout"))
-    for run, lines in (("once", once), ("retried", retried)):
-        result = _score(tmp_path / run, folder, lines)
+    result = _score(tmp_path / "retried", folder, retried)
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert result.output == repeat_message(tmp_path / "retried" / "results.jsonl", 2, rows[0]["id"], 0, 1,
+                                           "failed then answered")
+    two = _score(tmp_path / "two", folder, [once[0], once[1], _line(rows[1], _token(rows[1], "earlier"))])
+    assert two.output == repeat_message(tmp_path / "two" / "results.jsonl", 3, rows[1]["id"], 0, 2,
+                                        "answered then answered")
+    merged = CliRunner().invoke(main, ["merge", str(tmp_path / "retried"), "--out", str(tmp_path / "merged")])
+    assert merged.exit_code == 0 and merged.exception is None, merged.output
+    for run, lines in (("once", once), ("merged", None)):
+        result = _score(tmp_path / run, folder, lines) if lines else CliRunner().invoke(main, ["score", str(
+            tmp_path / run)])
         assert result.exit_code == 0 and result.exception is None, result.output
     for name in TABLES:
-        assert (tmp_path / "once" / "score" / name).read_bytes() == (tmp_path / "retried" / "score" / name).read_bytes()
+        assert (tmp_path / "once" / "score" / name).read_bytes() == (tmp_path / "merged" / "score" / name).read_bytes()
     summary = json.loads((tmp_path / "once" / "score" / "summary.json").read_text(encoding="utf-8"))
     assert summary["bank_rows"] == 53 and summary["failed"] == 0
 
@@ -74,7 +87,7 @@ def test_an_item_that_only_failed_counts_as_failed_and_abstains(suite: tuple[Pat
                                                                  tmp_path: Path) -> None:
     folder, rows = suite
     lines = [_line(row, "1") for row in rows]
-    lines[0:1] = [_line(rows[0], None, error="timeout"), _line(rows[0], None, error="timeout again")]
+    lines[0] = _line(rows[0], None, error="timeout")
     result = _score(tmp_path / "run", folder, lines)
     assert result.exit_code == 0 and result.exception is None, result.output
     summary = json.loads((tmp_path / "run" / "score" / "summary.json").read_text(encoding="utf-8"))

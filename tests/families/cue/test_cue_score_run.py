@@ -22,7 +22,7 @@ from spec_audits.families.cue.score.load import last_json, load_cue_run, read_an
 from spec_audits.runner.commands.run_cli import run
 from spec_audits.runner.dispatch.score_cli import score
 from spec_audits.runner.study import record_study
-from tests.support import ROOT
+from tests.support import ROOT, refused_repeats
 
 SPEC = ROOT / "specs" / "cue_visibility.spec"
 DATA = "dailydilemmas/dailydilemmas_100.csv"
@@ -206,13 +206,41 @@ def test_runner_answer_is_the_fallback_and_failures_drop_out(tolerant_suite: Pat
     replies[first] = ("I cannot answer that.", None)
     replies[second] = ("Option 1, clearly", "option1")
     run_dir = _fake_run(tmp_path / "run", tolerant_suite, {"m1": replies})
-    failed = {"item_id": rows[2]["id"], "sample": 1, "model": "m1", "params": {}, "error": "timeout"}
-    with (run_dir / "results.jsonl").open("a", encoding="utf-8") as handle:
-        handle.write(json.dumps(failed) + "\n")
+    failed = {"item_id": rows[-1]["id"], "sample": 0, "model": "m1", "params": {}, "error": "timeout"}
+    lines = (run_dir / "results.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    (run_dir / "results.jsonl").write_text("".join([*lines[:-1], json.dumps(failed) + "\n"]), encoding="utf-8")
     loaded = load_cue_run(run_dir)
     frame = loaded.frame
     assert frame["answer"].iloc[first] == "" and frame["answer"].iloc[second] == "option1"
-    assert len(frame) == len(rows) and loaded.failed == 1  # a failed call is no abstention
+    assert len(frame) == len(rows) - 1 and loaded.failed == 1  # a failed call is no abstention
+
+
+def test_a_repeated_item_and_sample_is_refused_and_merge_keeps_the_answer(tiny_suite: Path, tmp_path: Path) -> None:
+    """A failure then its answer, or an answer twice, is refused at the second row, naming the first; `spec merge`
+    (the fix the message names) keeps the answer: the merged run reads as the run that answered once."""
+    rows = _suite_rows(tiny_suite)
+    once = _fake_run(tmp_path / "once", tiny_suite, {"m1": [(_reply(r, _varied_answer(r, i), True), None)
+                                                            for i, r in enumerate(rows)]})
+    retried = refused_repeats(once, tmp_path, 3)
+    merged = CliRunner().invoke(main, ["merge", str(retried), "--out", str(tmp_path / "merged")])
+    assert merged.exit_code == 0 and merged.exception is None, merged.output
+    loaded, expected = load_cue_run(tmp_path / "merged"), load_cue_run(once)
+    assert loaded.failed == expected.failed == 0
+    pd.testing.assert_frame_equal(loaded.frame, expected.frame)
+
+
+def test_a_sample_the_suite_row_does_not_draw_is_refused_at_its_row(tiny_suite: Path, tmp_path: Path) -> None:
+    """A stranger's results may name any sample: one beyond its row's `samples` is refused, not counted as one more
+    answer (nor does a huge one overflow the (item, sample) keys of the repeat check)."""
+    rows = _suite_rows(tiny_suite)
+    run = _fake_run(tmp_path / "run", tiny_suite, {"m1": [(_reply(r, "yes", True), None) for r in rows]})
+    lines = (run / "results.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    lines.insert(3, json.dumps({**json.loads(lines[2]), "sample": 2**62}) + "\n")
+    (run / "results.jsonl").write_text("".join(lines), encoding="utf-8")
+    result = CliRunner().invoke(main, ["score", str(run)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert result.output == (f"Error: {run / 'results.jsonl'}, row 4, column 'sample': sample index outside the "
+                             "item's samples\n")
 
 
 def test_spec_score_writes_every_output_and_compares_models(tiny_suite: Path, tmp_path: Path) -> None:

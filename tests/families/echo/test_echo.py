@@ -142,7 +142,7 @@ def test_an_installed_family_may_not_take_a_builtin_name(site: Path, tmp_path: P
 
 def test_an_installed_entry_point_must_give_a_family_of_its_name(site: Path, spec: Path) -> None:
     install(site, "spec-misnamed", {"echo": "spec_misnamed:FAMILY"},
-            {"spec_misnamed": "import dataclasses\nfrom tests.families.echo import FAMILY as ECHO\n"
-                              "FAMILY = dataclasses.replace(ECHO, name='other')\n"})
+            {"spec_misnamed": "from spec_audits.sdk import replaced\nfrom tests.families.echo import FAMILY as ECHO\n"
+                              "FAMILY = replaced(ECHO, name='other')\n"})
     assert _refused(spec).endswith(
         "calls itself 'other': name the entry point by the family's analysis name\n")

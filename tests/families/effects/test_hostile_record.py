@@ -17,6 +17,7 @@ from spec_audits.contract.reader import read_suite
 from spec_audits.contract.results_model import ResultRow, RunInfo
 from spec_audits.runner.results_io import write_results, write_run_info
 from tests.families.effects import SPEC, write_tiny
+from tests.support import refused_repeats
 
 FIX = "; recompile the suite from its spec or get it from its author\n"
 COLUMNS = "scenario, condition, y, _y, count, sum, y_OUTCOME"
@@ -164,6 +165,8 @@ RESULTS = [
      "says the run is of 'm'"),
     ("outcome_against_answer", lambda rows: rows[1].update(outcome="yes" if rows[1]["answer"] == "no" else "no"),
      "column 'outcome': outcome '{outcome}' contradicts answer '{answer}', which means '{answer}'"),
+    ("sample_the_row_does_not_draw", lambda rows: rows[4].update(sample=2**62), "column 'sample': sample index "
+     "outside the item's samples"),
 ]
 
 
@@ -175,9 +178,24 @@ def test_a_result_row_no_run_of_the_suite_wrote_is_a_located_error(
     _edit_results(run, edit)
     rows = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
     line = next(n for n, row in enumerate(rows, start=1) if row["item_id"] == "nope" or row["model"] == "other"
-                or row["outcome"] != row["answer"])
+                or row["outcome"] != row["answer"] or row["sample"] != 0)
     result = CliRunner().invoke(main, ["score", str(run)])
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
     detail = problem.format(**rows[line - 1])
     assert result.output == f"Error: {run / 'results.jsonl'}, row {line}, {detail}\n"
     assert not (run / "score").exists()
+
+
+def test_a_repeated_item_and_sample_is_refused_and_merge_keeps_the_answer(compiled: Path, tmp_path: Path) -> None:
+    """A failure then its answer, or an answer twice, is refused at the second row, naming the first (effects counts
+    no answer twice); `spec merge` (the fix the message names) keeps the answer and scores as the run that answered
+    once."""
+    run, _ = _run(compiled, tmp_path, lambda analysis: None)
+    retried = refused_repeats(run, tmp_path / "repeats", 2)
+    merged = CliRunner().invoke(main, ["merge", str(retried), "--out", str(tmp_path / "merged")])
+    assert merged.exit_code == 0 and merged.exception is None, merged.output
+    for folder in (run, tmp_path / "merged"):
+        result = CliRunner().invoke(main, ["score", str(folder)])
+        assert result.exit_code == 0 and result.exception is None, result.output
+    for name in ("summary.json", "contrasts.csv"):
+        assert (run / "score" / name).read_bytes() == (tmp_path / "merged" / "score" / name).read_bytes(), name

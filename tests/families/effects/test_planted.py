@@ -1,6 +1,6 @@
 """End to end on the loopback stub: a model whose P(yes) depends on the person's age by a planted amount is
-compiled for, run in logprob mode, scored and reported, and the contrasts recover the planted shifts within
-their intervals; --limit spreads a subset evenly over every factor's levels."""
+compiled for, run in logprob mode, scored (drawing nothing) and reported (drawing its plots), and the contrasts
+recover the planted shifts within their intervals; --limit spreads a subset evenly over every factor's levels."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from spec_audits.contract.reader import read_suite
 from spec_audits.runner.plan import plan
 from tests.families.effects import SPEC, write_tiny
 from tests.stub_server import StubServer
+from tests.support import imported_after
 
 PLANTED = {"young": 0.2, "middle-aged": 0.0, "old": -0.15}  # shift in P(yes) against the reference, middle
 SCENARIOS = "id,text\n" + "".join(f"s{i},Approve request {i}?\n" for i in range(8))
@@ -55,7 +56,9 @@ def test_planted_age_shifts_are_recovered_end_to_end(tmp_path: Path) -> None:
             _spec("run", str(suite), "--model", model, "--api-base", api_base, "--out", str(out), "--no-progress")
     finally:
         server.stop()
-    _spec("score", str(run), str(tmp_path / "twin"), "-o", str(run / "score"))  # several models together
+    # several models together; the headline it prints draws no plot, so matplotlib is not even imported
+    assert "matplotlib" not in imported_after("score", str(run), str(tmp_path / "twin"), "-o", str(run / "score"))
+    assert not list((run / "score").rglob("*.png"))
     _spec("report", str(run / "score"))
     summary = json.loads((run / "score" / "summary.json").read_text())
     assert sorted(summary["models"]) == ["openai/planted", "openai/twin"]
@@ -68,6 +71,7 @@ def test_planted_age_shifts_are_recovered_end_to_end(tmp_path: Path) -> None:
     assert "### Shifts in P(yes) against the reference" in report
     assert (run / "score" / "plots" / "forest_openai_planted_yes.png").is_file()
     assert (run / "score" / "plots" / "heatmap_openai_planted_yes.png").is_file()
+    assert (run / "score" / "plots" / "model_comparisons.png").is_file()
 
 
 def test_limit_spreads_a_subset_evenly_over_every_factor(tmp_path: Path) -> None:

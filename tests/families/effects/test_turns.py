@@ -17,6 +17,7 @@ from spec_audits.cli import main
 from spec_audits.contract.reader import read_suite
 from tests.families.effects import cli_ok, run_on, write_tiny
 from tests.stub_server import StubServer, _completion
+from tests.support import repeat_message
 
 COLOURS = ("red", "green", "blue")
 SCENARIOS = "id,text,right\n" + "".join(f"s{i},Item {i}: which colour is it?,{COLOURS[i % 3]}\n" for i in range(12))
@@ -112,6 +113,13 @@ def test_flips_of_an_effects_conversation_by_meaning_per_design_and_its_first_tu
     assert list(first["shift"]) == [0.0, 0.0]  # the first answer is always right, whoever asks
     cli_ok("report", str(tmp_path / "first"))
     assert "## Model openai/stub [strong]" in (tmp_path / "first" / "report.md").read_text(encoding="utf-8")
+    path = run / "results.jsonl"  # --turn reads the run's rows through the repeat check too, naming its file
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join([*lines, lines[0]]), encoding="utf-8")
+    again = CliRunner().invoke(main, ["score", str(run), "--turn", "first", "-o", str(tmp_path / "again")])
+    repeated = json.loads(lines[0])
+    assert again.exit_code == 1 and again.output == repeat_message(path, len(lines) + 1, repeated["item_id"],
+                                                                   repeated["sample"], 1, "answered then answered")
 
 
 def test_a_cell_key_named_design_in_a_suite_of_several_designs_is_a_located_error(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from spec_audits.families.influence.score import jsonl
 from spec_audits.families.influence.score.counts import counts_from_trials
 from spec_audits.families.influence.score.runs import load_run
 from spec_audits.families.influence.score.synthetic import Design, write_run, write_suite
+from tests.support import refused_repeats, repeat_message
 
 DESIGN = Design(factors={"age": ("young", "old"), "gender": ("male", "female")}, influences=("emotional", "role_play"))
 P_B = {"baseline": 0.4, "toward_A": 0.2, "toward_B": 0.7}
@@ -139,7 +140,18 @@ def test_a_repeated_sample_is_refused_across_pieces(run_dir: Path, chunk: int, m
     path.write_text("".join(lines) + lines[1])
     result = CliRunner().invoke(main, ["score", str(run_dir)])
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
-    assert f"results.jsonl, row {len(lines) + 1}, column 'sample': duplicate (item_id, sample)" in result.output
+    row = json.loads(lines[1])
+    assert result.output == repeat_message(path, len(lines) + 1, row["item_id"], row["sample"], 2,
+                                           "answered then answered")
+
+
+def test_a_failure_then_its_answer_is_refused_and_merge_keeps_the_answer(run_dir: Path, tmp_path: Path) -> None:
+    """A failure then its answer, or an answer twice, is refused at the second row, naming the first; `spec merge`
+    (which the message names) keeps the answer, and the merged run's trials are those of the run that answered once."""
+    retried = refused_repeats(run_dir, tmp_path / "repeats", 4)
+    merged = CliRunner().invoke(main, ["merge", str(retried), "--out", str(tmp_path / "merged")])
+    assert merged.exit_code == 0 and merged.exception is None, merged.output
+    pd.testing.assert_frame_equal(load_run(tmp_path / "merged").trials, load_run(run_dir).trials)
 
 
 @pytest.mark.parametrize("logprob", [False, True])

@@ -17,6 +17,7 @@ from spec_audits.puzzles import reprove
 from tests.families.puzzle_solving import TINY, tiny
 from tests.runner.test_puzzle_answers import Solver
 from tests.runner.test_run_conversations import _run
+from tests.support import repeat_message
 
 
 @pytest.fixture(scope="session")
@@ -51,6 +52,14 @@ def test_a_planted_solver_scores_exactly_its_bands(suite: Path, tmp_path: Path) 
     assert "  openai/stub zebra intermediate: solved 100.0% (2/2; 0 abstained)" in result.output
     report = CliRunner().invoke(main, ["report", str(tmp_path / "score"), "--out", str(tmp_path / "report")])
     assert report.exit_code == 0 and report.exception is None, report.output
+    path = tmp_path / "run" / "results.jsonl"  # the SDK's read_results, which this family scores with, refuses a repeat
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join([*lines, lines[1]]), encoding="utf-8")
+    again = CliRunner().invoke(main, ["score", str(tmp_path / "run"), "--out", str(tmp_path / "again")])
+    first = json.loads(lines[1])
+    kinds = "failed then failed" if first["error"] else "answered then answered"
+    assert again.exit_code == 1 and again.output == repeat_message(path, len(lines) + 1, first["item_id"],
+                                                                   first["sample"], 2, kinds)
 
 
 @pytest.mark.parametrize(("old", "new", "expected"), [

@@ -124,3 +124,25 @@ def test_an_answer_no_row_matches_is_refused_with_file_and_result(suite: Path) -
     done = CliRunner().invoke(main, ["import", "promptfoo", str(_promptfoo_file(Path("r4.json"), four)), "--suite",
                                      str(suite), "--out", "x"])
     assert done.output == f"Error: r4.json: results[3]: answer 4 of row {row.id}, which draws 3\n"
+
+
+def test_an_inspect_log_answering_an_epoch_twice_is_refused(suite: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run folder holds one row per (item, sample), which scoring insists on: a log (a stranger's, or one joined by
+    hand) holding one sample's epoch twice is refused naming it, and no run folder is written."""
+    from types import SimpleNamespace
+
+    from spec_audits.runner import peer_imports
+    from spec_audits.runner.commands.publish.export import chat
+
+    loaded = read_suite(suite)
+    row = loaded.rows[0]
+    sent = [SimpleNamespace(role=m["role"], text=m["content"]) for m in chat(loaded, row, "inspect")]
+    sample = SimpleNamespace(id=row.id, epoch=2, input=sent, error=None,
+                             output=SimpleNamespace(usage=None, completion="X"))
+    log = SimpleNamespace(eval=SimpleNamespace(model="openai/stub"), samples=[sample, sample])
+    monkeypatch.setattr(peer_imports, "_inspect_log", lambda path: log)
+    Path("run.eval").write_bytes(b"")
+    done = CliRunner().invoke(main, ["import", "inspect-log", "run.eval", "--suite", str(suite), "--out", "x"])
+    assert done.exit_code == 1 and isinstance(done.exception, SystemExit) and not Path("x").exists()
+    assert done.output == f"Error: run.eval: sample {row.id} epoch 2: the log answers it twice; an import takes each " \
+                          "epoch once\n"
