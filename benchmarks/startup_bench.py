@@ -34,7 +34,8 @@ also counted in instructions (valgrind's callgrind, PYTHONHASHSEED=0, determinis
 parser state's terminals (31 scanners, 110 compiles) and built a lexer for all ~500 states at load; compiler/lexer.py
 tries the same terminals in lark's order, each compiled once, a state's lexer built on first use (first parse
 16 -> 7 ms at load 9, same tokens and errors: tests/compiler/test_lexer.py). The saved table is read in one pass
-(parser_cache.TableParser; lark's generic deserializer took three times as long) and the garbage collector is paused
+(then parser_cache.TableParser, since replaced by lark's objects pickled whole; lark's generic deserializer took
+three times as long) and the garbage collector is paused
 while the ~30,000 objects of the parser load (load 27 -> 14 ms, min of 15 in-process loads at load 10.5). Each template
 text is parsed once for the checks and compiled once per process (42 parses, 11 compiles and 11 code generations of
 find_undeclared_variables for 9 texts before; 9, 9 and 9 now), and the budget's sample no longer hashes and tallies

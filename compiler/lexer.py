@@ -6,7 +6,9 @@ most of a parse's CPU time). A union of alternatives matches at a position with 
 there, so trying the same terminals in the same order, one at a time, finds the same token: this lexer does that, with
 each regular terminal compiled once and each literal one compared as text. Everything else is lark's own code (its
 contextual and basic lexers' `lex` and `next_token`, and so every error they raise and every keyword they tell
-from a name), and a state's lexer is built when the parse first reaches it, not for all ~500 states at load.
+from a name), and a state's lexer is built when the parse first reaches it, not for all ~500 states at load, over the
+terminals sorted in lark's order and checked once for the whole grammar (lark's sorts and checks them again for each
+state).
 compiler/parser_cache.py hands this lexer to lark as the `ContextualLexer` plug-in.
 """
 
@@ -20,7 +22,14 @@ from types import ModuleType
 from typing import Any
 
 from lark.common import LexerConf
-from lark.lexer import AbstractBasicLexer, BasicLexer, ContextualLexer, TerminalDef, UnlessCallback
+from lark.lexer import (
+    AbstractBasicLexer,
+    BasicLexer,
+    ContextualLexer,
+    TerminalDef,
+    UnlessCallback,
+    _regexp_has_newline,
+)
 from lark.utils import TextSlice
 
 # A terminal as a scanner tries it: (name, its text when it is a literal without flags, else its compiled pattern).
@@ -37,6 +46,14 @@ class _Patterns:
         self._flags = flags
         self._entries: dict[str, _Entry] = {}
         self._covered: dict[str, frozenset[str]] = {}
+        self._newline: dict[str, bool] = {}
+
+    def newline(self, terminal: TerminalDef) -> bool:
+        """Whether `terminal` may match a newline (lark's test, on its regular expression)."""
+        found = self._newline.get(terminal.name)
+        if found is None:
+            found = self._newline[terminal.name] = _regexp_has_newline(terminal.pattern.to_regexp())
+        return found
 
     def entry(self, terminal: TerminalDef) -> _Entry:
         """How a scanner tries `terminal`: as its alternative in lark's union would match."""
@@ -93,10 +110,19 @@ class SharedScanner:
 
 
 class SharedBasicLexer(BasicLexer):
-    """lark's BasicLexer whose scanner is a SharedScanner (the parser sets no lexer callbacks of its own)."""
+    """lark's BasicLexer whose scanner is a SharedScanner (the parser sets no lexer callbacks of its own), over
+    terminals already in lark's order and checked (lark's own sorts and checks them again for each state)."""
 
     def __init__(self, conf: LexerConf, patterns: _Patterns) -> None:
-        super().__init__(conf)
+        self.re = conf.re_module
+        self.terminals = list(conf.terminals)
+        self.newline_types = frozenset(terminal.name for terminal in self.terminals if patterns.newline(terminal))
+        self.ignore_types = frozenset(conf.ignore)
+        self.user_callbacks = conf.callbacks
+        self.g_regex_flags = conf.g_regex_flags
+        self.use_bytes = conf.use_bytes
+        self.terminals_by_name = conf.terminals_by_name
+        self._scanner = None
         self._patterns = patterns
 
     def _build_scanner(self) -> Any:  # lark types it as its own Scanner; SharedScanner has its interface
@@ -142,6 +168,9 @@ class SharedContextualLexer(ContextualLexer):
         self._states = states
         self._always = {*conf.ignore, *always_accept}
         self._patterns = _Patterns(conf.terminals, conf.re_module, conf.g_regex_flags)
+        if not conf.skip_validation:  # a grammar just built: lark's checks of every terminal, once
+            BasicLexer(conf)
+        self._ordered = sorted(conf.terminals, key=_lark_order)
         self._by_accepts: dict[frozenset[str], AbstractBasicLexer] = {}
         self.lexers = _StateLexers(self._state_lexer)
 
@@ -150,7 +179,7 @@ class SharedContextualLexer(ContextualLexer):
         if key not in self._by_accepts:
             names = key | self._always
             conf = copy(self._conf)
-            conf.terminals = [terminal for terminal in self._conf.terminals if terminal.name in names]
+            conf.terminals = [terminal for terminal in self._ordered if terminal.name in names]
             self._by_accepts[key] = SharedBasicLexer(conf, self._patterns)
         return self._by_accepts[key]
 
@@ -158,5 +187,10 @@ class SharedContextualLexer(ContextualLexer):
     def root_lexer(self) -> AbstractBasicLexer:  # type: ignore[override]  # lark's is an attribute set at init
         """The lexer of every terminal, which lark's `lex` tries after an error to name what was found."""
         conf = copy(self._conf)
-        conf.skip_validation = True  # as lark's: each terminal was checked by the state lexers
+        conf.terminals = self._ordered
         return SharedBasicLexer(conf, self._patterns)
+
+
+def _lark_order(terminal: TerminalDef) -> tuple[int, int, int, str]:
+    """The order lark's BasicLexer tries terminals in: by priority, then the longest possible match first."""
+    return -terminal.priority, -terminal.pattern.max_width, -len(terminal.pattern.value), terminal.name

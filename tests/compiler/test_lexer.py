@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from lark import Lark, Token, Tree
-from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark.exceptions import LexError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
 from spec_audits.compiler import recover
 from spec_audits.compiler.clauses import clause_rules
@@ -106,3 +106,10 @@ def test_a_state_lexer_is_built_when_the_parse_first_reaches_its_state() -> None
     assert not lexer.lexers
     parser.parse((ROOT / "specs" / "triage.spec").read_text(encoding="utf-8"))
     assert 0 < len(lexer.lexers) < len(parser.parser.parser._parse_table.states) / 4  # not all ~600 states
+
+
+def test_a_grammar_just_built_gets_larks_checks_of_its_terminals() -> None:
+    with pytest.raises(LexError, match="zero-width terminals"):
+        Lark('start: "a" EMPTY\nEMPTY: /b*/\n', **OPTIONS)
+    with pytest.raises(LexError, match="Cannot compile token"):
+        Lark('start: "a" BAD\nBAD: /(?P<x/\n', **OPTIONS)
