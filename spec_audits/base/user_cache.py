@@ -1,10 +1,10 @@
 """The user's own cache folder, and files in it that only this user wrote.
 
 What spec keeps between commands (the response cache, the embedded model, the built parser's tables, the
-compiled templates) lives in one folder of the user's: $SPEC_CACHE_DIR, else $XDG_CACHE_HOME/spec, else ~/.cache/spec; never in a
-folder a spec, a suite or another user controls. `read_private` reads a file there only when it is a regular
-file (no link followed) that this user owns and no one else may read or write; `write_private` replaces
-one atomically, readable by this user alone.
+compiled templates) lives in one folder of the user's: $SPEC_CACHE_DIR, else $XDG_CACHE_HOME/spec, else
+~/.cache/spec; never in a folder a spec, a suite or another user controls. `read_private` reads a file there
+only when it is a regular file (no link followed) that this user owns and no one else may read or write;
+`write_private` replaces one atomically, readable by this user alone.
 """
 
 from __future__ import annotations
