@@ -164,10 +164,11 @@ def run(prog_name: str | None = None) -> None:
 
 def _leave(status: int) -> None:
     """os._exit(status) once stdout and stderr are flushed; nothing where that is not safe, and the interpreter
-    ends as it always has: a debugger, profiler or coverage tracer is watching (it writes its findings at the
-    end), another thread is still running (Python waits for it), click has wrapped a closed pipe's streams, or a
-    flush fails (a closed pipe: the interpreter's own flush then reports it, exit status 120, as without this)."""
-    if sys.gettrace() is not None or sys.getprofile() is not None:
+    ends as it always has: a debugger, profiler or coverage tracer is watching, or coverage is loaded at all (they
+    write their findings at the end; coverage on Python 3.12's sys.monitoring sets no tracer), another thread is
+    still running (Python waits for it), click has wrapped a closed pipe's streams, or a flush fails (a closed
+    pipe: the interpreter's own flush then reports it, exit status 120, as without this)."""
+    if sys.gettrace() is not None or sys.getprofile() is not None or "coverage" in sys.modules:
         return
     if "threading" in sys.modules and sys.modules["threading"].active_count() > 1:
         return

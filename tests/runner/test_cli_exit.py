@@ -22,6 +22,8 @@ PROBE = ("import atexit, gc, sys, threading\n"
          "if entry == 'traced':\n"
          "    sys.settrace(lambda *_: None)\n"
          "    atexit.register(lambda: print('collector', gc.isenabled(), file=sys.stderr))\n"
+         "if entry == 'covered':  # coverage on sys.monitoring sets no tracer, and saves its data at exit\n"
+         "    sys.modules['coverage'] = type(sys)('coverage')\n"
          "if entry == 'threaded':  # a thread that works until the main thread ends\n"
          "    threading.Thread(target=lambda: (threading.main_thread().join(), print('thread done', file=sys.stderr))"
          ").start()\n"
@@ -62,6 +64,7 @@ def test_other_commands_and_a_traced_process_end_as_python_does() -> None:
     assert _spec("run", "compile", "--help")[2] == "teardown\n"
     assert _spec("traced", "compile", "--help")[2] == "collector True\nteardown\n"
     assert _spec("threaded", "check", TRIAGE)[::2] == (0, "thread done\nteardown\n")  # Python waits for the thread
+    assert _spec("covered", "check", TRIAGE)[::2] == (0, "teardown\n")
 
 
 def test_a_checks_collector_stays_paused_to_the_end_of_the_program_only() -> None:
