@@ -164,7 +164,7 @@ def main() -> None:
     socket.socket = _NoSocket  # type: ignore[misc]  # typeshed's socket is a class, never replaced: here it is, on purpose
     try:
         report = _compile(request, limits)
-    except (MemoryError, ImportError, OSError) as err:
+    except (MemoryError, ImportError, OSError, SystemError) as err:
         if not _out_of_memory(err):
             raise
         report = {"error": f"the recompile ran out of its {limits.memory_mib} MiB memory budget; pass --max-memory "
@@ -174,9 +174,13 @@ def main() -> None:
 
 def _out_of_memory(err: BaseException) -> bool:
     """Whether `err` says the child ran out of its memory, also while importing what it compiles with (which it
-    does as it goes: pydantic only when writing): a library it cannot map, a package folder it cannot list."""
+    does as it goes: pydantic only when writing): a library it cannot map, a package folder it cannot list, or
+    C code whose failed allocation set no MemoryError (CPython then raises SystemError "error return without
+    exception set": seen importing the bundle readers at the edge of the address-space limit)."""
     if isinstance(err, OSError):
         return err.errno == errno.ENOMEM
+    if isinstance(err, SystemError):
+        return "without exception set" in str(err)
     return isinstance(err, MemoryError) or "map" in str(err) or "allocate memory" in str(err)
 
 
