@@ -175,12 +175,13 @@ def main() -> None:
 def _out_of_memory(err: BaseException) -> bool:
     """Whether `err` says the child ran out of its memory, also while importing what it compiles with (which it
     does as it goes: pydantic only when writing): a library it cannot map, a package folder it cannot list, or
-    C code whose failed allocation set no MemoryError (CPython then raises SystemError "error return without
-    exception set": seen importing the bundle readers at the edge of the address-space limit)."""
+    C code whose failed allocation set no MemoryError (CPython then raises a SystemError, "error return without
+    exception set" or "... returned NULL without setting an exception": seen importing the bundle readers at the
+    edge of the address-space limit)."""
     if isinstance(err, OSError):
         return err.errno == errno.ENOMEM
     if isinstance(err, SystemError):
-        return "without exception set" in str(err)
+        return "without exception set" in str(err) or "without setting an exception" in str(err)
     return isinstance(err, MemoryError) or "map" in str(err) or "allocate memory" in str(err)
 
 

@@ -498,4 +498,6 @@ def test_a_failed_allocation_that_set_no_memory_error_is_read_as_out_of_memory()
     """C code whose allocation failed without setting MemoryError surfaces as this SystemError (seen importing the
     bundle readers at the edge of the limit, which made the test above flaky); any other SystemError is a bug."""
     assert recompile_module._out_of_memory(SystemError("error return without exception set"))
+    assert recompile_module._out_of_memory(SystemError("<function _find_and_load at 0x7f5c82c37ce0> returned NULL "
+                                                       "without setting an exception"))
     assert not recompile_module._out_of_memory(SystemError("some other internal error"))
